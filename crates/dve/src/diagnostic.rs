@@ -1,0 +1,105 @@
+//! Diagnostics of the DVE front end: a message, the source span it points at and
+//! notes, rendered rustc-style (file, line, column, the source line and a caret).
+
+use codespan_reporting::diagnostic::{Diagnostic as Report, Label};
+use codespan_reporting::files::SimpleFile;
+use codespan_reporting::term::{self, Config};
+
+/// A byte range of the source text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn new(start: usize, end: usize) -> Span {
+        Span { start: start as u32, end: end as u32 }
+    }
+
+    /// The smallest span covering both.
+    pub fn to(self, other: Span) -> Span {
+        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
+    }
+
+    fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+}
+
+/// An error in a DVE model: what is wrong and where.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct Diagnostic {
+    pub message: String,
+    pub span: Span,
+    /// Text under the caret.
+    pub label: String,
+    /// Other places worth showing (e.g. the earlier declaration of a duplicate).
+    pub related: Vec<(Span, String)>,
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    pub fn new(message: impl Into<String>, span: Span) -> Diagnostic {
+        Diagnostic { message: message.into(), span, label: String::new(), related: vec![], notes: vec![] }
+    }
+
+    pub fn label(mut self, label: impl Into<String>) -> Self {
+        self.label = label.into();
+        self
+    }
+
+    pub fn related(mut self, span: Span, label: impl Into<String>) -> Self {
+        self.related.push((span, label.into()));
+        self
+    }
+
+    pub fn note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+
+    /// 1-based line and column of the start of the span in `source`.
+    pub fn line_column(&self, source: &str) -> (usize, usize) {
+        let start = (self.span.start as usize).min(source.len());
+        let before = &source[..start];
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        (line, column)
+    }
+
+    /// Renders the diagnostic like rustc: `error: message`, ` --> file:line:column`,
+    /// the source line and a caret under the span.
+    pub fn render(&self, file_name: &str, source: &str) -> String {
+        let file = SimpleFile::new(file_name, source);
+        let clamp = |s: Span| {
+            let end = (s.end as usize).min(source.len());
+            Span::new((s.start as usize).min(end), end).range()
+        };
+        let mut labels = vec![Label::primary((), clamp(self.span)).with_message(&self.label)];
+        for (span, text) in &self.related {
+            labels.push(Label::secondary((), clamp(*span)).with_message(text));
+        }
+        let report = Report::error().with_message(&self.message).with_labels(labels).with_notes(self.notes.clone());
+        term::emit_into_string(&Config::default(), &file, &report)
+            .unwrap_or_else(|_| format!("error: {}\n", self.message))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_file_line_column_and_caret() {
+        let src = "byte x;\nbyte y = z;\n";
+        let d = Diagnostic::new("undefined name `z`", Span::new(17, 18)).label("not declared");
+        assert_eq!(d.line_column(src), (2, 10));
+        let text = d.render("m.dve", src);
+        assert!(text.contains("error: undefined name `z`"), "{text}");
+        assert!(text.contains("m.dve:2:10"), "{text}");
+        assert!(text.contains("byte y = z;"), "{text}");
+        assert!(text.contains("^ not declared"), "{text}");
+    }
+}

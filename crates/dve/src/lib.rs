@@ -1,0 +1,49 @@
+//! The DVE front end of warpcheck: DVE source text to a [`Model`].
+//!
+//! - [`lexer`] and [`parser`] turn text into an [`ast::Module`];
+//! - [`lower`] checks it (names, constants, sync arities, ...) and lowers it to the
+//!   model IR of `warpcheck-model`;
+//! - every error is a [`Diagnostic`] with a span, rendered rustc-style.
+//!
+//! ```
+//! let source = "byte x; process P { state s; init s; trans s -> s { guard x < 3; effect x = x + 1; }; } system async;";
+//! let dve = warpcheck_dve::load(source).unwrap();
+//! assert_eq!(dve.model.groups.len(), 1);
+//! let err = warpcheck_dve::load("process P { state s; init t; } system async;").unwrap_err();
+//! assert_eq!(err.message, "process `P` has no state `t`");
+//! ```
+
+pub mod ast;
+mod diagnostic;
+pub mod lexer;
+pub mod lower;
+mod names;
+pub mod parser;
+
+pub use diagnostic::{Diagnostic, Span};
+pub use names::Names;
+use warpcheck_model::{ir, Model};
+
+/// A model loaded from DVE, with its names (to compile further expressions in its
+/// scope).
+#[derive(Clone, Debug)]
+pub struct DveModel {
+    pub model: Model,
+    pub names: Names,
+}
+
+/// Parses, checks and lowers DVE source text.
+pub fn load(source: &str) -> Result<DveModel, Diagnostic> {
+    let module = parser::parse(source)?;
+    let (model, names) = lower::lower(&module, source)?;
+    Ok(DveModel { model, names })
+}
+
+impl DveModel {
+    /// Compiles a DVE expression over the model's global scope (globals, constants,
+    /// `P.state`, `P->local`), e.g. a command-line invariant.
+    pub fn expression(&self, source: &str) -> Result<ir::Expr, Diagnostic> {
+        let e = parser::parse_expression(source)?;
+        self.names.lower_expr(None, &e)
+    }
+}

@@ -1,0 +1,167 @@
+//! [`Model`]: a lowered model with its names, layout, initial state, transition groups
+//! and labels. This is what every engine consumes.
+
+use crate::ir::{Assertion, Group, PropertyEdge, VarId};
+use crate::layout::{Layout, SlotId};
+
+/// How the processes of a model move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SyncMode {
+    /// Interleaving: one group (one process, or a communicating pair) per step.
+    Async,
+    /// Lock-step: every process takes one local transition in every step.
+    Sync,
+}
+
+/// A named variable (scalar or array) of the model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Variable {
+    pub name: String,
+    /// Owning process for a local variable.
+    pub process: Option<u32>,
+    /// First slot; an array occupies `len` consecutive slots.
+    pub first: SlotId,
+    pub len: u32,
+    pub is_array: bool,
+}
+
+/// A transition of a process as written in the source, for traces.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Transition {
+    pub from: u32,
+    pub to: u32,
+    /// Source line (1-based), 0 if unknown.
+    pub line: u32,
+}
+
+/// A process: a finite automaton over named control states.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Process {
+    pub name: String,
+    /// The slot holding the current control state.
+    pub control: SlotId,
+    pub states: Vec<String>,
+    pub accepting: Vec<bool>,
+    pub committed: Vec<bool>,
+    pub transitions: Vec<Transition>,
+}
+
+/// A channel, for traces. A buffered channel owns slots: a count and its item cells.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Channel {
+    pub name: String,
+    /// 0 for rendezvous.
+    pub capacity: u32,
+    /// Slot of the item count (buffered channels only).
+    pub count: Option<SlotId>,
+}
+
+/// The property (Büchi) automaton of a model with `system ... property P`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Property {
+    /// Index into [`Model::processes`].
+    pub process: u32,
+    pub edges: Vec<PropertyEdge>,
+}
+
+/// A model lowered to the IR: everything an engine needs and nothing of the source
+/// language.
+#[derive(Clone, Debug)]
+pub struct Model {
+    pub layout: Layout,
+    pub variables: Vec<Variable>,
+    pub processes: Vec<Process>,
+    pub channels: Vec<Channel>,
+    /// Initial value of every slot.
+    pub initial_values: Vec<i32>,
+    pub groups: Vec<Group>,
+    pub mode: SyncMode,
+    pub property: Option<Property>,
+    pub assertions: Vec<Assertion>,
+    /// Number of temporaries effects use.
+    pub temps: u32,
+}
+
+impl Model {
+    /// The initial state vector.
+    pub fn initial_state(&self) -> Vec<u32> {
+        self.layout.encode(&self.initial_values)
+    }
+
+    /// Number of 32-bit words per state.
+    pub fn state_words(&self) -> usize {
+        self.layout.words()
+    }
+
+    /// The processes of the system proper (all but the property automaton).
+    pub fn system_processes(&self) -> impl Iterator<Item = (u32, &Process)> {
+        let property = self.property.as_ref().map(|p| p.process);
+        (0u32..)
+            .zip(&self.processes)
+            .filter(move |(i, _)| Some(*i) != property)
+    }
+
+    /// Name of a variable, qualified by its process for locals (`P.x`).
+    pub fn variable_name(&self, var: VarId) -> String {
+        let Some(v) = self.variables.get(var as usize) else {
+            return "channel buffer".to_string();
+        };
+        match v.process {
+            Some(p) => format!("{}.{}", self.processes[p as usize].name, v.name),
+            None => v.name.clone(),
+        }
+    }
+
+    /// The variable owning a slot and the element index within it, if any.
+    pub fn slot_owner(&self, slot: SlotId) -> Option<(VarId, u32)> {
+        self.variables
+            .iter()
+            .position(|v| slot >= v.first && slot < v.first + v.len)
+            .map(|i| (i as VarId, slot - self.variables[i].first))
+    }
+
+    /// Whether the property automaton is in an accepting state.
+    pub fn is_accepting(&self, state: &[u32]) -> bool {
+        match &self.property {
+            Some(prop) => {
+                let p = &self.processes[prop.process as usize];
+                let s = self.layout.slot(p.control).get(state);
+                p.accepting[s as usize]
+            }
+            None => false,
+        }
+    }
+
+    /// The name of a process's current control state.
+    pub fn control_state_name(&self, process: u32, state: &[u32]) -> &str {
+        let p = &self.processes[process as usize];
+        &p.states[self.layout.slot(p.control).get(state) as usize]
+    }
+}
+
+/// An assertion that does not hold in a state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AssertionFailure {
+    /// Index into [`Model::assertions`].
+    pub assertion: usize,
+    /// Set when evaluating the assertion raised an error instead of yielding false.
+    pub error: Option<crate::EvalError>,
+}
+
+impl Model {
+    /// The first assertion (DVE `assert`) violated in `state`, if any.
+    pub fn violated_assertion(&self, state: &[u32]) -> Option<AssertionFailure> {
+        let ev = crate::Evaluator { layout: &self.layout, temps: &mut [] };
+        self.assertions.iter().enumerate().find_map(|(i, a)| {
+            let control = self.processes[a.process as usize].control;
+            if self.layout.slot(control).get(state) != a.state {
+                return None;
+            }
+            match ev.holds(&a.expr, state) {
+                Ok(true) => None,
+                Ok(false) => Some(AssertionFailure { assertion: i, error: None }),
+                Err(e) => Some(AssertionFailure { assertion: i, error: Some(e) }),
+            }
+        })
+    }
+}
