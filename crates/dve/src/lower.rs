@@ -252,14 +252,9 @@ impl Lowerer<'_> {
                     return Err(Diagnostic::new(format!("`{}` is not an array", decl.name.name), *span)
                         .label("a list initialises an array"))
                 }
-                Some(Init::List(items, span)) => {
-                    if items.len() > len as usize {
-                        return Err(Diagnostic::new(
-                            format!("{} initial values for an array of {len}", items.len()),
-                            *span,
-                        )
-                        .label("too many values"));
-                    }
+                Some(Init::List(items, _)) => {
+                    // Like DiVinE 2.4, values beyond the array's length are ignored
+                    // (BEEM's `anderson` models have one too many).
                     for (v, e) in values.iter_mut().zip(items) {
                         *v = check_range(self.names.constant(process, e, "an initial value")?, e.span)?;
                     }

@@ -1,6 +1,10 @@
 //! Sequential breadth-first exploration: counts states, transitions, deadlocks and
 //! BFS levels, and notes evaluation errors, assertion violations and accepting states.
 //!
+//! Counting follows the reference (DiVinE 2.4): every step that raises an evaluation
+//! error is an edge to one special error state, which has no successors; so the error
+//! state adds one state and one deadlock, and each such step one transition.
+//!
 //! This is the simple reference engine over the model interface; the parallel engine
 //! must agree with it.
 
@@ -11,11 +15,11 @@ use crate::store::{StateId, StateStore};
 /// What a breadth-first exploration found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
-    /// Distinct reachable states (the error state not included).
+    /// Distinct reachable states, including the error state if some step reaches it.
     pub states: u64,
-    /// Edges between reachable states, one per enabled step (error edges not included).
+    /// Edges, one per enabled step, including the steps into the error state.
     pub transitions: u64,
-    /// States with no enabled step.
+    /// States with no enabled step (the error state is one).
     pub deadlocks: u64,
     /// Number of BFS levels (the initial state is level 0).
     pub levels: u32,
@@ -23,6 +27,8 @@ pub struct Stats {
     pub accepting: u64,
     /// Steps that raised an evaluation error (edges to the error state).
     pub error_transitions: u64,
+    /// Whether the error state is reachable (some step raised an evaluation error).
+    pub error_state: bool,
     /// The first evaluation error found: the state it was raised in and the error.
     pub first_error: Option<(StateId, EvalError)>,
     /// States violating some DVE `assert`.
@@ -66,6 +72,7 @@ pub fn explore(model: &Model, options: &BfsOptions) -> Stats {
                 store.insert(target);
             }
             Err(e) => {
+                stats.transitions += 1;
                 stats.error_transitions += 1;
                 stats.first_error.get_or_insert((next, e));
             }
@@ -76,7 +83,9 @@ pub fn explore(model: &Model, options: &BfsOptions) -> Stats {
         next += 1;
     }
     stats.levels += 1;
-    stats.states = store.len() as u64;
+    stats.error_state = stats.error_transitions > 0;
+    stats.states = store.len() as u64 + stats.error_state as u64;
+    stats.deadlocks += stats.error_state as u64;
     stats.store_bytes = store.bytes();
     stats
 }

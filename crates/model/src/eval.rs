@@ -3,7 +3,9 @@
 //!
 //! Arithmetic is 32-bit signed and wrapping (as in the C code DiVinE evaluates);
 //! division and remainder truncate towards zero; shift amounts are taken modulo 32.
-//! Logical operators evaluate both operands, as DVE has no lazy evaluation.
+//! Logical operators short-circuit (`and`, `or`, `imply` skip their right operand
+//! when the left decides), as DiVinE 2.4 does: BEEM models rely on it to guard array
+//! accesses (`j < 3 && s[j] == 0`).
 
 use crate::ir::{ArrayRef, BinOp, Expr, LValue, Stmt, UnOp, VarId};
 use crate::layout::{Layout, SlotId};
@@ -53,6 +55,9 @@ impl Evaluator<'_> {
                     UnOp::Not => (a == 0) as i32,
                 }
             }
+            Expr::Binary(BinOp::And, a, b) => (self.holds(a, state)? && self.holds(b, state)?) as i32,
+            Expr::Binary(BinOp::Or, a, b) => (self.holds(a, state)? || self.holds(b, state)?) as i32,
+            Expr::Binary(BinOp::Imply, a, b) => (!self.holds(a, state)? || self.holds(b, state)?) as i32,
             Expr::Binary(op, a, b) => {
                 let a = self.eval(a, state)?;
                 let b = self.eval(b, state)?;

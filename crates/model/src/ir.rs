@@ -23,8 +23,7 @@ pub enum UnOp {
     Not,
 }
 
-/// Binary operators. Logical operators evaluate both operands (DVE has no lazy
-/// evaluation) and yield 0 or 1.
+/// Binary operators. Logical operators short-circuit and yield 0 or 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinOp {
     Add,
