@@ -1,0 +1,112 @@
+//! Shared helpers of the conformance suites: where the BEEM models are, the reference
+//! table, and loading a model file with its diagnostic rendered on failure.
+
+use std::path::{Path, PathBuf};
+
+use warpcheck_dve::DveModel;
+use warpcheck_explore::{explore, BfsOptions, Stats};
+
+/// The BEEM folder (`../shared/beem` from the repository root), or a panic that says
+/// clearly that it is missing and how to point the tests at it.
+pub fn beem_dir() -> PathBuf {
+    let dir = std::env::var_os("WARPCHECK_BEEM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/beem"));
+    assert!(
+        dir.join("reference.csv").is_file(),
+        "the BEEM benchmark folder is missing: expected {} (shared/beem beside the repository); \
+         set WARPCHECK_BEEM to its path",
+        dir.display()
+    );
+    dir
+}
+
+/// One row of `reference.csv`.
+#[derive(Clone, Debug)]
+pub struct Reference {
+    pub instance: String,
+    pub states: u64,
+    pub transitions: u64,
+    /// Absent for rows computed by LTSmin.
+    pub deadlocks: Option<u64>,
+}
+
+impl Reference {
+    /// Path of the instance's model file.
+    pub fn model_path(&self, beem: &Path) -> PathBuf {
+        let model = self.instance.rsplit_once('.').map_or(&*self.instance, |(m, _)| m);
+        beem.join(model).join(format!("{}.dve", self.instance))
+    }
+}
+
+/// All rows of `reference.csv`.
+pub fn references(beem: &Path) -> Vec<Reference> {
+    let text = std::fs::read_to_string(beem.join("reference.csv")).expect("read reference.csv");
+    text.lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            let num = |s: &str| s.parse::<u64>().unwrap_or_else(|_| panic!("bad number `{s}` in `{line}`"));
+            Reference {
+                instance: f[0].to_string(),
+                states: num(f[1]),
+                transitions: num(f[2]),
+                deadlocks: (!f[3].is_empty()).then(|| num(f[3])),
+            }
+        })
+        .collect()
+}
+
+/// Loads a DVE model, panicking with the rendered diagnostic if it does not load.
+pub fn load_file(path: &Path) -> DveModel {
+    let source = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    load_source(&path.display().to_string(), &source)
+}
+
+/// Loads DVE source, panicking with the rendered diagnostic if it does not load.
+pub fn load_source(name: &str, source: &str) -> DveModel {
+    warpcheck_dve::load(source).unwrap_or_else(|d| panic!("{}", d.render(name, source)))
+}
+
+/// Explores a model completely.
+pub fn explore_all(model: &DveModel) -> Stats {
+    explore(&model.model, &BfsOptions::default())
+}
+
+/// Compares an exploration with a reference row; `Err` describes the difference.
+pub fn compare(reference: &Reference, stats: &Stats) -> Result<(), String> {
+    let got = (stats.states, stats.transitions, stats.deadlocks);
+    let want = (reference.states, reference.transitions, reference.deadlocks.unwrap_or(stats.deadlocks));
+    if got == want {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}: states/transitions/deadlocks {:?}, reference {:?}",
+            reference.instance, got, want
+        ))
+    }
+}
+
+/// Runs `job` on every item with one worker per core, collecting the `Err`s.
+pub fn parallel_failures<T: Sync>(items: &[T], job: impl Fn(&T) -> Result<(), String> + Sync) -> Vec<String> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let next = AtomicUsize::new(0);
+    let failures = Mutex::new(Vec::new());
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(item) = items.get(i) else { break };
+                if let Err(e) = job(item) {
+                    failures.lock().unwrap().push(e);
+                }
+            });
+        }
+    });
+    let mut f = failures.into_inner().unwrap();
+    f.sort();
+    f
+}
