@@ -259,6 +259,11 @@ fn buffered_channel_is_fifo() {
 }
 
 #[test]
+fn buffered_channel_items_keep_their_fields() {
+    check("buffered_fifo_typed.dve", no_error(7, 7, 1), Some(6));
+}
+
+#[test]
 fn buffered_send_blocks_when_full_and_receive_when_empty() {
     check("buffered_bounds.dve", no_error(3, 2, 1), Some(3));
 }
