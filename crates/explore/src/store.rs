@@ -85,7 +85,7 @@ mod tests {
         for i in 0..10_000u32 {
             s.insert(&[i, i * 7]);
         }
-        assert_eq!(s.len(), 10_001);
-        assert_eq!(s.insert(&[9_999, 69_993]), (9_999 + 1, false));
+        assert_eq!(s.len(), 10_002);
+        assert_eq!(s.insert(&[9_999, 69_993]), (10_001, false));
     }
 }

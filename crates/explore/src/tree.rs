@@ -1,0 +1,235 @@
+//! Tree compression of state vectors over one [`NodeTable`] (Laarman, van de Pol and
+//! Weber, "Parallel Recursive State Compression for Free", SPIN 2011).
+//!
+//! A state of `k` words is the leaves of a balanced binary tree; every internal node is
+//! the pair of its children (a raw word for a leaf, a table index for a node) stored
+//! as one 64-bit table entry. Subtrees shared between states are stored once, so a
+//! state usually costs one or two new 8-byte entries. A state is identified by the
+//! index of its root entry; a bitmap marks which entries are roots, which decides
+//! whether a state is new (an entry may exist as an inner node of another state first).
+//!
+//! Inserting a successor reuses the parent's tree ([`TreeCursor`]): only the nodes
+//! above changed words are looked up again.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::table::{NodeTable, TableFull};
+
+/// A child of a tree node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Child {
+    /// Word `i` of the state.
+    Word(usize),
+    /// Node `i` of the shape (postorder).
+    Node(usize),
+    /// A constant zero (the right child of the root of a one-word state).
+    Zero,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct NodeShape {
+    left: Child,
+    right: Child,
+}
+
+/// The fixed tree shape of `k`-word states, nodes in postorder (root last).
+fn shape(words: usize) -> Vec<NodeShape> {
+    fn build(start: usize, end: usize, nodes: &mut Vec<NodeShape>) -> Child {
+        if end - start == 1 {
+            return Child::Word(start);
+        }
+        let mid = start + (end - start) / 2;
+        let left = build(start, mid, nodes);
+        let right = build(mid, end, nodes);
+        nodes.push(NodeShape { left, right });
+        Child::Node(nodes.len() - 1)
+    }
+    let mut nodes = Vec::new();
+    match words {
+        0 => nodes.push(NodeShape { left: Child::Zero, right: Child::Zero }),
+        1 => nodes.push(NodeShape { left: Child::Word(0), right: Child::Zero }),
+        k => {
+            build(0, k, &mut nodes);
+        }
+    }
+    nodes
+}
+
+/// A state decompressed or inserted by one worker: its words and its tree's node
+/// indices, reused to insert the state's successors incrementally.
+#[derive(Clone, Debug, Default)]
+pub struct TreeCursor {
+    pub words: Vec<u32>,
+    refs: Vec<u32>,
+    valid: bool,
+}
+
+/// Tree-compressed concurrent set of fixed-length states.
+pub struct TreeStore {
+    table: NodeTable,
+    roots: Vec<AtomicU64>,
+    shape: Vec<NodeShape>,
+    words: usize,
+}
+
+#[inline]
+fn pair(left: u32, right: u32) -> u64 {
+    (left as u64) << 32 | right as u64
+}
+
+impl TreeStore {
+    /// A store for `words`-word states with a table of `2^log2_capacity` entries.
+    pub fn new(words: usize, log2_capacity: u32) -> Self {
+        let table = NodeTable::new(log2_capacity);
+        let roots = (0..table.capacity().div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+        TreeStore { table, roots, shape: shape(words), words }
+    }
+
+    /// Bytes reserved by the table and the root bitmap.
+    pub fn reserved_bytes(&self) -> u64 {
+        self.table.bytes() + self.roots.len() as u64 * 8
+    }
+
+    /// Entries the table can hold.
+    pub fn capacity(&self) -> u64 {
+        self.table.capacity()
+    }
+
+    /// A cursor for this store's states.
+    pub fn cursor(&self) -> TreeCursor {
+        TreeCursor { words: vec![0; self.words], refs: vec![0; self.shape.len()], valid: false }
+    }
+
+    /// Inserts `state` unless present, reusing the tree of `base` (the state it was
+    /// generated from) for the unchanged words. Returns the state's id and whether it
+    /// is new, plus the number of table entries this call created.
+    pub fn insert(
+        &self,
+        state: &[u32],
+        base: &TreeCursor,
+        scratch: &mut Vec<u32>,
+    ) -> Result<(u32, bool, u32), TableFull> {
+        debug_assert_eq!(state.len(), self.words);
+        scratch.clear();
+        let mut created = 0;
+        // changed[i]: whether node i differs from base's node i; kept in scratch's
+        // high bit to avoid a second buffer.
+        for (i, node) in self.shape.iter().enumerate() {
+            let child = |c: Child, scratch: &Vec<u32>| -> (u32, bool) {
+                match c {
+                    Child::Word(w) => (state[w], !base.valid || base.words[w] != state[w]),
+                    Child::Node(n) => (scratch[2 * n], scratch[2 * n + 1] != 0),
+                    Child::Zero => (0, !base.valid),
+                }
+            };
+            let (l, lc) = child(node.left, scratch);
+            let (r, rc) = child(node.right, scratch);
+            let changed = lc || rc;
+            let index = if changed {
+                let (index, new) = self.table.find_or_insert(pair(l, r))?;
+                created += new as u32;
+                index
+            } else {
+                base.refs[i]
+            };
+            scratch.push(index);
+            scratch.push(changed as u32);
+        }
+        let root = scratch[scratch.len() - 2];
+        let bit = 1u64 << (root % 64);
+        let was = self.roots[root as usize / 64].fetch_or(bit, Ordering::AcqRel);
+        Ok((root, was & bit == 0, created))
+    }
+
+    /// Inserts a state with no base (the initial state).
+    pub fn insert_fresh(&self, state: &[u32]) -> Result<(u32, bool, u32), TableFull> {
+        let base = TreeCursor::default();
+        self.insert(state, &base, &mut Vec::new())
+    }
+
+    /// Decompresses the state with id `root` into `cursor`.
+    pub fn load(&self, root: u32, cursor: &mut TreeCursor) {
+        let last = self.shape.len() - 1;
+        cursor.refs[last] = root;
+        for i in (0..self.shape.len()).rev() {
+            let value = self.table.get(cursor.refs[i]);
+            let node = self.shape[i];
+            for (child, half) in [(node.left, (value >> 32) as u32), (node.right, value as u32)] {
+                match child {
+                    Child::Word(w) => cursor.words[w] = half,
+                    Child::Node(n) => cursor.refs[n] = half,
+                    Child::Zero => {}
+                }
+            }
+        }
+        cursor.valid = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_are_balanced_postorder() {
+        assert_eq!(shape(1).len(), 1);
+        assert_eq!(shape(2).len(), 1);
+        assert_eq!(shape(5).len(), 4);
+        assert_eq!(shape(49).len(), 48);
+    }
+
+    #[test]
+    fn round_trips_and_detects_duplicates() {
+        for words in [1usize, 2, 3, 5, 8, 13] {
+            let store = TreeStore::new(words, 16);
+            let mut cursor = store.cursor();
+            let mut scratch = Vec::new();
+            let init: Vec<u32> = (0..words as u32).collect();
+            let (root, new, _) = store.insert_fresh(&init).unwrap();
+            assert!(new);
+            store.load(root, &mut cursor);
+            assert_eq!(cursor.words, init);
+            let mut ids = std::collections::HashMap::new();
+            ids.insert(init.clone(), root);
+            // Successors differing in one or two words, inserted incrementally.
+            for i in 0..words {
+                for v in [7u32, u32::MAX, 0] {
+                    let mut s = init.clone();
+                    s[i] = v;
+                    s[(i * 3) % words] ^= 1;
+                    let (id, new, _) = store.insert(&s, &cursor, &mut scratch).unwrap();
+                    match ids.get(&s) {
+                        Some(&known) => assert!(!new && known == id, "{s:?}"),
+                        None => {
+                            assert!(new, "{s:?} reported as seen");
+                            ids.insert(s.clone(), id);
+                        }
+                    }
+                    let mut back = store.cursor();
+                    store.load(id, &mut back);
+                    assert_eq!(back.words, s);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_root_first_seen_as_an_inner_node_is_a_new_state() {
+        let store = TreeStore::new(4, 12);
+        let mut c = store.cursor();
+        let (p, _, _) = store.insert_fresh(&[5, 6, 5, 6]).unwrap();
+        store.load(p, &mut c);
+        let a = c.refs[0]; // the inner node (5, 6)
+        let (q, _, _) = store.insert_fresh(&[7, 8, 7, 8]).unwrap();
+        store.load(q, &mut c);
+        let b = c.refs[0]; // the inner node (7, 8)
+        // R's inner node (a, b) is the entry that S's root will be.
+        let (_, new, created) = store.insert_fresh(&[a, b, 0, 0]).unwrap();
+        assert!(new);
+        assert_eq!(created, 3);
+        let (s, new, created) = store.insert_fresh(&[5, 6, 7, 8]).unwrap();
+        assert_eq!(created, 0, "every node of S exists already");
+        assert!(new, "S was never inserted as a state");
+        assert_eq!(store.insert_fresh(&[5, 6, 7, 8]).unwrap(), (s, false, 0));
+    }
+}
