@@ -1,21 +1,41 @@
 //! The `warpcheck` command: the only place that prints and chooses exit codes.
-//!
-//! Exit codes: 0 property holds (or exploration finished), 1 property violated,
-//! 2 bad input or usage, 3 resource limit reached.
+
+mod memory;
+mod progress;
+mod report;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
 
-use clap::{Parser, Subcommand};
-use warpcheck_explore::{explore, BfsOptions};
+use clap::{Args, Parser, Subcommand};
+use warpcheck_dve::DveModel;
+use warpcheck_explore::{explore_parallel, Checks, ExploreError, Invariant, Options, Report};
 
-/// Exit status for bad input or usage.
-const EXIT_BAD_INPUT: u8 = 2;
+/// Exit statuses, one table for the whole binary.
+mod exit {
+    /// The property holds (or the exploration finished).
+    pub const HOLDS: u8 = 0;
+    /// A property is violated; a counterexample was printed.
+    pub const VIOLATED: u8 = 1;
+    /// Bad input or usage.
+    pub const BAD_INPUT: u8 = 2;
+    /// A resource limit (memory, state table) was reached.
+    pub const RESOURCE: u8 = 3;
+}
+
+const EXAMPLES: &str = "\
+Examples:
+  warpcheck explore examples/peterson.dve
+  warpcheck explore model.dve --threads 2 --json
+  warpcheck check model.dve                       # deadlocks and assertions
+  warpcheck check model.dve --invariant 'not (P_0.CS and P_1.CS)'
+  warpcheck check model.dve --deadlock --all      # count every violation
+
+Exit status: 0 holds, 1 violated, 2 bad input, 3 resource limit reached.";
 
 #[derive(Parser)]
 #[command(name = "warpcheck", version, about = "A model checker and state-space analysis toolkit")]
-#[command(after_help = "Examples:\n  warpcheck explore examples/peterson.dve\n  warpcheck explore model.dve --json")]
+#[command(after_help = EXAMPLES)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -24,77 +44,163 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Explore the whole state space and report its size.
+    #[command(after_help = EXAMPLES)]
     Explore {
-        /// A DVE model (`.dve`).
-        model: PathBuf,
-        /// Print one JSON object instead of text.
+        #[command(flatten)]
+        run: RunArgs,
+    },
+    /// Check deadlocks, assertions and invariants; print a shortest counterexample.
+    #[command(after_help = EXAMPLES)]
+    Check {
+        #[command(flatten)]
+        run: RunArgs,
+        /// Report states without successors.
         #[arg(long)]
-        json: bool,
-        /// Stop after this many states.
+        deadlock: bool,
+        /// Check the model's `assert` clauses.
+        #[arg(long = "assert")]
+        assertions: bool,
+        /// A DVE expression that must hold in every reachable state (repeatable).
+        #[arg(long = "invariant", value_name = "EXPR")]
+        invariants: Vec<String>,
+        /// Explore everything and count every violation instead of stopping at the first.
         #[arg(long)]
-        max_states: Option<u64>,
+        all: bool,
     },
 }
 
+#[derive(Args)]
+struct RunArgs {
+    /// A DVE model (`.dve`).
+    model: PathBuf,
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 't')]
+    threads: Option<usize>,
+    /// Memory for the state table, e.g. 512M or 8G (default: grow as needed up to
+    /// half of the available memory).
+    #[arg(long, value_name = "SIZE", value_parser = memory::parse_size)]
+    memory: Option<u64>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// No progress line.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
 /// Reads and loads a DVE model, printing a diagnostic on failure.
-fn load(path: &Path) -> Result<warpcheck_dve::DveModel, ExitCode> {
+fn load(path: &Path) -> Result<DveModel, ExitCode> {
     let source = std::fs::read_to_string(path).map_err(|e| {
         eprintln!("error: cannot read `{}`: {e}", path.display());
-        ExitCode::from(EXIT_BAD_INPUT)
+        ExitCode::from(exit::BAD_INPUT)
     })?;
     warpcheck_dve::load(&source).map_err(|d| {
         eprint!("{}", d.render(&path.display().to_string(), &source));
-        ExitCode::from(EXIT_BAD_INPUT)
+        ExitCode::from(exit::BAD_INPUT)
     })
 }
 
-fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match cli.command {
-        Command::Explore { model, json, max_states } => {
-            let dve = match load(&model) {
-                Ok(m) => m,
-                Err(code) => return code,
-            };
-            let start = Instant::now();
-            let stats = explore(&dve.model, &BfsOptions { max_states });
-            let seconds = start.elapsed().as_secs_f64();
-            let m = &dve.model;
-            if json {
-                let report = serde_json::json!({
-                    "model": model.display().to_string(),
-                    "states": stats.states,
-                    "transitions": stats.transitions,
-                    "deadlocks": stats.deadlocks,
-                    "levels": stats.levels,
-                    "accepting": stats.accepting,
-                    "error_transitions": stats.error_transitions,
-                    "assertion_violations": stats.assertion_violations,
-                    "complete": !stats.truncated,
-                    "seconds": seconds,
-                    "state_words": m.state_words(),
-                });
-                println!("{report}");
-            } else {
-                println!("states:       {}", stats.states);
-                println!("transitions:  {}", stats.transitions);
-                println!("deadlocks:    {}", stats.deadlocks);
-                println!("levels:       {}", stats.levels);
-                if m.property.is_some() {
-                    println!("accepting:    {}", stats.accepting);
-                }
-                if let Some((_, e)) = &stats.first_error {
-                    println!("errors:       {} steps raise an evaluation error (first: {})", stats.error_transitions, m.describe_error(e));
-                }
-                if stats.assertion_violations > 0 {
-                    println!("assertions:   violated in {} states", stats.assertion_violations);
-                }
-                if stats.truncated {
-                    println!("incomplete:   stopped at the state limit");
-                }
-                println!("time:         {seconds:.2} s ({:.0} states/s)", stats.states as f64 / seconds.max(1e-9));
+/// Runs the parallel engine as the arguments say.
+fn run(args: &RunArgs, model: &DveModel, checks: Checks, stop_at_first: bool, traces: bool) -> Result<Report, ExitCode> {
+    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let (log2_table, max_log2_table) = match args.memory {
+        Some(bytes) => {
+            let log2 = memory::table_log2(bytes, traces);
+            (log2, log2)
+        }
+        None => {
+            let budget = memory::available().map_or(4 << 30, |a| a / 2);
+            (20, memory::table_log2(budget, traces))
+        }
+    };
+    let progress = progress::ProgressLine::new(args.quiet || args.json);
+    let update = |p: &warpcheck_explore::Progress| progress.update(p);
+    let options = Options {
+        threads,
+        log2_table,
+        max_log2_table,
+        checks,
+        stop_at_first,
+        traces,
+        progress: Some(&update),
+    };
+    let result = explore_parallel(&model.model, &options);
+    progress.finish();
+    result.map_err(|e| match e {
+        ExploreError::TableFull { .. } => {
+            eprintln!("error: {e}");
+            ExitCode::from(exit::RESOURCE)
+        }
+    })
+}
+
+fn threads_used(args: &RunArgs) -> usize {
+    args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1)
+}
+
+fn explore(args: RunArgs) -> Result<ExitCode, ExitCode> {
+    let dve = load(&args.model)?;
+    let report = run(&args, &dve, Checks::default(), false, false)?;
+    let threads = threads_used(&args);
+    if args.json {
+        println!("{}", report::stats_json(&args.model.display().to_string(), &dve.model, &report, threads));
+    } else {
+        report::print_stats(&dve.model, &report, threads);
+    }
+    Ok(ExitCode::from(exit::HOLDS))
+}
+
+fn check(args: RunArgs, deadlock: bool, assertions: bool, invariants: Vec<String>, all: bool) -> Result<ExitCode, ExitCode> {
+    let dve = load(&args.model)?;
+    let none_named = !deadlock && !assertions && invariants.is_empty();
+    let mut checks = Checks { deadlock: deadlock || none_named, assertions: assertions || none_named, invariants: vec![] };
+    for text in invariants {
+        match dve.expression(&text) {
+            Ok(expr) => checks.invariants.push(Invariant { text, expr }),
+            Err(d) => {
+                eprint!("{}", d.render("--invariant", &text));
+                return Err(ExitCode::from(exit::BAD_INPUT));
             }
-            ExitCode::SUCCESS
         }
     }
+    let report = run(&args, &dve, checks.clone(), !all, true)?;
+    let threads = threads_used(&args);
+    let model = &dve.model;
+    if args.json {
+        let stats = report::stats_json(&args.model.display().to_string(), model, &report, threads);
+        println!("{}", report::check_json(model, &checks, &report, stats));
+    } else {
+        report::print_stats(model, &report, threads);
+        let mut checked = Vec::new();
+        if checks.deadlock {
+            checked.push("deadlock".to_string());
+        }
+        if checks.assertions {
+            checked.push(format!("{} assertion(s)", model.assertions.len()));
+        }
+        if !checks.invariants.is_empty() {
+            checked.push(format!("{} invariant(s)", checks.invariants.len()));
+        }
+        checked.push("evaluation errors".to_string());
+        println!("checked:      {}", checked.join(", "));
+        if report.violations.is_empty() {
+            println!("verdict:      holds");
+        }
+        for v in &report.violations {
+            println!();
+            println!("violated: {} ({} time(s))", v.kind.describe(model, &checks), v.count);
+            if let Some(t) = &v.trace {
+                report::print_trace(model, t);
+            }
+        }
+    }
+    Ok(ExitCode::from(if report.violations.is_empty() { exit::HOLDS } else { exit::VIOLATED }))
+}
+
+fn main() -> ExitCode {
+    let result = match Cli::parse().command {
+        Command::Explore { run } => explore(run),
+        Command::Check { run, deadlock, assertions, invariants, all } => check(run, deadlock, assertions, invariants, all),
+    };
+    result.unwrap_or_else(|code| code)
 }

@@ -3,11 +3,19 @@
 //! - [`store`]: a sequential state store giving states dense ids;
 //! - [`bfs`]: the sequential breadth-first explorer (the reference engine);
 //! - [`table`] and [`tree`]: the lock-free, tree-compressed state store of the
-//!   parallel engine.
+//!   parallel engine;
+//! - [`parallel`]: the parallel breadth-first engine with property checks;
+//! - [`check`] and [`trace`]: the properties checked and the counterexamples.
 
 pub mod bfs;
+pub mod check;
+pub mod parallel;
 pub mod store;
 pub mod table;
+pub mod trace;
 pub mod tree;
 
 pub use bfs::{explore, BfsOptions, Stats};
+pub use check::{Checks, Invariant, Violation, ViolationKind};
+pub use parallel::{explore_parallel, ExploreError, Options, Progress, Report};
+pub use trace::{Trace, TraceStep};

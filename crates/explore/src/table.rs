@@ -103,16 +103,20 @@ impl NodeTable {
     }
 }
 
-/// A vector of zeroed atomics, allocated with `alloc_zeroed` so that untouched pages
+/// A vector of `len` zeroed `AtomicU64`, allocated zeroed so that untouched pages
 /// cost no memory.
-fn zeroed_atomics(len: usize) -> Vec<AtomicU64> {
-    // `vec![0u64; n]` uses the zeroed allocator; AtomicU64 has the same layout as u64,
-    // and all-zero bits are a valid AtomicU64.
-    let v: Vec<u64> = vec![0; len];
-    let mut v = std::mem::ManuallyDrop::new(v);
+pub(crate) fn zeroed_atomics(len: usize) -> Vec<AtomicU64> {
+    let mut v = std::mem::ManuallyDrop::new(vec![0u64; len]);
     // SAFETY: AtomicU64 has the same size, alignment and bit validity as u64; the
-    // pointer, length and capacity come from a Vec<u64> that we no longer use.
+    // pointer, length and capacity come from a Vec<u64> that is not used again.
     unsafe { Vec::from_raw_parts(v.as_mut_ptr() as *mut AtomicU64, v.len(), v.capacity()) }
+}
+
+/// A vector of `len` zeroed `AtomicU32`, allocated like [`zeroed_atomics`].
+pub(crate) fn zeroed_atomics_u32(len: usize) -> Vec<std::sync::atomic::AtomicU32> {
+    let mut v = std::mem::ManuallyDrop::new(vec![0u32; len]);
+    // SAFETY: as above, for AtomicU32 and u32.
+    unsafe { Vec::from_raw_parts(v.as_mut_ptr() as *mut std::sync::atomic::AtomicU32, v.len(), v.capacity()) }
 }
 
 #[cfg(test)]

@@ -81,7 +81,7 @@ impl TreeStore {
     /// A store for `words`-word states with a table of `2^log2_capacity` entries.
     pub fn new(words: usize, log2_capacity: u32) -> Self {
         let table = NodeTable::new(log2_capacity);
-        let roots = (0..table.capacity().div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+        let roots = crate::table::zeroed_atomics(table.capacity().div_ceil(64) as usize);
         TreeStore { table, roots, shape: shape(words), words }
     }
 

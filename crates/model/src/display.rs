@@ -75,20 +75,35 @@ impl Model {
         format!("slot {slot}")
     }
 
-    /// The slots whose values differ between two states, as `name = new (was old)`;
-    /// control states are shown by name.
+    /// The variables whose values differ between two states, as `name = new (was old)`
+    /// (control states are left out: the step names them).
     pub fn describe_changes(&self, before: &[u32], after: &[u32]) -> Vec<String> {
         let mut out = Vec::new();
         for (i, slot) in self.layout.slots().iter().enumerate() {
             let (a, b) = (slot.get(before), slot.get(after));
-            if a == b {
-                continue;
-            }
-            if let Some(p) = self.processes.iter().find(|p| p.control == i as u32) {
-                out.push(format!("{}: {} -> {}", p.name, p.states[a as usize], p.states[b as usize]));
-            } else {
+            if a != b && !self.processes.iter().any(|p| p.control == i as u32) {
                 out.push(format!("{} = {b} (was {a})", self.describe_slot(i as u32)));
             }
+        }
+        out
+    }
+
+    /// Every variable and control state of a state: `x = 3`, `a = [1, 0]`, `P: idle`.
+    pub fn describe_state(&self, state: &[u32]) -> Vec<String> {
+        let mut out = Vec::new();
+        for (i, v) in self.variables.iter().enumerate() {
+            let values: Vec<String> =
+                (v.first..v.first + v.len).map(|s| self.layout.slot(s).get(state).to_string()).collect();
+            let name = self.variable_name(i as u32);
+            out.push(if v.is_array { format!("{name} = [{}]", values.join(", ")) } else { format!("{name} = {}", values[0]) });
+        }
+        for c in &self.channels {
+            if let Some(count) = c.count {
+                out.push(format!("{} holds {} item(s)", c.name, self.layout.slot(count).get(state)));
+            }
+        }
+        for (i, p) in self.processes.iter().enumerate() {
+            out.push(format!("{}: {}", p.name, self.control_state_name(i as u32, state)));
         }
         out
     }

@@ -1,0 +1,73 @@
+//! Memory sizes: parsing `--memory`, reading the machine's available memory, and
+//! sizing the state table from a budget.
+
+/// Parses `512M`, `4G`, `1.5G`, `1048576` (bytes) and the like.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let (number, unit) = match t.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(i) => (&t[..i], t[i..].to_ascii_uppercase()),
+        None => (t, String::new()),
+    };
+    let scale: u64 = match unit.trim_end_matches("IB").trim_end_matches('B') {
+        "" => 1,
+        "K" => 1 << 10,
+        "M" => 1 << 20,
+        "G" => 1 << 30,
+        "T" => 1 << 40,
+        _ => return Err(format!("unknown unit in `{text}`: use K, M, G or T")),
+    };
+    let n: f64 = number.trim().parse().map_err(|_| format!("`{text}` is not a size such as 512M or 4G"))?;
+    if !(n.is_finite() && n > 0.0) {
+        return Err(format!("`{text}` is not a positive size"));
+    }
+    Ok((n * scale as f64) as u64)
+}
+
+/// Memory the OS says is available (`MemAvailable`), if known.
+pub fn available() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Peak resident memory of this process (`VmHWM`), if known.
+pub fn peak_resident() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// The largest table (log2 of its entries) whose table, root bitmap and parent links
+/// (`traces`) fit in `budget` bytes.
+pub fn table_log2(budget: u64, traces: bool) -> u32 {
+    let per_entry = 8.0 + 1.0 / 8.0 + if traces { 4.0 } else { 0.0 };
+    let entries = (budget as f64 / per_entry).max(16.0);
+    (entries.log2().floor() as u32).clamp(4, 32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_size("4G"), Ok(4 << 30));
+        assert_eq!(parse_size("4GiB"), Ok(4 << 30));
+        assert_eq!(parse_size("1.5g"), Ok(3 << 29));
+        assert_eq!(parse_size("1024"), Ok(1024));
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("4X").is_err());
+        assert!(parse_size("-1G").is_err());
+    }
+
+    #[test]
+    fn table_fits_budget() {
+        assert_eq!(table_log2(1 << 30, false), 26); // 2^26 * 8.125 B = 545 MB <= 1 GiB
+        assert_eq!(table_log2(1 << 30, true), 26);
+        assert_eq!(table_log2(8 << 30, true), 29);
+        assert_eq!(table_log2(1, false), 4);
+    }
+}

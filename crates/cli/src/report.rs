@@ -1,0 +1,98 @@
+//! Printing results: the text report, the JSON report, and counterexample traces.
+
+use serde_json::{json, Value};
+use warpcheck_explore::{Checks, Report, Trace};
+use warpcheck_model::Model;
+
+/// Statistics common to `explore` and `check`, as JSON.
+pub fn stats_json(model_path: &str, model: &Model, r: &Report, threads: usize) -> Value {
+    json!({
+        "model": model_path,
+        "states": r.states,
+        "transitions": r.transitions,
+        "deadlocks": r.deadlocks,
+        "levels": r.levels,
+        "accepting": r.accepting,
+        "error_transitions": r.error_transitions,
+        "complete": r.complete,
+        "seconds": r.seconds,
+        "states_per_second": r.states as f64 / r.seconds.max(1e-9),
+        "threads": threads,
+        "state_words": model.state_words(),
+        "bytes_per_state": r.bytes_per_state(),
+        "table_entries": r.table_entries,
+        "table_capacity": r.table_capacity,
+        "peak_memory_bytes": crate::memory::peak_resident(),
+    })
+}
+
+/// Statistics as text lines.
+pub fn print_stats(model: &Model, r: &Report, threads: usize) {
+    println!("states:       {}", r.states);
+    println!("transitions:  {}", r.transitions);
+    println!("deadlocks:    {}", r.deadlocks);
+    println!("levels:       {}", r.levels);
+    if model.property.is_some() {
+        println!("accepting:    {}", r.accepting);
+    }
+    if r.error_transitions > 0 {
+        println!("error steps:  {} (edges to the error state, counted above)", r.error_transitions);
+    }
+    if !r.complete {
+        println!("incomplete:   stopped at the first violation");
+    }
+    let rate = r.states as f64 / r.seconds.max(1e-9);
+    println!("time:         {:.3} s, {:.0} states/s on {threads} thread(s)", r.seconds, rate);
+    let peak = crate::memory::peak_resident().map_or(String::new(), |b| format!(", peak memory {} MiB", b >> 20));
+    println!("memory:       {:.1} bytes/state in the state table{peak}", r.bytes_per_state());
+}
+
+/// A trace as JSON: the initial state, then one object per step.
+pub fn trace_json(model: &Model, t: &Trace) -> Value {
+    let mut steps = vec![json!({ "step": "initial state", "state": model.describe_state(&t.initial) })];
+    for s in &t.steps {
+        steps.push(json!({ "step": s.step, "changes": s.changes }));
+    }
+    if let Some((step, error)) = &t.error_step {
+        steps.push(json!({ "step": step, "error": error }));
+    }
+    Value::Array(steps)
+}
+
+/// Prints a trace step by step.
+pub fn print_trace(model: &Model, t: &Trace) {
+    println!("counterexample ({} steps):", t.len());
+    println!("  initial state: {}", model.describe_state(&t.initial).join(", "));
+    for (i, s) in t.steps.iter().enumerate() {
+        println!("  {:>3}. {}", i + 1, s.step);
+        if !s.changes.is_empty() {
+            println!("       {}", s.changes.join(", "));
+        }
+    }
+    if let Some((step, error)) = &t.error_step {
+        println!("  {:>3}. {}", t.steps.len() + 1, step);
+        println!("       raises: {error}");
+    }
+}
+
+/// The result of `check` as JSON.
+pub fn check_json(model: &Model, checks: &Checks, r: &Report, mut stats: Value) -> Value {
+    let violations: Vec<Value> = r
+        .violations
+        .iter()
+        .map(|v| {
+            json!({
+                "message": v.kind.describe(model, checks),
+                "count": v.count,
+                "trace_length": v.trace.as_ref().map(|t| t.len()),
+                "trace": v.trace.as_ref().map(|t| trace_json(model, t)),
+            })
+        })
+        .collect();
+    let first = r.violations.first();
+    stats["verdict"] = json!(if r.violations.is_empty() { "holds" } else { "violated" });
+    stats["violations"] = Value::Array(violations);
+    stats["trace_length"] = json!(first.and_then(|v| v.trace.as_ref()).map(|t| t.len()));
+    stats["trace"] = first.and_then(|v| v.trace.as_ref()).map_or(Value::Null, |t| trace_json(model, t));
+    stats
+}

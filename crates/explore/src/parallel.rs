@@ -1,0 +1,443 @@
+//! The parallel breadth-first engine: all cores expand one BFS level at a time over
+//! the lock-free, tree-compressed [`TreeStore`], checking deadlocks, assertions,
+//! invariants and evaluation errors as they go.
+//!
+//! Levels are processed in chunks claimed from an atomic cursor, so both cores stay
+//! busy whatever the shape of the level. A state is new exactly once, for the worker
+//! whose insertion set its root bit; that worker records the state's parent (when
+//! traces are kept), so following parents from any state gives a shortest path, and
+//! the first violation found is at the lowest level where any exists.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Barrier, Mutex, RwLock};
+use std::time::Instant;
+
+use warpcheck_model::{Evaluator, Generator, Model};
+
+use crate::check::{Checks, Violation, ViolationKind};
+use crate::table::TableFull;
+use crate::trace::Trace;
+use crate::tree::{TreeCursor, TreeStore};
+
+/// How to explore.
+pub struct Options<'a> {
+    /// Worker threads (at least 1).
+    pub threads: usize,
+    /// The state table starts with `2^log2_table` 8-byte entries...
+    pub log2_table: u32,
+    /// ...and grows (by restarting the exploration with a table 8 times larger) while
+    /// it stays within `2^max_log2_table` entries.
+    pub max_log2_table: u32,
+    pub checks: Checks,
+    /// Stop at the first violation (else explore everything and count violations).
+    pub stop_at_first: bool,
+    /// Keep a parent link per state to print counterexamples (4 bytes per table entry).
+    pub traces: bool,
+    /// Called now and then with the progress so far.
+    pub progress: Option<&'a (dyn Fn(&Progress) + Sync)>,
+}
+
+impl Default for Options<'_> {
+    fn default() -> Self {
+        Options { threads: 1, log2_table: 22, max_log2_table: 28, checks: Checks::default(), stop_at_first: true, traces: true, progress: None }
+    }
+}
+
+/// Progress of a running exploration.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    pub states: u64,
+    pub transitions: u64,
+    pub level: u32,
+    pub seconds: f64,
+}
+
+/// The result of an exploration.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    /// Reachable states, including the error state when some step raises an error.
+    pub states: u64,
+    /// Edges, one per enabled step, including steps into the error state.
+    pub transitions: u64,
+    /// States without successors (the error state is one).
+    pub deadlocks: u64,
+    /// BFS levels explored (the initial state is level 0).
+    pub levels: u32,
+    /// States where the property automaton accepts.
+    pub accepting: u64,
+    /// Steps raising an evaluation error.
+    pub error_transitions: u64,
+    /// Whether the whole state space was explored (not stopped at a violation).
+    pub complete: bool,
+    /// Violations found, one entry per property, in the order found.
+    pub violations: Vec<Violation>,
+    /// Entries of the state table in use, and its capacity.
+    pub table_entries: u64,
+    pub table_capacity: u64,
+    /// Bytes reserved for the state table, root bitmap and parent links.
+    pub reserved_bytes: u64,
+    pub seconds: f64,
+}
+
+impl Report {
+    /// Bytes of the state table in use per state (8 per entry).
+    pub fn bytes_per_state(&self) -> f64 {
+        self.table_entries as f64 * 8.0 / self.states.max(1) as f64
+    }
+}
+
+/// Exploration ended without an answer.
+#[derive(Debug, thiserror::Error)]
+pub enum ExploreError {
+    #[error("{source}: explored {states} states before it filled up; give more memory (--memory)")]
+    TableFull { source: TableFull, states: u64 },
+}
+
+/// Why one attempt with a given table size stopped early.
+enum Attempt {
+    Done(Report),
+    /// The table is too full: try again with a larger one.
+    Grow,
+    Failed(ExploreError),
+}
+
+/// Load factor (in eighths) at which a table that may still grow is abandoned, and at
+/// which a table that may not is declared full.
+const GROW_AT_EIGHTHS: u64 = 6;
+const FULL_AT_EIGHTHS: u64 = 7;
+
+/// Counters of one worker, summed at the end.
+#[derive(Default)]
+struct Counts {
+    states: u64,
+    transitions: u64,
+    deadlocks: u64,
+    accepting: u64,
+    error_transitions: u64,
+    entries: u64,
+}
+
+impl Counts {
+    fn add(&mut self, o: &Counts) {
+        self.states += o.states;
+        self.transitions += o.transitions;
+        self.deadlocks += o.deadlocks;
+        self.accepting += o.accepting;
+        self.error_transitions += o.error_transitions;
+        self.entries += o.entries;
+    }
+}
+
+/// First occurrence (state id) and count of each violated property.
+type Found = HashMap<(u8, usize), (ViolationKind, u32, u64)>;
+
+struct Shared<'m> {
+    model: &'m Model,
+    options: &'m Options<'m>,
+    store: TreeStore,
+    parents: Vec<AtomicU32>,
+    frontier: RwLock<Vec<u32>>,
+    cursor: AtomicUsize,
+    next: Mutex<Vec<u32>>,
+    stop: AtomicBool,
+    done: AtomicBool,
+    full: Mutex<Option<TableFull>>,
+    counts: Mutex<Counts>,
+    found: Mutex<Found>,
+    progress_states: AtomicU64,
+    progress_transitions: AtomicU64,
+    /// Table entries in use (updated per chunk) and the load at which to stop.
+    entries: AtomicU64,
+    limit: u64,
+    grow: AtomicBool,
+    /// Levels started; the one being expanded is `levels - 1`.
+    levels: AtomicU32,
+    start: Instant,
+}
+
+/// Explores the state space of `model` breadth first on `options.threads` threads.
+pub fn explore_parallel(model: &Model, options: &Options<'_>) -> Result<Report, ExploreError> {
+    let start = Instant::now();
+    let mut log2 = options.log2_table.min(options.max_log2_table);
+    loop {
+        match attempt(model, options, log2, start) {
+            Attempt::Done(report) => return Ok(report),
+            Attempt::Failed(e) => return Err(e),
+            Attempt::Grow => log2 = (log2 + 3).min(options.max_log2_table),
+        }
+    }
+}
+
+/// Explores with a table of `2^log2` entries.
+fn attempt(model: &Model, options: &Options<'_>, log2: u32, start: Instant) -> Attempt {
+    let store = TreeStore::new(model.state_words(), log2);
+    let may_grow = log2 < options.max_log2_table;
+    let limit = store.capacity() / 8 * if may_grow { GROW_AT_EIGHTHS } else { FULL_AT_EIGHTHS };
+    let parents = if options.traces {
+        crate::table::zeroed_atomics_u32(store.capacity() as usize)
+    } else {
+        Vec::new()
+    };
+    let (root, _, entries) = match store.insert_fresh(&model.initial_state()) {
+        Ok(r) => r,
+        Err(source) => return Attempt::Failed(ExploreError::TableFull { source, states: 0 }),
+    };
+    let shared = Shared {
+        model,
+        options,
+        store,
+        parents,
+        frontier: RwLock::new(Vec::new()),
+        cursor: AtomicUsize::new(0),
+        next: Mutex::new(vec![root]),
+        stop: AtomicBool::new(false),
+        done: AtomicBool::new(false),
+        full: Mutex::new(None),
+        counts: Mutex::new(Counts { states: 1, entries: entries as u64, ..Counts::default() }),
+        found: Mutex::new(HashMap::new()),
+        progress_states: AtomicU64::new(1),
+        progress_transitions: AtomicU64::new(0),
+        entries: AtomicU64::new(entries as u64),
+        limit,
+        grow: AtomicBool::new(false),
+        levels: AtomicU32::new(0),
+        start,
+    };
+    let threads = options.threads.max(1);
+    let barrier = Barrier::new(threads);
+    std::thread::scope(|s| {
+        for worker in 0..threads {
+            let (shared, barrier) = (&shared, &barrier);
+            s.spawn(move || shared.work(worker, barrier));
+        }
+    });
+    if shared.grow.load(Ordering::Relaxed) {
+        return if may_grow { Attempt::Grow } else { Attempt::Failed(shared.full_error()) };
+    }
+    if shared.full.lock().unwrap().is_some() {
+        return Attempt::Failed(shared.full_error());
+    }
+    Attempt::Done(shared.report())
+}
+
+impl Shared<'_> {
+    /// One worker: a level at a time, claim chunks of the frontier and expand them.
+    fn work(&self, worker: usize, barrier: &Barrier) {
+        let mut generator = Generator::new(self.model);
+        let mut cursor = self.store.cursor();
+        let mut scratch = Vec::new();
+        let mut next = Vec::new();
+        let mut found = Found::new();
+        let mut counts = Counts::default();
+        let mut last_report = Instant::now();
+        loop {
+            if barrier.wait().is_leader() {
+                // Start the next level with the states found in this one.
+                let mut frontier = self.frontier.write().unwrap();
+                let mut next = self.next.lock().unwrap();
+                std::mem::swap(&mut *frontier, &mut *next);
+                next.clear();
+                self.cursor.store(0, Ordering::Relaxed);
+                let stop = self.stop.load(Ordering::Relaxed);
+                self.done.store(frontier.is_empty() || stop, Ordering::Relaxed);
+                if !frontier.is_empty() && !stop {
+                    self.levels.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            barrier.wait();
+            if self.done.load(Ordering::Relaxed) {
+                break;
+            }
+            {
+                let frontier = self.frontier.read().unwrap();
+                let chunk = (frontier.len() / (self.options.threads * 16)).clamp(1, 512);
+                let level = self.levels.load(Ordering::Relaxed) - 1;
+                while !self.stop.load(Ordering::Relaxed) {
+                    let begin = self.cursor.fetch_add(chunk, Ordering::Relaxed);
+                    if begin >= frontier.len() {
+                        break;
+                    }
+                    let before = (counts.states, counts.transitions, counts.entries);
+                    for &id in &frontier[begin..(begin + chunk).min(frontier.len())] {
+                        if let Err(full) =
+                            self.expand(id, &mut generator, &mut cursor, &mut scratch, &mut next, &mut found, &mut counts)
+                        {
+                            *self.full.lock().unwrap() = Some(full);
+                            self.stop.store(true, Ordering::Relaxed);
+                            break;
+                        }
+                    }
+                    self.progress_states.fetch_add(counts.states - before.0, Ordering::Relaxed);
+                    self.progress_transitions.fetch_add(counts.transitions - before.1, Ordering::Relaxed);
+                    let entries = self.entries.fetch_add(counts.entries - before.2, Ordering::Relaxed);
+                    if entries + counts.entries - before.2 > self.limit {
+                        self.grow.store(true, Ordering::Relaxed);
+                        self.stop.store(true, Ordering::Relaxed);
+                    }
+                    if worker == 0 && last_report.elapsed().as_millis() >= 250 {
+                        last_report = Instant::now();
+                        self.report_progress(level);
+                    }
+                }
+            }
+            self.next.lock().unwrap().append(&mut next);
+            self.merge_found(&mut found);
+            self.counts.lock().unwrap().add(&std::mem::take(&mut counts));
+        }
+    }
+
+    fn full_error(&self) -> ExploreError {
+        let capacity = self.store.capacity();
+        let source = self.full.lock().unwrap().unwrap_or(TableFull { capacity });
+        ExploreError::TableFull { source, states: self.progress_states.load(Ordering::Relaxed) }
+    }
+
+    fn report_progress(&self, level: u32) {
+        if let Some(progress) = self.options.progress {
+            progress(&Progress {
+                states: self.progress_states.load(Ordering::Relaxed),
+                transitions: self.progress_transitions.load(Ordering::Relaxed),
+                level,
+                seconds: self.start.elapsed().as_secs_f64(),
+            });
+        }
+    }
+
+    fn merge_found(&self, local: &mut Found) {
+        if local.is_empty() {
+            return;
+        }
+        let mut found = self.found.lock().unwrap();
+        for (key, (kind, state, count)) in local.drain() {
+            found.entry(key).and_modify(|e| e.2 += count).or_insert((kind, state, count));
+        }
+        if self.options.stop_at_first {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Expands state `id`: checks it, generates its successors and stores the new ones.
+    #[allow(clippy::too_many_arguments)]
+    fn expand(
+        &self,
+        id: u32,
+        generator: &mut Generator<'_>,
+        cursor: &mut TreeCursor,
+        scratch: &mut Vec<u32>,
+        next: &mut Vec<u32>,
+        found: &mut Found,
+        counts: &mut Counts,
+    ) -> Result<(), TableFull> {
+        let model = self.model;
+        let checks = &self.options.checks;
+        self.store.load(id, cursor);
+        let mut violation = |kind: ViolationKind| {
+            found.entry(kind.category()).and_modify(|e| e.2 += 1).or_insert((kind, id, 1));
+        };
+        for (i, inv) in checks.invariants.iter().enumerate() {
+            let ev = Evaluator { layout: &model.layout, temps: &mut [] };
+            match ev.holds(&inv.expr, &cursor.words) {
+                Ok(true) => {}
+                Ok(false) => violation(ViolationKind::Invariant { invariant: i, error: None }),
+                Err(e) => violation(ViolationKind::Invariant { invariant: i, error: Some(e) }),
+            }
+        }
+        if checks.assertions {
+            if let Some(f) = model.violated_assertion(&cursor.words) {
+                violation(ViolationKind::Assertion { assertion: f.assertion, error: f.error });
+            }
+        }
+        counts.accepting += model.is_accepting(&cursor.words) as u64;
+        let mut full = None;
+        let cursor: &TreeCursor = cursor;
+        let deadlock = generator.successors(&cursor.words, |_, result| {
+            counts.transitions += 1;
+            match result {
+                Ok(target) => {
+                    if full.is_some() {
+                        return;
+                    }
+                    match self.store.insert(target, cursor, scratch) {
+                        Ok((child, new, created)) => {
+                            counts.entries += created as u64;
+                            if new {
+                                counts.states += 1;
+                                next.push(child);
+                                if let Some(p) = self.parents.get(child as usize) {
+                                    p.store(id + 1, Ordering::Relaxed);
+                                }
+                            }
+                        }
+                        Err(e) => full = Some(e),
+                    }
+                }
+                Err(e) => {
+                    counts.error_transitions += 1;
+                    violation(ViolationKind::EvalError(e));
+                }
+            }
+        });
+        if deadlock {
+            counts.deadlocks += 1;
+            if checks.deadlock {
+                violation(ViolationKind::Deadlock);
+            }
+        }
+        full.map_or(Ok(()), Err)
+    }
+
+    fn report(&self) -> Report {
+        let counts = std::mem::take(&mut *self.counts.lock().unwrap());
+        let error_state = counts.error_transitions > 0;
+        let mut found: Vec<_> = self.found.lock().unwrap().drain().map(|(_, v)| v).collect();
+        found.sort_by_key(|(kind, _, _)| kind.category());
+        let stopped = self.stop.load(Ordering::Relaxed);
+        let mut report = Report {
+            states: counts.states + error_state as u64,
+            transitions: counts.transitions,
+            deadlocks: counts.deadlocks + error_state as u64,
+            levels: self.levels.load(Ordering::Relaxed),
+            accepting: counts.accepting,
+            error_transitions: counts.error_transitions,
+            complete: !stopped,
+            violations: Vec::new(),
+            table_entries: counts.entries,
+            table_capacity: self.store.capacity(),
+            reserved_bytes: self.store.reserved_bytes() + self.parents.len() as u64 * 4,
+            seconds: self.start.elapsed().as_secs_f64(),
+        };
+        for (kind, state, count) in found {
+            let trace = (!self.parents.is_empty()).then(|| self.trace(state, kind));
+            report.violations.push(Violation { kind, count, trace });
+        }
+        report
+    }
+
+    /// The shortest trace to state `id` (through parent links), ending with the
+    /// erroring step for an evaluation error.
+    fn trace(&self, id: u32, kind: ViolationKind) -> Trace {
+        let mut ids = vec![id];
+        loop {
+            let parent = self.parents[*ids.last().unwrap() as usize].load(Ordering::Relaxed);
+            if parent == 0 {
+                break;
+            }
+            ids.push(parent - 1);
+        }
+        let mut cursor = self.store.cursor();
+        let states: Vec<Vec<u32>> = ids
+            .iter()
+            .rev()
+            .map(|&i| {
+                self.store.load(i, &mut cursor);
+                cursor.words.clone()
+            })
+            .collect();
+        let error = match kind {
+            ViolationKind::EvalError(e) => Some(e),
+            _ => None,
+        };
+        Trace::build(self.model, &states, error)
+    }
+}

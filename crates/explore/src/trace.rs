@@ -1,0 +1,68 @@
+//! Counterexample traces: the states from the initial state to a violation, each step
+//! named (process, transition, channel) with the variables it changed.
+
+use warpcheck_model::{EvalError, Generator, Model};
+
+/// One step of a trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceStep {
+    /// The step taken: `P: s -> t`, or a rendezvous of two processes.
+    pub step: String,
+    /// The variables and control states it changed: `x = 3 (was 2)`.
+    pub changes: Vec<String>,
+    /// The state reached.
+    pub state: Vec<u32>,
+}
+
+/// A path from the initial state, optionally ending in a step that raises an error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Trace {
+    pub initial: Vec<u32>,
+    pub steps: Vec<TraceStep>,
+    /// The final step that raised an evaluation error, and the error, if any.
+    pub error_step: Option<(String, String)>,
+}
+
+impl Trace {
+    /// Number of steps, counting a final erroring step.
+    pub fn len(&self) -> usize {
+        self.steps.len() + self.error_step.is_some() as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Builds the trace through `states` (initial first), naming each step by finding
+    /// it among the successors of its source; with `error`, appends the step of the
+    /// last state that raises it.
+    pub fn build(model: &Model, states: &[Vec<u32>], error: Option<EvalError>) -> Trace {
+        let mut generator = Generator::new(model);
+        let mut steps = Vec::new();
+        for pair in states.windows(2) {
+            let (from, to) = (&pair[0], &pair[1]);
+            let mut name = None;
+            generator.successors(from, |step, result| {
+                if name.is_none() && result.is_ok_and(|s| s == &to[..]) {
+                    name = Some(model.describe_step(&step));
+                }
+            });
+            steps.push(TraceStep {
+                step: name.unwrap_or_else(|| "(step not found: the state store is inconsistent)".into()),
+                changes: model.describe_changes(from, to),
+                state: to.clone(),
+            });
+        }
+        let error_step = error.map(|e| {
+            let last = states.last().expect("a trace has an initial state");
+            let mut name = None;
+            generator.successors(last, |step, result| {
+                if name.is_none() && result == Err(e) {
+                    name = Some(model.describe_step(&step));
+                }
+            });
+            (name.unwrap_or_default(), model.describe_error(&e))
+        });
+        Trace { initial: states[0].clone(), steps, error_step }
+    }
+}
