@@ -110,3 +110,20 @@ pub fn parallel_failures<T: Sync>(items: &[T], job: impl Fn(&T) -> Result<(), St
     f.sort();
     f
 }
+
+/// Explores a model with the parallel engine on `threads` threads (no checks).
+pub fn explore_with_threads(model: &DveModel, threads: usize) -> Stats {
+    let options = warpcheck_explore::Options { threads, traces: false, stop_at_first: false, ..Default::default() };
+    let r = warpcheck_explore::explore_parallel(&model.model, &options).expect("state table large enough");
+    assert!(r.complete, "exploration stopped early");
+    Stats {
+        states: r.states,
+        transitions: r.transitions,
+        deadlocks: r.deadlocks,
+        levels: r.levels,
+        accepting: r.accepting,
+        error_transitions: r.error_transitions,
+        error_state: r.error_transitions > 0,
+        ..Stats::default()
+    }
+}
