@@ -1,6 +1,8 @@
 //! Shared helpers of the conformance suites: where the BEEM models are, the reference
 //! table, and loading a model file with its diagnostic rendered on failure.
 
+pub mod beem_xml;
+
 use std::path::{Path, PathBuf};
 
 use warpcheck_dve::DveModel;

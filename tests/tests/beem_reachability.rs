@@ -1,0 +1,74 @@
+//! BEEM's reachability properties: for every instance BEEM explored completely, the
+//! goal of each `reachability` property of `model.xml` (its propositions expanded for
+//! the instance) is checked as the invariant `not (goal)`. The verdict must equal
+//! BEEM's `reach-goal` answer, and a counterexample must be no longer than BEEM's.
+//! Instances up to one million states run here; the rest with `--ignored`.
+
+use warpcheck_conformance::beem_xml::{reach_goals, ReachGoal};
+use warpcheck_conformance::*;
+use warpcheck_explore::{explore_parallel, Checks, Invariant, Options, ViolationKind};
+
+fn goals_up_to(max_states: u64) -> Vec<ReachGoal> {
+    let beem = beem_dir();
+    let sizes: std::collections::HashMap<String, u64> =
+        references(&beem).into_iter().map(|r| (r.instance, r.states)).collect();
+    let mut goals = Vec::new();
+    for entry in std::fs::read_dir(&beem).unwrap() {
+        let dir = entry.unwrap().path();
+        if dir.join("model.xml").is_file() && dir.join("results.xml").is_file() {
+            goals.extend(reach_goals(&dir));
+        }
+    }
+    goals.retain(|g| sizes.get(&g.instance).is_some_and(|&s| s <= max_states));
+    goals.sort_by(|a, b| (&a.instance, a.property).cmp(&(&b.instance, b.property)));
+    goals
+}
+
+fn check(goal: &ReachGoal) -> Result<(), String> {
+    let beem = beem_dir();
+    let model_name = goal.instance.rsplit_once('.').unwrap().0;
+    let dve = load_file(&beem.join(model_name).join(format!("{}.dve", goal.instance)));
+    let expr = dve.expression(&goal.invariant).map_err(|d| d.render("invariant", &goal.invariant))?;
+    let checks = Checks { invariants: vec![Invariant { text: goal.invariant.clone(), expr }], ..Checks::default() };
+    // Evaluation errors are violations too; explore on past them to find the goal.
+    let options = Options { threads: 2, checks, stop_at_first: false, traces: true, ..Options::default() };
+    let report = explore_parallel(&dve.model, &options).map_err(|e| e.to_string())?;
+    let found = report.violations.iter().find(|v| matches!(v.kind, ViolationKind::Invariant { .. }));
+    let name = format!("{} property {} (`{}`)", goal.instance, goal.property, goal.invariant);
+    match (found, goal.reachable) {
+        (None, false) => Ok(()),
+        (Some(v), true) => {
+            let length = v.trace.as_ref().map_or(usize::MAX, |t| t.len());
+            if length <= goal.length {
+                Ok(())
+            } else {
+                Err(format!("{name}: counterexample of {length} steps, BEEM found {}", goal.length))
+            }
+        }
+        (found, _) => Err(format!(
+            "{name}: goal {} but BEEM says {}",
+            if found.is_some() { "reached" } else { "unreachable" },
+            if goal.reachable { "reachable" } else { "unreachable" }
+        )),
+    }
+}
+
+#[test]
+fn reach_goals_up_to_one_million_states_match_beem() {
+    let goals = goals_up_to(1_000_000);
+    let failures = parallel_failures(&goals, check);
+    assert!(failures.is_empty(), "{} of {} goals differ:\n{}", failures.len(), goals.len(), failures.join("\n"));
+    eprintln!("{} reachability goals match BEEM", goals.len());
+    assert!(goals.len() > 100, "only {} goals found: is the harness reading model.xml?", goals.len());
+}
+
+/// `cargo test --release -p warpcheck-conformance --test beem_reachability -- --ignored --nocapture`
+#[test]
+#[ignore = "checks the reachability goals of the instances above one million states: minutes"]
+fn reach_goals_of_larger_instances_match_beem() {
+    let max = std::env::var("WARPCHECK_MAX_STATES").ok().and_then(|v| v.parse().ok()).unwrap_or(15_000_000);
+    let goals: Vec<ReachGoal> = goals_up_to(max).into_iter().filter(|g| !goals_up_to(1_000_000).iter().any(|s| s.instance == g.instance && s.property == g.property)).collect();
+    let failures = parallel_failures(&goals, check);
+    assert!(failures.is_empty(), "{} of {} goals differ:\n{}", failures.len(), goals.len(), failures.join("\n"));
+    eprintln!("{} reachability goals of instances above 1M states match BEEM", goals.len());
+}
