@@ -606,12 +606,7 @@ impl Lowerer<'_> {
                 for (j, v) in values.iter().enumerate() {
                     effect.push(Stmt::Assign(self.names.lower_lvalue(p, v)?, IrExpr::Load(cells + j as u32)));
                 }
-                for cell in 0..(capacity - 1) * m {
-                    effect.push(Stmt::Assign(LValue::Slot(cells + cell), IrExpr::Load(cells + cell + m)));
-                }
-                for cell in (capacity - 1) * m..capacity * m {
-                    effect.push(Stmt::Assign(LValue::Slot(cells + cell), IrExpr::Const(0)));
-                }
+                effect.push(Stmt::ShiftDown { first: cells, len: capacity * m, by: m });
                 effect.push(Stmt::Assign(
                     LValue::Slot(count),
                     IrExpr::binary(BinOp::Sub, count_expr.clone(), IrExpr::Const(1)),

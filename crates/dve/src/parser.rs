@@ -13,15 +13,20 @@ pub const KEYWORDS: &[&str] = &[
     "streett", "rabin", "muller", "assert",
 ];
 
+/// How deeply expressions may nest (parentheses, indices, unary operators and binary
+/// operator chains all count). BEEM's deepest is about 50; the limit keeps the
+/// recursive parser, lowering and evaluation far inside a 2 MiB thread stack.
+pub const MAX_DEPTH: u32 = 256;
+
 /// Parses a whole DVE model.
 pub fn parse(source: &str) -> Result<Module, Diagnostic> {
-    let mut p = Parser { tokens: lex(source)?, pos: 0 };
+    let mut p = Parser { tokens: lex(source)?, pos: 0, depth: 0 };
     p.module()
 }
 
 /// Parses a single DVE expression (for command-line invariants and propositions).
 pub fn parse_expression(source: &str) -> Result<Expr, Diagnostic> {
-    let mut p = Parser { tokens: lex(source)?, pos: 0 };
+    let mut p = Parser { tokens: lex(source)?, pos: 0, depth: 0 };
     let e = p.expr()?;
     if p.peek() != &Tok::Eof {
         return Err(p.unexpected("the end of the expression"));
@@ -34,6 +39,8 @@ type PResult<T> = Result<T, Diagnostic>;
 struct Parser {
     tokens: Vec<Token>,
     pos: usize,
+    /// Current expression nesting depth, bounded by [`MAX_DEPTH`].
+    depth: u32,
 }
 
 fn describe(tok: &Tok) -> String {
@@ -408,7 +415,22 @@ impl Parser {
     // ---- expressions, loosest binding first ----
 
     pub(crate) fn expr(&mut self) -> PResult<Expr> {
-        self.binary_level(0)
+        let saved = self.depth;
+        self.deeper()?;
+        let e = self.binary_level(0);
+        self.depth = saved;
+        e
+    }
+
+    /// Enters one more level of expression nesting.
+    fn deeper(&mut self) -> PResult<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(Diagnostic::new(format!("expression nested too deeply (more than {MAX_DEPTH} levels)"), self.span())
+                .label("nesting limit reached here")
+                .note("split the expression, or use fewer parentheses, operators in a chain or unary operators"));
+        }
+        Ok(())
     }
 
     fn binary_op(&self, level: usize) -> Option<BinaryOp> {
@@ -444,13 +466,17 @@ impl Parser {
         if level == 8 {
             return self.unary();
         }
+        let saved = self.depth;
         let mut lhs = self.binary_level(level + 1)?;
         while let Some(op) = self.binary_op(level) {
+            // A chain builds a left-deep tree: each operator nests one level deeper.
+            self.deeper()?;
             self.bump();
             let rhs = self.binary_level(level + 1)?;
             let span = lhs.span.to(rhs.span);
             lhs = Expr { kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)), span };
         }
+        self.depth = saved;
         Ok(lhs)
     }
 
@@ -469,7 +495,10 @@ impl Parser {
         } else {
             return self.atom();
         };
+        let saved = self.depth;
+        self.deeper()?;
         let e = self.unary()?;
+        self.depth = saved;
         let span = start.to(e.span);
         Ok(Expr { kind: ExprKind::Unary(op, Box::new(e)), span })
     }

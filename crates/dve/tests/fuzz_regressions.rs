@@ -185,13 +185,11 @@ fn deep_parentheses_in_expression() {
     });
 }
 
-/// A 5.6 KB model that makes `load` take about 19 s and 6.6 GB: 100 receives from a
-/// buffered channel of 65,535 items of 16 bytes (exactly `MAX_SLOTS` cells).
-/// `Lowerer::buffered` lowers each receive to one assignment per buffer cell (shifting
-/// the queue), 1,048,576 statements per transition, 105 million in all. Ignored because
-/// it needs that much memory until it is fixed; run it with `--ignored`.
+/// A 5.6 KB model that made `load` take about 19 s and 6.6 GB: 100 receives from a
+/// buffered channel of 65,535 items of 16 bytes (exactly `MAX_SLOTS` cells), when each
+/// receive was lowered to one assignment per buffer cell. Receives now shift the
+/// buffer with one `ShiftDown` statement.
 #[test]
-#[ignore = "needs ~6.6 GB and ~19 s until buffered receives are lowered compactly"]
 fn buffered_channel_receives_blow_up() {
     isolated("buffered_channel_receives_blow_up", QUICK, || {
         let types = vec!["byte"; 16].join(",");

@@ -78,6 +78,13 @@ impl Evaluator<'_> {
             Stmt::SetTemp(t, e) => {
                 self.temps[*t as usize] = self.eval(e, state)?;
             }
+            &Stmt::ShiftDown { first, len, by } => {
+                // Slots of one buffer have equal types cell for cell, so moved values fit.
+                for i in first..first + len {
+                    let value = if i + by < first + len { self.layout.slot(i + by).get(state) } else { 0 };
+                    self.layout.slot(i).set(state, value);
+                }
+            }
             Stmt::Assign(target, e) => {
                 let value = self.eval(e, state)?;
                 let slot = match target {

@@ -96,6 +96,9 @@ pub enum Stmt {
     /// Stores a value in a temporary (used to evaluate all values of a multi-value
     /// synchronisation before any is assigned).
     SetTemp(u32, Expr),
+    /// Moves slots `first + by .. first + len` down by `by` and sets the last `by` to 0
+    /// (dequeuing the oldest item of a buffered channel of `by`-slot items).
+    ShiftDown { first: SlotId, len: u32, by: u32 },
 }
 
 /// Which kind of step a group performs.

@@ -59,23 +59,29 @@ pub struct Slot {
     pub word: u32,
     pub shift: u32,
     pub width: u32,
+    /// `width` low bits set.
+    mask: u32,
+    /// Two's complement (sign-extended on reading).
+    signed: bool,
 }
 
 impl Slot {
+    fn new(ty: SlotType, word: u32, shift: u32) -> Slot {
+        let width = ty.width();
+        let mask = if width == 32 { u32::MAX } else { (1u32 << width) - 1 };
+        Slot { ty, word, shift, width, mask, signed: ty.signed() }
+    }
+
     #[inline]
     fn mask(&self) -> u32 {
-        if self.width == 32 {
-            u32::MAX
-        } else {
-            (1u32 << self.width) - 1
-        }
+        self.mask
     }
 
     /// Reads the slot's value from a state vector.
     #[inline]
     pub fn get(&self, state: &[u32]) -> i32 {
-        let raw = (state[self.word as usize] >> self.shift) & self.mask();
-        if self.ty.signed() {
+        let raw = (state[self.word as usize] >> self.shift) & self.mask;
+        if self.signed {
             // Sign-extend from `width` bits.
             let unused = 32 - self.width;
             ((raw << unused) as i32) >> unused
@@ -118,7 +124,7 @@ impl Layout {
                 word += 1;
                 used = 0;
             }
-            slots.push(Slot { ty, word, shift: used, width });
+            slots.push(Slot::new(ty, word, used));
             used += width;
         }
         let words = if types.is_empty() { 0 } else { word + 1 };

@@ -28,24 +28,25 @@ pub struct Step<'a> {
     pub property: Option<u32>,
 }
 
-/// One system step found in a state, before the product with the property.
-struct SystemStep {
-    groups: std::ops::Range<usize>,
-    error: Option<EvalError>,
-}
+/// Receives each system step: the groups that moved and the target or the error.
+type Sink<'s> = dyn FnMut(&[u32], Result<&[u32], EvalError>) + 's;
 
 /// Generates successors of states of one model. Holds reusable buffers: make one per
 /// thread.
 pub struct Generator<'m> {
     model: &'m Model,
-    /// For each process and control state, the groups whose first participant is that
-    /// process leaving that state.
-    by_state: Vec<Vec<Vec<u32>>>,
+    /// Groups whose first participant leaves control state `s` of process `p`:
+    /// `groups_from[state_base[p] + s .. state_base[p] + s + 1]` in `by_state`.
+    state_base: Vec<u32>,
+    by_state_start: Vec<u32>,
+    by_state: Vec<u32>,
     temps: Vec<i32>,
-    /// Successor states of the system steps, `words` each.
+    target: Vec<u32>,
+    /// Successor states of the system steps (`words` each) and their groups, kept for
+    /// the product with the property automaton.
     targets: Vec<u32>,
-    steps: Vec<SystemStep>,
     step_groups: Vec<u32>,
+    step_ends: Vec<(usize, Option<EvalError>)>,
     product: Vec<u32>,
     enabled_edges: Vec<u32>,
     /// Per process, the local groups enabled in the current state (synchronous mode).
@@ -54,25 +55,33 @@ pub struct Generator<'m> {
 
 impl<'m> Generator<'m> {
     pub fn new(model: &'m Model) -> Self {
-        let mut by_state: Vec<Vec<Vec<u32>>> = model
-            .processes
-            .iter()
-            .map(|p| vec![Vec::new(); p.states.len()])
-            .collect();
+        let mut state_base = Vec::new();
+        let mut lists: Vec<Vec<u32>> = Vec::new();
+        for p in &model.processes {
+            state_base.push(lists.len() as u32);
+            lists.extend(std::iter::repeat_with(Vec::new).take(p.states.len()));
+        }
         for (g, group) in model.groups.iter().enumerate() {
             let first = group.participants[0];
-            let from = model.processes[first.process as usize].transitions
-                [first.transition as usize]
-                .from;
-            by_state[first.process as usize][from as usize].push(g as u32);
+            let from = model.processes[first.process as usize].transitions[first.transition as usize].from;
+            lists[(state_base[first.process as usize] + from) as usize].push(g as u32);
+        }
+        let mut by_state_start = vec![0];
+        let mut by_state = Vec::new();
+        for list in lists {
+            by_state.extend(list);
+            by_state_start.push(by_state.len() as u32);
         }
         Generator {
             model,
+            state_base,
+            by_state_start,
             by_state,
             temps: vec![0; model.temps as usize],
+            target: Vec::with_capacity(model.state_words()),
             targets: Vec::new(),
-            steps: Vec::new(),
             step_groups: Vec::new(),
+            step_ends: Vec::new(),
             product: vec![0; model.state_words()],
             enabled_edges: Vec::new(),
             choices: vec![Vec::new(); model.processes.len()],
@@ -92,27 +101,35 @@ impl<'m> Generator<'m> {
     where
         F: FnMut(Step<'_>, Result<&[u32], EvalError>),
     {
-        self.targets.clear();
-        self.steps.clear();
-        self.step_groups.clear();
-        match self.model.mode {
-            SyncMode::Async => self.async_steps(state),
-            SyncMode::Sync => self.sync_steps(state),
-        }
-        let words = self.model.state_words();
         let Some(property) = &self.model.property else {
-            for (i, step) in self.steps.iter().enumerate() {
-                let groups = &self.step_groups[step.groups.clone()];
-                let result = match step.error {
-                    Some(e) => Err(e),
-                    None => Ok(&self.targets[i * words..(i + 1) * words]),
-                };
-                emit(Step { groups, property: None }, result);
-            }
-            return self.steps.is_empty();
+            let mut sink = |groups: &[u32], result: Result<&[u32], EvalError>| {
+                emit(Step { groups, property: None }, result)
+            };
+            return !self.system_steps(state, &mut sink);
         };
 
-        // The product with the property automaton: its guards read the source state.
+        // Collect the system steps, then pair each with the property's enabled edges.
+        let (mut targets, mut step_groups, mut step_ends) =
+            (std::mem::take(&mut self.targets), std::mem::take(&mut self.step_groups), std::mem::take(&mut self.step_ends));
+        targets.clear();
+        step_groups.clear();
+        step_ends.clear();
+        let words = self.model.state_words();
+        self.system_steps(state, &mut |groups, result| {
+            step_groups.extend_from_slice(groups);
+            match result {
+                Ok(target) => {
+                    targets.extend_from_slice(target);
+                    step_ends.push((step_groups.len(), None));
+                }
+                Err(e) => {
+                    targets.resize(targets.len() + words, 0);
+                    step_ends.push((step_groups.len(), Some(e)));
+                }
+            }
+        });
+
+        // The property automaton's guards read the source state.
         let control = self.model.layout.slot(self.model.processes[property.process as usize].control);
         let at = control.get(state);
         self.enabled_edges.clear();
@@ -132,28 +149,41 @@ impl<'m> Generator<'m> {
             }
         }
         property_moves |= !self.enabled_edges.is_empty();
-        if self.steps.is_empty() {
+        let deadlock = if step_ends.is_empty() {
             // The system cannot move: the automaton moves alone.
             for &e in &self.enabled_edges {
                 self.product.copy_from_slice(state);
                 control.set(&mut self.product, property.edges[e as usize].to);
                 emit(Step { groups: &[], property: Some(e) }, Ok(&self.product));
             }
-            return !property_moves;
-        }
-        for (i, step) in self.steps.iter().enumerate() {
-            let groups = &self.step_groups[step.groups.clone()];
-            if let Some(err) = step.error {
-                emit(Step { groups, property: None }, Err(err));
-                continue;
+            !property_moves
+        } else {
+            let mut first_group = 0;
+            for (i, &(end, error)) in step_ends.iter().enumerate() {
+                let groups = &step_groups[first_group..end];
+                first_group = end;
+                if let Some(err) = error {
+                    emit(Step { groups, property: None }, Err(err));
+                    continue;
+                }
+                for &e in &self.enabled_edges {
+                    self.product.copy_from_slice(&targets[i * words..(i + 1) * words]);
+                    control.set(&mut self.product, property.edges[e as usize].to);
+                    emit(Step { groups, property: Some(e) }, Ok(&self.product));
+                }
             }
-            for &e in &self.enabled_edges {
-                self.product.copy_from_slice(&self.targets[i * words..(i + 1) * words]);
-                control.set(&mut self.product, property.edges[e as usize].to);
-                emit(Step { groups, property: Some(e) }, Ok(&self.product));
-            }
+            false
+        };
+        (self.targets, self.step_groups, self.step_ends) = (targets, step_groups, step_ends);
+        deadlock
+    }
+
+    /// Feeds every step of the system proper to `sink`; returns whether there was any.
+    fn system_steps(&mut self, state: &[u32], sink: &mut Sink<'_>) -> bool {
+        match self.model.mode {
+            SyncMode::Async => self.async_steps(state, sink),
+            SyncMode::Sync => self.sync_steps(state, sink),
         }
-        false
     }
 
     fn any_committed(&self, state: &[u32]) -> bool {
@@ -163,11 +193,22 @@ impl<'m> Generator<'m> {
         })
     }
 
-    /// Whether group `g` may fire in `state`: its source states, then its guards.
+    /// The groups whose first participant is process `p` leaving its current state.
+    #[inline]
+    fn groups_leaving(&self, p: u32, state: &[u32]) -> std::ops::Range<usize> {
+        let process = &self.model.processes[p as usize];
+        let at = self.model.layout.slot(process.control).get(state) as u32;
+        let list = (self.state_base[p as usize] + at) as usize;
+        self.by_state_start[list] as usize..self.by_state_start[list + 1] as usize
+    }
+
+    /// Whether group `g`, whose first participant is known to be in its source state,
+    /// may fire in `state`: the other participants' source states, then the guards.
+    #[inline]
     fn enabled(&mut self, g: u32, state: &[u32]) -> Result<bool, EvalError> {
         let group = &self.model.groups[g as usize];
         let layout = &self.model.layout;
-        if !group.source.iter().all(|&(slot, v)| layout.slot(slot).get(state) == v) {
+        if !group.source[1..].iter().all(|&(slot, v)| layout.slot(slot).get(state) == v) {
             return Ok(false);
         }
         let ev = Evaluator { layout, temps: &mut self.temps };
@@ -179,74 +220,69 @@ impl<'m> Generator<'m> {
         Ok(true)
     }
 
-    /// Records a system step: runs `effects` in order on a copy of `state`.
-    fn push_step<'s>(&mut self, groups: &[u32], state: &[u32], effects: impl Iterator<Item = &'s [Stmt]>) {
-        let start = self.targets.len();
-        self.targets.extend_from_slice(state);
+    /// Runs `effects` in order on a copy of `state` and hands the result to `sink`.
+    fn fire<'s>(&mut self, groups: &[u32], state: &[u32], effects: impl Iterator<Item = &'s [Stmt]>, sink: &mut Sink<'_>) {
+        let mut target = std::mem::take(&mut self.target);
+        target.clear();
+        target.extend_from_slice(state);
         let mut ev = Evaluator { layout: &self.model.layout, temps: &mut self.temps };
-        let target = &mut self.targets[start..];
-        let mut error = None;
+        let mut result = Ok(());
         for effect in effects {
-            if let Err(e) = ev.exec_all(effect, target) {
-                error = Some(e);
+            result = ev.exec_all(effect, &mut target);
+            if result.is_err() {
                 break;
             }
         }
-        self.record(groups, error);
+        sink(groups, result.map(|_| &target[..]));
+        self.target = target;
     }
 
-    fn record(&mut self, groups: &[u32], error: Option<EvalError>) {
-        if error.is_some() {
-            // Keep `targets` aligned with `steps`: an errored step has a dummy target.
-            let words = self.model.state_words();
-            self.targets.resize(self.steps.len() * words + words, 0);
-        }
-        let first = self.step_groups.len();
-        self.step_groups.extend_from_slice(groups);
-        self.steps.push(SystemStep { groups: first..self.step_groups.len(), error });
-    }
-
-    fn async_steps(&mut self, state: &[u32]) {
+    fn async_steps(&mut self, state: &[u32], sink: &mut Sink<'_>) -> bool {
         let model = self.model;
         let committed = self.any_committed(state);
-        for (p, process) in model.system_processes() {
-            let at = model.layout.slot(process.control).get(state) as usize;
-            for k in 0..self.by_state[p as usize][at].len() {
-                let g = self.by_state[p as usize][at][k];
+        let mut any = false;
+        for (p, _) in model.system_processes() {
+            for k in self.groups_leaving(p, state) {
+                let g = self.by_state[k];
                 let group = &model.groups[g as usize];
                 if committed && !group.committed {
                     continue;
                 }
                 match self.enabled(g, state) {
-                    Ok(false) => {}
-                    Ok(true) => self.push_step(&[g], state, std::iter::once(&group.effect[..])),
-                    Err(e) => self.record(&[g], Some(e)),
+                    Ok(false) => continue,
+                    Ok(true) => self.fire(&[g], state, std::iter::once(&group.effect[..]), sink),
+                    Err(e) => sink(&[g], Err(e)),
                 }
+                any = true;
             }
         }
+        any
     }
 
-    fn sync_steps(&mut self, state: &[u32]) {
+    fn sync_steps(&mut self, state: &[u32], sink: &mut Sink<'_>) -> bool {
         let model = self.model;
         let mut choices = std::mem::take(&mut self.choices);
         let mut procs = Vec::new();
-        for (p, process) in model.system_processes() {
-            let at = model.layout.slot(process.control).get(state) as usize;
+        let mut any = false;
+        for (p, _) in model.system_processes() {
             let list = &mut choices[p as usize];
             list.clear();
-            for k in 0..self.by_state[p as usize][at].len() {
-                let g = self.by_state[p as usize][at][k];
+            for k in self.groups_leaving(p, state) {
+                let g = self.by_state[k];
                 debug_assert_eq!(model.groups[g as usize].kind, GroupKind::Local);
                 match self.enabled(g, state) {
                     Ok(false) => {}
                     Ok(true) => list.push(g),
-                    Err(e) => self.record(&[g], Some(e)),
+                    Err(e) => {
+                        sink(&[g], Err(e));
+                        any = true;
+                    }
                 }
             }
             if list.is_empty() {
                 // Some process cannot move: the whole system is stuck (errors aside).
                 self.choices = choices;
-                return;
+                return any;
             }
             procs.push(p as usize);
         }
@@ -256,13 +292,14 @@ impl<'m> Generator<'m> {
         loop {
             groups.clear();
             groups.extend(procs.iter().zip(&pick).map(|(&p, &k)| choices[p][k]));
-            let effects: Vec<&[Stmt]> = groups.iter().map(|&g| &model.groups[g as usize].effect[..]).collect();
-            self.push_step(&groups, state, effects.into_iter());
+            let effects = groups.iter().map(|&g| &model.groups[g as usize].effect[..]);
+            self.fire(&groups, state, effects, sink);
+            any = true;
             let mut i = procs.len();
             loop {
                 if i == 0 {
                     self.choices = choices;
-                    return;
+                    return any;
                 }
                 i -= 1;
                 pick[i] += 1;
