@@ -110,7 +110,8 @@ fn run(args: &RunArgs, model: &DveModel, checks: Checks, stop_at_first: bool, tr
         }
         None => {
             let budget = memory::available().map_or(4 << 30, |a| a / 2);
-            (20, memory::table_log2(budget, traces))
+            let max = memory::table_log2(budget, traces);
+            (24.min(max), max)
         }
     };
     let progress = progress::ProgressLine::new(args.quiet || args.json);

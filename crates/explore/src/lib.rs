@@ -14,6 +14,7 @@ pub mod store;
 pub mod table;
 pub mod trace;
 pub mod tree;
+pub mod zeroed;
 
 pub use bfs::{explore, BfsOptions, Stats};
 pub use check::{Checks, Invariant, Violation, ViolationKind};

@@ -19,6 +19,7 @@ use crate::check::{Checks, Violation, ViolationKind};
 use crate::table::TableFull;
 use crate::trace::Trace;
 use crate::tree::{TreeCursor, TreeStore};
+use crate::zeroed::ZeroedSlice;
 
 /// How to explore.
 pub struct Options<'a> {
@@ -40,7 +41,7 @@ pub struct Options<'a> {
 
 impl Default for Options<'_> {
     fn default() -> Self {
-        Options { threads: 1, log2_table: 22, max_log2_table: 28, checks: Checks::default(), stop_at_first: true, traces: true, progress: None }
+        Options { threads: 1, log2_table: 24, max_log2_table: 28, checks: Checks::default(), stop_at_first: true, traces: true, progress: None }
     }
 }
 
@@ -136,7 +137,8 @@ struct Shared<'m> {
     model: &'m Model,
     options: &'m Options<'m>,
     store: TreeStore,
-    parents: Vec<AtomicU32>,
+    /// Parent id + 1 of each state (0: none), indexed by state id; empty without traces.
+    parents: ZeroedSlice<AtomicU32>,
     frontier: RwLock<Vec<u32>>,
     cursor: AtomicUsize,
     next: Mutex<Vec<u32>>,
@@ -175,9 +177,9 @@ fn attempt(model: &Model, options: &Options<'_>, log2: u32, start: Instant) -> A
     let may_grow = log2 < options.max_log2_table;
     let limit = store.capacity() / 8 * if may_grow { GROW_AT_EIGHTHS } else { FULL_AT_EIGHTHS };
     let parents = if options.traces {
-        crate::table::zeroed_atomics_u32(store.capacity() as usize)
+        ZeroedSlice::new(store.capacity() as usize)
     } else {
-        Vec::new()
+        ZeroedSlice::new(0)
     };
     let (root, _, entries) = match store.insert_fresh(&model.initial_state()) {
         Ok(r) => r,

@@ -13,6 +13,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::zeroed::ZeroedSlice;
+
 /// The table has no room left for a new value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("the state table is full ({capacity} entries)")]
@@ -25,7 +27,7 @@ const MAX_PROBE: usize = 1 << 12;
 
 /// A concurrent insert-or-find set of `u64` values with stable indices.
 pub struct NodeTable {
-    entries: Vec<AtomicU64>,
+    entries: ZeroedSlice<AtomicU64>,
     mask: usize,
 }
 
@@ -45,7 +47,7 @@ impl NodeTable {
         let log2 = log2_capacity.clamp(4, 32);
         let capacity = 1usize << log2;
         // A zeroed allocation: the OS maps pages only when they are first written.
-        let entries = zeroed_atomics(capacity);
+        let entries = ZeroedSlice::new(capacity);
         NodeTable { entries, mask: capacity - 1 }
     }
 
@@ -101,22 +103,6 @@ impl NodeTable {
     pub fn occupied(&self) -> u64 {
         self.entries.iter().filter(|e| e.load(Ordering::Relaxed) != 0).count() as u64
     }
-}
-
-/// A vector of `len` zeroed `AtomicU64`, allocated zeroed so that untouched pages
-/// cost no memory.
-pub(crate) fn zeroed_atomics(len: usize) -> Vec<AtomicU64> {
-    let mut v = std::mem::ManuallyDrop::new(vec![0u64; len]);
-    // SAFETY: AtomicU64 has the same size, alignment and bit validity as u64; the
-    // pointer, length and capacity come from a Vec<u64> that is not used again.
-    unsafe { Vec::from_raw_parts(v.as_mut_ptr() as *mut AtomicU64, v.len(), v.capacity()) }
-}
-
-/// A vector of `len` zeroed `AtomicU32`, allocated like [`zeroed_atomics`].
-pub(crate) fn zeroed_atomics_u32(len: usize) -> Vec<std::sync::atomic::AtomicU32> {
-    let mut v = std::mem::ManuallyDrop::new(vec![0u32; len]);
-    // SAFETY: as above, for AtomicU32 and u32.
-    unsafe { Vec::from_raw_parts(v.as_mut_ptr() as *mut std::sync::atomic::AtomicU32, v.len(), v.capacity()) }
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::table::{NodeTable, TableFull};
+use crate::zeroed::ZeroedSlice;
 
 /// A child of a tree node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,7 +68,7 @@ pub struct TreeCursor {
 /// Tree-compressed concurrent set of fixed-length states.
 pub struct TreeStore {
     table: NodeTable,
-    roots: Vec<AtomicU64>,
+    roots: ZeroedSlice<AtomicU64>,
     shape: Vec<NodeShape>,
     words: usize,
 }
@@ -81,7 +82,7 @@ impl TreeStore {
     /// A store for `words`-word states with a table of `2^log2_capacity` entries.
     pub fn new(words: usize, log2_capacity: u32) -> Self {
         let table = NodeTable::new(log2_capacity);
-        let roots = crate::table::zeroed_atomics(table.capacity().div_ceil(64) as usize);
+        let roots = ZeroedSlice::new(table.capacity().div_ceil(64) as usize);
         TreeStore { table, roots, shape: shape(words), words }
     }
 
