@@ -18,7 +18,7 @@ use warpcheck_model::{Evaluator, Generator, Model};
 use crate::check::{Checks, Violation, ViolationKind};
 use crate::table::TableFull;
 use crate::trace::Trace;
-use crate::tree::{TreeCursor, TreeStore};
+use crate::tree::{BatchScratch, TreeCursor, TreeStore};
 use crate::zeroed::ZeroedSlice;
 
 /// How to explore.
@@ -130,6 +130,21 @@ impl Counts {
     }
 }
 
+/// The buffers of one worker thread.
+struct Worker<'m> {
+    generator: Generator<'m>,
+    /// The state being expanded, with its tree.
+    cursor: TreeCursor,
+    /// Its successor states, back to back.
+    successors: Vec<u32>,
+    batch: BatchScratch,
+    inserted: Vec<(u32, bool)>,
+    /// New states found for the next level.
+    next: Vec<u32>,
+    found: Found,
+    counts: Counts,
+}
+
 /// First occurrence (state id) and count of each violated property.
 type Found = HashMap<(u8, usize), (ViolationKind, u32, u64)>;
 
@@ -226,12 +241,16 @@ fn attempt(model: &Model, options: &Options<'_>, log2: u32, start: Instant) -> A
 impl Shared<'_> {
     /// One worker: a level at a time, claim chunks of the frontier and expand them.
     fn work(&self, worker: usize, barrier: &Barrier) {
-        let mut generator = Generator::new(self.model);
-        let mut cursor = self.store.cursor();
-        let mut scratch = Vec::new();
-        let mut next = Vec::new();
-        let mut found = Found::new();
-        let mut counts = Counts::default();
+        let mut w = Worker {
+            generator: Generator::new(self.model),
+            cursor: self.store.cursor(),
+            successors: Vec::new(),
+            batch: BatchScratch::default(),
+            inserted: Vec::new(),
+            next: Vec::new(),
+            found: Found::new(),
+            counts: Counts::default(),
+        };
         let mut last_report = Instant::now();
         loop {
             if barrier.wait().is_leader() {
@@ -260,20 +279,24 @@ impl Shared<'_> {
                     if begin >= frontier.len() {
                         break;
                     }
-                    let before = (counts.states, counts.transitions, counts.entries);
-                    for &id in &frontier[begin..(begin + chunk).min(frontier.len())] {
-                        if let Err(full) =
-                            self.expand(id, &mut generator, &mut cursor, &mut scratch, &mut next, &mut found, &mut counts)
-                        {
+                    let ids = &frontier[begin..(begin + chunk).min(frontier.len())];
+                    let c = &w.counts;
+                    let before = (c.states, c.transitions, c.entries);
+                    for (k, &id) in ids.iter().enumerate() {
+                        if let Some(&ahead) = ids.get(k + 2) {
+                            self.store.prefetch_state(ahead);
+                        }
+                        if let Err(full) = self.expand(id, &mut w) {
                             *self.full.lock().unwrap() = Some(full);
                             self.stop.store(true, Ordering::Relaxed);
                             break;
                         }
                     }
-                    self.progress_states.fetch_add(counts.states - before.0, Ordering::Relaxed);
-                    self.progress_transitions.fetch_add(counts.transitions - before.1, Ordering::Relaxed);
-                    let entries = self.entries.fetch_add(counts.entries - before.2, Ordering::Relaxed);
-                    if entries + counts.entries - before.2 > self.limit {
+                    let c = &w.counts;
+                    self.progress_states.fetch_add(c.states - before.0, Ordering::Relaxed);
+                    self.progress_transitions.fetch_add(c.transitions - before.1, Ordering::Relaxed);
+                    let entries = self.entries.fetch_add(c.entries - before.2, Ordering::Relaxed);
+                    if entries + c.entries - before.2 > self.limit {
                         self.grow.store(true, Ordering::Relaxed);
                         self.stop.store(true, Ordering::Relaxed);
                     }
@@ -283,9 +306,9 @@ impl Shared<'_> {
                     }
                 }
             }
-            self.next.lock().unwrap().append(&mut next);
-            self.merge_found(&mut found);
-            self.counts.lock().unwrap().add(&std::mem::take(&mut counts));
+            self.next.lock().unwrap().append(&mut w.next);
+            self.merge_found(&mut w.found);
+            self.counts.lock().unwrap().add(&std::mem::take(&mut w.counts));
         }
     }
 
@@ -320,60 +343,36 @@ impl Shared<'_> {
     }
 
     /// Expands state `id`: checks it, generates its successors and stores the new ones.
-    #[allow(clippy::too_many_arguments)]
-    fn expand(
-        &self,
-        id: u32,
-        generator: &mut Generator<'_>,
-        cursor: &mut TreeCursor,
-        scratch: &mut Vec<u32>,
-        next: &mut Vec<u32>,
-        found: &mut Found,
-        counts: &mut Counts,
-    ) -> Result<(), TableFull> {
+    fn expand(&self, id: u32, w: &mut Worker<'_>) -> Result<(), TableFull> {
         let model = self.model;
         let checks = &self.options.checks;
-        self.store.load(id, cursor);
+        self.store.load(id, &mut w.cursor);
+        let state = &w.cursor.words;
+        let found = &mut w.found;
         let mut violation = |kind: ViolationKind| {
             found.entry(kind.category()).and_modify(|e| e.2 += 1).or_insert((kind, id, 1));
         };
         for (i, inv) in checks.invariants.iter().enumerate() {
             let ev = Evaluator { layout: &model.layout, temps: &mut [] };
-            match ev.holds(&inv.expr, &cursor.words) {
+            match ev.holds(&inv.expr, state) {
                 Ok(true) => {}
                 Ok(false) => violation(ViolationKind::Invariant { invariant: i, error: None }),
                 Err(e) => violation(ViolationKind::Invariant { invariant: i, error: Some(e) }),
             }
         }
         if checks.assertions {
-            if let Some(f) = model.violated_assertion(&cursor.words) {
+            if let Some(f) = model.violated_assertion(state) {
                 violation(ViolationKind::Assertion { assertion: f.assertion, error: f.error });
             }
         }
-        counts.accepting += model.is_accepting(&cursor.words) as u64;
-        let mut full = None;
-        let cursor: &TreeCursor = cursor;
-        let deadlock = generator.successors(&cursor.words, |_, result| {
+        let counts = &mut w.counts;
+        counts.accepting += model.is_accepting(state) as u64;
+        let successors = &mut w.successors;
+        successors.clear();
+        let deadlock = w.generator.successors(state, |_, result| {
             counts.transitions += 1;
             match result {
-                Ok(target) => {
-                    if full.is_some() {
-                        return;
-                    }
-                    match self.store.insert(target, cursor, scratch) {
-                        Ok((child, new, created)) => {
-                            counts.entries += created as u64;
-                            if new {
-                                counts.states += 1;
-                                next.push(child);
-                                if let Some(p) = self.parents.get(child as usize) {
-                                    p.store(id + 1, Ordering::Relaxed);
-                                }
-                            }
-                        }
-                        Err(e) => full = Some(e),
-                    }
-                }
+                Ok(target) => successors.extend_from_slice(target),
                 Err(e) => {
                     counts.error_transitions += 1;
                     violation(ViolationKind::EvalError(e));
@@ -386,7 +385,18 @@ impl Shared<'_> {
                 violation(ViolationKind::Deadlock);
             }
         }
-        full.map_or(Ok(()), Err)
+        w.inserted.clear();
+        counts.entries += self.store.insert_batch(&w.successors, &w.cursor, &mut w.batch, &mut w.inserted)?;
+        for &(child, new) in &w.inserted {
+            if new {
+                counts.states += 1;
+                w.next.push(child);
+                if let Some(p) = self.parents.get(child as usize) {
+                    p.store(id + 1, Ordering::Relaxed);
+                }
+            }
+        }
+        Ok(())
     }
 
     fn report(&self) -> Report {

@@ -61,6 +61,20 @@ impl NodeTable {
         self.capacity() * 8
     }
 
+    /// Asks the CPU to start loading the entry where a lookup of `value` begins, so
+    /// that lookups of several values can wait for memory at the same time.
+    #[inline]
+    pub fn prefetch(&self, value: u64) {
+        let i = (mix(value) as usize) & self.mask;
+        prefetch(&self.entries[i]);
+    }
+
+    /// Starts loading the entry at `index`.
+    #[inline]
+    pub fn prefetch_index(&self, index: u32) {
+        prefetch(&self.entries[index as usize]);
+    }
+
     /// Finds `value` or inserts it. Returns its index and whether this call inserted it.
     #[inline]
     pub fn find_or_insert(&self, value: u64) -> Result<(u32, bool), TableFull> {
@@ -103,6 +117,18 @@ impl NodeTable {
     pub fn occupied(&self) -> u64 {
         self.entries.iter().filter(|e| e.load(Ordering::Relaxed) != 0).count() as u64
     }
+}
+
+/// Starts loading the cache line holding `item`.
+#[inline]
+pub(crate) fn prefetch<T>(item: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint and never faults; the pointer is valid anyway.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(item as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = item;
 }
 
 #[cfg(test)]
