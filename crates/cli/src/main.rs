@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use warpcheck_dve::DveModel;
-use warpcheck_explore::{explore_parallel, Checks, ExploreError, Invariant, Options, Report};
+use warpcheck_explore::{explore_parallel, Checks, ExploreError, Invariant, Options, Order, Report};
 
 /// Exit statuses, one table for the whole binary.
 mod exit {
@@ -86,6 +86,15 @@ struct RunArgs {
     /// No progress line.
     #[arg(long, short = 'q')]
     quiet: bool,
+    /// Exploration order: `bfs` (level by level, shortest counterexamples) or `dfs`.
+    #[arg(long, value_enum, default_value_t = OrderArg::Bfs)]
+    order: OrderArg,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum OrderArg {
+    Bfs,
+    Dfs,
 }
 
 /// Reads and loads a DVE model, printing a diagnostic on failure.
@@ -124,6 +133,10 @@ fn run(args: &RunArgs, model: &DveModel, checks: Checks, stop_at_first: bool, tr
         stop_at_first,
         traces,
         progress: Some(&update),
+        order: match args.order {
+            OrderArg::Bfs => Order::Bfs,
+            OrderArg::Dfs => Order::Dfs,
+        },
     };
     let result = explore_parallel(&model.model, &options);
     progress.finish();

@@ -11,7 +11,7 @@ pub fn stats_json(model_path: &str, model: &Model, r: &Report, threads: usize) -
         "states": r.states,
         "transitions": r.transitions,
         "deadlocks": r.deadlocks,
-        "levels": r.levels,
+        "levels": (r.levels > 0).then_some(r.levels),
         "accepting": r.accepting,
         "error_transitions": r.error_transitions,
         "complete": r.complete,
@@ -31,7 +31,11 @@ pub fn print_stats(model: &Model, r: &Report, threads: usize) {
     println!("states:       {}", r.states);
     println!("transitions:  {}", r.transitions);
     println!("deadlocks:    {}", r.deadlocks);
-    println!("levels:       {}", r.levels);
+    if r.levels > 0 {
+        println!("levels:       {}", r.levels);
+    } else {
+        println!("levels:       - (depth-first order)");
+    }
     if model.property.is_some() {
         println!("accepting:    {}", r.accepting);
     }

@@ -63,3 +63,115 @@ fn unknown_option_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("--no-such-option"));
 }
+
+/// Writes a model to a fresh temporary file and returns its path.
+fn model_file(name: &str, source: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("warpcheck-cli-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.dve"));
+    std::fs::write(&path, source).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn check_holds_on_the_example() {
+    let out = warpcheck(&["check", "examples/peterson.dve"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("checked:      deadlock, 2 assertion(s), evaluation errors"), "{stdout}");
+    assert!(stdout.contains("verdict:      holds"), "{stdout}");
+}
+
+#[test]
+fn violated_invariant_gives_a_shortest_trace() {
+    let out = warpcheck(&["check", "examples/peterson.dve", "--invariant", "entries < 2", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(r["verdict"], "violated");
+    // Two critical sections of one process: idle, want, wait, cs, idle, want, wait, cs.
+    assert_eq!(r["trace_length"], 7);
+    let trace = r["trace"].as_array().unwrap();
+    assert_eq!(trace.len(), 8, "the initial state and 7 steps");
+    assert_eq!(trace[0]["step"], "initial state");
+    assert_eq!(trace[7]["changes"][0], "entries = 2 (was 1)");
+    assert!(r["violations"][0]["message"].as_str().unwrap().contains("entries < 2"));
+}
+
+#[test]
+fn text_trace_names_processes_transitions_and_changes() {
+    let out = warpcheck(&["check", "examples/peterson.dve", "--invariant", "entries == 0"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("violated: invariant violated: `entries == 0`"), "{stdout}");
+    assert!(stdout.contains("counterexample (3 steps):"), "{stdout}");
+    assert!(stdout.contains("1. P0: idle -> want") || stdout.contains("1. P1: idle -> want"), "{stdout}");
+    assert!(stdout.contains("entries = 1 (was 0)"), "{stdout}");
+}
+
+#[test]
+fn deadlock_and_assertion_and_error_are_violations() {
+    let deadlock = model_file("deadlock", "byte x; process P { state a, b; init a; trans a -> b { effect x = 1; }; } system async;");
+    let out = warpcheck(&["check", &deadlock, "--deadlock", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["trace_length"], 1);
+    assert!(r["violations"][0]["message"].as_str().unwrap().starts_with("deadlock"));
+
+    let assertion = model_file(
+        "assertion",
+        "byte x; process P { state a, b; init a; assert b: x == 0; trans a -> b { effect x = 1; }, b -> a {}; } system async;",
+    );
+    let out = warpcheck(&["check", &assertion, "--assert"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stdout).contains("assertion violated: `x == 0` in process P state b"), "{}", text(&out.stdout));
+
+    let error = model_file("error", "byte a[2]; byte i; process P { state s; init s; trans s -> s { effect a[i] = 1, i = i + 1; }; } system async;");
+    let out = warpcheck(&["check", &error, "--deadlock"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("evaluation error: array index 2 out of bounds for `a[2]`"), "{stdout}");
+    assert!(stdout.contains("raises: array index 2 out of bounds"), "{stdout}");
+}
+
+#[test]
+fn all_counts_every_violation() {
+    let out = warpcheck(&["check", "examples/peterson.dve", "--invariant", "entries < 3", "--all", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["complete"], true);
+    assert_eq!(r["states"], 70);
+    let counted = r["violations"][0]["count"].as_u64().unwrap();
+    // Every state with entries == 3: fewer than all 70, more than one.
+    assert!(counted > 1 && counted < 70, "{counted}");
+}
+
+#[test]
+fn bad_invariant_is_bad_input() {
+    let out = warpcheck(&["check", "examples/peterson.dve", "--invariant", "entries <"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("error: expected an expression, found end of file"), "{stderr}");
+    assert!(stderr.contains("--invariant:1:10"), "{stderr}");
+    let out = warpcheck(&["check", "examples/peterson.dve", "--invariant", "nosuch == 1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("undefined name `nosuch`"));
+}
+
+#[test]
+fn full_state_table_is_a_resource_error() {
+    let counter = model_file("counter", "int x; process P { state s; init s; trans s -> s { guard x < 30000; effect x = x + 1; }; } system async;");
+    let out = warpcheck(&["explore", &counter, "--memory", "64K"]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stdout));
+    assert!(text(&out.stderr).contains("the state table is full"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn depth_first_order_counts_the_same() {
+    for threads in ["1", "2"] {
+        let out = warpcheck(&["explore", "examples/buffered_pipeline.dve", "--order", "dfs", "--threads", threads, "--json"]);
+        assert_eq!(out.status.code(), Some(0));
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!((r["states"].as_u64(), r["transitions"].as_u64()), (Some(51), Some(88)));
+        assert!(r["levels"].is_null());
+    }
+}

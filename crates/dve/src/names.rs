@@ -70,8 +70,8 @@ fn binary_op(op: BinaryOp) -> BinOp {
     }
 }
 
-/// Folds a constant unary or binary expression; `None` when it would raise an
-/// evaluation error (left for run time, where the step that reaches it reports it).
+/// Folds a constant unary or binary expression, unless it would raise an evaluation
+/// error (left for run time, where the step that reaches it reports it).
 fn fold(e: IrExpr) -> IrExpr {
     match &e {
         IrExpr::Unary(op, a) => {
@@ -93,6 +93,15 @@ fn fold(e: IrExpr) -> IrExpr {
         _ => {}
     }
     e
+}
+
+/// Reads `array[index]`: a plain slot read when the index is a constant in bounds (a
+/// constant out of bounds stays a checked read, raising its error when evaluated).
+fn element(array: ArrayRef, index: IrExpr) -> IrExpr {
+    match index {
+        IrExpr::Const(i) if i >= 0 && (i as u32) < array.len => IrExpr::Load(array.first + i as u32),
+        index => IrExpr::LoadIndexed(array, Box::new(index)),
+    }
 }
 
 impl Names {
@@ -165,9 +174,7 @@ impl Names {
                 None => return Err(self.undefined(id)),
             },
             ExprKind::Index(id, index) => match self.lookup(process, &id.name) {
-                Some(Symbol::Var(v)) => {
-                    IrExpr::LoadIndexed(self.array(v, id)?, Box::new(self.lower_expr(process, index)?))
-                }
+                Some(Symbol::Var(v)) => element(self.array(v, id)?, self.lower_expr(process, index)?),
                 Some(Symbol::Const(_)) => {
                     return Err(Diagnostic::new(format!("constant `{}` is not an array", id.name), id.span))
                 }
@@ -189,7 +196,7 @@ impl Names {
                 let pi = self.process(p)?;
                 let v = self.local_var(pi, var)?;
                 match index {
-                    Some(i) => IrExpr::LoadIndexed(self.array(v, var)?, Box::new(self.lower_expr(process, i)?)),
+                    Some(i) => element(self.array(v, var)?, self.lower_expr(process, i)?),
                     None => IrExpr::Load(self.scalar(v, var)?),
                 }
             }
@@ -240,7 +247,13 @@ impl Names {
                 None => Err(self.undefined(id)),
             },
             ExprKind::Index(id, index) => match self.lookup(process, &id.name) {
-                Some(Symbol::Var(v)) => Ok(LValue::Indexed(self.array(v, id)?, self.lower_expr(process, index)?)),
+                Some(Symbol::Var(v)) => {
+                    let array = self.array(v, id)?;
+                    Ok(match self.lower_expr(process, index)? {
+                        IrExpr::Const(i) if i >= 0 && (i as u32) < array.len => LValue::Slot(array.first + i as u32),
+                        index => LValue::Indexed(array, index),
+                    })
+                }
                 Some(Symbol::Const(_)) => Err(constant(id)),
                 None => Err(self.undefined(id)),
             },

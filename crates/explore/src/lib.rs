@@ -18,5 +18,5 @@ pub mod zeroed;
 
 pub use bfs::{explore, BfsOptions, Stats};
 pub use check::{Checks, Invariant, Violation, ViolationKind};
-pub use parallel::{explore_parallel, ExploreError, Options, Progress, Report};
+pub use parallel::{explore_parallel, ExploreError, Options, Order, Progress, Report};
 pub use trace::{Trace, TraceStep};

@@ -37,11 +37,24 @@ pub struct Options<'a> {
     pub traces: bool,
     /// Called now and then with the progress so far.
     pub progress: Option<&'a (dyn Fn(&Progress) + Sync)>,
+    /// Breadth-first (shortest counterexamples) or depth-first.
+    pub order: Order,
+}
+
+/// The order in which states are expanded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Order {
+    /// Level by level: counterexamples are shortest.
+    #[default]
+    Bfs,
+    /// Each worker depth first from its own stack, sharing work when another is idle;
+    /// counterexamples are valid but not shortest, and there are no levels.
+    Dfs,
 }
 
 impl Default for Options<'_> {
     fn default() -> Self {
-        Options { threads: 1, log2_table: 24, max_log2_table: 28, checks: Checks::default(), stop_at_first: true, traces: true, progress: None }
+        Options { threads: 1, log2_table: 24, max_log2_table: 28, checks: Checks::default(), stop_at_first: true, traces: true, progress: None, order: Order::Bfs }
     }
 }
 
@@ -88,6 +101,8 @@ impl Report {
     }
 }
 
+mod dfs;
+
 /// Exploration ended without an answer.
 #[derive(Debug, thiserror::Error)]
 pub enum ExploreError {
@@ -120,6 +135,11 @@ struct Counts {
 }
 
 impl Counts {
+    /// States, transitions and table entries so far.
+    fn snapshot(&self) -> (u64, u64, u64) {
+        (self.states, self.transitions, self.entries)
+    }
+
     fn add(&mut self, o: &Counts) {
         self.states += o.states;
         self.transitions += o.transitions;
@@ -168,6 +188,10 @@ struct Shared<'m> {
     entries: AtomicU64,
     limit: u64,
     grow: AtomicBool,
+    /// Shared work of the depth-first order.
+    pool: Mutex<dfs::Pool>,
+    pool_ready: std::sync::Condvar,
+    hungry: AtomicUsize,
     /// Levels started; the one being expanded is `levels - 1`.
     levels: AtomicU32,
     start: Instant,
@@ -218,6 +242,9 @@ fn attempt(model: &Model, options: &Options<'_>, log2: u32, start: Instant) -> A
         entries: AtomicU64::new(entries as u64),
         limit,
         grow: AtomicBool::new(false),
+        pool: Mutex::new(dfs::Pool::default()),
+        pool_ready: std::sync::Condvar::new(),
+        hungry: AtomicUsize::new(0),
         levels: AtomicU32::new(0),
         start,
     };
@@ -226,7 +253,10 @@ fn attempt(model: &Model, options: &Options<'_>, log2: u32, start: Instant) -> A
     std::thread::scope(|s| {
         for worker in 0..threads {
             let (shared, barrier) = (&shared, &barrier);
-            s.spawn(move || shared.work(worker, barrier));
+            match options.order {
+                Order::Bfs => s.spawn(move || shared.work(worker, barrier)),
+                Order::Dfs => s.spawn(move || shared.work_dfs(worker)),
+            };
         }
     });
     if shared.grow.load(Ordering::Relaxed) {
@@ -241,16 +271,7 @@ fn attempt(model: &Model, options: &Options<'_>, log2: u32, start: Instant) -> A
 impl Shared<'_> {
     /// One worker: a level at a time, claim chunks of the frontier and expand them.
     fn work(&self, worker: usize, barrier: &Barrier) {
-        let mut w = Worker {
-            generator: Generator::new(self.model),
-            cursor: self.store.cursor(),
-            successors: Vec::new(),
-            batch: BatchScratch::default(),
-            inserted: Vec::new(),
-            next: Vec::new(),
-            found: Found::new(),
-            counts: Counts::default(),
-        };
+        let mut w = self.worker();
         let mut last_report = Instant::now();
         loop {
             if barrier.wait().is_leader() {
@@ -280,8 +301,7 @@ impl Shared<'_> {
                         break;
                     }
                     let ids = &frontier[begin..(begin + chunk).min(frontier.len())];
-                    let c = &w.counts;
-                    let before = (c.states, c.transitions, c.entries);
+                    let before = w.counts.snapshot();
                     for (k, &id) in ids.iter().enumerate() {
                         if let Some(&ahead) = ids.get(k + 2) {
                             self.store.prefetch_state(ahead);
@@ -292,14 +312,7 @@ impl Shared<'_> {
                             break;
                         }
                     }
-                    let c = &w.counts;
-                    self.progress_states.fetch_add(c.states - before.0, Ordering::Relaxed);
-                    self.progress_transitions.fetch_add(c.transitions - before.1, Ordering::Relaxed);
-                    let entries = self.entries.fetch_add(c.entries - before.2, Ordering::Relaxed);
-                    if entries + c.entries - before.2 > self.limit {
-                        self.grow.store(true, Ordering::Relaxed);
-                        self.stop.store(true, Ordering::Relaxed);
-                    }
+                    self.account(before, &w.counts);
                     if worker == 0 && last_report.elapsed().as_millis() >= 250 {
                         last_report = Instant::now();
                         self.report_progress(level);
@@ -309,6 +322,31 @@ impl Shared<'_> {
             self.next.lock().unwrap().append(&mut w.next);
             self.merge_found(&mut w.found);
             self.counts.lock().unwrap().add(&std::mem::take(&mut w.counts));
+        }
+    }
+
+    fn worker(&self) -> Worker<'_> {
+        Worker {
+            generator: Generator::new(self.model),
+            cursor: self.store.cursor(),
+            successors: Vec::new(),
+            batch: BatchScratch::default(),
+            inserted: Vec::new(),
+            next: Vec::new(),
+            found: Found::new(),
+            counts: Counts::default(),
+        }
+    }
+
+    /// Publishes a worker's progress since `before` and stops the run (to grow the
+    /// table, or as full) when the table passes its load limit.
+    fn account(&self, before: (u64, u64, u64), counts: &Counts) {
+        self.progress_states.fetch_add(counts.states - before.0, Ordering::Relaxed);
+        self.progress_transitions.fetch_add(counts.transitions - before.1, Ordering::Relaxed);
+        let added = counts.entries - before.2;
+        if self.entries.fetch_add(added, Ordering::Relaxed) + added > self.limit {
+            self.grow.store(true, Ordering::Relaxed);
+            self.stop.store(true, Ordering::Relaxed);
         }
     }
 

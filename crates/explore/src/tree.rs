@@ -8,8 +8,10 @@
 //! index of its root entry; a bitmap marks which entries are roots, which decides
 //! whether a state is new (an entry may exist as an inner node of another state first).
 //!
-//! Inserting a successor reuses the parent's tree ([`TreeCursor`]): only the nodes
-//! above changed words are looked up again.
+//! Successors are inserted against the tree of the state they came from
+//! ([`TreeCursor`]): only the nodes above changed words are looked up again, and the
+//! lookups of a whole batch of successors are made height by height, each round
+//! prefetched first, so that their cache misses overlap.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -31,29 +33,48 @@ enum Child {
 struct NodeShape {
     left: Child,
     right: Child,
+    /// The node above, `None` for the root.
+    parent: Option<usize>,
+    /// 0 for nodes over words only, else one more than the higher child.
+    height: usize,
 }
 
-/// The fixed tree shape of `k`-word states, nodes in postorder (root last).
-fn shape(words: usize) -> Vec<NodeShape> {
-    fn build(start: usize, end: usize, nodes: &mut Vec<NodeShape>) -> Child {
+/// The fixed tree shape of `k`-word states, nodes in postorder (root last), and for
+/// each word the node directly above it.
+fn shape(words: usize) -> (Vec<NodeShape>, Vec<usize>) {
+    fn build(start: usize, end: usize, nodes: &mut Vec<NodeShape>) -> (Child, usize) {
         if end - start == 1 {
-            return Child::Word(start);
+            return (Child::Word(start), 0);
         }
         let mid = start + (end - start) / 2;
-        let left = build(start, mid, nodes);
-        let right = build(mid, end, nodes);
-        nodes.push(NodeShape { left, right });
-        Child::Node(nodes.len() - 1)
+        let (left, lh) = build(start, mid, nodes);
+        let (right, rh) = build(mid, end, nodes);
+        let height = match (left, right) {
+            (Child::Word(_), Child::Word(_)) => 0,
+            _ => lh.max(rh) + 1,
+        };
+        nodes.push(NodeShape { left, right, parent: None, height });
+        (Child::Node(nodes.len() - 1), height)
     }
     let mut nodes = Vec::new();
     match words {
-        0 => nodes.push(NodeShape { left: Child::Zero, right: Child::Zero }),
-        1 => nodes.push(NodeShape { left: Child::Word(0), right: Child::Zero }),
+        0 => nodes.push(NodeShape { left: Child::Zero, right: Child::Zero, parent: None, height: 0 }),
+        1 => nodes.push(NodeShape { left: Child::Word(0), right: Child::Zero, parent: None, height: 0 }),
         k => {
             build(0, k, &mut nodes);
         }
     }
-    nodes
+    let mut above = vec![0; words];
+    for i in 0..nodes.len() {
+        for c in [nodes[i].left, nodes[i].right] {
+            match c {
+                Child::Node(n) => nodes[n].parent = Some(i),
+                Child::Word(w) => above[w] = i,
+                Child::Zero => {}
+            }
+        }
+    }
+    (nodes, above)
 }
 
 /// A state decompressed or inserted by one worker: its words and its tree's node
@@ -68,8 +89,12 @@ pub struct TreeCursor {
 /// Reusable buffers of [`TreeStore::insert_batch`].
 #[derive(Default)]
 pub struct BatchScratch {
+    /// Node indices of each successor's tree (`nodes` per successor).
     refs: Vec<u32>,
-    changed: Vec<bool>,
+    /// Whether a successor's node must be looked up (`nodes` per successor).
+    dirty: Vec<bool>,
+    /// Per height, the (successor, node) lookups of that round.
+    rounds: Vec<Vec<(u32, u32)>>,
     values: Vec<u64>,
 }
 
@@ -78,6 +103,8 @@ pub struct TreeStore {
     table: NodeTable,
     roots: ZeroedSlice<AtomicU64>,
     shape: Vec<NodeShape>,
+    /// For each word, the node directly above it.
+    above: Vec<usize>,
     words: usize,
 }
 
@@ -91,7 +118,8 @@ impl TreeStore {
     pub fn new(words: usize, log2_capacity: u32) -> Self {
         let table = NodeTable::new(log2_capacity);
         let roots = ZeroedSlice::new(table.capacity().div_ceil(64) as usize);
-        TreeStore { table, roots, shape: shape(words), words }
+        let (shape, above) = shape(words);
+        TreeStore { table, roots, shape, above, words }
     }
 
     /// Bytes reserved by the table and the root bitmap.
@@ -109,52 +137,11 @@ impl TreeStore {
         TreeCursor { words: vec![0; self.words], refs: vec![0; self.shape.len()], valid: false }
     }
 
-    /// Inserts `state` unless present, reusing the tree of `base` (the state it was
-    /// generated from) for the unchanged words. Returns the state's id and whether it
-    /// is new, plus the number of table entries this call created.
-    pub fn insert(
-        &self,
-        state: &[u32],
-        base: &TreeCursor,
-        scratch: &mut Vec<u32>,
-    ) -> Result<(u32, bool, u32), TableFull> {
-        debug_assert_eq!(state.len(), self.words);
-        scratch.clear();
-        let mut created = 0;
-        // changed[i]: whether node i differs from base's node i; kept in scratch's
-        // high bit to avoid a second buffer.
-        for (i, node) in self.shape.iter().enumerate() {
-            let child = |c: Child, scratch: &Vec<u32>| -> (u32, bool) {
-                match c {
-                    Child::Word(w) => (state[w], !base.valid || base.words[w] != state[w]),
-                    Child::Node(n) => (scratch[2 * n], scratch[2 * n + 1] != 0),
-                    Child::Zero => (0, !base.valid),
-                }
-            };
-            let (l, lc) = child(node.left, scratch);
-            let (r, rc) = child(node.right, scratch);
-            let changed = lc || rc;
-            let index = if changed {
-                let (index, new) = self.table.find_or_insert(pair(l, r))?;
-                created += new as u32;
-                index
-            } else {
-                base.refs[i]
-            };
-            scratch.push(index);
-            scratch.push(changed as u32);
-        }
-        let root = scratch[scratch.len() - 2];
-        let bit = 1u64 << (root % 64);
-        let was = self.roots[root as usize / 64].fetch_or(bit, Ordering::AcqRel);
-        Ok((root, was & bit == 0, created))
-    }
-
-    /// Inserts a batch of `states` (`words` each), all successors of `base`: like
-    /// [`insert`](Self::insert) for each, but node by node across the batch, first
-    /// prefetching every lookup of the round, so that the cache misses of different
-    /// states overlap. Pushes `(id, new)` per state to `out` and returns the number of
-    /// table entries created.
+    /// Inserts a batch of `states` (`words` each), successors of `base` (or of nothing,
+    /// if `base` holds no state): for each, the nodes above words that differ from
+    /// `base` are looked up or inserted, height by height across the batch, each round
+    /// prefetched first. Pushes `(id, new)` per state to `out` and returns the number
+    /// of table entries created.
     pub fn insert_batch(
         &self,
         states: &[u32],
@@ -162,41 +149,63 @@ impl TreeStore {
         batch: &mut BatchScratch,
         out: &mut Vec<(u32, bool)>,
     ) -> Result<u64, TableFull> {
-        let n = states.len() / self.words.max(1);
+        let words = self.words.max(1);
+        let n = states.len() / words;
         let nodes = self.shape.len();
-        let BatchScratch { refs, changed, values } = batch;
+        let BatchScratch { refs, dirty, rounds, values } = batch;
         refs.clear();
-        refs.resize(n * nodes, 0);
-        changed.clear();
-        changed.resize(n * nodes, false);
-        values.clear();
-        values.resize(n, 0);
-        let mut created = 0;
-        for (i, node) in self.shape.iter().enumerate() {
-            for s in 0..n {
-                let state = &states[s * self.words..(s + 1) * self.words];
-                let child = |c: Child| -> (u32, bool) {
-                    match c {
-                        Child::Word(w) => (state[w], !base.valid || base.words[w] != state[w]),
-                        Child::Node(k) => (refs[s * nodes + k], changed[s * nodes + k]),
-                        Child::Zero => (0, !base.valid),
+        dirty.clear();
+        dirty.resize(n * nodes, !base.valid);
+        for round in rounds.iter_mut() {
+            round.clear();
+        }
+        let height = self.shape[nodes - 1].height;
+        rounds.resize_with(height + 1, Vec::new);
+        for s in 0..n {
+            let state = &states[s * self.words..(s + 1) * self.words];
+            if base.valid {
+                refs.extend_from_slice(&base.refs);
+                let dirty = &mut dirty[s * nodes..(s + 1) * nodes];
+                for (w, (a, b)) in state.iter().zip(&base.words).enumerate() {
+                    if a == b {
+                        continue;
                     }
-                };
-                let ((l, lc), (r, rc)) = (child(node.left), child(node.right));
-                changed[s * nodes + i] = lc || rc;
-                if lc || rc {
-                    values[s] = pair(l, r);
-                    self.table.prefetch(values[s]);
-                } else {
-                    refs[s * nodes + i] = base.refs[i];
+                    let mut node = Some(self.above[w]);
+                    while let Some(k) = node {
+                        if dirty[k] {
+                            break;
+                        }
+                        dirty[k] = true;
+                        rounds[self.shape[k].height].push((s as u32, k as u32));
+                        node = self.shape[k].parent;
+                    }
+                }
+            } else {
+                refs.resize(refs.len() + nodes, 0);
+                for (k, node) in self.shape.iter().enumerate() {
+                    rounds[node.height].push((s as u32, k as u32));
                 }
             }
-            for s in 0..n {
-                if changed[s * nodes + i] {
-                    let (index, new) = self.table.find_or_insert(values[s])?;
-                    created += new as u64;
-                    refs[s * nodes + i] = index;
-                }
+        }
+        let mut created = 0;
+        for round in rounds.iter() {
+            values.clear();
+            for &(s, k) in round {
+                let (s, k) = (s as usize, k as usize);
+                let state = &states[s * self.words..(s + 1) * self.words];
+                let child = |c: Child| match c {
+                    Child::Word(w) => state[w],
+                    Child::Node(m) => refs[s * nodes + m],
+                    Child::Zero => 0,
+                };
+                let value = pair(child(self.shape[k].left), child(self.shape[k].right));
+                self.table.prefetch(value);
+                values.push(value);
+            }
+            for (&(s, k), &value) in round.iter().zip(values.iter()) {
+                let (index, new) = self.table.find_or_insert(value)?;
+                created += new as u64;
+                refs[s as usize * nodes + k as usize] = index;
             }
         }
         let root_of = |s: usize| refs[s * nodes + nodes - 1];
@@ -212,16 +221,18 @@ impl TreeStore {
         Ok(created)
     }
 
+    /// Inserts one state with no base (the initial state). Returns its id, whether it
+    /// is new and the number of table entries created.
+    pub fn insert_fresh(&self, state: &[u32]) -> Result<(u32, bool, u64), TableFull> {
+        let mut out = Vec::with_capacity(1);
+        let created = self.insert_batch(state, &TreeCursor::default(), &mut BatchScratch::default(), &mut out)?;
+        Ok((out[0].0, out[0].1, created))
+    }
+
     /// Starts loading the root entry of state `id` (before [`load`](Self::load)).
     #[inline]
     pub fn prefetch_state(&self, id: u32) {
         self.table.prefetch_index(id);
-    }
-
-    /// Inserts a state with no base (the initial state).
-    pub fn insert_fresh(&self, state: &[u32]) -> Result<(u32, bool, u32), TableFull> {
-        let base = TreeCursor::default();
-        self.insert(state, &base, &mut Vec::new())
     }
 
     /// Decompresses the state with id `root` into `cursor`.
@@ -247,12 +258,23 @@ impl TreeStore {
 mod tests {
     use super::*;
 
+    /// Inserts one successor of `base`.
+    fn insert(store: &TreeStore, state: &[u32], base: &TreeCursor) -> (u32, bool) {
+        let mut out = Vec::new();
+        store.insert_batch(state, base, &mut BatchScratch::default(), &mut out).unwrap();
+        out[0]
+    }
+
     #[test]
     fn shapes_are_balanced_postorder() {
-        assert_eq!(shape(1).len(), 1);
-        assert_eq!(shape(2).len(), 1);
-        assert_eq!(shape(5).len(), 4);
-        assert_eq!(shape(49).len(), 48);
+        assert_eq!(shape(1).0.len(), 1);
+        assert_eq!(shape(2).0.len(), 1);
+        assert_eq!(shape(5).0.len(), 4);
+        let (nodes, above) = shape(49);
+        assert_eq!(nodes.len(), 48);
+        assert!(above.iter().enumerate().all(|(w, &k)| nodes[k].left == Child::Word(w) || nodes[k].right == Child::Word(w)));
+        assert_eq!(nodes[47].height, 5);
+        assert!(nodes.iter().enumerate().all(|(i, n)| n.parent.is_none_or(|p| p > i)), "postorder");
     }
 
     #[test]
@@ -260,7 +282,6 @@ mod tests {
         for words in [1usize, 2, 3, 5, 8, 13] {
             let store = TreeStore::new(words, 16);
             let mut cursor = store.cursor();
-            let mut scratch = Vec::new();
             let init: Vec<u32> = (0..words as u32).collect();
             let (root, new, _) = store.insert_fresh(&init).unwrap();
             assert!(new);
@@ -274,7 +295,7 @@ mod tests {
                     let mut s = init.clone();
                     s[i] = v;
                     s[(i * 3) % words] ^= 1;
-                    let (id, new, _) = store.insert(&s, &cursor, &mut scratch).unwrap();
+                    let (id, new) = insert(&store, &s, &cursor);
                     match ids.get(&s) {
                         Some(&known) => assert!(!new && known == id, "{s:?}"),
                         None => {
@@ -331,10 +352,9 @@ mod tests {
             states.extend_from_slice(&init);
             let mut out = Vec::new();
             batched.insert_batch(&states, &cb, &mut BatchScratch::default(), &mut out).unwrap();
-            let mut scratch = Vec::new();
             let mut ids = std::collections::HashMap::new();
             for (s, &(id, new)) in states.chunks(words).zip(&out) {
-                let (_, single_new, _) = single.insert(s, &ca, &mut scratch).unwrap();
+                let (_, single_new) = insert(&single, s, &ca);
                 assert_eq!(new, single_new, "{s:?}");
                 assert_eq!(*ids.entry(s.to_vec()).or_insert(id), id, "one id per state");
                 let mut back = batched.cursor();
