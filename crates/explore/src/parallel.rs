@@ -150,13 +150,18 @@ impl Counts {
     }
 }
 
+/// States expanded together, so that the memory accesses of their loads and of their
+/// successors' inserts overlap.
+const BATCH: usize = 8;
+
 /// The buffers of one worker thread.
 struct Worker<'m> {
     generator: Generator<'m>,
-    /// The state being expanded, with its tree.
-    cursor: TreeCursor,
-    /// Its successor states, back to back.
+    /// The states being expanded, with their trees.
+    cursors: Vec<TreeCursor>,
+    /// Their successor states, back to back, and which of them each came from.
     successors: Vec<u32>,
+    base_of: Vec<u32>,
     batch: BatchScratch,
     inserted: Vec<(u32, bool)>,
     /// New states found for the next level.
@@ -302,11 +307,8 @@ impl Shared<'_> {
                     }
                     let ids = &frontier[begin..(begin + chunk).min(frontier.len())];
                     let before = w.counts.snapshot();
-                    for (k, &id) in ids.iter().enumerate() {
-                        if let Some(&ahead) = ids.get(k + 2) {
-                            self.store.prefetch_state(ahead);
-                        }
-                        if let Err(full) = self.expand(id, &mut w) {
+                    for batch in ids.chunks(BATCH) {
+                        if let Err(full) = self.expand(batch, &mut w) {
                             *self.full.lock().unwrap() = Some(full);
                             self.stop.store(true, Ordering::Relaxed);
                             break;
@@ -328,8 +330,9 @@ impl Shared<'_> {
     fn worker(&self) -> Worker<'_> {
         Worker {
             generator: Generator::new(self.model),
-            cursor: self.store.cursor(),
+            cursors: (0..BATCH).map(|_| self.store.cursor()).collect(),
             successors: Vec::new(),
+            base_of: Vec::new(),
             batch: BatchScratch::default(),
             inserted: Vec::new(),
             next: Vec::new(),
@@ -380,57 +383,65 @@ impl Shared<'_> {
         }
     }
 
-    /// Expands state `id`: checks it, generates its successors and stores the new ones.
-    fn expand(&self, id: u32, w: &mut Worker<'_>) -> Result<(), TableFull> {
+    /// Expands the states `ids`: checks each, generates their successors and stores
+    /// the new ones (all successors of the batch are inserted together).
+    fn expand(&self, ids: &[u32], w: &mut Worker<'_>) -> Result<(), TableFull> {
         let model = self.model;
         let checks = &self.options.checks;
-        self.store.load(id, &mut w.cursor);
-        let state = &w.cursor.words;
-        let found = &mut w.found;
-        let mut violation = |kind: ViolationKind| {
-            found.entry(kind.category()).and_modify(|e| e.2 += 1).or_insert((kind, id, 1));
-        };
-        for (i, inv) in checks.invariants.iter().enumerate() {
-            let ev = Evaluator { layout: &model.layout, temps: &mut [] };
-            match ev.holds(&inv.expr, state) {
-                Ok(true) => {}
-                Ok(false) => violation(ViolationKind::Invariant { invariant: i, error: None }),
-                Err(e) => violation(ViolationKind::Invariant { invariant: i, error: Some(e) }),
-            }
-        }
-        if checks.assertions {
-            if let Some(f) = model.violated_assertion(state) {
-                violation(ViolationKind::Assertion { assertion: f.assertion, error: f.error });
-            }
-        }
-        let counts = &mut w.counts;
-        counts.accepting += model.is_accepting(state) as u64;
-        let successors = &mut w.successors;
-        successors.clear();
-        let deadlock = w.generator.successors(state, |_, result| {
-            counts.transitions += 1;
-            match result {
-                Ok(target) => successors.extend_from_slice(target),
-                Err(e) => {
-                    counts.error_transitions += 1;
-                    violation(ViolationKind::EvalError(e));
+        self.store.load_batch(ids, &mut w.cursors);
+        w.successors.clear();
+        w.base_of.clear();
+        for (j, &id) in ids.iter().enumerate() {
+            let state = &w.cursors[j].words;
+            let found = &mut w.found;
+            let mut violation = |kind: ViolationKind| {
+                found.entry(kind.category()).and_modify(|e| e.2 += 1).or_insert((kind, id, 1));
+            };
+            for (i, inv) in checks.invariants.iter().enumerate() {
+                let ev = Evaluator { layout: &model.layout, temps: &mut [] };
+                match ev.holds(&inv.expr, state) {
+                    Ok(true) => {}
+                    Ok(false) => violation(ViolationKind::Invariant { invariant: i, error: None }),
+                    Err(e) => violation(ViolationKind::Invariant { invariant: i, error: Some(e) }),
                 }
             }
-        });
-        if deadlock {
-            counts.deadlocks += 1;
-            if checks.deadlock {
-                violation(ViolationKind::Deadlock);
+            if checks.assertions {
+                if let Some(f) = model.violated_assertion(state) {
+                    violation(ViolationKind::Assertion { assertion: f.assertion, error: f.error });
+                }
+            }
+            let counts = &mut w.counts;
+            counts.accepting += model.is_accepting(state) as u64;
+            let (successors, base_of) = (&mut w.successors, &mut w.base_of);
+            let deadlock = w.generator.successors(state, |_, result| {
+                counts.transitions += 1;
+                match result {
+                    Ok(target) => {
+                        successors.extend_from_slice(target);
+                        base_of.push(j as u32);
+                    }
+                    Err(e) => {
+                        counts.error_transitions += 1;
+                        violation(ViolationKind::EvalError(e));
+                    }
+                }
+            });
+            if deadlock {
+                counts.deadlocks += 1;
+                if checks.deadlock {
+                    violation(ViolationKind::Deadlock);
+                }
             }
         }
         w.inserted.clear();
-        counts.entries += self.store.insert_batch(&w.successors, &w.cursor, &mut w.batch, &mut w.inserted)?;
-        for &(child, new) in &w.inserted {
+        w.counts.entries +=
+            self.store.insert_batch(&w.successors, &w.cursors, &w.base_of, &mut w.batch, &mut w.inserted)?;
+        for (&(child, new), &j) in w.inserted.iter().zip(&w.base_of) {
             if new {
-                counts.states += 1;
+                w.counts.states += 1;
                 w.next.push(child);
                 if let Some(p) = self.parents.get(child as usize) {
-                    p.store(id + 1, Ordering::Relaxed);
+                    p.store(ids[j as usize] + 1, Ordering::Relaxed);
                 }
             }
         }

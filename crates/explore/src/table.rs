@@ -69,12 +69,6 @@ impl NodeTable {
         prefetch(&self.entries[i]);
     }
 
-    /// Starts loading the entry at `index`.
-    #[inline]
-    pub fn prefetch_index(&self, index: u32) {
-        prefetch(&self.entries[index as usize]);
-    }
-
     /// Finds `value` or inserts it. Returns its index and whether this call inserted it.
     #[inline]
     pub fn find_or_insert(&self, value: u64) -> Result<(u32, bool), TableFull> {

@@ -137,15 +137,16 @@ impl TreeStore {
         TreeCursor { words: vec![0; self.words], refs: vec![0; self.shape.len()], valid: false }
     }
 
-    /// Inserts a batch of `states` (`words` each), successors of `base` (or of nothing,
-    /// if `base` holds no state): for each, the nodes above words that differ from
-    /// `base` are looked up or inserted, height by height across the batch, each round
-    /// prefetched first. Pushes `(id, new)` per state to `out` and returns the number
-    /// of table entries created.
+    /// Inserts a batch of `states` (`words` each), state `s` a successor of
+    /// `bases[base_of[s]]` (or of nothing, if that cursor holds no state): for each, the
+    /// nodes above words that differ from its base are looked up or inserted, height by
+    /// height across the batch, each round prefetched first. Pushes `(id, new)` per
+    /// state to `out` and returns the number of table entries created.
     pub fn insert_batch(
         &self,
         states: &[u32],
-        base: &TreeCursor,
+        bases: &[TreeCursor],
+        base_of: &[u32],
         batch: &mut BatchScratch,
         out: &mut Vec<(u32, bool)>,
     ) -> Result<u64, TableFull> {
@@ -155,7 +156,7 @@ impl TreeStore {
         let BatchScratch { refs, dirty, rounds, values } = batch;
         refs.clear();
         dirty.clear();
-        dirty.resize(n * nodes, !base.valid);
+        dirty.resize(n * nodes, false);
         for round in rounds.iter_mut() {
             round.clear();
         }
@@ -163,6 +164,7 @@ impl TreeStore {
         rounds.resize_with(height + 1, Vec::new);
         for s in 0..n {
             let state = &states[s * self.words..(s + 1) * self.words];
+            let base = &bases[base_of[s] as usize];
             if base.valid {
                 refs.extend_from_slice(&base.refs);
                 let dirty = &mut dirty[s * nodes..(s + 1) * nodes];
@@ -225,32 +227,37 @@ impl TreeStore {
     /// is new and the number of table entries created.
     pub fn insert_fresh(&self, state: &[u32]) -> Result<(u32, bool, u64), TableFull> {
         let mut out = Vec::with_capacity(1);
-        let created = self.insert_batch(state, &TreeCursor::default(), &mut BatchScratch::default(), &mut out)?;
+        let none = [TreeCursor::default()];
+        let created = self.insert_batch(state, &none, &[0], &mut BatchScratch::default(), &mut out)?;
         Ok((out[0].0, out[0].1, created))
     }
 
-    /// Starts loading the root entry of state `id` (before [`load`](Self::load)).
-    #[inline]
-    pub fn prefetch_state(&self, id: u32) {
-        self.table.prefetch_index(id);
+    /// Decompresses the states `ids` into `cursors`, node by node across the batch so
+    /// that the reads of different states overlap.
+    pub fn load_batch(&self, ids: &[u32], cursors: &mut [TreeCursor]) {
+        let last = self.shape.len() - 1;
+        for (c, &id) in cursors.iter_mut().zip(ids) {
+            c.refs[last] = id;
+            c.valid = true;
+        }
+        for i in (0..self.shape.len()).rev() {
+            let node = self.shape[i];
+            for c in cursors[..ids.len()].iter_mut() {
+                let value = self.table.get(c.refs[i]);
+                for (child, half) in [(node.left, (value >> 32) as u32), (node.right, value as u32)] {
+                    match child {
+                        Child::Word(w) => c.words[w] = half,
+                        Child::Node(n) => c.refs[n] = half,
+                        Child::Zero => {}
+                    }
+                }
+            }
+        }
     }
 
     /// Decompresses the state with id `root` into `cursor`.
     pub fn load(&self, root: u32, cursor: &mut TreeCursor) {
-        let last = self.shape.len() - 1;
-        cursor.refs[last] = root;
-        for i in (0..self.shape.len()).rev() {
-            let value = self.table.get(cursor.refs[i]);
-            let node = self.shape[i];
-            for (child, half) in [(node.left, (value >> 32) as u32), (node.right, value as u32)] {
-                match child {
-                    Child::Word(w) => cursor.words[w] = half,
-                    Child::Node(n) => cursor.refs[n] = half,
-                    Child::Zero => {}
-                }
-            }
-        }
-        cursor.valid = true;
+        self.load_batch(std::slice::from_ref(&root), std::slice::from_mut(cursor));
     }
 }
 
@@ -261,7 +268,7 @@ mod tests {
     /// Inserts one successor of `base`.
     fn insert(store: &TreeStore, state: &[u32], base: &TreeCursor) -> (u32, bool) {
         let mut out = Vec::new();
-        store.insert_batch(state, base, &mut BatchScratch::default(), &mut out).unwrap();
+        store.insert_batch(state, std::slice::from_ref(base), &[0], &mut BatchScratch::default(), &mut out).unwrap();
         out[0]
     }
 
@@ -351,7 +358,8 @@ mod tests {
             }
             states.extend_from_slice(&init);
             let mut out = Vec::new();
-            batched.insert_batch(&states, &cb, &mut BatchScratch::default(), &mut out).unwrap();
+            let base_of = vec![0; states.len() / words];
+            batched.insert_batch(&states, std::slice::from_ref(&cb), &base_of, &mut BatchScratch::default(), &mut out).unwrap();
             let mut ids = std::collections::HashMap::new();
             for (s, &(id, new)) in states.chunks(words).zip(&out) {
                 let (_, single_new) = insert(&single, s, &ca);

@@ -34,7 +34,7 @@ impl Shared<'_> {
                 if self.stop.load(Ordering::Relaxed) {
                     break 'run;
                 }
-                if let Err(full) = self.expand(id, &mut w) {
+                if let Err(full) = self.expand(&[id], &mut w) {
                     *self.full.lock().unwrap() = Some(full);
                     self.stop.store(true, Ordering::Relaxed);
                     break 'run;
