@@ -14,12 +14,14 @@ bin=${WARPCHECK:-target/release/warpcheck}
 jobs=${JOBS:-1}
 memory=${MEMORY:-8G}
 mkdir -p "$out"
-tail -n +2 "$beem/reference.csv" | while IFS=, read -r inst states rest; do
+# Rows computed by LTSmin use its compiled models' rule: out-of-range values wrap.
+tail -n +2 "$beem/reference.csv" | while IFS=, read -r inst states trans dead acc source rest; do
   [ "$states" -gt "$min" ] || continue
-  for t in $threads; do echo "$inst $t"; done
+  case $source in ltsmin*) overflow=wrap ;; *) overflow=error ;; esac
+  for t in $threads; do echo "$inst $t $overflow"; done
 done | xargs -P "$jobs" -L 1 sh -c '
-  inst=$0; t=$1; model=${inst%.*}
-  "'"$bin"'" explore "'"$beem"'/$model/$inst.dve" --threads "$t" --memory "'"$memory"'" --json --quiet \
+  inst=$0; t=$1; overflow=$2; model=${inst%.*}
+  "'"$bin"'" explore "'"$beem"'/$model/$inst.dve" --threads "$t" --overflow "$overflow" --memory "'"$memory"'" --json --quiet \
     > "'"$out"'/$inst.t$t.json" 2> "'"$out"'/$inst.t$t.err" || echo "{\"failed\": true}" > "'"$out"'/$inst.t$t.json"'
 python3 - "$beem/reference.csv" "$out" <<'PY'
 import csv, json, os, sys

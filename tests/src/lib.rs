@@ -31,9 +31,21 @@ pub struct Reference {
     pub transitions: u64,
     /// Absent for rows computed by LTSmin.
     pub deadlocks: Option<u64>,
+    /// `divine-2.4` or `ltsmin-3.1`.
+    pub source: String,
 }
 
 impl Reference {
+    /// The overflow rule of the tool that computed the row: DiVinE 2.4's interpreter
+    /// raises an error, LTSmin runs DiVinE's compiled C model, where values wrap.
+    pub fn overflow(&self) -> warpcheck_model::Overflow {
+        if self.source.starts_with("ltsmin") {
+            warpcheck_model::Overflow::Wrap
+        } else {
+            warpcheck_model::Overflow::Error
+        }
+    }
+
     /// Path of the instance's model file.
     pub fn model_path(&self, beem: &Path) -> PathBuf {
         let model = self.instance.rsplit_once('.').map_or(&*self.instance, |(m, _)| m);
@@ -55,6 +67,7 @@ pub fn references(beem: &Path) -> Vec<Reference> {
                 states: num(f[1]),
                 transitions: num(f[2]),
                 deadlocks: (!f[3].is_empty()).then(|| num(f[3])),
+                source: f[5].to_string(),
             }
         })
         .collect()

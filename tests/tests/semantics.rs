@@ -321,3 +321,14 @@ fn sync_system_steps_are_all_combinations() {
 fn constants_initialisers_and_default_zero() {
     check("constants_and_initialisers.dve", no_error(5, 4, 1), Some(5));
 }
+
+/// With `Overflow::Wrap` (the rule of DiVinE's compiled models) the byte wraps:
+/// x = 254, 255, 0, 1, ..., 253 and back to 254: 256 states on one cycle, no error.
+#[test]
+fn byte_overflow_wraps_in_wrap_mode() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/semantics/byte_overflow.dve");
+    let mut model = load_file(&path);
+    model.model.overflow = warpcheck_model::Overflow::Wrap;
+    let stats = explore_all(&model);
+    assert_eq!((stats.states, stats.transitions, stats.deadlocks, stats.error_transitions), (256, 256, 0, 0));
+}

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use warpcheck_dve::DveModel;
 use warpcheck_explore::{explore_parallel, Checks, ExploreError, Invariant, Options, Order, Report};
+use warpcheck_model::Overflow;
 
 /// Exit statuses, one table for the whole binary.
 mod exit {
@@ -89,6 +90,16 @@ struct RunArgs {
     /// Exploration order: `bfs` (level by level, shortest counterexamples) or `dfs`.
     #[arg(long, value_enum, default_value_t = OrderArg::Bfs)]
     order: OrderArg,
+    /// Out-of-range assignments: `error` (an evaluation error, as in DiVinE 2.4) or
+    /// `wrap` (wrap around as in C, as DiVinE's compiled models run by LTSmin do).
+    #[arg(long, value_enum, default_value_t = OverflowArg::Error)]
+    overflow: OverflowArg,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum OverflowArg {
+    Error,
+    Wrap,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -97,8 +108,18 @@ enum OrderArg {
     Dfs,
 }
 
+/// Reads and loads the model of `args`, printing a diagnostic on failure.
+fn load(args: &RunArgs) -> Result<DveModel, ExitCode> {
+    let mut dve = read_model(&args.model)?;
+    dve.model.overflow = match args.overflow {
+        OverflowArg::Error => Overflow::Error,
+        OverflowArg::Wrap => Overflow::Wrap,
+    };
+    Ok(dve)
+}
+
 /// Reads and loads a DVE model, printing a diagnostic on failure.
-fn load(path: &Path) -> Result<DveModel, ExitCode> {
+fn read_model(path: &Path) -> Result<DveModel, ExitCode> {
     let source = std::fs::read_to_string(path).map_err(|e| {
         eprintln!("error: cannot read `{}`: {e}", path.display());
         ExitCode::from(exit::BAD_INPUT)
@@ -153,7 +174,7 @@ fn threads_used(args: &RunArgs) -> usize {
 }
 
 fn explore(args: RunArgs) -> Result<ExitCode, ExitCode> {
-    let dve = load(&args.model)?;
+    let dve = load(&args)?;
     let report = run(&args, &dve, Checks::default(), false, false)?;
     let threads = threads_used(&args);
     if args.json {
@@ -165,7 +186,7 @@ fn explore(args: RunArgs) -> Result<ExitCode, ExitCode> {
 }
 
 fn check(args: RunArgs, deadlock: bool, assertions: bool, invariants: Vec<String>, all: bool) -> Result<ExitCode, ExitCode> {
-    let dve = load(&args.model)?;
+    let dve = load(&args)?;
     let none_named = !deadlock && !assertions && invariants.is_empty();
     let mut checks = Checks { deadlock: deadlock || none_named, assertions: assertions || none_named, invariants: vec![] };
     for text in invariants {
@@ -212,6 +233,13 @@ fn check(args: RunArgs, deadlock: bool, assertions: bool, invariants: Vec<String
 }
 
 fn main() -> ExitCode {
+    // Like other command-line tools, end quietly when the reader of our output goes
+    // away (`warpcheck ... | head`) instead of failing to print.
+    #[cfg(unix)]
+    // SAFETY: restoring the default action of SIGPIPE before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let result = match Cli::parse().command {
         Command::Explore { run } => explore(run),
         Command::Check { run, deadlock, assertions, invariants, all } => check(run, deadlock, assertions, invariants, all),

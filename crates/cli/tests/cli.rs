@@ -175,3 +175,14 @@ fn depth_first_order_counts_the_same() {
         assert!(r["levels"].is_null());
     }
 }
+
+#[test]
+fn overflow_rule_is_selectable() {
+    let counter = model_file("wrap", "byte x = 254; process P { state s; init s; trans s -> s { effect x = x + 1; }; } system async;");
+    let out = warpcheck(&["explore", &counter, "--json"]);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((r["states"].as_u64(), r["error_transitions"].as_u64()), (Some(3), Some(1)));
+    let out = warpcheck(&["explore", &counter, "--overflow", "wrap", "--json"]);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((r["states"].as_u64(), r["error_transitions"].as_u64()), (Some(256), Some(0)));
+}

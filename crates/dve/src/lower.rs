@@ -135,6 +135,7 @@ pub fn lower(module: &Module, source: &str) -> Result<(Model, Names), Diagnostic
         property,
         assertions,
         temps: l.temps,
+        overflow: warpcheck_model::Overflow::Error,
     };
     Ok((model, l.names))
 }

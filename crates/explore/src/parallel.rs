@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering}
 use std::sync::{Barrier, Mutex, RwLock};
 use std::time::Instant;
 
-use warpcheck_model::{Evaluator, Generator, Model};
+use warpcheck_model::{Generator, Model};
 
 use crate::check::{Checks, Violation, ViolationKind};
 use crate::table::TableFull;
@@ -398,7 +398,7 @@ impl Shared<'_> {
                 found.entry(kind.category()).and_modify(|e| e.2 += 1).or_insert((kind, id, 1));
             };
             for (i, inv) in checks.invariants.iter().enumerate() {
-                let ev = Evaluator { layout: &model.layout, temps: &mut [] };
+                let ev = model.evaluator(&mut []);
                 match ev.holds(&inv.expr, state) {
                     Ok(true) => {}
                     Ok(false) => violation(ViolationKind::Invariant { invariant: i, error: None }),

@@ -8,7 +8,7 @@
 //! accesses (`j < 3 && s[j] == 0`).
 
 use crate::ir::{ArrayRef, BinOp, Expr, LValue, Stmt, UnOp, VarId};
-use crate::layout::{Layout, SlotId};
+use crate::layout::{Layout, SlotId, SlotType};
 
 /// An error raised while evaluating a guard or running an effect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -21,11 +21,24 @@ pub enum EvalError {
     OutOfRange { slot: SlotId, value: i32 },
 }
 
-/// Evaluation context: the layout to read slots with and the temporaries of the
-/// effect being run.
+/// What assigning a value outside a variable's range does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Overflow {
+    /// An evaluation error (the DiVinE 2.4 interpreter's semantics; the default).
+    #[default]
+    Error,
+    /// The value wraps around to the variable's width, as in C: `byte` keeps the low 8
+    /// bits, `int` the low 16 bits, sign-extended (the semantics of DiVinE's compiled
+    /// models, which LTSmin runs). Other evaluation errors stay errors.
+    Wrap,
+}
+
+/// Evaluation context: the layout to read slots with, the temporaries of the effect
+/// being run, and the overflow rule.
 pub struct Evaluator<'a> {
     pub layout: &'a Layout,
     pub temps: &'a mut [i32],
+    pub overflow: Overflow,
 }
 
 #[inline]
@@ -92,9 +105,12 @@ impl Evaluator<'_> {
                     LValue::Indexed(array, i) => index(array, self.eval(i, state)?)?,
                 };
                 let s = self.layout.slot(slot);
-                if !s.holds(value) {
-                    return Err(EvalError::OutOfRange { slot, value });
-                }
+                let value = match (s.holds(value), self.overflow, s.ty) {
+                    (true, _, _) => value,
+                    (false, Overflow::Wrap, SlotType::Byte) => value & 0xff,
+                    (false, Overflow::Wrap, SlotType::Int) => value as i16 as i32,
+                    _ => return Err(EvalError::OutOfRange { slot, value }),
+                };
                 s.set(state, value);
             }
         }
@@ -167,7 +183,7 @@ mod tests {
         let layout = Layout::pack(&[SlotType::Byte, SlotType::Byte, SlotType::Int]);
         let arr = ArrayRef { var: 0, first: 0, len: 2 };
         let mut temps = [];
-        let mut ev = Evaluator { layout: &layout, temps: &mut temps };
+        let mut ev = Evaluator { layout: &layout, temps: &mut temps, overflow: Overflow::Error };
         let mut state = layout.encode(&[1, 2, -5]);
         let read = Expr::LoadIndexed(arr, Box::new(Expr::Const(2)));
         assert_eq!(
@@ -179,5 +195,13 @@ mod tests {
         let write = Stmt::Assign(LValue::Slot(2), Expr::Const(-32768));
         assert_eq!(ev.exec(&write, &mut state), Ok(()));
         assert_eq!(layout.decode(&state), vec![1, 2, -32768]);
+        let mut ev = Evaluator { layout: &layout, temps: &mut [], overflow: Overflow::Wrap };
+        ev.exec(&Stmt::Assign(LValue::Slot(1), Expr::Const(257)), &mut state).unwrap();
+        ev.exec(&Stmt::Assign(LValue::Slot(2), Expr::Const(32768)), &mut state).unwrap();
+        assert_eq!(layout.decode(&state), vec![1, 1, -32768]);
+        ev.exec(&Stmt::Assign(LValue::Slot(0), Expr::Const(-1)), &mut state).unwrap();
+        assert_eq!(layout.decode(&state), vec![255, 1, -32768]);
+        let read = Expr::LoadIndexed(arr, Box::new(Expr::Const(2)));
+        assert!(ev.eval(&read, &state).is_err(), "index errors stay errors");
     }
 }

@@ -35,6 +35,7 @@
 //!     property: None,
 //!     assertions: vec![],
 //!     temps: 0,
+//!     overflow: Overflow::Error,
 //! };
 //! let mut generator = Generator::new(&model);
 //! let mut next = Vec::new();
@@ -50,7 +51,7 @@ pub mod layout;
 mod model;
 pub mod successors;
 
-pub use eval::{EvalError, Evaluator};
+pub use eval::{EvalError, Evaluator, Overflow};
 pub use layout::{Layout, Slot, SlotId, SlotType};
 pub use model::{AssertionFailure, Channel, Model, Process, Property, SyncMode, Transition, Variable};
 pub use successors::{Generator, Step};

@@ -80,9 +80,16 @@ pub struct Model {
     pub assertions: Vec<Assertion>,
     /// Number of temporaries effects use.
     pub temps: u32,
+    /// What an out-of-range assignment does.
+    pub overflow: crate::Overflow,
 }
 
 impl Model {
+    /// An evaluator of this model's expressions with the given temporaries.
+    pub fn evaluator<'a>(&'a self, temps: &'a mut [i32]) -> crate::Evaluator<'a> {
+        crate::Evaluator { layout: &self.layout, temps, overflow: self.overflow }
+    }
+
     /// The initial state vector.
     pub fn initial_state(&self) -> Vec<u32> {
         self.layout.encode(&self.initial_values)
@@ -151,7 +158,7 @@ pub struct AssertionFailure {
 impl Model {
     /// The first assertion (DVE `assert`) violated in `state`, if any.
     pub fn violated_assertion(&self, state: &[u32]) -> Option<AssertionFailure> {
-        let ev = crate::Evaluator { layout: &self.layout, temps: &mut [] };
+        let ev = self.evaluator(&mut []);
         self.assertions.iter().enumerate().find_map(|(i, a)| {
             let control = self.processes[a.process as usize].control;
             if self.layout.slot(control).get(state) != a.state {

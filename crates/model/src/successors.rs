@@ -14,7 +14,7 @@
 //! A step whose guard or effect raises an evaluation error is reported as such (an
 //! edge to the error state), never silently dropped.
 
-use crate::eval::{EvalError, Evaluator};
+use crate::eval::EvalError;
 use crate::ir::{GroupKind, Stmt};
 use crate::model::{Model, SyncMode};
 
@@ -133,7 +133,7 @@ impl<'m> Generator<'m> {
         let control = self.model.layout.slot(self.model.processes[property.process as usize].control);
         let at = control.get(state);
         self.enabled_edges.clear();
-        let ev = Evaluator { layout: &self.model.layout, temps: &mut self.temps };
+        let ev = self.model.evaluator(&mut self.temps);
         let mut property_moves = false;
         for (e, edge) in property.edges.iter().enumerate() {
             if edge.from != at {
@@ -211,7 +211,7 @@ impl<'m> Generator<'m> {
         if !group.source[1..].iter().all(|&(slot, v)| layout.slot(slot).get(state) == v) {
             return Ok(false);
         }
-        let ev = Evaluator { layout, temps: &mut self.temps };
+        let ev = self.model.evaluator(&mut self.temps);
         for guard in &group.guards {
             if !ev.holds(guard, state)? {
                 return Ok(false);
@@ -225,7 +225,7 @@ impl<'m> Generator<'m> {
         let mut target = std::mem::take(&mut self.target);
         target.clear();
         target.extend_from_slice(state);
-        let mut ev = Evaluator { layout: &self.model.layout, temps: &mut self.temps };
+        let mut ev = self.model.evaluator(&mut self.temps);
         let mut result = Ok(());
         for effect in effects {
             result = ev.exec_all(effect, &mut target);
