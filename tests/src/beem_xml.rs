@@ -13,8 +13,9 @@ pub struct ReachGoal {
     pub property: u32,
     /// `not (goal)`, the goal's propositions expanded for the instance.
     pub invariant: String,
-    /// BEEM's answer: the goal is reachable.
-    pub reachable: bool,
+    /// BEEM's answer: the goal is reachable (`Some(true)`), unreachable, or unknown
+    /// (`None`: BEEM did not decide it).
+    pub reachable: Option<bool>,
     /// The counterexample length BEEM recorded.
     pub length: usize,
 }
@@ -71,7 +72,11 @@ pub fn reach_goals(dir: &Path) -> Vec<ReachGoal> {
                 instance: format!("{model_name}.{id}"),
                 property,
                 invariant: format!("not ({expression})"),
-                reachable: goal.attribute("answer") == Some("yes"),
+                reachable: match goal.attribute("answer") {
+                    Some("yes") => Some(true),
+                    Some("no") => Some(false),
+                    _ => None,
+                },
                 length: goal.attribute("length").and_then(|l| l.parse().ok()).unwrap_or(0),
             });
         }

@@ -141,7 +141,9 @@ fn run(args: &RunArgs, model: &DveModel, checks: Checks, stop_at_first: bool, tr
         None => {
             let budget = memory::available().map_or(4 << 30, |a| a / 2);
             let max = memory::table_log2(budget, traces);
-            (24.min(max), max)
+            // Large enough for tens of millions of states without a restart; the OS
+            // maps its pages only as they are touched.
+            (26.min(max), max)
         }
     };
     let progress = progress::ProgressLine::new(args.quiet || args.json);
