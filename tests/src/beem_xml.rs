@@ -59,7 +59,8 @@ pub fn reach_goals(dir: &Path) -> Vec<ReachGoal> {
     let mut goals = Vec::new();
     for instance in results.descendants().filter(|n| n.has_tag_name("instance")) {
         let Some(id) = instance.attribute("id") else { continue };
-        let complete = instance.children().any(|c| c.has_tag_name("reach-time") && c.attribute("complete") == Some("yes"));
+        let complete =
+            instance.children().any(|c| c.has_tag_name("reach-time") && c.attribute("complete") == Some("yes"));
         if !complete {
             continue;
         }
@@ -222,7 +223,10 @@ mod tests {
     fn expands_beem_m4() {
         let params: HashMap<String, i64> = [("N".to_string(), 3), ("X".to_string(), 7)].into();
         assert_eq!(expand_m4("myloop(i,0,decr(N), `P_`'i.CS', ` + ') > 1 ", &params), "P_0.CS + P_1.CS + P_2.CS > 1 ");
-        assert_eq!(expand_m4("myloop(i,0,decr(N), `P_`'i.elected', ` or ')", &params), "P_0.elected or P_1.elected or P_2.elected");
+        assert_eq!(
+            expand_m4("myloop(i,0,decr(N), `P_`'i.elected', ` or ')", &params),
+            "P_0.elected or P_1.elected or P_2.elected"
+        );
         assert_eq!(expand_m4("Bottle_1.q`'X", &params), "Bottle_1.q7");
         assert_eq!(expand_m4("c_act==N", &params), "c_act==3");
     }

@@ -96,10 +96,7 @@ pub fn compare(reference: &Reference, stats: &Stats) -> Result<(), String> {
     if got == want {
         Ok(())
     } else {
-        Err(format!(
-            "{}: states/transitions/deadlocks {:?}, reference {:?}",
-            reference.instance, got, want
-        ))
+        Err(format!("{}: states/transitions/deadlocks {:?}, reference {:?}", reference.instance, got, want))
     }
 }
 

@@ -29,9 +29,7 @@ struct Counts {
 /// Explores `tests/models/semantics/{name}` and checks its counts (and `levels`
 /// when given) exactly, and that the error fields agree with each other.
 fn check(name: &str, want: Counts, levels: Option<u32>) -> Stats {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("models/semantics")
-        .join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/semantics").join(name);
     let stats = explore_all(&load_file(&path));
     let got = Counts {
         states: stats.states,
@@ -45,12 +43,7 @@ fn check(name: &str, want: Counts, levels: Option<u32>) -> Stats {
     assert!(!stats.truncated, "{name}: exploration truncated");
     let errors = want.error_transitions > 0;
     assert_eq!(stats.error_state, errors, "{name}: error_state");
-    assert_eq!(
-        stats.first_error.is_some(),
-        errors,
-        "{name}: first_error = {:?}",
-        stats.first_error
-    );
+    assert_eq!(stats.first_error.is_some(), errors, "{name}: first_error = {:?}", stats.first_error);
     if let Some(levels) = levels {
         assert_eq!(stats.levels, levels, "{name}: BFS levels");
     }
@@ -80,22 +73,11 @@ fn assert_index_error(stats: &Stats) {
 }
 
 fn no_error(states: u64, transitions: u64, deadlocks: u64) -> Counts {
-    Counts {
-        states,
-        transitions,
-        deadlocks,
-        ..Counts::default()
-    }
+    Counts { states, transitions, deadlocks, ..Counts::default() }
 }
 
 fn with_errors(states: u64, transitions: u64, deadlocks: u64, error_transitions: u64) -> Counts {
-    Counts {
-        states,
-        transitions,
-        deadlocks,
-        error_transitions,
-        ..Counts::default()
-    }
+    Counts { states, transitions, deadlocks, error_transitions, ..Counts::default() }
 }
 
 // ---- value ranges and arithmetic ----
@@ -115,13 +97,7 @@ fn byte_holds_0_but_not_minus_1() {
 #[test]
 fn byte_constants_out_of_range_are_errors() {
     let stats = check("byte_range.dve", with_errors(3, 3, 2, 2), None);
-    assert!(matches!(
-        first_error(&stats),
-        EvalError::OutOfRange {
-            value: 256 | -1,
-            ..
-        }
-    ));
+    assert!(matches!(first_error(&stats), EvalError::OutOfRange { value: 256 | -1, .. }));
 }
 
 #[test]
@@ -157,31 +133,19 @@ fn division_and_remainder_by_zero_in_an_effect() {
 
 #[test]
 fn index_out_of_bounds_in_a_guard() {
-    let stats = check(
-        "index_out_of_bounds_guard.dve",
-        with_errors(3, 3, 2, 2),
-        None,
-    );
+    let stats = check("index_out_of_bounds_guard.dve", with_errors(3, 3, 2, 2), None);
     assert_index_error(&stats);
 }
 
 #[test]
 fn index_out_of_bounds_in_an_assignment_target() {
-    let stats = check(
-        "index_out_of_bounds_target.dve",
-        with_errors(3, 3, 2, 2),
-        None,
-    );
+    let stats = check("index_out_of_bounds_target.dve", with_errors(3, 3, 2, 2), None);
     assert_index_error(&stats);
 }
 
 #[test]
 fn index_out_of_bounds_in_an_assigned_value() {
-    let stats = check(
-        "index_out_of_bounds_value.dve",
-        with_errors(3, 3, 2, 2),
-        None,
-    );
+    let stats = check("index_out_of_bounds_value.dve", with_errors(3, 3, 2, 2), None);
     assert_index_error(&stats);
 }
 
@@ -194,11 +158,7 @@ fn and_or_imply_short_circuit() {
 
 #[test]
 fn undecided_left_operand_evaluates_the_right_one() {
-    let stats = check(
-        "short_circuit_right_evaluated.dve",
-        with_errors(3, 4, 2, 3),
-        None,
-    );
+    let stats = check("short_circuit_right_evaluated.dve", with_errors(3, 4, 2, 3), None);
     assert_index_error(&stats);
 }
 
@@ -279,28 +239,14 @@ fn guards_read_process_states_and_remote_variables() {
 
 #[test]
 fn assertion_violations_are_counted_per_state() {
-    check(
-        "assert.dve",
-        Counts {
-            assertion_violations: 3,
-            ..no_error(10, 9, 5)
-        },
-        Some(6),
-    );
+    check("assert.dve", Counts { assertion_violations: 3, ..no_error(10, 9, 5) }, Some(6));
 }
 
 // ---- property process ----
 
 #[test]
 fn property_product_with_stuttering_and_acceptance() {
-    check(
-        "property.dve",
-        Counts {
-            accepting: 2,
-            ..no_error(6, 6, 1)
-        },
-        Some(4),
-    );
+    check("property.dve", Counts { accepting: 2, ..no_error(6, 6, 1) }, Some(4));
 }
 
 // ---- synchronous systems ----

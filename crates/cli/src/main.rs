@@ -131,7 +131,13 @@ fn read_model(path: &Path) -> Result<DveModel, ExitCode> {
 }
 
 /// Runs the parallel engine as the arguments say.
-fn run(args: &RunArgs, model: &DveModel, checks: Checks, stop_at_first: bool, traces: bool) -> Result<Report, ExitCode> {
+fn run(
+    args: &RunArgs,
+    model: &DveModel,
+    checks: Checks,
+    stop_at_first: bool,
+    traces: bool,
+) -> Result<Report, ExitCode> {
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let (log2_table, max_log2_table) = match args.memory {
         Some(bytes) => {
@@ -141,9 +147,9 @@ fn run(args: &RunArgs, model: &DveModel, checks: Checks, stop_at_first: bool, tr
         None => {
             let budget = memory::available().map_or(4 << 30, |a| a / 2);
             let max = memory::table_log2(budget, traces);
-            // Large enough for tens of millions of states without a restart; the OS
-            // maps its pages only as they are touched.
-            (26.min(max), max)
+            // Room for about 25 M states (2^25 entries, 256 MiB) before a restart;
+            // larger costs small runs the zeroing of pages they touch.
+            (25.min(max), max)
         }
     };
     let progress = progress::ProgressLine::new(args.quiet || args.json);
@@ -187,10 +193,17 @@ fn explore(args: RunArgs) -> Result<ExitCode, ExitCode> {
     Ok(ExitCode::from(exit::HOLDS))
 }
 
-fn check(args: RunArgs, deadlock: bool, assertions: bool, invariants: Vec<String>, all: bool) -> Result<ExitCode, ExitCode> {
+fn check(
+    args: RunArgs,
+    deadlock: bool,
+    assertions: bool,
+    invariants: Vec<String>,
+    all: bool,
+) -> Result<ExitCode, ExitCode> {
     let dve = load(&args)?;
     let none_named = !deadlock && !assertions && invariants.is_empty();
-    let mut checks = Checks { deadlock: deadlock || none_named, assertions: assertions || none_named, invariants: vec![] };
+    let mut checks =
+        Checks { deadlock: deadlock || none_named, assertions: assertions || none_named, invariants: vec![] };
     for text in invariants {
         match dve.expression(&text) {
             Ok(expr) => checks.invariants.push(Invariant { text, expr }),
@@ -244,7 +257,9 @@ fn main() -> ExitCode {
     }
     let result = match Cli::parse().command {
         Command::Explore { run } => explore(run),
-        Command::Check { run, deadlock, assertions, invariants, all } => check(run, deadlock, assertions, invariants, all),
+        Command::Check { run, deadlock, assertions, invariants, all } => {
+            check(run, deadlock, assertions, invariants, all)
+        }
     };
     result.unwrap_or_else(|code| code)
 }

@@ -48,7 +48,8 @@ fn parse_error_points_into_the_source() {
     let dir = std::env::temp_dir().join(format!("warpcheck-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("bad.dve");
-    std::fs::write(&path, "byte x;\nprocess P { state s; init s; trans s -> s { guard y; }; }\nsystem async;\n").unwrap();
+    std::fs::write(&path, "byte x;\nprocess P { state s; init s; trans s -> s { guard y; }; }\nsystem async;\n")
+        .unwrap();
     let out = warpcheck(&["explore", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
@@ -110,7 +111,10 @@ fn text_trace_names_processes_transitions_and_changes() {
 
 #[test]
 fn deadlock_and_assertion_and_error_are_violations() {
-    let deadlock = model_file("deadlock", "byte x; process P { state a, b; init a; trans a -> b { effect x = 1; }; } system async;");
+    let deadlock = model_file(
+        "deadlock",
+        "byte x; process P { state a, b; init a; trans a -> b { effect x = 1; }; } system async;",
+    );
     let out = warpcheck(&["check", &deadlock, "--deadlock", "--json"]);
     assert_eq!(out.status.code(), Some(1));
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -125,7 +129,10 @@ fn deadlock_and_assertion_and_error_are_violations() {
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stdout).contains("assertion violated: `x == 0` in process P state b"), "{}", text(&out.stdout));
 
-    let error = model_file("error", "byte a[2]; byte i; process P { state s; init s; trans s -> s { effect a[i] = 1, i = i + 1; }; } system async;");
+    let error = model_file(
+        "error",
+        "byte a[2]; byte i; process P { state s; init s; trans s -> s { effect a[i] = 1, i = i + 1; }; } system async;",
+    );
     let out = warpcheck(&["check", &error, "--deadlock"]);
     assert_eq!(out.status.code(), Some(1));
     let stdout = text(&out.stdout);
@@ -159,7 +166,10 @@ fn bad_invariant_is_bad_input() {
 
 #[test]
 fn full_state_table_is_a_resource_error() {
-    let counter = model_file("counter", "int x; process P { state s; init s; trans s -> s { guard x < 30000; effect x = x + 1; }; } system async;");
+    let counter = model_file(
+        "counter",
+        "int x; process P { state s; init s; trans s -> s { guard x < 30000; effect x = x + 1; }; } system async;",
+    );
     let out = warpcheck(&["explore", &counter, "--memory", "64K"]);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out.stdout));
     assert!(text(&out.stderr).contains("the state table is full"), "{}", text(&out.stderr));
@@ -168,7 +178,8 @@ fn full_state_table_is_a_resource_error() {
 #[test]
 fn depth_first_order_counts_the_same() {
     for threads in ["1", "2"] {
-        let out = warpcheck(&["explore", "examples/buffered_pipeline.dve", "--order", "dfs", "--threads", threads, "--json"]);
+        let out =
+            warpcheck(&["explore", "examples/buffered_pipeline.dve", "--order", "dfs", "--threads", threads, "--json"]);
         assert_eq!(out.status.code(), Some(0));
         let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!((r["states"].as_u64(), r["transitions"].as_u64()), (Some(51), Some(88)));
@@ -178,7 +189,10 @@ fn depth_first_order_counts_the_same() {
 
 #[test]
 fn overflow_rule_is_selectable() {
-    let counter = model_file("wrap", "byte x = 254; process P { state s; init s; trans s -> s { effect x = x + 1; }; } system async;");
+    let counter = model_file(
+        "wrap",
+        "byte x = 254; process P { state s; init s; trans s -> s { effect x = x + 1; }; } system async;",
+    );
     let out = warpcheck(&["explore", &counter, "--json"]);
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!((r["states"].as_u64(), r["error_transitions"].as_u64()), (Some(3), Some(1)));

@@ -25,8 +25,8 @@ pub struct Token {
 
 /// Multi-character operators first, so the longest match wins.
 const PUNCTUATION: &[&str] = &[
-    "->", "==", "!=", "<=", ">=", "<<", ">>", "&&", "||", "{", "}", "(", ")", "[", "]", ";", ",", ":", ".", "=",
-    "<", ">", "+", "-", "*", "/", "%", "~", "!", "?", "|", "&", "^",
+    "->", "==", "!=", "<=", ">=", "<<", ">>", "&&", "||", "{", "}", "(", ")", "[", "]", ";", ",", ":", ".", "=", "<",
+    ">", "+", "-", "*", "/", "%", "~", "!", "?", "|", "&", "^",
 ];
 
 /// Splits `source` into tokens, ending with [`Tok::Eof`].
@@ -71,8 +71,9 @@ pub fn lex(source: &str) -> Result<Vec<Token>, Diagnostic> {
             match value {
                 Some(v) => tokens.push(Token { tok: Tok::Number(v), span }),
                 None => {
-                    return Err(Diagnostic::new("number literal too large", span)
-                        .label(format!("larger than {}", i32::MAX)))
+                    return Err(
+                        Diagnostic::new("number literal too large", span).label(format!("larger than {}", i32::MAX))
+                    )
                 }
             }
         } else if let Some(p) = PUNCTUATION.iter().find(|p| source[i..].starts_with(**p)) {

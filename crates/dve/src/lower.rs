@@ -246,8 +246,9 @@ impl Lowerer<'_> {
                     values[0] = check_range(self.names.constant(process, e, "an initial value")?, e.span)?;
                 }
                 Some(Init::Scalar(e)) => {
-                    return Err(Diagnostic::new("an array is initialised with a list", e.span)
-                        .label("write `{ value, ... }`"))
+                    return Err(
+                        Diagnostic::new("an array is initialised with a list", e.span).label("write `{ value, ... }`")
+                    )
                 }
                 Some(Init::List(_, span)) if decl.size.is_none() => {
                     return Err(Diagnostic::new(format!("`{}` is not an array", decl.name.name), *span)
@@ -309,9 +310,12 @@ impl Lowerer<'_> {
             let init = match &decl.init {
                 Some(i) => self.state(pi as u32, i)?,
                 None => {
-                    return Err(Diagnostic::new(format!("process `{}` has no `init` state", decl.name.name), decl.name.span)
-                        .label("declared here")
-                        .note("add `init state_name;` after the state list"))
+                    return Err(Diagnostic::new(
+                        format!("process `{}` has no `init` state", decl.name.name),
+                        decl.name.span,
+                    )
+                    .label("declared here")
+                    .note("add `init state_name;` after the state list"))
                 }
             };
             let control = self.slot(SlotType::Range { max: decl.states.len() as u32 - 1 }, init)?;
@@ -538,10 +542,8 @@ impl Lowerer<'_> {
         // All values are evaluated (in the sender's scope) before any is assigned.
         let values: Vec<IrExpr> =
             values.iter().map(|v| self.names.lower_expr(Some(sender.process), v)).collect::<Result<_, _>>()?;
-        let targets: Vec<LValue> = targets
-            .iter()
-            .map(|v| self.names.lower_lvalue(Some(receiver.process), v))
-            .collect::<Result<_, _>>()?;
+        let targets: Vec<LValue> =
+            targets.iter().map(|v| self.names.lower_lvalue(Some(receiver.process), v)).collect::<Result<_, _>>()?;
         if values.len() == 1 {
             effect.push(Stmt::Assign(targets[0].clone(), values[0].clone()));
         } else {

@@ -155,11 +155,10 @@ impl Names {
                 format!("`{}` is a constant of process `{}`, not a variable", ident.name, p.name),
                 ident.span,
             )),
-            None => Err(Diagnostic::new(
-                format!("process `{}` has no local variable `{}`", p.name, ident.name),
-                ident.span,
-            )
-            .label("not declared in that process")),
+            None => {
+                Err(Diagnostic::new(format!("process `{}` has no local variable `{}`", p.name, ident.name), ident.span)
+                    .label("not declared in that process"))
+            }
         }
     }
 
@@ -184,11 +183,8 @@ impl Names {
                 let pi = self.process(p)?;
                 let names = &self.processes[pi as usize];
                 let Some(&si) = names.states.get(&s.name) else {
-                    return Err(Diagnostic::new(
-                        format!("process `{}` has no state `{}`", p.name, s.name),
-                        s.span,
-                    )
-                    .label("not in its `state` list"));
+                    return Err(Diagnostic::new(format!("process `{}` has no state `{}`", p.name, s.name), s.span)
+                        .label("not in its `state` list"));
                 };
                 IrExpr::binary(BinOp::Eq, IrExpr::Load(names.control), IrExpr::Const(si as i32))
             }
@@ -208,11 +204,9 @@ impl Names {
                 };
                 fold(IrExpr::Unary(op, Box::new(self.lower_expr(process, a)?)))
             }
-            ExprKind::Binary(op, a, b) => fold(IrExpr::binary(
-                binary_op(*op),
-                self.lower_expr(process, a)?,
-                self.lower_expr(process, b)?,
-            )),
+            ExprKind::Binary(op, a, b) => {
+                fold(IrExpr::binary(binary_op(*op), self.lower_expr(process, a)?, self.lower_expr(process, b)?))
+            }
         })
     }
 
@@ -237,8 +231,7 @@ impl Names {
     /// Lowers an assignment target in the scope of `process`.
     pub fn lower_lvalue(&self, process: Option<u32>, e: &Expr) -> Result<LValue, Diagnostic> {
         let constant = |id: &Ident| {
-            Diagnostic::new(format!("cannot assign to constant `{}`", id.name), id.span)
-                .label("declared `const`")
+            Diagnostic::new(format!("cannot assign to constant `{}`", id.name), id.span).label("declared `const`")
         };
         match &e.kind {
             ExprKind::Name(id) => match self.lookup(process, &id.name) {

@@ -80,7 +80,8 @@ impl Parser {
 
     fn unexpected(&self, expected: &str) -> Diagnostic {
         let found = describe(self.peek());
-        Diagnostic::new(format!("expected {expected}, found {found}"), self.span()).label(format!("expected {expected}"))
+        Diagnostic::new(format!("expected {expected}, found {found}"), self.span())
+            .label(format!("expected {expected}"))
     }
 
     fn is_keyword(&self, kw: &str) -> bool {
@@ -131,11 +132,8 @@ impl Parser {
                 let span = self.bump().span;
                 Ok(Ident { name, span })
             }
-            Tok::Ident(name) => Err(Diagnostic::new(
-                format!("expected {what}, found keyword `{name}`"),
-                self.span(),
-            )
-            .label("keywords cannot be used as names")),
+            Tok::Ident(name) => Err(Diagnostic::new(format!("expected {what}, found keyword `{name}`"), self.span())
+                .label("keywords cannot be used as names")),
             _ => Err(self.unexpected(what)),
         }
     }
@@ -426,9 +424,12 @@ impl Parser {
     fn deeper(&mut self) -> PResult<()> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return Err(Diagnostic::new(format!("expression nested too deeply (more than {MAX_DEPTH} levels)"), self.span())
-                .label("nesting limit reached here")
-                .note("split the expression, or use fewer parentheses, operators in a chain or unary operators"));
+            return Err(Diagnostic::new(
+                format!("expression nested too deeply (more than {MAX_DEPTH} levels)"),
+                self.span(),
+            )
+            .label("nesting limit reached here")
+            .note("split the expression, or use fewer parentheses, operators in a chain or unary operators"));
         }
         Ok(())
     }

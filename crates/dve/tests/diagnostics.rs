@@ -21,11 +21,36 @@ const P: &str = "process P { state s, t; init s; trans s -> t {}; }\n";
 
 #[test]
 fn undefined_names() {
-    rejects("byte x;\nprocess P { state s; init s; trans s -> s { guard y > 0; }; }\nsystem async;", "undefined name `y`", 2, 51);
-    rejects("process P { state s; init s; trans s -> s { effect z = 1; }; }\nsystem async;", "undefined name `z`", 1, 52);
-    rejects("process P { state s; init s; trans s -> s { guard Q.s; }; }\nsystem async;", "undefined process `Q`", 1, 51);
-    rejects("process P { state s; init s; trans s -> s { guard P.u; }; }\nsystem async;", "process `P` has no state `u`", 1, 53);
-    rejects("process P { state s; init s; trans s -> s { guard P->v == 1; }; }\nsystem async;", "process `P` has no local variable `v`", 1, 54);
+    rejects(
+        "byte x;\nprocess P { state s; init s; trans s -> s { guard y > 0; }; }\nsystem async;",
+        "undefined name `y`",
+        2,
+        51,
+    );
+    rejects(
+        "process P { state s; init s; trans s -> s { effect z = 1; }; }\nsystem async;",
+        "undefined name `z`",
+        1,
+        52,
+    );
+    rejects(
+        "process P { state s; init s; trans s -> s { guard Q.s; }; }\nsystem async;",
+        "undefined process `Q`",
+        1,
+        51,
+    );
+    rejects(
+        "process P { state s; init s; trans s -> s { guard P.u; }; }\nsystem async;",
+        "process `P` has no state `u`",
+        1,
+        53,
+    );
+    rejects(
+        "process P { state s; init s; trans s -> s { guard P->v == 1; }; }\nsystem async;",
+        "process `P` has no local variable `v`",
+        1,
+        54,
+    );
     rejects("process P { state s; init s; trans s -> u {}; }\nsystem async;", "process `P` has no state `u`", 1, 41);
     rejects("process P { state s; init u; }\nsystem async;", "process `P` has no state `u`", 1, 27);
     rejects("process P { state s; init s; trans s -> s { sync c!; }; }\nsystem async;", "undefined channel `c`", 1, 50);
@@ -44,17 +69,62 @@ fn duplicate_declarations() {
 
 #[test]
 fn constants_and_arrays() {
-    rejects("const byte N = 3;\nprocess P { state s; init s; trans s -> s { effect N = 1; }; }\nsystem async;", "cannot assign to constant `N`", 2, 52);
-    rejects("byte n = 2;\nbyte a[n];\nprocess P { state s; init s; }\nsystem async;", "an array size must be a constant expression", 2, 8);
+    rejects(
+        "const byte N = 3;\nprocess P { state s; init s; trans s -> s { effect N = 1; }; }\nsystem async;",
+        "cannot assign to constant `N`",
+        2,
+        52,
+    );
+    rejects(
+        "byte n = 2;\nbyte a[n];\nprocess P { state s; init s; }\nsystem async;",
+        "an array size must be a constant expression",
+        2,
+        8,
+    );
     rejects("byte a[0];\nprocess P { state s; init s; }\nsystem async;", "invalid array size 0", 1, 8);
-    rejects("byte x = 256;\nprocess P { state s; init s; }\nsystem async;", "initial value 256 out of range for `byte`", 1, 10);
-    rejects("int x = -32769;\nprocess P { state s; init s; }\nsystem async;", "initial value -32769 out of range for `int`", 1, 9);
+    rejects(
+        "byte x = 256;\nprocess P { state s; init s; }\nsystem async;",
+        "initial value 256 out of range for `byte`",
+        1,
+        10,
+    );
+    rejects(
+        "int x = -32769;\nprocess P { state s; init s; }\nsystem async;",
+        "initial value -32769 out of range for `int`",
+        1,
+        9,
+    );
     rejects("const byte N;\nprocess P { state s; init s; }\nsystem async;", "constant `N` has no value", 1, 12);
-    rejects("byte a[2];\nprocess P { state s; init s; trans s -> s { guard a == 0; }; }\nsystem async;", "array `a` used without an index", 2, 51);
-    rejects("byte x;\nprocess P { state s; init s; trans s -> s { guard x[0] == 0; }; }\nsystem async;", "`x` is not an array", 2, 51);
-    rejects("byte a[2] = 1;\nprocess P { state s; init s; }\nsystem async;", "an array is initialised with a list", 1, 13);
-    rejects("process P { state s; init s; trans s -> s { effect 3 = 1; }; }\nsystem async;", "cannot assign to this expression", 1, 52);
-    rejects("byte x = 1 / 0;\nprocess P { state s; init s; }\nsystem async;", "division by zero in an initial value", 1, 10);
+    rejects(
+        "byte a[2];\nprocess P { state s; init s; trans s -> s { guard a == 0; }; }\nsystem async;",
+        "array `a` used without an index",
+        2,
+        51,
+    );
+    rejects(
+        "byte x;\nprocess P { state s; init s; trans s -> s { guard x[0] == 0; }; }\nsystem async;",
+        "`x` is not an array",
+        2,
+        51,
+    );
+    rejects(
+        "byte a[2] = 1;\nprocess P { state s; init s; }\nsystem async;",
+        "an array is initialised with a list",
+        1,
+        13,
+    );
+    rejects(
+        "process P { state s; init s; trans s -> s { effect 3 = 1; }; }\nsystem async;",
+        "cannot assign to this expression",
+        1,
+        52,
+    );
+    rejects(
+        "byte x = 1 / 0;\nprocess P { state s; init s; }\nsystem async;",
+        "division by zero in an initial value",
+        1,
+        10,
+    );
 }
 
 #[test]
@@ -95,18 +165,43 @@ fn channels() {
 #[test]
 fn syntax_errors() {
     rejects("byte x\nprocess P { state s; init s; }\nsystem async;", "expected `;`, found keyword `process`", 2, 1);
-    rejects("process P { state s; init s; trans s -> s { guard !x; }; }\nsystem async;", "`!` is not an operator in DVE", 1, 51);
+    rejects(
+        "process P { state s; init s; trans s -> s { guard !x; }; }\nsystem async;",
+        "`!` is not an operator in DVE",
+        1,
+        51,
+    );
     rejects("process P { state s; init s; }\n/* never closed", "unterminated block comment", 2, 1);
     rejects("process P { state s; init s; } @\nsystem async;", "unexpected character `@`", 1, 32);
     rejects("process P { state s; init s; }\n", "expected `process` or `system`, found end of file", 2, 1);
     rejects("byte x;\nsystem async;", "expected a declaration or `process`, found keyword `system`", 2, 1);
-    rejects("process P { state s; init s; }\nsystem async; byte y;", "expected the end of the file after `system ...;`, found keyword `byte`", 2, 15);
-    rejects("process P { state s; init s; trans -> s {}; }\nsystem async;", "the first transition must name its source state", 1, 36);
+    rejects(
+        "process P { state s; init s; }\nsystem async; byte y;",
+        "expected the end of the file after `system ...;`, found keyword `byte`",
+        2,
+        15,
+    );
+    rejects(
+        "process P { state s; init s; trans -> s {}; }\nsystem async;",
+        "the first transition must name its source state",
+        1,
+        36,
+    );
     rejects("process P { init s; }\nsystem async;", "process `P` has no `state` list", 1, 9);
     rejects("process P { state s; }\nsystem async;", "process `P` has no `init` state", 1, 9);
-    rejects("process P { state s; init s; trans s -> s { effect x = 1; guard x; }; }\nsystem async;", "expected `guard`, `sync`, `effect` or `}` (in this order), found keyword `guard`", 1, 59);
+    rejects(
+        "process P { state s; init s; trans s -> s { effect x = 1; guard x; }; }\nsystem async;",
+        "expected `guard`, `sync`, `effect` or `}` (in this order), found keyword `guard`",
+        1,
+        59,
+    );
     rejects("byte x = 99999999999;\nprocess P { state s; init s; }\nsystem async;", "number literal too large", 1, 10);
-    rejects("byte int;\nprocess P { state s; init s; }\nsystem async;", "expected a variable name, found keyword `int`", 1, 6);
+    rejects(
+        "byte int;\nprocess P { state s; init s; }\nsystem async;",
+        "expected a variable name, found keyword `int`",
+        1,
+        6,
+    );
     rejects("process P { state s; init s; }\nsystem;", "expected `async` or `sync`, found `;`", 2, 7);
 }
 

@@ -62,7 +62,10 @@ impl ViolationKind {
                 let p = &model.processes[a.process as usize];
                 format!(
                     "assertion violated: `{}` in process {} state {}{}",
-                    a.text, p.name, p.states[a.state as usize], error(e)
+                    a.text,
+                    p.name,
+                    p.states[a.state as usize],
+                    error(e)
                 )
             }
             ViolationKind::Invariant { invariant, error: e } => {

@@ -54,7 +54,16 @@ pub enum Order {
 
 impl Default for Options<'_> {
     fn default() -> Self {
-        Options { threads: 1, log2_table: 24, max_log2_table: 28, checks: Checks::default(), stop_at_first: true, traces: true, progress: None, order: Order::Bfs }
+        Options {
+            threads: 1,
+            log2_table: 24,
+            max_log2_table: 28,
+            checks: Checks::default(),
+            stop_at_first: true,
+            traces: true,
+            progress: None,
+            order: Order::Bfs,
+        }
     }
 }
 
@@ -220,11 +229,7 @@ fn attempt(model: &Model, options: &Options<'_>, log2: u32, start: Instant) -> A
     let store = TreeStore::new(model.state_words(), log2);
     let may_grow = log2 < options.max_log2_table;
     let limit = store.capacity() / 8 * if may_grow { GROW_AT_EIGHTHS } else { FULL_AT_EIGHTHS };
-    let parents = if options.traces {
-        ZeroedSlice::new(store.capacity() as usize)
-    } else {
-        ZeroedSlice::new(0)
-    };
+    let parents = if options.traces { ZeroedSlice::new(store.capacity() as usize) } else { ZeroedSlice::new(0) };
     let (root, _, entries) = match store.insert_fresh(&model.initial_state()) {
         Ok(r) => r,
         Err(source) => return Attempt::Failed(ExploreError::TableFull { source, states: 0 }),
@@ -240,11 +245,11 @@ fn attempt(model: &Model, options: &Options<'_>, log2: u32, start: Instant) -> A
         stop: AtomicBool::new(false),
         done: AtomicBool::new(false),
         full: Mutex::new(None),
-        counts: Mutex::new(Counts { states: 1, entries: entries as u64, ..Counts::default() }),
+        counts: Mutex::new(Counts { states: 1, entries, ..Counts::default() }),
         found: Mutex::new(HashMap::new()),
         progress_states: AtomicU64::new(1),
         progress_transitions: AtomicU64::new(0),
-        entries: AtomicU64::new(entries as u64),
+        entries: AtomicU64::new(entries),
         limit,
         grow: AtomicBool::new(false),
         pool: Mutex::new(dfs::Pool::default()),

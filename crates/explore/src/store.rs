@@ -31,11 +31,7 @@ impl StateStore {
 
     /// Number of stored states.
     pub fn len(&self) -> usize {
-        if self.words == 0 {
-            self.table.len()
-        } else {
-            self.arena.len() / self.words
-        }
+        self.table.len()
     }
 
     pub fn is_empty(&self) -> bool {

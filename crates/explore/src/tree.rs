@@ -279,7 +279,10 @@ mod tests {
         assert_eq!(shape(5).0.len(), 4);
         let (nodes, above) = shape(49);
         assert_eq!(nodes.len(), 48);
-        assert!(above.iter().enumerate().all(|(w, &k)| nodes[k].left == Child::Word(w) || nodes[k].right == Child::Word(w)));
+        assert!(above
+            .iter()
+            .enumerate()
+            .all(|(w, &k)| nodes[k].left == Child::Word(w) || nodes[k].right == Child::Word(w)));
         assert_eq!(nodes[47].height, 5);
         assert!(nodes.iter().enumerate().all(|(i, n)| n.parent.is_none_or(|p| p > i)), "postorder");
     }
@@ -328,7 +331,7 @@ mod tests {
         let (q, _, _) = store.insert_fresh(&[7, 8, 7, 8]).unwrap();
         store.load(q, &mut c);
         let b = c.refs[0]; // the inner node (7, 8)
-        // R's inner node (a, b) is the entry that S's root will be.
+                           // R's inner node (a, b) is the entry that S's root will be.
         let (_, new, created) = store.insert_fresh(&[a, b, 0, 0]).unwrap();
         assert!(new);
         assert_eq!(created, 3);
@@ -359,7 +362,9 @@ mod tests {
             states.extend_from_slice(&init);
             let mut out = Vec::new();
             let base_of = vec![0; states.len() / words];
-            batched.insert_batch(&states, std::slice::from_ref(&cb), &base_of, &mut BatchScratch::default(), &mut out).unwrap();
+            batched
+                .insert_batch(&states, std::slice::from_ref(&cb), &base_of, &mut BatchScratch::default(), &mut out)
+                .unwrap();
             let mut ids = std::collections::HashMap::new();
             for (s, &(id, new)) in states.chunks(words).zip(&out) {
                 let (_, single_new) = insert(&single, s, &ca);

@@ -19,11 +19,8 @@ impl Model {
         let mut parts = Vec::new();
         for &g in step.groups {
             let group = &self.groups[g as usize];
-            let moves: Vec<String> = group
-                .participants
-                .iter()
-                .map(|p| self.describe_transition(p.process, p.transition))
-                .collect();
+            let moves: Vec<String> =
+                group.participants.iter().map(|p| self.describe_transition(p.process, p.transition)).collect();
             let channel = group.channel.map(|c| &self.channels[c as usize].name);
             parts.push(match (group.kind, channel) {
                 (GroupKind::Rendezvous, Some(c)) => format!("{} | {} (rendezvous on {c})", moves[0], moves[1]),
@@ -44,10 +41,9 @@ impl Model {
     pub fn describe_error(&self, error: &EvalError) -> String {
         match *error {
             EvalError::DivisionByZero => "division by zero".to_string(),
-            EvalError::IndexOutOfBounds { var, index, len } => format!(
-                "array index {index} out of bounds for `{}[{len}]`",
-                self.variable_name(var)
-            ),
+            EvalError::IndexOutOfBounds { var, index, len } => {
+                format!("array index {index} out of bounds for `{}[{len}]`", self.variable_name(var))
+            }
             EvalError::OutOfRange { slot, value } => {
                 let ty = self.layout.slot(slot).ty;
                 format!(
@@ -95,7 +91,11 @@ impl Model {
             let values: Vec<String> =
                 (v.first..v.first + v.len).map(|s| self.layout.slot(s).get(state).to_string()).collect();
             let name = self.variable_name(i as u32);
-            out.push(if v.is_array { format!("{name} = [{}]", values.join(", ")) } else { format!("{name} = {}", values[0]) });
+            out.push(if v.is_array {
+                format!("{name} = [{}]", values.join(", "))
+            } else {
+                format!("{name} = {}", values[0])
+            });
         }
         for c in &self.channels {
             if let Some(count) = c.count {

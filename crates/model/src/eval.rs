@@ -72,6 +72,10 @@ impl Evaluator<'_> {
             Expr::Binary(BinOp::Or, a, b) => (self.holds(a, state)? || self.holds(b, state)?) as i32,
             Expr::Binary(BinOp::Imply, a, b) => (!self.holds(a, state)? || self.holds(b, state)?) as i32,
             Expr::Binary(op, a, b) => {
+                // Fast path for the commonest guard shape: a variable against a constant.
+                if let (Expr::Load(slot), Expr::Const(c)) = (&**a, &**b) {
+                    return binary(*op, self.layout.slot(*slot).get(state), *c);
+                }
                 let a = self.eval(a, state)?;
                 let b = self.eval(b, state)?;
                 binary(*op, a, b)?
@@ -186,10 +190,7 @@ mod tests {
         let mut ev = Evaluator { layout: &layout, temps: &mut temps, overflow: Overflow::Error };
         let mut state = layout.encode(&[1, 2, -5]);
         let read = Expr::LoadIndexed(arr, Box::new(Expr::Const(2)));
-        assert_eq!(
-            ev.eval(&read, &state),
-            Err(EvalError::IndexOutOfBounds { var: 0, index: 2, len: 2 })
-        );
+        assert_eq!(ev.eval(&read, &state), Err(EvalError::IndexOutOfBounds { var: 0, index: 2, len: 2 }));
         let write = Stmt::Assign(LValue::Slot(1), Expr::Const(256));
         assert_eq!(ev.exec(&write, &mut state), Err(EvalError::OutOfRange { slot: 1, value: 256 }));
         let write = Stmt::Assign(LValue::Slot(2), Expr::Const(-32768));

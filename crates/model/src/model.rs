@@ -103,9 +103,7 @@ impl Model {
     /// The processes of the system proper (all but the property automaton).
     pub fn system_processes(&self) -> impl Iterator<Item = (u32, &Process)> {
         let property = self.property.as_ref().map(|p| p.process);
-        (0u32..)
-            .zip(&self.processes)
-            .filter(move |(i, _)| Some(*i) != property)
+        (0u32..).zip(&self.processes).filter(move |(i, _)| Some(*i) != property)
     }
 
     /// Name of a variable, qualified by its process for locals (`P.x`).

@@ -102,15 +102,17 @@ impl<'m> Generator<'m> {
         F: FnMut(Step<'_>, Result<&[u32], EvalError>),
     {
         let Some(property) = &self.model.property else {
-            let mut sink = |groups: &[u32], result: Result<&[u32], EvalError>| {
-                emit(Step { groups, property: None }, result)
-            };
+            let mut sink =
+                |groups: &[u32], result: Result<&[u32], EvalError>| emit(Step { groups, property: None }, result);
             return !self.system_steps(state, &mut sink);
         };
 
         // Collect the system steps, then pair each with the property's enabled edges.
-        let (mut targets, mut step_groups, mut step_ends) =
-            (std::mem::take(&mut self.targets), std::mem::take(&mut self.step_groups), std::mem::take(&mut self.step_ends));
+        let (mut targets, mut step_groups, mut step_ends) = (
+            std::mem::take(&mut self.targets),
+            std::mem::take(&mut self.step_groups),
+            std::mem::take(&mut self.step_ends),
+        );
         targets.clear();
         step_groups.clear();
         step_ends.clear();
@@ -221,7 +223,13 @@ impl<'m> Generator<'m> {
     }
 
     /// Runs `effects` in order on a copy of `state` and hands the result to `sink`.
-    fn fire<'s>(&mut self, groups: &[u32], state: &[u32], effects: impl Iterator<Item = &'s [Stmt]>, sink: &mut Sink<'_>) {
+    fn fire<'s>(
+        &mut self,
+        groups: &[u32],
+        state: &[u32],
+        effects: impl Iterator<Item = &'s [Stmt]>,
+        sink: &mut Sink<'_>,
+    ) {
         let mut target = std::mem::take(&mut self.target);
         target.clear();
         target.extend_from_slice(state);

@@ -40,7 +40,7 @@ impl Shared<'_> {
                     break 'run;
                 }
                 expanded += 1;
-                if expanded % 256 == 0 {
+                if expanded.is_multiple_of(256) {
                     self.account(before, &w.counts);
                     before = w.counts.snapshot();
                     self.merge_found(&mut w.found);
