@@ -123,9 +123,11 @@ pub fn parallel_failures<T: Sync>(items: &[T], job: impl Fn(&T) -> Result<(), St
     f
 }
 
-/// Explores a model with the parallel engine on `threads` threads (no checks).
-pub fn explore_with_threads(model: &DveModel, threads: usize) -> Stats {
-    let options = warpcheck_explore::Options { threads, traces: false, stop_at_first: false, ..Default::default() };
+/// Explores a model with the parallel engine on `threads` threads in `order` (no
+/// checks); in depth-first order `levels` is 0.
+pub fn explore_with_threads(model: &DveModel, threads: usize, order: warpcheck_explore::Order) -> Stats {
+    let options =
+        warpcheck_explore::Options { threads, traces: false, stop_at_first: false, order, ..Default::default() };
     let r = warpcheck_explore::explore_parallel(&model.model, &options).expect("state table large enough");
     assert!(r.complete, "exploration stopped early");
     Stats {

@@ -6,12 +6,15 @@
 //! (values wrap); the others with DiVinE 2.4's (an evaluation error).
 
 use warpcheck_conformance::*;
+use warpcheck_explore::Order;
 
 /// Which engine explores.
 #[derive(Clone, Copy, Debug)]
 enum Engine {
     Sequential,
     Parallel(usize),
+    /// The parallel engine in depth-first order on this many threads.
+    DepthFirst(usize),
 }
 
 fn check_instances_up_to(max_states: u64, engine: Engine) -> usize {
@@ -22,7 +25,8 @@ fn check_instances_up_to(max_states: u64, engine: Engine) -> usize {
         model.model.overflow = r.overflow();
         let stats = match engine {
             Engine::Sequential => explore_all(&model),
-            Engine::Parallel(threads) => explore_with_threads(&model, threads),
+            Engine::Parallel(threads) => explore_with_threads(&model, threads, Order::Bfs),
+            Engine::DepthFirst(threads) => explore_with_threads(&model, threads, Order::Dfs),
         };
         compare(r, &stats).map_err(|e| format!("{engine:?}: {e}"))
     });
@@ -44,6 +48,11 @@ fn parallel_engine_on_one_thread_matches_the_reference_up_to_one_million_states(
 #[test]
 fn parallel_engine_on_two_threads_matches_the_reference_up_to_one_million_states() {
     assert_eq!(check_instances_up_to(1_000_000, Engine::Parallel(2)), 146);
+}
+
+#[test]
+fn depth_first_order_on_two_threads_matches_the_reference_up_to_200_000_states() {
+    assert_eq!(check_instances_up_to(200_000, Engine::DepthFirst(2)), 109);
 }
 
 /// `WARPCHECK_MAX_STATES=15000000 cargo test --release -p warpcheck-conformance --test beem_counts -- --ignored --nocapture`
