@@ -44,6 +44,7 @@
 //! assert_eq!(model.layout.decode(&next[0]), vec![0, 1]);
 //! ```
 
+pub mod compiled;
 mod display;
 pub mod eval;
 pub mod ir;

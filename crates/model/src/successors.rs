@@ -14,8 +14,9 @@
 //! A step whose guard or effect raises an evaluation error is reported as such (an
 //! edge to the error state), never silently dropped.
 
+use crate::compiled::{compile_expr, compile_stmt, CompiledExpr, CompiledStmt};
 use crate::eval::EvalError;
-use crate::ir::{GroupKind, Stmt};
+use crate::ir::GroupKind;
 use crate::model::{Model, SyncMode};
 
 /// The step that produced a successor.
@@ -51,6 +52,8 @@ pub struct Generator<'m> {
     enabled_edges: Vec<u32>,
     /// Per process, the local groups enabled in the current state (synchronous mode).
     choices: Vec<Vec<u32>>,
+    /// Each group's guards and effect, compiled.
+    compiled: Vec<(Vec<CompiledExpr>, Vec<CompiledStmt>)>,
 }
 
 impl<'m> Generator<'m> {
@@ -85,6 +88,15 @@ impl<'m> Generator<'m> {
             product: vec![0; model.state_words()],
             enabled_edges: Vec::new(),
             choices: vec![Vec::new(); model.processes.len()],
+            compiled: model
+                .groups
+                .iter()
+                .map(|g| {
+                    let guards = g.guards.iter().map(|e| compile_expr(e, &model.layout)).collect();
+                    let effect = g.effect.iter().map(|s| compile_stmt(s, &model.layout, model.overflow)).collect();
+                    (guards, effect)
+                })
+                .collect(),
         }
     }
 
@@ -213,32 +225,27 @@ impl<'m> Generator<'m> {
         if !group.source[1..].iter().all(|&(slot, v)| layout.slot(slot).get(state) == v) {
             return Ok(false);
         }
-        let ev = self.model.evaluator(&mut self.temps);
-        for guard in &group.guards {
-            if !ev.holds(guard, state)? {
+        for guard in &self.compiled[g as usize].0 {
+            if guard.eval(state, &self.temps)? == 0 {
                 return Ok(false);
             }
         }
         Ok(true)
     }
 
-    /// Runs `effects` in order on a copy of `state` and hands the result to `sink`.
-    fn fire<'s>(
-        &mut self,
-        groups: &[u32],
-        state: &[u32],
-        effects: impl Iterator<Item = &'s [Stmt]>,
-        sink: &mut Sink<'_>,
-    ) {
+    /// Runs the effects of `groups` in order on a copy of `state` and hands the result
+    /// to `sink`.
+    fn fire(&mut self, groups: &[u32], state: &[u32], sink: &mut Sink<'_>) {
         let mut target = std::mem::take(&mut self.target);
         target.clear();
         target.extend_from_slice(state);
-        let mut ev = self.model.evaluator(&mut self.temps);
         let mut result = Ok(());
-        for effect in effects {
-            result = ev.exec_all(effect, &mut target);
-            if result.is_err() {
-                break;
+        'groups: for &g in groups {
+            for stmt in &self.compiled[g as usize].1 {
+                result = stmt.exec(&mut target, &mut self.temps);
+                if result.is_err() {
+                    break 'groups;
+                }
             }
         }
         sink(groups, result.map(|_| &target[..]));
@@ -258,7 +265,7 @@ impl<'m> Generator<'m> {
                 }
                 match self.enabled(g, state) {
                     Ok(false) => continue,
-                    Ok(true) => self.fire(&[g], state, std::iter::once(&group.effect[..]), sink),
+                    Ok(true) => self.fire(&[g], state, sink),
                     Err(e) => sink(&[g], Err(e)),
                 }
                 any = true;
@@ -300,8 +307,7 @@ impl<'m> Generator<'m> {
         loop {
             groups.clear();
             groups.extend(procs.iter().zip(&pick).map(|(&p, &k)| choices[p][k]));
-            let effects = groups.iter().map(|&g| &model.groups[g as usize].effect[..]);
-            self.fire(&groups, state, effects, sink);
+            self.fire(&groups, state, sink);
             any = true;
             let mut i = procs.len();
             loop {
