@@ -120,11 +120,6 @@ impl Evaluator<'_> {
         }
         Ok(())
     }
-
-    /// Runs statements in order.
-    pub fn exec_all(&mut self, stmts: &[Stmt], state: &mut [u32]) -> Result<(), EvalError> {
-        stmts.iter().try_for_each(|s| self.exec(s, state))
-    }
 }
 
 /// Applies a binary operator with the reference semantics.
