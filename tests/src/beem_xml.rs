@@ -102,29 +102,35 @@ fn parse_parameters(text: &str) -> HashMap<String, i64> {
 /// `not (Receiver->triple & 4) == 4`, which is always false; with parentheses the goal
 /// is reachable in brp2.1-5, by a 60-step counterexample in brp2.1.)
 fn expand_formula(formula: &str, aps: &HashMap<&str, &str>, params: &HashMap<String, i64>) -> String {
+    map_words(
+        formula,
+        |word| aps.get(word).map_or_else(|| word.to_string(), |e| expand_m4(e, params)),
+        |c, out| match c {
+            '!' => out.push_str("not "),
+            c => out.push(c),
+        },
+    )
+}
+
+/// Rewrites `text` m4 word by m4 word (letters, digits and `_`): `word` maps each word,
+/// `other` writes each other character.
+fn map_words(text: &str, word: impl Fn(&str) -> String, other: impl Fn(char, &mut String)) -> String {
     let mut out = String::new();
-    let mut word = String::new();
-    let flush = |word: &mut String, out: &mut String| {
-        if !word.is_empty() {
-            match aps.get(word.as_str()) {
-                Some(e) => out.push_str(&expand_m4(e, params)),
-                None => out.push_str(word),
-            }
-            word.clear();
-        }
-    };
-    for c in formula.chars() {
+    let mut current = String::new();
+    for c in text.chars() {
         if c.is_ascii_alphanumeric() || c == '_' {
-            word.push(c);
-        } else {
-            flush(&mut word, &mut out);
-            match c {
-                '!' => out.push_str("not "),
-                c => out.push(c),
-            }
+            current.push(c);
+            continue;
         }
+        if !current.is_empty() {
+            out.push_str(&word(&current));
+            current.clear();
+        }
+        other(c, &mut out);
     }
-    flush(&mut word, &mut out);
+    if !current.is_empty() {
+        out.push_str(&word(&current));
+    }
     out
 }
 
@@ -188,24 +194,11 @@ fn unquote_once(s: &str) -> String {
 
 /// Replaces m4 words that are parameters by their values and `decr(x)` by `x - 1`.
 fn substitute(text: &str, vars: &HashMap<String, i64>) -> String {
-    let mut out = String::new();
-    let mut word = String::new();
-    let flush = |word: &mut String, out: &mut String| {
-        match vars.get(word.as_str()) {
-            Some(v) => out.push_str(&v.to_string()),
-            None => out.push_str(word),
-        }
-        word.clear();
-    };
-    for c in text.chars() {
-        if c.is_ascii_alphanumeric() || c == '_' {
-            word.push(c);
-        } else {
-            flush(&mut word, &mut out);
-            out.push(c);
-        }
-    }
-    flush(&mut word, &mut out);
+    let mut out = map_words(
+        text,
+        |word| vars.get(word).map_or_else(|| word.to_string(), |v| v.to_string()),
+        |c, out| out.push(c),
+    );
     // decr(n) with a number inside.
     while let Some(start) = out.find("decr(") {
         let (args, end) = call_args(&out, start + "decr(".len());

@@ -36,8 +36,8 @@ type Sink<'s> = dyn FnMut(&[u32], Result<&[u32], EvalError>) + 's;
 /// thread.
 pub struct Generator<'m> {
     model: &'m Model,
-    /// Groups whose first participant leaves control state `s` of process `p`:
-    /// `groups_from[state_base[p] + s .. state_base[p] + s + 1]` in `by_state`.
+    /// Groups whose first participant leaves control state `s` of process `p`: with
+    /// `l = state_base[p] + s`, they are `by_state[by_state_start[l]..by_state_start[l + 1]]`.
     state_base: Vec<u32>,
     by_state_start: Vec<u32>,
     by_state: Vec<u32>,
@@ -98,11 +98,6 @@ impl<'m> Generator<'m> {
                 })
                 .collect(),
         }
-    }
-
-    /// The model this generator runs.
-    pub fn model(&self) -> &'m Model {
-        self.model
     }
 
     /// Calls `emit` for every step enabled in `state`, with the successor state or the
