@@ -1,0 +1,9 @@
+//! The GPU engine of warpcheck: the model's guards and effects are generated as CUDA C
+//! ([`codegen`]), compiled at run time with NVRTC, and explored breadth first entirely
+//! on the device.
+//!
+//! - [`codegen`]: model IR → C functions (successors, checks), valid CUDA C and C99;
+//! - [`host`]: runs the generated C on the host (the tests' bridge to the CPU engine).
+
+pub mod codegen;
+pub mod host;
