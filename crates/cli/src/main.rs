@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use warpcheck_dve::DveModel;
 use warpcheck_explore::{explore_parallel, Checks, ExploreError, Invariant, Options, Order, Report};
+use warpcheck_gpu::{GpuError, GpuOptions, GpuReport};
 use warpcheck_model::Overflow;
 
 /// Exit statuses, one table for the whole binary.
@@ -31,6 +32,7 @@ Examples:
   warpcheck check model.dve                       # deadlocks and assertions
   warpcheck check model.dve --invariant 'not (P_0.CS and P_1.CS)'
   warpcheck check model.dve --deadlock --all      # count every violation
+  warpcheck explore model.dve --backend gpu        # on the GPU (default: GPU when present)
 
 Exit status: 0 holds, 1 violated, 2 bad input, 3 resource limit reached.";
 
@@ -77,10 +79,22 @@ struct RunArgs {
     /// Worker threads (default: all cores).
     #[arg(long, short = 't')]
     threads: Option<usize>,
-    /// Memory for the state table, e.g. 512M or 8G (default: grow as needed up to
-    /// half of the available memory).
+    /// Memory for the state table, e.g. 512M or 8G (default: on the CPU, grow as
+    /// needed up to half of the available memory; on the GPU, 90% of the free device
+    /// memory).
     #[arg(long, value_name = "SIZE", value_parser = memory::parse_size)]
     memory: Option<u64>,
+    /// Where to explore: `cpu`, `gpu` (CUDA; an error without one) or `auto` (the GPU
+    /// when one is present and the order is breadth first, else the CPU).
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    backend: BackendArg,
+    /// The CUDA device to use.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    device: usize,
+    /// GPU: also time successor generation alone (one extra launch per level), to
+    /// show where the time goes.
+    #[arg(long)]
+    profile: bool,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -102,7 +116,14 @@ enum OverflowArg {
     Wrap,
 }
 
-#[derive(Clone, Copy, clap::ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum BackendArg {
+    Cpu,
+    Gpu,
+    Auto,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum OrderArg {
     Bfs,
     Dfs,
@@ -130,8 +151,58 @@ fn read_model(path: &Path) -> Result<DveModel, ExitCode> {
     })
 }
 
-/// Runs the parallel engine as the arguments say.
+/// Runs the engine the arguments choose; with the GPU, also returns its timings.
 fn run(
+    args: &RunArgs,
+    model: &DveModel,
+    checks: Checks,
+    stop_at_first: bool,
+    traces: bool,
+) -> Result<(Report, Option<GpuReport>), ExitCode> {
+    let gpu = match args.backend {
+        BackendArg::Cpu => false,
+        BackendArg::Gpu if args.order == OrderArg::Dfs => {
+            eprintln!("error: the GPU engine explores breadth first only; use --order bfs or --backend cpu");
+            return Err(ExitCode::from(exit::BAD_INPUT));
+        }
+        BackendArg::Gpu => true,
+        BackendArg::Auto => args.order == OrderArg::Bfs && warpcheck_gpu::device_available(),
+    };
+    if gpu {
+        return run_gpu(args, model, checks, stop_at_first).map(|r| {
+            let mut r = r;
+            (std::mem::take(&mut r.report), Some(r))
+        });
+    }
+    run_cpu(args, model, checks, stop_at_first, traces).map(|r| (r, None))
+}
+
+/// Runs the GPU engine.
+fn run_gpu(args: &RunArgs, model: &DveModel, checks: Checks, stop_at_first: bool) -> Result<GpuReport, ExitCode> {
+    let progress = progress::ProgressLine::new(args.quiet || args.json);
+    let update = |p: &warpcheck_explore::Progress| progress.update(p);
+    let options = GpuOptions {
+        device: args.device,
+        memory: args.memory,
+        checks,
+        stop_at_first,
+        profile: args.profile,
+        progress: Some(&update),
+    };
+    let result = warpcheck_gpu::explore_gpu(&model.model, &options);
+    progress.finish();
+    result.map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(match e {
+            GpuError::Full { .. } => exit::RESOURCE,
+            GpuError::NoDevice(_) | GpuError::Unsupported(_) => exit::BAD_INPUT,
+            GpuError::Cuda(_) | GpuError::Compile(_) => exit::RESOURCE,
+        })
+    })
+}
+
+/// Runs the parallel CPU engine as the arguments say.
+fn run_cpu(
     args: &RunArgs,
     model: &DveModel,
     checks: Checks,
@@ -183,12 +254,12 @@ fn threads_used(args: &RunArgs) -> usize {
 
 fn explore(args: RunArgs) -> Result<ExitCode, ExitCode> {
     let dve = load(&args)?;
-    let report = run(&args, &dve, Checks::default(), false, false)?;
-    let threads = threads_used(&args);
+    let (report, gpu) = run(&args, &dve, Checks::default(), false, false)?;
+    let engine = report::Engine { threads: threads_used(&args), gpu: gpu.as_ref() };
     if args.json {
-        println!("{}", report::stats_json(&args.model.display().to_string(), &dve.model, &report, threads));
+        println!("{}", report::stats_json(&args.model.display().to_string(), &dve.model, &report, &engine));
     } else {
-        report::print_stats(&dve.model, &report, threads);
+        report::print_stats(&dve.model, &report, &engine);
     }
     Ok(ExitCode::from(exit::HOLDS))
 }
@@ -213,14 +284,14 @@ fn check(
             }
         }
     }
-    let report = run(&args, &dve, checks.clone(), !all, true)?;
-    let threads = threads_used(&args);
+    let (report, gpu) = run(&args, &dve, checks.clone(), !all, true)?;
+    let engine = report::Engine { threads: threads_used(&args), gpu: gpu.as_ref() };
     let model = &dve.model;
     if args.json {
-        let stats = report::stats_json(&args.model.display().to_string(), model, &report, threads);
+        let stats = report::stats_json(&args.model.display().to_string(), model, &report, &engine);
         println!("{}", report::check_json(model, &checks, &report, stats));
     } else {
-        report::print_stats(model, &report, threads);
+        report::print_stats(model, &report, &engine);
         let mut checked = Vec::new();
         if checks.deadlock {
             checked.push("deadlock".to_string());

@@ -2,11 +2,24 @@
 
 use serde_json::{json, Value};
 use warpcheck_explore::{Checks, Report, Trace};
+use warpcheck_gpu::GpuReport;
 use warpcheck_model::Model;
 
+/// Which engine ran: CPU threads, or the GPU with its timings.
+pub struct Engine<'a> {
+    pub threads: usize,
+    pub gpu: Option<&'a GpuReport>,
+}
+
+impl Engine<'_> {
+    fn bytes_per_state(&self, r: &Report) -> f64 {
+        self.gpu.map_or_else(|| r.bytes_per_state(), |g| g.bytes_per_state)
+    }
+}
+
 /// Statistics common to `explore` and `check`, as JSON.
-pub fn stats_json(model_path: &str, model: &Model, r: &Report, threads: usize) -> Value {
-    json!({
+pub fn stats_json(model_path: &str, model: &Model, r: &Report, engine: &Engine<'_>) -> Value {
+    let mut stats = json!({
         "model": model_path,
         "states": r.states,
         "transitions": r.transitions,
@@ -17,17 +30,31 @@ pub fn stats_json(model_path: &str, model: &Model, r: &Report, threads: usize) -
         "complete": r.complete,
         "seconds": r.seconds,
         "states_per_second": r.states as f64 / r.seconds.max(1e-9),
-        "threads": threads,
+        "backend": if engine.gpu.is_some() { "gpu" } else { "cpu" },
+        "threads": engine.gpu.is_none().then_some(engine.threads),
         "state_words": model.state_words(),
-        "bytes_per_state": r.bytes_per_state(),
+        "bytes_per_state": engine.bytes_per_state(r),
         "table_entries": r.table_entries,
         "table_capacity": r.table_capacity,
         "peak_memory_bytes": crate::memory::peak_resident(),
-    })
+    });
+    if let Some(g) = engine.gpu {
+        stats["device"] = json!(g.device_name);
+        stats["compile_seconds"] = json!(g.compile_seconds);
+        stats["compile_cached"] = json!(g.compile_cached);
+        stats["setup_seconds"] = json!(g.setup_seconds);
+        stats["explore_seconds"] = json!(g.explore_seconds);
+        stats["kernel_seconds"] = json!(g.kernel_seconds);
+        stats["generate_seconds"] = json!(g.generate_seconds);
+        stats["launches"] = json!(g.launches);
+        stats["explore_states_per_second"] = json!(r.states as f64 / g.explore_seconds.max(1e-9));
+        stats["state_capacity"] = json!(g.capacity);
+    }
+    stats
 }
 
 /// Statistics as text lines.
-pub fn print_stats(model: &Model, r: &Report, threads: usize) {
+pub fn print_stats(model: &Model, r: &Report, engine: &Engine<'_>) {
     println!("states:       {}", r.states);
     println!("transitions:  {}", r.transitions);
     println!("deadlocks:    {}", r.deadlocks);
@@ -46,9 +73,33 @@ pub fn print_stats(model: &Model, r: &Report, threads: usize) {
         println!("incomplete:   stopped at the first violation");
     }
     let rate = r.states as f64 / r.seconds.max(1e-9);
-    println!("time:         {:.3} s, {:.0} states/s on {threads} thread(s)", r.seconds, rate);
-    let peak = crate::memory::peak_resident().map_or(String::new(), |b| format!(", peak memory {} MiB", b >> 20));
-    println!("memory:       {:.1} bytes/state in the state table{peak}", r.bytes_per_state());
+    match engine.gpu {
+        None => {
+            println!("time:         {:.3} s, {:.0} states/s on {} thread(s)", r.seconds, rate, engine.threads);
+            let peak =
+                crate::memory::peak_resident().map_or(String::new(), |b| format!(", peak memory {} MiB", b >> 20));
+            println!("memory:       {:.1} bytes/state in the state table{peak}", r.bytes_per_state());
+        }
+        Some(g) => {
+            let explore_rate = r.states as f64 / g.explore_seconds.max(1e-9);
+            println!("time:         {:.3} s in all, {:.0} states/s", r.seconds, rate);
+            println!("gpu:          {}, {} kernel launches", g.device_name, g.launches);
+            println!(
+                "gpu time:     compile {:.3} s{}, setup {:.3} s, search {:.3} s ({:.0} states/s; kernels {:.3} s{})",
+                g.compile_seconds,
+                if g.compile_cached { " (cached)" } else { "" },
+                g.setup_seconds,
+                g.explore_seconds,
+                explore_rate,
+                g.kernel_seconds,
+                g.generate_seconds.map_or(String::new(), |s| format!(", of which generation alone {s:.3} s")),
+            );
+            println!(
+                "memory:       {:.1} device bytes/state (state, parent, table share); room for {} states",
+                g.bytes_per_state, g.capacity
+            );
+        }
+    }
 }
 
 /// A trace as JSON: the initial state, then one object per step.

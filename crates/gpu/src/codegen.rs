@@ -23,7 +23,7 @@
 
 use std::fmt::Write;
 
-use warpcheck_model::ir::{ArrayRef, BinOp, Expr, GroupKind, LValue, Stmt, UnOp};
+use warpcheck_model::ir::{ArrayRef, BinOp, Expr, LValue, Stmt, UnOp};
 use warpcheck_model::layout::{Slot, SlotId, SlotType};
 use warpcheck_model::{Model, Overflow, SyncMode};
 
@@ -63,9 +63,15 @@ pub fn generate(model: &Model, invariants: &[Expr]) -> Result<Generated, Unsuppo
         g.apply_function();
     }
     g.product_function();
-    g.successor_function();
+    let parts = if model.mode == SyncMode::Async { g.async_parts() } else { Vec::new() };
+    g.successor_function(&parts);
     Ok(Generated { source: g.out, max_successors: max_successors(model) })
 }
+
+/// Models with at most this many groups have their step functions inlined.
+const INLINE_GROUPS: usize = 64;
+/// Groups per out-of-line step function.
+const PART_GROUPS: usize = 8;
 
 /// Small helpers shared by all generated code: wrapping arithmetic as in the CPU
 /// executor (`wrapping_*` on i32; shifts modulo 32; division truncating).
@@ -488,7 +494,7 @@ impl Gen<'_> {
         self.out.push_str("}\n");
     }
 
-    fn successor_function(&mut self) {
+    fn successor_function(&mut self, parts: &[Vec<Vec<usize>>]) {
         let model = self.model;
         self.out.push_str("WC_FN int wc_successors(const u32 *s, WcSink *sink) {\n");
         self.line("int tmp[WC_TEMPS]; (void)tmp;");
@@ -519,7 +525,7 @@ impl Gen<'_> {
             }
         }
         match model.mode {
-            SyncMode::Async => self.async_steps(),
+            SyncMode::Async => self.async_steps(parts),
             SyncMode::Sync => self.sync_steps(),
         }
         self.line("sys_end:");
@@ -580,46 +586,83 @@ impl Gen<'_> {
         }
     }
 
-    fn async_steps(&mut self) {
+    /// Asynchronous systems: the groups leaving each control state of each process,
+    /// as functions of at most [`PART_GROUPS`] groups (`wc_part_<n>`, returning the
+    /// steps taken). Large models get them out of line, which keeps NVRTC's time
+    /// linear in the model's size; `parts[p][state]` lists their numbers.
+    fn async_parts(&mut self) -> Vec<Vec<Vec<usize>>> {
+        let model = self.model;
+        let inline = model.groups.len() <= INLINE_GROUPS;
+        writeln!(self.out, "#define WC_PART {}", if inline { "WC_FN" } else { "WC_NOINLINE" }).unwrap();
+        let by = self.groups_by_state();
+        let any_committed = model.processes.iter().any(|p| p.committed.iter().any(|&c| c));
+        let mut parts = vec![Vec::new(); model.processes.len()];
+        let mut next = 0;
+        for (p, _) in model.system_processes() {
+            for groups in &by[p as usize] {
+                let mut numbers = Vec::new();
+                for chunk in groups.chunks(PART_GROUPS) {
+                    numbers.push(next);
+                    self.out.push_str(&format!(
+                        "WC_PART int wc_part_{next}(const u32 *s, WcSink *sink, unsigned long long edges, int committed) {{\n"
+                    ));
+                    self.line("int tmp[WC_TEMPS]; (void)tmp; (void)committed;");
+                    self.line("u32 t[WC_WORDS];");
+                    self.line("int steps = 0;");
+                    for &g in chunk {
+                        self.async_group(g, any_committed);
+                    }
+                    self.line("return steps;");
+                    self.out.push_str("}\n");
+                    next += 1;
+                }
+                parts[p as usize].push(numbers);
+            }
+        }
+        parts
+    }
+
+    /// One group of an asynchronous system: enabling test, effect, step.
+    fn async_group(&mut self, g: usize, any_committed: bool) {
+        let group = &self.model.groups[g];
+        if any_committed && !group.committed {
+            self.line(&format!("if (committed) goto g{g}_no;"));
+        }
+        self.line("{");
+        self.depth += 1;
+        self.enabling(g);
+        self.line("for (int k = 0; k < WC_WORDS; k++) t[k] = s[k];");
+        for stmt in &group.effect {
+            self.stmt(stmt, "t", &format!("g{g}_err"));
+        }
+        self.line("steps++;");
+        self.line("wc_step(sink, t, edges);");
+        self.depth -= 1;
+        self.line("}");
+        self.line(&format!("goto g{g}_no;"));
+        self.line(&format!("g{g}_err: steps++; wc_emit_error(sink);"));
+        self.line(&format!("g{g}_no: ;"));
+    }
+
+    /// The asynchronous step dispatch: per process, the parts of its control state.
+    fn async_steps(&mut self, parts: &[Vec<Vec<usize>>]) {
         let model = self.model;
         let any_committed = model.processes.iter().any(|p| p.committed.iter().any(|&c| c));
         if any_committed {
             self.committed_test();
+        } else {
+            self.line("int committed = 0;");
         }
-        let by = self.groups_by_state();
         for (p, process) in model.system_processes() {
             let control = get(&self.slot(process.control), "s");
             self.line(&format!("switch ({control}) {{"));
-            for (state, groups) in by[p as usize].iter().enumerate() {
-                if groups.is_empty() {
+            for (state, numbers) in parts[p as usize].iter().enumerate() {
+                if numbers.is_empty() {
                     continue;
                 }
-                self.line(&format!("case {state}: {{"));
-                self.depth += 1;
-                for &g in groups {
-                    let group = &model.groups[g];
-                    debug_assert!(group.kind == GroupKind::Local || group.participants.len() <= 2);
-                    if any_committed && !group.committed {
-                        self.line(&format!("if (committed) goto g{g}_no;"));
-                    }
-                    self.line("{");
-                    self.depth += 1;
-                    self.enabling(g);
-                    self.line("for (int k = 0; k < WC_WORDS; k++) t[k] = s[k];");
-                    for stmt in &group.effect {
-                        self.stmt(stmt, "t", &format!("g{g}_err"));
-                    }
-                    self.line("steps++;");
-                    self.line("wc_step(sink, t, edges);");
-                    self.depth -= 1;
-                    self.line("}");
-                    self.line(&format!("goto g{g}_no;"));
-                    self.line(&format!("g{g}_err: steps++; wc_emit_error(sink);"));
-                    self.line(&format!("g{g}_no: ;"));
-                }
-                self.line("break;");
-                self.depth -= 1;
-                self.line("}");
+                let calls: Vec<String> =
+                    numbers.iter().map(|n| format!("steps += wc_part_{n}(s, sink, edges, committed);")).collect();
+                self.line(&format!("case {state}: {} break;", calls.join(" ")));
             }
             self.line("default: break;");
             self.line("}");

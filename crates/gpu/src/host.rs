@@ -1,4 +1,4 @@
-//! Runs the generated C on the host: compiles it with the system C compiler (`cc`)
+//! Runs the generated C on the host: compiles it with the system C++ compiler (`c++`)
 //! into a small program that reads states and writes, for each, what the generated
 //! functions say about it. The tests hold this output to the CPU successor function
 //! state for state, so the code generator is checked without a GPU.
@@ -30,6 +30,7 @@ const HEAD: &str = r#"
 typedef unsigned int u32;
 typedef unsigned long long u64;
 #define WC_FN static inline
+#define WC_NOINLINE static
 typedef struct { u32 *buf; u32 n; u32 errors; } WcSink;
 static void wc_emit(WcSink *k, const u32 *t);
 static void wc_emit_error(WcSink *k) { k->errors++; }
@@ -60,7 +61,7 @@ int main(int argc, char **argv) {
 }
 "#;
 
-/// Compiles `generated` with `cc` in `dir` and runs it on `states` (each `words`
+/// Compiles `generated` with `c++` in `dir` and runs it on `states` (each `words`
 /// long); `invariants` is the number of invariants compiled in.
 pub fn run_on_host(
     generated: &Generated,
@@ -69,17 +70,18 @@ pub fn run_on_host(
     states: &[Vec<u32>],
     dir: &Path,
 ) -> Result<Vec<HostResult>, String> {
-    let c = dir.join("model.c");
+    let c = dir.join("model.cpp");
     let exe = dir.join("model");
     std::fs::write(&c, format!("{HEAD}{}{MAIN}", generated.source)).map_err(|e| e.to_string())?;
-    let out = Command::new("cc")
-        .args(["-std=c99", "-O0", "-w", "-o"])
+    // As C++ (what NVRTC compiles), so that C++-only errors show here too.
+    let out = Command::new("c++")
+        .args(["-x", "c++", "-std=c++17", "-O0", "-w", "-o"])
         .arg(&exe)
         .arg(&c)
         .output()
-        .map_err(|e| format!("cannot run the C compiler `cc`: {e}"))?;
+        .map_err(|e| format!("cannot run the C++ compiler `c++`: {e}"))?;
     if !out.status.success() {
-        return Err(format!("cc failed on {}:\n{}", c.display(), String::from_utf8_lossy(&out.stderr)));
+        return Err(format!("c++ failed on {}:\n{}", c.display(), String::from_utf8_lossy(&out.stderr)));
     }
     let mut child = Command::new(&exe)
         .arg(generated.max_successors.to_string())

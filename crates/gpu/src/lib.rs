@@ -4,6 +4,12 @@
 //!
 //! - [`codegen`]: model IR → C functions (successors, checks), valid CUDA C and C99;
 //! - [`host`]: runs the generated C on the host (the tests' bridge to the CPU engine).
+//! - [`nvrtc`]: run-time compilation to a cubin, cached on disk;
+//! - [`engine`]: the device-resident state store and the breadth-first search.
 
 pub mod codegen;
 pub mod host;
+pub mod engine;
+pub mod nvrtc;
+
+pub use engine::{device_available, explore_gpu, GpuError, GpuOptions, GpuReport};

@@ -1,0 +1,192 @@
+// The breadth-first exploration kernels of warpcheck's GPU engine. The model's
+// generated functions (see codegen.rs) are pasted at the @@MODEL@@ line.
+//
+// State store: states live back to back in `states` (WC_WORDS words each) in the order
+// they were found, so that a BFS level is a contiguous range of ids and needs no queue;
+// `parents[id]` is the id of the state that found it. A hash table of 64-bit entries
+// (high half: a 32-bit tag from the hash, with its low bit set so that no entry is 0;
+// low half: the state id, or BUSY while the inserting thread copies the state) maps
+// states to ids, with linear probing from a position given by the hash's high bits.
+// An insert claims an empty entry with one compare-and-swap, takes the next id, writes
+// the state and publishes the id (release); readers that find BUSY wait for the id
+// (acquire). The host guarantees room for every successor of a launch, and an id past
+// the end sets `full` (the run then fails; no state is ever silently dropped).
+
+typedef unsigned int u32;
+typedef unsigned long long u64;
+#define WC_FN __device__ __forceinline__
+#define WC_NOINLINE __device__ __noinline__
+
+#define WC_BUSY 0xFFFFFFFFu
+#define WC_LOST 0xFFFFFFFEu
+
+struct WcTable {
+  u32 *states;
+  u32 *parents;
+  u64 *table;
+  u64 capacity;
+  u32 *count;
+  u32 *full;
+  u32 limit;
+};
+
+struct WcSink {
+  const WcTable *tab;
+  u32 parent;
+  int insert;
+  u64 transitions;
+  u64 errors;
+};
+
+__device__ void wc_emit(WcSink *k, const u32 *t);
+__device__ __forceinline__ void wc_emit_error(WcSink *k) {
+  k->transitions++;
+  k->errors++;
+}
+
+// @@MODEL@@
+
+__device__ __forceinline__ u64 wc_hash(const u32 *t) {
+  u64 h = 0x9E3779B97F4A7C15ull ^ (u64)WC_WORDS;
+  for (int i = 0; i < WC_WORDS; i++) {
+    h ^= t[i];
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+  }
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
+__device__ __forceinline__ u64 wc_load_acquire(const u64 *p) {
+  u64 v;
+  asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__device__ __noinline__ void wc_emit(WcSink *k, const u32 *t) {
+  k->transitions++;
+  const WcTable *tab = k->tab;
+  u64 h = wc_hash(t);
+  if (!k->insert) {
+    // Profiling: generation and hashing only.
+    if (h == 0) atomicAdd(tab->full, 0u);
+    return;
+  }
+  u64 tag = (h & 0xFFFFFFFFull) | 1ull;
+  u64 pos = __umul64hi(h, tab->capacity);
+  for (;;) {
+    u64 *slot = tab->table + pos;
+    u64 e = wc_load_acquire(slot);
+    if (e == 0) {
+      u64 old = atomicCAS(slot, 0ull, (tag << 32) | WC_BUSY);
+      if (old == 0) {
+        u32 id = atomicAdd(tab->count, 1u);
+        if (id >= tab->limit) {
+          atomicExch(tab->full, 1u);
+          atomicExch(slot, (tag << 32) | WC_LOST);
+          return;
+        }
+        u32 *dst = tab->states + (u64)id * WC_WORDS;
+        for (int i = 0; i < WC_WORDS; i++) dst[i] = t[i];
+        tab->parents[id] = k->parent;
+        __threadfence();
+        atomicExch(slot, (tag << 32) | id);
+        return;
+      }
+      e = old;
+    }
+    if ((e >> 32) == tag) {
+      u32 id = (u32)e;
+      while (id == WC_BUSY) {
+        e = wc_load_acquire(slot);
+        id = (u32)e;
+      }
+      if (id != WC_LOST) {
+        const u32 *o = tab->states + (u64)id * WC_WORDS;
+        int same = 1;
+        for (int i = 0; i < WC_WORDS; i++) same &= (__ldcg(o + i) == t[i]);
+        if (same) return;
+      }
+    }
+    if (++pos == tab->capacity) pos = 0;
+  }
+}
+
+// Violation categories: 0 deadlock, 1 evaluation error, 2.. assertions, then invariants.
+__device__ __forceinline__ void wc_violation(u32 *first, u64 *count, int category, u32 id, u64 n) {
+  atomicMin(first + category, id);
+  atomicAdd(count + category, n);
+}
+
+__device__ __forceinline__ u64 wc_warp_sum(u64 v) {
+  for (int d = 16; d > 0; d >>= 1) v += __shfl_down_sync(0xffffffffu, v, d);
+  return v;
+}
+
+#define WC_CHECK_DEADLOCK 1u
+#define WC_CHECK_ASSERTIONS 2u
+#define WC_PROFILE_GENERATE_ONLY 4u
+
+// Expands the states with ids lo..hi: checks each, generates its successors and
+// inserts them. Counters: transitions, deadlocks, error steps, accepting states.
+extern "C" __global__ void wc_expand(WcTable tab, u32 lo, u32 hi, u64 *counters, u32 *viol_first, u64 *viol_count,
+                                     u32 flags) {
+  WcSink k;
+  k.tab = &tab;
+  k.insert = !(flags & WC_PROFILE_GENERATE_ONLY);
+  u64 transitions = 0, errors = 0, deadlocks = 0, accepting = 0;
+  u64 stride = (u64)gridDim.x * blockDim.x;
+  for (u64 id = lo + (u64)blockIdx.x * blockDim.x + threadIdx.x; id < hi; id += stride) {
+    u32 s[WC_WORDS];
+    const u32 *src = tab.states + (u64)id * WC_WORDS;
+    for (int i = 0; i < WC_WORDS; i++) s[i] = src[i];
+    k.parent = (u32)id;
+    k.transitions = 0;
+    k.errors = 0;
+    if (k.insert) {
+      if (flags & WC_CHECK_ASSERTIONS) {
+        int a = wc_assertion(s);
+        if (a >= 0) wc_violation(viol_first, viol_count, 2 + a, (u32)id, 1);
+      }
+      for (int i = 0; i < WC_INVARIANTS; i++)
+        if (!wc_invariant(i, s)) wc_violation(viol_first, viol_count, 2 + WC_ASSERTIONS + i, (u32)id, 1);
+      accepting += wc_accepting(s);
+    }
+    int dead = wc_successors(s, &k);
+    transitions += k.transitions;
+    errors += k.errors;
+    if (k.insert && k.errors) wc_violation(viol_first, viol_count, 1, (u32)id, k.errors);
+    if (dead) {
+      deadlocks++;
+      if (k.insert && (flags & WC_CHECK_DEADLOCK)) wc_violation(viol_first, viol_count, 0, (u32)id, 1);
+    }
+  }
+  // Profiling launches leave the counters alone (uniform across the warp).
+  if (!k.insert) return;
+  __syncwarp();
+  transitions = wc_warp_sum(transitions);
+  errors = wc_warp_sum(errors);
+  deadlocks = wc_warp_sum(deadlocks);
+  accepting = wc_warp_sum(accepting);
+  if ((threadIdx.x & 31) == 0) {
+    if (transitions) atomicAdd(counters + 0, transitions);
+    if (deadlocks) atomicAdd(counters + 1, deadlocks);
+    if (errors) atomicAdd(counters + 2, errors);
+    if (accepting) atomicAdd(counters + 3, accepting);
+  }
+}
+
+// Inserts the initial state (one thread).
+extern "C" __global__ void wc_seed(WcTable tab, const u32 *initial) {
+  WcSink k;
+  k.tab = &tab;
+  k.insert = 1;
+  k.parent = WC_BUSY;
+  k.transitions = 0;
+  k.errors = 0;
+  u32 s[WC_WORDS];
+  for (int i = 0; i < WC_WORDS; i++) s[i] = initial[i];
+  wc_emit(&k, s);
+}

@@ -1,0 +1,183 @@
+//! The GPU engine against the reference and the CPU engine. These tests need a CUDA
+//! device, so they are ignored in CI (which has none) and run on the device machine:
+//!
+//! ```text
+//! cargo test --release -p warpcheck-conformance --test gpu_engine -- --ignored --nocapture --test-threads 1
+//! ```
+//!
+//! `WARPCHECK_MAX_STATES` bounds the instances explored (default: all of them);
+//! `WARPCHECK_GPU_TABLE=FILE` writes the per-instance results table (markdown).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use warpcheck_conformance::beem_xml::reach_goals;
+use warpcheck_conformance::*;
+use warpcheck_explore::{explore_parallel, Checks, Invariant, Options, ViolationKind};
+use warpcheck_gpu::{explore_gpu, GpuOptions};
+
+fn max_states() -> u64 {
+    std::env::var("WARPCHECK_MAX_STATES").ok().and_then(|v| v.parse().ok()).unwrap_or(u64::MAX)
+}
+
+/// Every instance of the reference table: states, transitions and deadlocks exact.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_engine_matches_the_reference_on_every_instance() {
+    let beem = beem_dir();
+    let mut rows: Vec<Reference> = references(&beem).into_iter().filter(|r| r.states <= max_states()).collect();
+    rows.sort_by_key(|r| r.states);
+    let mut table = String::from(
+        "| instance | states | transitions | deadlocks | reference | compile s | search s | states/s | bytes/state |\n\
+         |---|---:|---:|---:|---|---:|---:|---:|---:|\n",
+    );
+    // Compile every model first, in parallel (NVRTC takes up to seconds per model).
+    let compile_failures = parallel_failures(&rows, |r| {
+        let mut dve = load_file(&r.model_path(&beem));
+        dve.model.overflow = r.overflow();
+        warpcheck_gpu::engine::compile_for_device(&dve.model, &[], 0).map(|_| ()).map_err(|e| format!("{}: {e}", r.instance))
+    });
+    assert!(compile_failures.is_empty(), "compilation failed:\n{}", compile_failures.join("\n"));
+    let mut failures = Vec::new();
+    for r in &rows {
+        let mut dve = load_file(&r.model_path(&beem));
+        dve.model.overflow = r.overflow();
+        let options = GpuOptions { stop_at_first: false, ..GpuOptions::default() };
+        let line = match explore_gpu(&dve.model, &options) {
+            Ok(g) => {
+                let rep = &g.report;
+                let got = (rep.states, rep.transitions, rep.deadlocks);
+                let want = (r.states, r.transitions, r.deadlocks.unwrap_or(rep.deadlocks));
+                let verdict = if got == want { "exact" } else { "DIFFERS" };
+                if got != want {
+                    failures.push(format!("{}: GPU {got:?}, reference {want:?}", r.instance));
+                }
+                format!(
+                    "| {} | {} | {} | {} | {verdict} | {:.2} | {:.3} | {:.0} | {:.1} |",
+                    r.instance,
+                    rep.states,
+                    rep.transitions,
+                    rep.deadlocks,
+                    g.compile_seconds,
+                    g.explore_seconds,
+                    rep.states as f64 / g.explore_seconds.max(1e-9),
+                    g.bytes_per_state
+                )
+            }
+            Err(e) => {
+                failures.push(format!("{}: {e}", r.instance));
+                format!("| {} | error: {e} | | | FAILED | | | | |", r.instance)
+            }
+        };
+        println!("{line}");
+        table.push_str(&line);
+        table.push('\n');
+    }
+    if let Some(path) = std::env::var_os("WARPCHECK_GPU_TABLE") {
+        std::fs::File::create(path).and_then(|mut f| f.write_all(table.as_bytes())).expect("write the table");
+    }
+    assert!(failures.is_empty(), "{} of {} instances failed:\n{}", failures.len(), rows.len(), failures.join("\n"));
+}
+
+/// BEEM's reachability goals, checked as invariants on the GPU: the verdicts and the
+/// counterexample lengths equal the CPU engine's (both search breadth first).
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_engine_reproduces_the_invariant_verdicts_of_the_cpu_engine() {
+    let beem = beem_dir();
+    let sizes: std::collections::HashMap<String, u64> =
+        references(&beem).into_iter().map(|r| (r.instance, r.states)).collect();
+    let mut goals = Vec::new();
+    for entry in std::fs::read_dir(&beem).unwrap() {
+        let dir = entry.unwrap().path();
+        if dir.join("model.xml").is_file() && dir.join("results.xml").is_file() {
+            goals.extend(reach_goals(&dir));
+        }
+    }
+    let cpu_limit = max_states().min(20_000_000);
+    goals.retain(|g| sizes.get(&g.instance).is_some_and(|&s| s <= cpu_limit));
+    goals.sort_by(|a, b| (&a.instance, a.property).cmp(&(&b.instance, b.property)));
+    let mut failures = Vec::new();
+    for goal in &goals {
+        let model_name = goal.instance.rsplit_once('.').unwrap().0;
+        let dve = load_file(&beem.join(model_name).join(format!("{}.dve", goal.instance)));
+        let expr = dve.expression(&goal.invariant).expect("BEEM goal compiles");
+        let checks = Checks { invariants: vec![Invariant { text: goal.invariant.clone(), expr }], ..Checks::default() };
+        let cpu = explore_parallel(
+            &dve.model,
+            &Options { threads: 8, checks: checks.clone(), stop_at_first: false, ..Options::default() },
+        )
+        .expect("CPU exploration");
+        let gpu = explore_gpu(&dve.model, &GpuOptions { checks, stop_at_first: false, ..GpuOptions::default() })
+            .expect("GPU exploration")
+            .report;
+        let summary = |r: &warpcheck_explore::Report| {
+            r.violations
+                .iter()
+                .map(|v| (v.kind.category(), v.count, v.trace.as_ref().map(|t| t.len())))
+                .collect::<Vec<_>>()
+        };
+        let (c, g) = (summary(&cpu), summary(&gpu));
+        let reached = gpu.violations.iter().any(|v| matches!(v.kind, ViolationKind::Invariant { .. }));
+        let name = format!("{} property {}", goal.instance, goal.property);
+        if c != g {
+            failures.push(format!("{name}: GPU {g:?}, CPU {c:?}"));
+        } else if goal.reachable.is_some_and(|b| b != reached) {
+            failures.push(format!("{name}: GPU says reached = {reached}, BEEM {:?}", goal.reachable));
+        }
+        println!("{name}: reached = {reached}, violations {g:?}");
+    }
+    assert!(goals.len() > 100, "expected BEEM reachability goals, found {}", goals.len());
+    assert!(failures.is_empty(), "{} of {} goals differ:\n{}", failures.len(), goals.len(), failures.join("\n"));
+}
+
+fn semantics_dir() -> PathBuf {
+    let compiled = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/semantics");
+    if compiled.is_dir() {
+        compiled
+    } else {
+        PathBuf::from("tests/models/semantics")
+    }
+}
+
+/// The semantic-rule models with every check on: same counts, same violations with
+/// the same counts and counterexample lengths, same step names as the CPU engine.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_engine_agrees_with_the_cpu_engine_on_the_semantic_rule_models() {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(semantics_dir()).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    assert!(files.len() >= 30, "semantic-rule models not found");
+    let mut failures = Vec::new();
+    for path in &files {
+        for stop_at_first in [true, false] {
+            let dve = load_file(path);
+            let checks = Checks { deadlock: true, assertions: true, invariants: vec![] };
+            let cpu = explore_parallel(
+                &dve.model,
+                &Options { threads: 2, checks: checks.clone(), stop_at_first, ..Options::default() },
+            )
+            .unwrap();
+            let gpu = explore_gpu(&dve.model, &GpuOptions { checks, stop_at_first, ..GpuOptions::default() })
+                .unwrap()
+                .report;
+            let summary = |r: &warpcheck_explore::Report| {
+                let v: Vec<_> = r
+                    .violations
+                    .iter()
+                    .map(|v| (v.kind.category(), v.count, v.trace.as_ref().map(|t| t.len())))
+                    .collect();
+                (r.complete, v)
+            };
+            let counts = |r: &warpcheck_explore::Report| (r.states, r.transitions, r.deadlocks, r.accepting);
+            let name = path.file_name().unwrap().to_string_lossy();
+            if !stop_at_first && counts(&cpu) != counts(&gpu) {
+                failures.push(format!("{name}: GPU counts {:?}, CPU {:?}", counts(&gpu), counts(&cpu)));
+            }
+            if summary(&cpu) != summary(&gpu) {
+                failures.push(format!("{name} (stop {stop_at_first}): GPU {:?}\n  CPU {:?}", summary(&gpu), summary(&cpu)));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} differ:\n{}", failures.len(), failures.join("\n"));
+}
