@@ -5,7 +5,8 @@
 //! cargo test --release -p warpcheck-conformance --test gpu_engine -- --ignored --nocapture --test-threads 1
 //! ```
 //!
-//! `WARPCHECK_MAX_STATES` bounds the instances explored (default: all of them);
+//! `WARPCHECK_MIN_STATES` and `WARPCHECK_MAX_STATES` bound the instances explored
+//! (default: all of them);
 //! `WARPCHECK_GPU_TABLE=FILE` writes the per-instance results table (markdown).
 
 use std::io::Write;
@@ -20,12 +21,16 @@ fn max_states() -> u64 {
     std::env::var("WARPCHECK_MAX_STATES").ok().and_then(|v| v.parse().ok()).unwrap_or(u64::MAX)
 }
 
+fn min_states() -> u64 {
+    std::env::var("WARPCHECK_MIN_STATES").ok().and_then(|v| v.parse().ok()).unwrap_or(0)
+}
+
 /// Every instance of the reference table: states, transitions and deadlocks exact.
 #[test]
 #[ignore = "needs a CUDA device"]
 fn gpu_engine_matches_the_reference_on_every_instance() {
     let beem = beem_dir();
-    let mut rows: Vec<Reference> = references(&beem).into_iter().filter(|r| r.states <= max_states()).collect();
+    let mut rows: Vec<Reference> = references(&beem).into_iter().filter(|r| (min_states()..=max_states()).contains(&r.states)).collect();
     rows.sort_by_key(|r| r.states);
     let mut table = String::from(
         "| instance | states | transitions | deadlocks | reference | compile s | search s | states/s | bytes/state |\n\
