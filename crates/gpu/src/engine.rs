@@ -141,8 +141,8 @@ struct Store {
     states: CudaSlice<u32>,
     parents: CudaSlice<u32>,
     _table: CudaSlice<u64>,
-    count: CudaSlice<u32>,
-    full: CudaSlice<u32>,
+    /// The next free state id, then the overflow flag: read together after each launch.
+    status: CudaSlice<u32>,
     counters: CudaSlice<u64>,
     viol_first: CudaSlice<u32>,
     viol_count: CudaSlice<u64>,
@@ -189,8 +189,7 @@ pub fn explore_gpu(model: &Model, options: &GpuOptions<'_>) -> Result<GpuReport,
     let states = alloc(capacity as usize * words)?;
     let parents = alloc(capacity as usize)?;
     let table = stream.alloc_zeros::<u64>(entries as usize).map_err(cuda)?;
-    let count_buf = stream.alloc_zeros::<u32>(1).map_err(cuda)?;
-    let full = stream.alloc_zeros::<u32>(1).map_err(cuda)?;
+    let status = stream.alloc_zeros::<u32>(2).map_err(cuda)?;
     let counters = stream.alloc_zeros::<u64>(4).map_err(cuda)?;
     let viol_first = stream.clone_htod(&vec![u32::MAX; categories]).map_err(cuda)?;
     let viol_count = stream.alloc_zeros::<u64>(categories).map_err(cuda)?;
@@ -199,11 +198,11 @@ pub fn explore_gpu(model: &Model, options: &GpuOptions<'_>) -> Result<GpuReport,
         parents: ptr(&parents, &stream),
         table: ptr(&table, &stream),
         capacity: entries,
-        count: ptr(&count_buf, &stream),
-        full: ptr(&full, &stream),
+        count: ptr(&status, &stream),
+        full: ptr(&status, &stream) + 4,
         limit: capacity as u32,
     };
-    let store = Store { states, parents, _table: table, count: count_buf, full, counters, viol_first, viol_count, args };
+    let store = Store { states, parents, _table: table, status, counters, viol_first, viol_count, args };
     let initial = stream.clone_htod(&model.initial_state()).map_err(cuda)?;
     unsafe { stream.launch_builder(&seed).arg(&store.args).arg(&initial).launch(LaunchConfig::for_num_elems(1)) }
         .map_err(cuda)?;
@@ -290,6 +289,7 @@ impl Run<'_> {
         let limit = self.store.args.limit as u64;
         let mut gpu = GpuReport { generate_seconds: self.options.profile.then_some(0.0), ..GpuReport::default() };
         let (mut lo, mut hi) = (0u32, 1u32);
+        let mut found = 1u64;
         let mut levels = 0;
         let mut stopped = false;
         let mut last_progress = Instant::now();
@@ -302,7 +302,6 @@ impl Run<'_> {
             let mut at = lo;
             while at < hi {
                 // Room for every successor of the chunk, whatever the table holds.
-                let found = self.read_one(&self.store.count, 0)? as u64;
                 let room = limit.saturating_sub(found) / bound;
                 if room == 0 {
                     return Err(self.full(found));
@@ -311,17 +310,18 @@ impl Run<'_> {
                 gpu.kernel_seconds += self.launch(at, end, flags)?;
                 gpu.launches += 1;
                 at = end;
+                let status = self.read(&self.store.status)?;
+                found = status[0] as u64;
+                if status[1] != 0 {
+                    return Err(self.full(found));
+                }
             }
-            if self.read_one(&self.store.full, 0)? != 0 {
-                return Err(self.full(self.read_one(&self.store.count, 0)? as u64));
-            }
-            let found = self.read_one(&self.store.count, 0)?;
             if let Some(progress) = self.options.progress {
                 if last_progress.elapsed().as_millis() >= 250 {
                     last_progress = Instant::now();
                     let counters = self.read(&self.store.counters)?;
                     progress(&Progress {
-                        states: found as u64,
+                        states: found,
                         transitions: counters[0],
                         level: levels - 1,
                         seconds: start.elapsed().as_secs_f64(),
@@ -332,9 +332,9 @@ impl Run<'_> {
                 stopped = true;
                 break;
             }
-            (lo, hi) = (hi, found);
+            (lo, hi) = (hi, found as u32);
         }
-        let states = self.read_one(&self.store.count, 0)? as u64;
+        let states = found;
         let counters = self.read(&self.store.counters)?;
         let error_state = counters[2] > 0;
         gpu.report = Report {
