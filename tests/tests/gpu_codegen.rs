@@ -97,7 +97,11 @@ fn check_model(name: &str, dve: &DveModel, invariants: &[Expr], dir: &Path) -> R
             ));
         }
         if want.successors.len() as u64 + want.errors as u64 > generated.max_successors {
-            return Err(format!("{name}: {} steps exceed the bound {}", want.successors.len(), generated.max_successors));
+            return Err(format!(
+                "{name}: {} steps exceed the bound {}",
+                want.successors.len(),
+                generated.max_successors
+            ));
         }
     }
     Ok(())

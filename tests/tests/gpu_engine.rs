@@ -30,7 +30,8 @@ fn min_states() -> u64 {
 #[ignore = "needs a CUDA device"]
 fn gpu_engine_matches_the_reference_on_every_instance() {
     let beem = beem_dir();
-    let mut rows: Vec<Reference> = references(&beem).into_iter().filter(|r| (min_states()..=max_states()).contains(&r.states)).collect();
+    let mut rows: Vec<Reference> =
+        references(&beem).into_iter().filter(|r| (min_states()..=max_states()).contains(&r.states)).collect();
     rows.sort_by_key(|r| r.states);
     let mut table = String::from(
         "| instance | states | transitions | deadlocks | reference | compile s | search s | states/s | bytes/state |\n\
@@ -40,7 +41,9 @@ fn gpu_engine_matches_the_reference_on_every_instance() {
     let compile_failures = parallel_failures(&rows, |r| {
         let mut dve = load_file(&r.model_path(&beem));
         dve.model.overflow = r.overflow();
-        warpcheck_gpu::engine::compile_for_device(&dve.model, &[], 0).map(|_| ()).map_err(|e| format!("{}: {e}", r.instance))
+        warpcheck_gpu::engine::compile_for_device(&dve.model, &[], 0)
+            .map(|_| ())
+            .map_err(|e| format!("{}: {e}", r.instance))
     });
     assert!(compile_failures.is_empty(), "compilation failed:\n{}", compile_failures.join("\n"));
     let mut failures = Vec::new();
@@ -102,20 +105,20 @@ fn gpu_engine_reproduces_the_invariant_verdicts_of_the_cpu_engine() {
     let cpu_limit = max_states().min(20_000_000);
     goals.retain(|g| sizes.get(&g.instance).is_some_and(|&s| s <= cpu_limit));
     goals.sort_by(|a, b| (&a.instance, a.property).cmp(&(&b.instance, b.property)));
-    let mut failures = Vec::new();
-    for goal in &goals {
+    // Goals in parallel: the CPU engine on one thread each, the GPU engine with a small
+    // store each (the GPU runs several explorations at once).
+    let failures = parallel_failures(&goals, |goal| {
         let model_name = goal.instance.rsplit_once('.').unwrap().0;
         let dve = load_file(&beem.join(model_name).join(format!("{}.dve", goal.instance)));
         let expr = dve.expression(&goal.invariant).expect("BEEM goal compiles");
         let checks = Checks { invariants: vec![Invariant { text: goal.invariant.clone(), expr }], ..Checks::default() };
         let cpu = explore_parallel(
             &dve.model,
-            &Options { threads: 8, checks: checks.clone(), stop_at_first: false, ..Options::default() },
+            &Options { threads: 1, checks: checks.clone(), stop_at_first: false, ..Options::default() },
         )
-        .expect("CPU exploration");
-        let gpu = explore_gpu(&dve.model, &GpuOptions { checks, stop_at_first: false, ..GpuOptions::default() })
-            .expect("GPU exploration")
-            .report;
+        .map_err(|e| e.to_string())?;
+        let options = GpuOptions { checks, stop_at_first: false, memory: Some(1 << 30), ..GpuOptions::default() };
+        let gpu = explore_gpu(&dve.model, &options).map_err(|e| format!("{}: {e}", goal.instance))?.report;
         let summary = |r: &warpcheck_explore::Report| {
             r.violations
                 .iter()
@@ -125,13 +128,15 @@ fn gpu_engine_reproduces_the_invariant_verdicts_of_the_cpu_engine() {
         let (c, g) = (summary(&cpu), summary(&gpu));
         let reached = gpu.violations.iter().any(|v| matches!(v.kind, ViolationKind::Invariant { .. }));
         let name = format!("{} property {}", goal.instance, goal.property);
-        if c != g {
-            failures.push(format!("{name}: GPU {g:?}, CPU {c:?}"));
-        } else if goal.reachable.is_some_and(|b| b != reached) {
-            failures.push(format!("{name}: GPU says reached = {reached}, BEEM {:?}", goal.reachable));
-        }
         println!("{name}: reached = {reached}, violations {g:?}");
-    }
+        if c != g {
+            Err(format!("{name}: GPU {g:?}, CPU {c:?}"))
+        } else if goal.reachable.is_some_and(|b| b != reached) {
+            Err(format!("{name}: GPU says reached = {reached}, BEEM {:?}", goal.reachable))
+        } else {
+            Ok(())
+        }
+    });
     assert!(goals.len() > 100, "expected BEEM reachability goals, found {}", goals.len());
     assert!(failures.is_empty(), "{} of {} goals differ:\n{}", failures.len(), goals.len(), failures.join("\n"));
 }
@@ -163,9 +168,8 @@ fn gpu_engine_agrees_with_the_cpu_engine_on_the_semantic_rule_models() {
                 &Options { threads: 2, checks: checks.clone(), stop_at_first, ..Options::default() },
             )
             .unwrap();
-            let gpu = explore_gpu(&dve.model, &GpuOptions { checks, stop_at_first, ..GpuOptions::default() })
-                .unwrap()
-                .report;
+            let gpu =
+                explore_gpu(&dve.model, &GpuOptions { checks, stop_at_first, ..GpuOptions::default() }).unwrap().report;
             let summary = |r: &warpcheck_explore::Report| {
                 let v: Vec<_> = r
                     .violations
@@ -180,7 +184,11 @@ fn gpu_engine_agrees_with_the_cpu_engine_on_the_semantic_rule_models() {
                 failures.push(format!("{name}: GPU counts {:?}, CPU {:?}", counts(&gpu), counts(&cpu)));
             }
             if summary(&cpu) != summary(&gpu) {
-                failures.push(format!("{name} (stop {stop_at_first}): GPU {:?}\n  CPU {:?}", summary(&gpu), summary(&cpu)));
+                failures.push(format!(
+                    "{name} (stop {stop_at_first}): GPU {:?}\n  CPU {:?}",
+                    summary(&gpu),
+                    summary(&cpu)
+                ));
             }
         }
     }

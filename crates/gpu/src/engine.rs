@@ -12,7 +12,9 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use cudarc::driver::{CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{
+    CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg,
+};
 use cudarc::nvrtc::Ptx;
 use warpcheck_explore::{Checks, Progress, Report, Trace, Violation, ViolationKind};
 use warpcheck_model::ir::Expr;
@@ -42,7 +44,14 @@ pub struct GpuOptions<'a> {
 
 impl Default for GpuOptions<'_> {
     fn default() -> Self {
-        GpuOptions { device: 0, memory: None, checks: Checks::default(), stop_at_first: true, profile: false, progress: None }
+        GpuOptions {
+            device: 0,
+            memory: None,
+            checks: Checks::default(),
+            stop_at_first: true,
+            profile: false,
+            progress: None,
+        }
     }
 }
 
@@ -101,7 +110,8 @@ fn device_count() -> Result<i32, GpuError> {
     if !unsafe { cudarc::driver::sys::is_culib_present() } {
         return Err(GpuError::NoDevice("the CUDA driver library (libcuda) is not installed".into()));
     }
-    cudarc::driver::result::init().map_err(|e| GpuError::NoDevice(format!("the CUDA driver failed to start: {e:?}")))?;
+    cudarc::driver::result::init()
+        .map_err(|e| GpuError::NoDevice(format!("the CUDA driver failed to start: {e:?}")))?;
     CudaContext::device_count().map_err(|e| GpuError::NoDevice(format!("{e:?}")))
 }
 
@@ -164,6 +174,8 @@ pub fn explore_gpu(model: &Model, options: &GpuOptions<'_>) -> Result<GpuReport,
     let invariants: Vec<_> = options.checks.invariants.iter().map(|i| i.expr.clone()).collect();
     let generated = codegen::generate(model, &invariants)?;
     let ctx = CudaContext::new(options.device).map_err(cuda)?;
+    // One stream, synchronised by hand: no per-buffer event bookkeeping.
+    unsafe { ctx.disable_event_tracking() };
     let (major, minor) = ctx.compute_capability().map_err(cuda)?;
     let compile_start = Instant::now();
     let compiled = nvrtc::compile(&cuda_source(&generated), (major * 10 + minor) as u32).map_err(GpuError::Compile)?;
@@ -208,9 +220,23 @@ pub fn explore_gpu(model: &Model, options: &GpuOptions<'_>) -> Result<GpuReport,
         .map_err(cuda)?;
     stream.synchronize().map_err(cuda)?;
     let setup_seconds = setup_start.elapsed().as_secs_f64();
-    let sms = ctx.attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT).map_err(cuda)?;
+    let sms = ctx
+        .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+        .map_err(cuda)?;
 
-    let run = Run { model, options, stream: &stream, expand: &expand, store: &store, words, sms: sms as u32, generated: &generated };
+    let timing = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+    let events = (ctx.new_event(timing).map_err(cuda)?, ctx.new_event(timing).map_err(cuda)?);
+    let run = Run {
+        model,
+        options,
+        stream: &stream,
+        expand: &expand,
+        store: &store,
+        words,
+        sms: sms as u32,
+        generated: &generated,
+        events,
+    };
     let explore_start = Instant::now();
     let mut gpu = run.search(start)?;
     gpu.explore_seconds = explore_start.elapsed().as_secs_f64();
@@ -235,6 +261,8 @@ struct Run<'a> {
     words: usize,
     sms: u32,
     generated: &'a Generated,
+    /// Timing events around each launch.
+    events: (CudaEvent, CudaEvent),
 }
 
 const CHECK_DEADLOCK: u32 = 1;
@@ -259,32 +287,33 @@ impl Run<'_> {
         let n = hi - lo;
         let blocks = n.div_ceil(BLOCK).clamp(1, self.sms * 16);
         let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 };
-        let ctx = self.stream.context();
-        let flags_timing = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
-        let (begin, end) = (ctx.new_event(flags_timing).map_err(cuda)?, ctx.new_event(flags_timing).map_err(cuda)?);
+        let (begin, end) = &self.events;
         begin.record(self.stream).map_err(cuda)?;
         let s = self.store;
+        let (counters, viol_first, viol_count) =
+            (ptr(&s.counters, self.stream), ptr(&s.viol_first, self.stream), ptr(&s.viol_count, self.stream));
         unsafe {
             self.stream
                 .launch_builder(self.expand)
                 .arg(&s.args)
                 .arg(&lo)
                 .arg(&hi)
-                .arg(&s.counters)
-                .arg(&s.viol_first)
-                .arg(&s.viol_count)
+                .arg(&counters)
+                .arg(&viol_first)
+                .arg(&viol_count)
                 .arg(&flags)
                 .launch(cfg)
         }
         .map_err(cuda)?;
         end.record(self.stream).map_err(cuda)?;
         end.synchronize().map_err(cuda)?;
-        Ok(begin.elapsed_ms(&end).map_err(cuda)? as f64 / 1000.0)
+        Ok(begin.elapsed_ms(end).map_err(cuda)? as f64 / 1000.0)
     }
 
     fn search(&self, start: Instant) -> Result<GpuReport, GpuError> {
         let checks = &self.options.checks;
-        let flags = if checks.deadlock { CHECK_DEADLOCK } else { 0 } | if checks.assertions { CHECK_ASSERTIONS } else { 0 };
+        let flags =
+            if checks.deadlock { CHECK_DEADLOCK } else { 0 } | if checks.assertions { CHECK_ASSERTIONS } else { 0 };
         let bound = self.generated.max_successors;
         let limit = self.store.args.limit as u64;
         let mut gpu = GpuReport { generate_seconds: self.options.profile.then_some(0.0), ..GpuReport::default() };

@@ -8,8 +8,8 @@
 //! - [`engine`]: the device-resident state store and the breadth-first search.
 
 pub mod codegen;
-pub mod host;
 pub mod engine;
+pub mod host;
 pub mod nvrtc;
 
 pub use engine::{device_available, explore_gpu, GpuError, GpuOptions, GpuReport};
