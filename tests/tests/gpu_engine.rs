@@ -117,7 +117,7 @@ fn gpu_engine_reproduces_the_invariant_verdicts_of_the_cpu_engine() {
             &Options { threads: 1, checks: checks.clone(), stop_at_first: false, ..Options::default() },
         )
         .map_err(|e| e.to_string())?;
-        let options = GpuOptions { checks, stop_at_first: false, memory: Some(1 << 30), ..GpuOptions::default() };
+        let options = GpuOptions { checks, stop_at_first: false, memory: Some(3 << 30), ..GpuOptions::default() };
         let gpu = explore_gpu(&dve.model, &options).map_err(|e| format!("{}: {e}", goal.instance))?.report;
         let summary = |r: &warpcheck_explore::Report| {
             r.violations

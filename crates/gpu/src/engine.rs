@@ -426,6 +426,8 @@ impl Run<'_> {
             };
             found.push(Violation { kind, count, trace: Some(Trace::build(model, &path, error)) });
         }
+        // In the CPU engine's order: deadlock, assertions, invariants, evaluation errors.
+        found.sort_by_key(|v| v.kind.category());
         Ok(found)
     }
 
