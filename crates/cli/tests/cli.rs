@@ -200,3 +200,40 @@ fn overflow_rule_is_selectable() {
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!((r["states"].as_u64(), r["error_transitions"].as_u64()), (Some(256), Some(0)));
 }
+
+#[test]
+fn gpu_backend_explores_or_says_there_is_no_gpu() {
+    let out = warpcheck(&["explore", "examples/peterson.dve", "--backend", "gpu", "--json"]);
+    match out.status.code() {
+        // A machine with a GPU: the same counts as the CPU engine.
+        Some(0) => {
+            let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+            assert_eq!((report["states"].as_u64(), report["transitions"].as_u64()), (Some(70), Some(118)));
+            assert_eq!(report["backend"], "gpu");
+        }
+        // Without one (CI): a clear message and exit status 2.
+        code => {
+            assert_eq!(code, Some(2), "{}", text(&out.stderr));
+            assert!(text(&out.stderr).contains("no CUDA device"), "{}", text(&out.stderr));
+        }
+    }
+}
+
+#[test]
+fn auto_backend_counts_like_the_cpu() {
+    let auto = warpcheck(&["explore", "examples/buffered_pipeline.dve", "--json"]);
+    let cpu = warpcheck(&["explore", "examples/buffered_pipeline.dve", "--json", "--backend", "cpu"]);
+    let (a, c): (serde_json::Value, serde_json::Value) =
+        (serde_json::from_slice(&auto.stdout).unwrap(), serde_json::from_slice(&cpu.stdout).unwrap());
+    assert_eq!(c["backend"], "cpu");
+    for key in ["states", "transitions", "deadlocks", "levels"] {
+        assert_eq!(a[key], c[key], "{key}");
+    }
+}
+
+#[test]
+fn gpu_backend_rejects_depth_first_order() {
+    let out = warpcheck(&["explore", "examples/peterson.dve", "--backend", "gpu", "--order", "dfs"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("breadth first only"), "{}", text(&out.stderr));
+}

@@ -777,3 +777,42 @@ pub fn max_successors(model: &Model) -> u64 {
     };
     system.saturating_mul(edges.max(1)).saturating_add(edges).max(1)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use warpcheck_model::layout::Layout;
+
+    #[test]
+    fn regular_arrays_get_computed_positions_that_match_the_layout() {
+        // A 6-bit counter, then a byte array of 7 that starts mid-word and spills over.
+        let mut types = vec![SlotType::Range { max: 40 }];
+        types.extend([SlotType::Byte; 7]);
+        let layout = Layout::pack(&types);
+        let slots: Vec<Slot> = (1..8).map(|s| *layout.slot(s)).collect();
+        let (word, shift) = regular_position(&slots).expect("regular");
+        // Evaluate the C expressions for every index with a tiny interpreter of their shape.
+        for (i, slot) in slots.iter().enumerate() {
+            let i = i as u32;
+            let (in_first, per) = ((32 - slots[0].shift) / 8, 4);
+            let w = if i < in_first { slots[0].word } else { slots[0].word + 1 + (i - in_first) / per };
+            let sh = if i < in_first { slots[0].shift + i * 8 } else { ((i - in_first) % per) * 8 };
+            assert_eq!((w, sh), (slot.word, slot.shift), "element {i}");
+        }
+        assert!(word.contains("3u") && shift.contains("* 8u"), "{word} / {shift}");
+    }
+
+    #[test]
+    fn mixed_arrays_fall_back_to_a_switch() {
+        let layout = Layout::pack(&[SlotType::Byte, SlotType::Int, SlotType::Byte, SlotType::Int]);
+        let slots: Vec<Slot> = layout.slots().to_vec();
+        assert!(regular_position(&slots).is_none());
+    }
+
+    #[test]
+    fn literals_are_valid_c() {
+        assert_eq!(lit(i32::MIN), "(-2147483647-1)");
+        assert_eq!(lit(-5), "(-5)");
+        assert_eq!(lit(7), "7");
+    }
+}
