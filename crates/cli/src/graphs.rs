@@ -131,7 +131,7 @@ pub struct GenerateArgs {
     #[arg(long, default_value_t = 12.0)]
     degree: f64,
     /// Largest clique of SSCA#2.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 13)]
     max_clique: u32,
     /// Seed of the pseudo-random generator (same seed, same graph).
     #[arg(long, default_value_t = 1)]

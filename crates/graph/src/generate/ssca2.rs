@@ -1,17 +1,19 @@
-//! SSCA#2 digraphs (HPCS Scalable Synthetic Compact Applications #2, v1.1, as made by
-//! GTgraph's `SSCA2` generator): vertices are cut into cliques of sizes uniform in
-//! `1..=max_clique_size`; within a clique every ordered pair is connected, except that
-//! with probability `prob_unidirectional` a pair gets only one direction (chosen at
-//! random); then each vertex `i` gets inter-clique edges to `i + d` (mod n) with `d`
-//! uniform in `[2^(t-1), 2^t)` for `t = 1, 2, ...` while `2^t < n`, with probability
-//! `prob_interclique / 2^(t-1)` (skipped when it falls into the same clique); every
-//! connection carries `1..=max_parallel_edges` parallel edges. Finally vertex ids are
-//! shuffled to remove locality, as GTgraph does.
+//! SSCA#2 digraphs (HPCS Scalable Synthetic Compact Applications #2, v1.1), made as
+//! GTgraph's `SSCA2` generator (Bader and Madduri), which the thesis used, makes them:
+//! - vertices are cut into cliques of sizes uniform in `1..=max_clique_size`;
+//! - within a clique, for each pair `j < i`: with probability `1 - prob_unidirectional`
+//!   edges both ways, otherwise only `j → i`;
+//! - each vertex `i` gets, for `t = 1 .. floor(log2 n) - 1`, edges to
+//!   `j = (i + 2^t + r) mod n` with `r` uniform in `[0, 2^(t-1))`, unless `j` is in
+//!   `i`'s clique, each of the parallel edges with probability `prob_interclique / 2^(t-1)`;
+//! - a connection carries `1 + floor((max_parallel_edges - 1) · U)` parallel edges,
+//!   that is 1 to `max_parallel_edges - 1` (GTgraph's truncation, kept);
+//! - finally vertex ids are shuffled to remove locality.
 //!
 //! GTgraph's defaults are kept except `max_clique_size`: its default `2^(SCALE/3)`
-//! gives average degrees near 60 at a million vertices, while the thesis's Table 6.1
-//! used average degree 12; a maximum clique size of 10 gives 12 (measured by the test
-//! of `generate`).
+//! gives average degrees near 50 at a million vertices, while the thesis's Table 6.1
+//! used average degree 12, which a maximum clique size of 13 gives (measured by the
+//! test of `generate`).
 
 use super::SplitMix64;
 use crate::Graph;
@@ -27,7 +29,7 @@ pub struct Ssca2Params {
 
 impl Default for Ssca2Params {
     fn default() -> Self {
-        Ssca2Params { max_clique_size: 10, prob_unidirectional: 0.2, prob_interclique: 0.5, max_parallel_edges: 3 }
+        Ssca2Params { max_clique_size: 13, prob_unidirectional: 0.2, prob_interclique: 0.5, max_parallel_edges: 3 }
     }
 }
 
@@ -36,7 +38,7 @@ pub fn ssca2(vertices: u32, p: &Ssca2Params, seed: u64) -> Graph {
     let n = vertices as u64;
     let mut rng = SplitMix64::new(seed);
     let mut edges = Vec::new();
-    let parallel = |rng: &mut SplitMix64| 1 + rng.below(p.max_parallel_edges.max(1) as u64) as usize;
+    let parallel = |rng: &mut SplitMix64| 1 + rng.below(p.max_parallel_edges.max(2) as u64 - 1) as usize;
     // Cliques: clique_start[v] is the first vertex of v's clique.
     let mut clique_start = vec![0u32; n as usize];
     let mut start = 0u64;
@@ -46,30 +48,27 @@ pub fn ssca2(vertices: u32, p: &Ssca2Params, seed: u64) -> Graph {
             clique_start[i as usize] = start as u32;
             for j in start..i {
                 let (i, j) = (i as u32, j as u32);
-                let both = rng.unit() >= p.prob_unidirectional;
-                let forward = both || rng.below(2) == 0;
-                let backward = both || !forward;
-                if forward {
-                    (0..parallel(&mut rng)).for_each(|_| edges.push((j, i)));
-                }
-                if backward {
+                if rng.unit() >= p.prob_unidirectional {
                     (0..parallel(&mut rng)).for_each(|_| edges.push((i, j)));
                 }
+                (0..parallel(&mut rng)).for_each(|_| edges.push((j, i)));
             }
         }
         start += size;
     }
+    let levels = 63 - n.max(1).leading_zeros() as u64; // floor(log2 n)
     for i in 0..n {
         let mut prob = p.prob_interclique;
-        let mut t = 1;
-        while (1u64 << t) < n {
-            let low = 1u64 << (t - 1);
-            let j = (i + low + rng.below(low)) % n;
-            if clique_start[j as usize] != clique_start[i as usize] && rng.unit() < prob {
-                (0..parallel(&mut rng)).for_each(|_| edges.push((i as u32, j as u32)));
+        for t in 1..levels {
+            let j = (i + (1 << t) + rng.below(1 << (t - 1))) % n;
+            if clique_start[j as usize] != clique_start[i as usize] {
+                for _ in 0..parallel(&mut rng) {
+                    if rng.unit() < prob {
+                        edges.push((i as u32, j as u32));
+                    }
+                }
             }
             prob /= 2.0;
-            t += 1;
         }
     }
     // Shuffle the ids (Fisher–Yates) so that cliques are not runs of consecutive ids.
