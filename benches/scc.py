@@ -6,7 +6,7 @@ vertices, average degree 12), printing a markdown table of SCC counts and second
 (median of several runs; decomposition time only: graph loading and the building of
 backward edges, which Tarjan does not need, are reported apart).
 
-Usage: python3 benches/scc.py [--threads 2] [--runs 3] [--beem DIR] [--work DIR]
+Usage: python3 benches/scc.py [--threads 2] [--runs 3] [--beem DIR] [--work DIR] [--instances A,B]
                               [--timeout SECONDS] [--sizes 1,2,4,8] [--out FILE]
 Build first: cargo build --release
 """
