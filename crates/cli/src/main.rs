@@ -1,8 +1,10 @@
 //! The `warpcheck` command: the only place that prints and chooses exit codes.
 
+mod graphs;
 mod memory;
 mod progress;
 mod report;
+mod scc;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -33,6 +35,9 @@ Examples:
   warpcheck check model.dve --invariant 'not (P_0.CS and P_1.CS)'
   warpcheck check model.dve --deadlock --all      # count every violation
   warpcheck explore model.dve --backend gpu        # on the GPU (default: GPU when present)
+  warpcheck explore model.dve --graph-out model.wcg   # write the state graph
+  warpcheck scc model.dve --algorithm fb --json   # strongly connected components
+  warpcheck generate rmat g.wcg --vertices 1000000   # a synthetic graph
 
 Exit status: 0 holds, 1 violated, 2 bad input, 3 resource limit reached.";
 
@@ -51,6 +56,10 @@ enum Command {
     Explore {
         #[command(flatten)]
         run: RunArgs,
+        /// Write the state graph to FILE (.aut, .edges/.txt, .wcg) instead of running
+        /// the parallel engine: a sequential exploration that keeps every edge.
+        #[arg(long, value_name = "FILE")]
+        graph_out: Option<PathBuf>,
     },
     /// Check deadlocks, assertions and invariants; print a shortest counterexample.
     #[command(after_help = EXAMPLES)]
@@ -70,6 +79,11 @@ enum Command {
         #[arg(long)]
         all: bool,
     },
+    /// Decompose a model's state graph or a graph file into strongly connected components.
+    #[command(after_help = EXAMPLES)]
+    Scc(scc::SccArgs),
+    /// Write a synthetic graph (Erdős–Rényi, R-MAT, SSCA#2) of the SCC papers.
+    Generate(graphs::GenerateArgs),
 }
 
 #[derive(Args)]
@@ -327,7 +341,12 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let result = match Cli::parse().command {
-        Command::Explore { run } => explore(run),
+        Command::Explore { run, graph_out: None } => explore(run),
+        Command::Explore { run, graph_out: Some(out) } => {
+            graphs::explore_to_file(&run.model, run.overflow.into(), &out, run.json)
+        }
+        Command::Scc(args) => scc::run(args),
+        Command::Generate(args) => graphs::generate(args),
         Command::Check { run, deadlock, assertions, invariants, all } => {
             check(run, deadlock, assertions, invariants, all)
         }

@@ -237,3 +237,97 @@ fn gpu_backend_rejects_depth_first_order() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("breadth first only"), "{}", text(&out.stderr));
 }
+
+fn temp_path(name: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("warpcheck-cli-{}-graphs", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name).to_str().unwrap().to_string()
+}
+
+fn scc_json(args: &[&str]) -> serde_json::Value {
+    let out = warpcheck(args);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
+#[test]
+fn scc_of_a_model_is_the_same_with_every_algorithm() {
+    for algorithm in ["tarjan", "fb", "coloring", "obf"] {
+        let r = scc_json(&["scc", "examples/peterson.dve", "--algorithm", algorithm, "--threads", "2", "--json"]);
+        assert_eq!((r["vertices"].as_u64(), r["edges"].as_u64()), (Some(70), Some(118)), "{algorithm}");
+        assert_eq!(r["sccs"], 51, "{algorithm}");
+        assert_eq!(r["trivial"], 50, "{algorithm}");
+        assert_eq!(r["nontrivial"], 1, "{algorithm}");
+        assert_eq!(r["largest"], 20, "{algorithm}");
+        assert!(r["seconds"].is_number());
+    }
+}
+
+#[test]
+fn explore_writes_the_state_graph_and_scc_reads_it() {
+    for ext in ["aut", "edges", "wcg"] {
+        let graph = temp_path(&format!("peterson.{ext}"));
+        let out = warpcheck(&["explore", "examples/peterson.dve", "--graph-out", &graph]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert!(text(&out.stdout).contains("transitions:  118\n"), "{}", text(&out.stdout));
+        let components = temp_path(&format!("components-{ext}.txt"));
+        let svg = temp_path(&format!("sizes-{ext}.svg"));
+        let r = scc_json(&["scc", &graph, "--json", "--components", &components, "--histogram-svg", &svg]);
+        assert_eq!((r["vertices"].as_u64(), r["sccs"].as_u64(), r["largest"].as_u64()), (Some(70), Some(51), Some(20)));
+        let lines = std::fs::read_to_string(&components).unwrap();
+        assert_eq!(lines.lines().filter(|l| !l.starts_with('#')).count(), 70);
+        assert!(lines.contains("\n0 0\n"), "the initial state names its own component");
+        assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
+    }
+}
+
+#[test]
+fn explore_graph_out_counts_the_error_state() {
+    // x reaches 255, then `x = x + 1` is an error: 256 states plus the error state.
+    let model = model_file(
+        "overflow",
+        "byte x; process P { state a; init a; trans a -> a { effect x = x + 1; }; } system async;",
+    );
+    let graph = temp_path("overflow.edges");
+    let out = warpcheck(&["explore", &model, "--graph-out", &graph, "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (r["states"].as_u64(), r["transitions"].as_u64(), r["deadlocks"].as_u64()),
+        (Some(257), Some(256), Some(1))
+    );
+    assert_eq!(r["error_state"], 256);
+    let r = scc_json(&["scc", &graph, "--json", "--algorithm", "obf"]);
+    assert_eq!((r["sccs"].as_u64(), r["nontrivial"].as_u64()), (Some(257), Some(0)));
+}
+
+#[test]
+fn bad_graph_files_are_bad_input_with_file_and_line() {
+    let path = temp_path("bad.edges");
+    std::fs::write(&path, "0 1\n1 x\n").unwrap();
+    let out = warpcheck(&["scc", &path]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("bad.edges:2: expected a vertex id"), "{}", text(&out.stderr));
+    let unknown = temp_path("graph.xyz");
+    std::fs::write(&unknown, "").unwrap();
+    let out = warpcheck(&["scc", &unknown]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("unknown graph format"), "{}", text(&out.stderr));
+    let out = warpcheck(&["scc", &path, "--algorithm", "dijkstra"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn generated_graphs_decompose_alike() {
+    let graph = temp_path("rmat.wcg");
+    let out = warpcheck(&["generate", "rmat", &graph, "--vertices", "5000", "--seed", "3"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let want = scc_json(&["scc", &graph, "--json", "--algorithm", "tarjan"]);
+    assert_eq!(want["edges"], 60000);
+    for algorithm in ["fb", "coloring", "obf"] {
+        let r = scc_json(&["scc", &graph, "--json", "--algorithm", algorithm]);
+        for key in ["sccs", "trivial", "nontrivial", "largest", "histogram"] {
+            assert_eq!(r[key], want[key], "{algorithm}: {key}");
+        }
+    }
+}

@@ -2,6 +2,7 @@
 //!
 //! - [`store`]: a sequential state store giving states dense ids;
 //! - [`bfs`]: the sequential breadth-first explorer (the reference engine);
+//! - [`graph`]: the explicit state graph (CSR) by a sequential breadth-first search;
 //! - [`table`] and [`tree`]: the lock-free, tree-compressed state store of the
 //!   parallel engine;
 //! - [`parallel`]: the parallel breadth-first engine with property checks;
@@ -9,6 +10,7 @@
 
 pub mod bfs;
 pub mod check;
+pub mod graph;
 pub mod parallel;
 pub mod store;
 pub mod table;
@@ -18,5 +20,6 @@ pub mod zeroed;
 
 pub use bfs::{explore, BfsOptions, Stats};
 pub use check::{Checks, Invariant, Violation, ViolationKind};
+pub use graph::{state_graph, StateGraph, StateGraphError};
 pub use parallel::{explore_parallel, ExploreError, Options, Order, Progress, Report};
 pub use trace::{Trace, TraceStep};

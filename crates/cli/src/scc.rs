@@ -1,0 +1,152 @@
+//! `warpcheck scc INPUT`: SCC decomposition of a model's state graph or of a graph
+//! file, with counts, a size histogram (text, SVG), the component of every vertex, and
+//! a JSON report.
+
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Args, ValueEnum};
+use serde_json::json;
+use warpcheck_scc::{decompose, Algorithm, Components, Options, Summary};
+
+use crate::graphs::{load_input, FormatArg};
+use crate::{exit, OverflowArg};
+
+#[derive(Clone, Copy, ValueEnum)]
+enum AlgorithmArg {
+    /// Iterative Tarjan (sequential).
+    Tarjan,
+    /// Forward-Backward with trimming (parallel).
+    Fb,
+    /// Coloring (parallel).
+    Coloring,
+    /// Recursive OBF with trimming (parallel).
+    Obf,
+}
+
+/// Arguments of `scc`.
+#[derive(Args)]
+pub struct SccArgs {
+    /// A DVE model (`.dve`, explored first) or a graph file (`.aut`, `.edges`/`.txt`,
+    /// `.wcg`).
+    input: PathBuf,
+    /// The decomposition algorithm.
+    #[arg(long, short = 'a', value_enum, default_value_t = AlgorithmArg::Fb)]
+    algorithm: AlgorithmArg,
+    /// Worker threads of the parallel algorithms (default: all cores).
+    #[arg(long, short = 't')]
+    threads: Option<usize>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Write `vertex component` lines (a component is named by its smallest vertex).
+    #[arg(long, value_name = "FILE")]
+    components: Option<PathBuf>,
+    /// Write the size histogram as an SVG bar chart.
+    #[arg(long, value_name = "FILE")]
+    histogram_svg: Option<PathBuf>,
+    /// Format of a graph file, instead of its extension's.
+    #[arg(long, value_enum)]
+    format: Option<FormatArg>,
+    /// Out-of-range assignments in a model: `error` or `wrap` (as for `explore`).
+    #[arg(long, value_enum, default_value_t = OverflowArg::Error)]
+    overflow: OverflowArg,
+}
+
+fn write_file(
+    path: &PathBuf,
+    write: impl FnOnce(&mut BufWriter<std::fs::File>) -> std::io::Result<()>,
+) -> Result<(), ExitCode> {
+    let result = std::fs::File::create(path).and_then(|f| {
+        let mut out = BufWriter::with_capacity(1 << 20, f);
+        write(&mut out)?;
+        out.flush()
+    });
+    result.map_err(|e| {
+        eprintln!("error: cannot write `{}`: {e}", path.display());
+        ExitCode::from(exit::BAD_INPUT)
+    })
+}
+
+/// Runs `scc`.
+pub fn run(args: SccArgs) -> Result<ExitCode, ExitCode> {
+    let algorithm = match args.algorithm {
+        AlgorithmArg::Tarjan => Algorithm::Tarjan,
+        AlgorithmArg::Fb => Algorithm::FbTrim,
+        AlgorithmArg::Coloring => Algorithm::Coloring,
+        AlgorithmArg::Obf => Algorithm::Obf,
+    };
+    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| {
+        eprintln!("error: cannot start {threads} threads: {e}");
+        ExitCode::from(exit::RESOURCE)
+    })?;
+    let start = Instant::now();
+    let graph = load_input(&args.input, args.format, args.overflow.into())?;
+    let load_seconds = start.elapsed().as_secs_f64();
+    let start = Instant::now();
+    if algorithm.needs_backward() {
+        graph.backward();
+    }
+    let backward_seconds = start.elapsed().as_secs_f64();
+    let start = Instant::now();
+    let components = pool.install(|| decompose(&graph, algorithm, &Options::default()));
+    let seconds = start.elapsed().as_secs_f64();
+    let summary = Summary::of(&components);
+    if let Some(path) = &args.components {
+        write_file(path, |out| write_components(out, &components))?;
+    }
+    if let Some(path) = &args.histogram_svg {
+        let title = format!("SCC sizes of {}", args.input.display());
+        write_file(path, |out| out.write_all(summary.histogram_svg(&title).as_bytes()))?;
+    }
+    let threads_used = if algorithm == Algorithm::Tarjan { 1 } else { threads };
+    if args.json {
+        let histogram: Vec<_> = summary
+            .histogram
+            .iter()
+            .map(|&(low, high, count)| json!({"low": low, "high": high, "count": count}))
+            .collect();
+        let report = json!({
+            "input": args.input.display().to_string(),
+            "vertices": graph.vertices(),
+            "edges": graph.edges(),
+            "algorithm": algorithm.name(),
+            "threads": threads_used,
+            "sccs": summary.sccs,
+            "trivial": summary.trivial,
+            "nontrivial": summary.nontrivial,
+            "largest": summary.largest,
+            "histogram": histogram,
+            "seconds": seconds,
+            "backward_seconds": backward_seconds,
+            "load_seconds": load_seconds,
+        });
+        println!("{report}");
+    } else {
+        println!("vertices:     {}", graph.vertices());
+        println!("edges:        {}", graph.edges());
+        println!("algorithm:    {} ({threads_used} thread(s))", algorithm.name());
+        println!("sccs:         {}", summary.sccs);
+        println!("trivial:      {} (one vertex, self-loop or not)", summary.trivial);
+        println!("nontrivial:   {}", summary.nontrivial);
+        println!("largest:      {}", summary.largest);
+        println!("time:         {seconds:.3} s (decomposition; backward edges {backward_seconds:.3} s, input {load_seconds:.3} s)");
+        println!("sizes:");
+        for &(low, high, count) in &summary.histogram {
+            let range = if low == high { format!("{low}") } else { format!("{low}-{high}") };
+            println!("  {range:>21}  {count}");
+        }
+    }
+    Ok(ExitCode::from(exit::HOLDS))
+}
+
+fn write_components(out: &mut impl Write, components: &Components) -> std::io::Result<()> {
+    writeln!(out, "# vertex component (each component is named by its smallest vertex)")?;
+    for (v, c) in components.of.iter().enumerate() {
+        writeln!(out, "{v} {c}")?;
+    }
+    Ok(())
+}
