@@ -49,6 +49,8 @@ pub fn stats_json(model_path: &str, model: &Model, r: &Report, engine: &Engine<'
         stats["launches"] = json!(g.launches);
         stats["explore_states_per_second"] = json!(r.states as f64 / g.explore_seconds.max(1e-9));
         stats["state_capacity"] = json!(g.capacity);
+        stats["kernel_registers"] = json!(g.kernel_registers);
+        stats["kernel_local_bytes"] = json!(g.kernel_local_bytes);
     }
     stats
 }

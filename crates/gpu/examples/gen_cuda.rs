@@ -10,7 +10,7 @@ fn main() {
     let cuda = warpcheck_gpu::engine::cuda_source(&generated);
     if args.iter().any(|a| a == "--compile") {
         std::env::set_var("WARPCHECK_CACHE", "/nonexistent/warpcheck-no-cache");
-        match warpcheck_gpu::nvrtc::compile(&cuda, 90) {
+        match warpcheck_gpu::nvrtc::compile(&cuda, 90, &[]) {
             Ok(c) => println!("{path}: {} bytes of cubin in {:.2} s", c.cubin.len(), c.seconds),
             Err(e) => println!("{path}: {e}"),
         }

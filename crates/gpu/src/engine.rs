@@ -25,8 +25,34 @@ use crate::nvrtc;
 
 /// Target load of the hash table: it has `1/LOAD` entries per state the store holds.
 const LOAD: f64 = 0.75;
-/// Threads per block.
-const BLOCK: u32 = 256;
+/// Launch and compilation settings. The defaults are what measured best; the
+/// `WARPCHECK_GPU_*` environment variables override them for experiments
+/// (`BLOCK` threads per block, `BLOCKS_PER_SM` resident blocks aimed at per
+/// multiprocessor, `MAXRREG` registers per thread, `INLINE_EMIT=1` to inline the
+/// insertion into every step).
+#[derive(Clone, Debug)]
+pub struct Tuning {
+    pub block: u32,
+    pub blocks_per_sm: u32,
+    pub max_registers: Option<u32>,
+    pub inline_emit: bool,
+}
+
+impl Tuning {
+    pub fn from_env() -> Tuning {
+        let var = |name: &str| std::env::var(format!("WARPCHECK_GPU_{name}")).ok().and_then(|v| v.parse::<u32>().ok());
+        Tuning {
+            block: var("BLOCK").unwrap_or(256).clamp(32, 1024) / 32 * 32,
+            blocks_per_sm: var("BLOCKS_PER_SM").unwrap_or(16).max(1),
+            max_registers: var("MAXRREG"),
+            inline_emit: var("INLINE_EMIT") == Some(1),
+        }
+    }
+
+    fn nvrtc_options(&self) -> Vec<String> {
+        self.max_registers.map(|r| format!("--maxrregcount={r}")).into_iter().collect()
+    }
+}
 
 /// How to explore on the GPU.
 pub struct GpuOptions<'a> {
@@ -76,6 +102,9 @@ pub struct GpuReport {
     pub bytes_per_state: f64,
     /// States the store could hold.
     pub capacity: u64,
+    /// Registers per thread and local (stack) bytes per thread of the expansion kernel.
+    pub kernel_registers: i32,
+    pub kernel_local_bytes: i32,
 }
 
 /// Why a GPU run gave no answer.
@@ -137,7 +166,18 @@ pub fn compile_for_device(model: &Model, invariants: &[Expr], device: usize) -> 
     let generated = codegen::generate(model, invariants)?;
     let ctx = CudaContext::new(device).map_err(cuda)?;
     let (major, minor) = ctx.compute_capability().map_err(cuda)?;
-    nvrtc::compile(&cuda_source(&generated), (major * 10 + minor) as u32).map_err(GpuError::Compile)
+    let tuning = Tuning::from_env();
+    let source = tuned_source(&generated, &tuning);
+    nvrtc::compile(&source, (major * 10 + minor) as u32, &tuning.nvrtc_options()).map_err(GpuError::Compile)
+}
+
+fn tuned_source(generated: &Generated, tuning: &Tuning) -> String {
+    let source = cuda_source(generated);
+    if tuning.inline_emit {
+        source.replace("__device__ __noinline__ void wc_emit(", "__device__ __forceinline__ void wc_emit(")
+    } else {
+        source
+    }
 }
 
 /// The complete CUDA source for a model: kernels around the generated functions.
@@ -151,8 +191,9 @@ struct Store {
     states: CudaSlice<u32>,
     parents: CudaSlice<u32>,
     _table: CudaSlice<u64>,
-    /// The next free state id, then the overflow flag: read together after each launch.
-    status: CudaSlice<u32>,
+    /// The control block (see kernel.cu): states found, overflow flag, the level being
+    /// expanded, why the device-driven search stopped, levels. Read after each batch.
+    ctl: CudaSlice<u32>,
     counters: CudaSlice<u64>,
     viol_first: CudaSlice<u32>,
     viol_count: CudaSlice<u64>,
@@ -178,11 +219,15 @@ pub fn explore_gpu(model: &Model, options: &GpuOptions<'_>) -> Result<GpuReport,
     unsafe { ctx.disable_event_tracking() };
     let (major, minor) = ctx.compute_capability().map_err(cuda)?;
     let compile_start = Instant::now();
-    let compiled = nvrtc::compile(&cuda_source(&generated), (major * 10 + minor) as u32).map_err(GpuError::Compile)?;
+    let tuning = Tuning::from_env();
+    let source = tuned_source(&generated, &tuning);
+    let compiled =
+        nvrtc::compile(&source, (major * 10 + minor) as u32, &tuning.nvrtc_options()).map_err(GpuError::Compile)?;
     let compile_seconds = compile_start.elapsed().as_secs_f64();
     let setup_start = Instant::now();
     let module = ctx.load_module(Ptx::from_binary(compiled.cubin)).map_err(cuda)?;
     let expand = module.load_function("wc_expand").map_err(cuda)?;
+    let advance = module.load_function("wc_advance").map_err(cuda)?;
     let seed = module.load_function("wc_seed").map_err(cuda)?;
     let stream = ctx.default_stream();
     let words = model.state_words().max(1);
@@ -201,7 +246,7 @@ pub fn explore_gpu(model: &Model, options: &GpuOptions<'_>) -> Result<GpuReport,
     let states = alloc(capacity as usize * words)?;
     let parents = alloc(capacity as usize)?;
     let table = stream.alloc_zeros::<u64>(entries as usize).map_err(cuda)?;
-    let status = stream.alloc_zeros::<u32>(2).map_err(cuda)?;
+    let ctl = stream.alloc_zeros::<u32>(8).map_err(cuda)?;
     let counters = stream.alloc_zeros::<u64>(4).map_err(cuda)?;
     let viol_first = stream.clone_htod(&vec![u32::MAX; categories]).map_err(cuda)?;
     let viol_count = stream.alloc_zeros::<u64>(categories).map_err(cuda)?;
@@ -210,11 +255,11 @@ pub fn explore_gpu(model: &Model, options: &GpuOptions<'_>) -> Result<GpuReport,
         parents: ptr(&parents, &stream),
         table: ptr(&table, &stream),
         capacity: entries,
-        count: ptr(&status, &stream),
-        full: ptr(&status, &stream) + 4,
+        count: ptr(&ctl, &stream),
+        full: ptr(&ctl, &stream) + 4,
         limit: capacity as u32,
     };
-    let store = Store { states, parents, _table: table, status, counters, viol_first, viol_count, args };
+    let store = Store { states, parents, _table: table, ctl, counters, viol_first, viol_count, args };
     let initial = stream.clone_htod(&model.initial_state()).map_err(cuda)?;
     unsafe { stream.launch_builder(&seed).arg(&store.args).arg(&initial).launch(LaunchConfig::for_num_elems(1)) }
         .map_err(cuda)?;
@@ -231,11 +276,13 @@ pub fn explore_gpu(model: &Model, options: &GpuOptions<'_>) -> Result<GpuReport,
         options,
         stream: &stream,
         expand: &expand,
+        advance: &advance,
         store: &store,
         words,
         sms: sms as u32,
         generated: &generated,
         events,
+        tuning: tuning.clone(),
     };
     let explore_start = Instant::now();
     let mut gpu = run.search(start)?;
@@ -245,6 +292,8 @@ pub fn explore_gpu(model: &Model, options: &GpuOptions<'_>) -> Result<GpuReport,
     gpu.compile_cached = compiled.cached;
     gpu.setup_seconds = setup_seconds;
     gpu.capacity = capacity;
+    gpu.kernel_registers = expand.num_regs().unwrap_or(-1);
+    gpu.kernel_local_bytes = expand.local_size_bytes().unwrap_or(-1);
     gpu.bytes_per_state = 4.0 * words as f64 + 4.0 + 8.0 * entries as f64 / capacity as f64;
     gpu.report.table_capacity = entries;
     gpu.report.reserved_bytes = capacity * (4 * words as u64 + 4) + entries * 8;
@@ -257,17 +306,25 @@ struct Run<'a> {
     options: &'a GpuOptions<'a>,
     stream: &'a Arc<CudaStream>,
     expand: &'a CudaFunction,
+    advance: &'a CudaFunction,
     store: &'a Store,
     words: usize,
     sms: u32,
     generated: &'a Generated,
     /// Timing events around each launch.
     events: (CudaEvent, CudaEvent),
+    tuning: Tuning,
 }
 
 const CHECK_DEADLOCK: u32 = 1;
 const CHECK_ASSERTIONS: u32 = 2;
 const GENERATE_ONLY: u32 = 4;
+/// Why the device-driven search stopped (`ctl[4]`, see kernel.cu).
+const STOP_DONE: u32 = 1;
+const STOP_ROOM: u32 = 2;
+const STOP_VIOLATION: u32 = 3;
+/// Levels enqueued per round trip to the host.
+const LEVELS_PER_BATCH: u32 = 32;
 
 impl Run<'_> {
     fn read<T: DeviceRepr + Default + Clone>(&self, s: &CudaSlice<T>) -> Result<Vec<T>, GpuError> {
@@ -282,22 +339,25 @@ impl Run<'_> {
         Ok(host[0])
     }
 
-    /// One launch of the expansion kernel over ids `lo..hi`; returns its kernel time.
-    fn launch(&self, lo: u32, hi: u32, flags: u32) -> Result<f64, GpuError> {
-        let n = hi - lo;
-        let blocks = n.div_ceil(BLOCK).clamp(1, self.sms * 16);
-        let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 };
-        let (begin, end) = &self.events;
-        begin.record(self.stream).map_err(cuda)?;
+    /// Enqueues the expansion kernel over ids `lo..hi`, or with `device_range` over the
+    /// level the control block names (with a grid sized for the whole GPU).
+    fn enqueue_expand(&self, lo: u32, hi: u32, device_range: bool, flags: u32) -> Result<(), GpuError> {
+        let block = self.tuning.block;
+        let most = self.sms * self.tuning.blocks_per_sm;
+        let blocks = if device_range { most } else { (hi - lo).div_ceil(block).clamp(1, most) };
+        let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 };
         let s = self.store;
+        let stream = self.stream;
         let (counters, viol_first, viol_count) =
-            (ptr(&s.counters, self.stream), ptr(&s.viol_first, self.stream), ptr(&s.viol_count, self.stream));
+            (ptr(&s.counters, stream), ptr(&s.viol_first, stream), ptr(&s.viol_count, stream));
+        let ctl = if device_range { ptr(&s.ctl, stream) } else { 0u64 };
         unsafe {
-            self.stream
+            stream
                 .launch_builder(self.expand)
                 .arg(&s.args)
                 .arg(&lo)
                 .arg(&hi)
+                .arg(&ctl)
                 .arg(&counters)
                 .arg(&viol_first)
                 .arg(&viol_count)
@@ -305,9 +365,44 @@ impl Run<'_> {
                 .launch(cfg)
         }
         .map_err(cuda)?;
+        Ok(())
+    }
+
+    /// Runs `enqueue` between two timing events and waits; returns the GPU time.
+    fn timed(&self, enqueue: impl FnOnce() -> Result<(), GpuError>) -> Result<f64, GpuError> {
+        let (begin, end) = &self.events;
+        begin.record(self.stream).map_err(cuda)?;
+        enqueue()?;
         end.record(self.stream).map_err(cuda)?;
         end.synchronize().map_err(cuda)?;
         Ok(begin.elapsed_ms(end).map_err(cuda)? as f64 / 1000.0)
+    }
+
+    /// Enqueues `levels` device-driven levels (advance, expand) back to back.
+    fn enqueue_levels(&self, levels: u32, flags: u32) -> Result<(), GpuError> {
+        let s = self.store;
+        let stream = self.stream;
+        let (ctl, viol_count) = (ptr(&s.ctl, stream), ptr(&s.viol_count, stream));
+        let bound = self.generated.max_successors;
+        let categories = s.viol_count.len() as u32;
+        let stop = self.options.stop_at_first as u32;
+        for _ in 0..levels {
+            let one = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (1, 1, 1), shared_mem_bytes: 0 };
+            unsafe {
+                stream
+                    .launch_builder(self.advance)
+                    .arg(&ctl)
+                    .arg(&bound)
+                    .arg(&s.args.limit)
+                    .arg(&viol_count)
+                    .arg(&categories)
+                    .arg(&stop)
+                    .launch(one)
+            }
+            .map_err(cuda)?;
+            self.enqueue_expand(0, 0, true, flags)?;
+        }
+        Ok(())
     }
 
     fn search(&self, start: Instant) -> Result<GpuReport, GpuError> {
@@ -317,17 +412,42 @@ impl Run<'_> {
         let bound = self.generated.max_successors;
         let limit = self.store.args.limit as u64;
         let mut gpu = GpuReport { generate_seconds: self.options.profile.then_some(0.0), ..GpuReport::default() };
-        let (mut lo, mut hi) = (0u32, 1u32);
-        let mut found = 1u64;
-        let mut levels = 0;
+        let mut ctl = self.read(&self.store.ctl)?;
         let mut stopped = false;
         let mut last_progress = Instant::now();
-        while lo < hi {
-            levels += 1;
+        loop {
+            // Device-driven levels, many per round trip; the host takes over a level only
+            // to profile it or to expand it in chunks when the store's room demands it.
+            if !self.options.profile {
+                gpu.kernel_seconds += self.timed(|| self.enqueue_levels(LEVELS_PER_BATCH, flags))?;
+                gpu.launches += 2 * LEVELS_PER_BATCH as u64;
+                ctl = self.read(&self.store.ctl)?;
+                if ctl[1] != 0 {
+                    return Err(self.full(ctl[0] as u64));
+                }
+                self.report_progress(&mut last_progress, start, &ctl)?;
+                match ctl[4] {
+                    STOP_DONE => break,
+                    STOP_VIOLATION => {
+                        stopped = true;
+                        break;
+                    }
+                    STOP_ROOM => {}
+                    _ => continue,
+                }
+            } else if self.options.stop_at_first && ctl[5] > 0 && self.any_violation()? {
+                stopped = true;
+                break;
+            }
+            let (lo, hi) = (ctl[3], ctl[0]);
+            if lo == hi {
+                break;
+            }
             if let Some(g) = gpu.generate_seconds.as_mut() {
-                *g += self.launch(lo, hi, flags | GENERATE_ONLY)?;
+                *g += self.timed(|| self.enqueue_expand(lo, hi, false, flags | GENERATE_ONLY))?;
                 gpu.launches += 1;
             }
+            let mut found = hi as u64;
             let mut at = lo;
             while at < hi {
                 // Room for every successor of the chunk, whatever the table holds.
@@ -336,33 +456,25 @@ impl Run<'_> {
                     return Err(self.full(found));
                 }
                 let end = (at as u64 + room).min(hi as u64) as u32;
-                gpu.kernel_seconds += self.launch(at, end, flags)?;
+                gpu.kernel_seconds += self.timed(|| self.enqueue_expand(at, end, false, flags))?;
                 gpu.launches += 1;
                 at = end;
-                let status = self.read(&self.store.status)?;
-                found = status[0] as u64;
-                if status[1] != 0 {
+                let now = self.read(&self.store.ctl)?;
+                found = now[0] as u64;
+                if now[1] != 0 {
                     return Err(self.full(found));
                 }
             }
-            if let Some(progress) = self.options.progress {
-                if last_progress.elapsed().as_millis() >= 250 {
-                    last_progress = Instant::now();
-                    let counters = self.read(&self.store.counters)?;
-                    progress(&Progress {
-                        states: found,
-                        transitions: counters[0],
-                        level: levels - 1,
-                        seconds: start.elapsed().as_secs_f64(),
-                    });
-                }
-            }
-            if self.options.stop_at_first && self.read(&self.store.viol_count)?.iter().any(|&c| c > 0) {
-                stopped = true;
-                break;
-            }
-            (lo, hi) = (hi, found as u32);
+            // The level is done: hand the search back to the device.
+            ctl = vec![found as u32, 0, lo, hi, 0, ctl[5] + 1, 0, 0];
+            self.stream.synchronize().map_err(cuda)?;
+            // SAFETY: `ctl` is an 8-word device buffer and no kernel is running.
+            unsafe { cudarc::driver::result::memcpy_htod_sync(ptr(&self.store.ctl, self.stream), &ctl) }
+                .map_err(cuda)?;
+            self.report_progress(&mut last_progress, start, &ctl)?;
         }
+        let found = ctl[0] as u64;
+        let levels = ctl[5];
         let states = found;
         let counters = self.read(&self.store.counters)?;
         let error_state = counters[2] > 0;
@@ -379,6 +491,26 @@ impl Run<'_> {
             ..Report::default()
         };
         Ok(gpu)
+    }
+
+    fn any_violation(&self) -> Result<bool, GpuError> {
+        Ok(self.read(&self.store.viol_count)?.iter().any(|&c| c > 0))
+    }
+
+    fn report_progress(&self, last: &mut Instant, start: Instant, ctl: &[u32]) -> Result<(), GpuError> {
+        let Some(progress) = self.options.progress else { return Ok(()) };
+        if last.elapsed().as_millis() < 250 {
+            return Ok(());
+        }
+        *last = Instant::now();
+        let counters = self.read(&self.store.counters)?;
+        progress(&Progress {
+            states: ctl[0] as u64,
+            transitions: counters[0],
+            level: ctl[5].saturating_sub(1),
+            seconds: start.elapsed().as_secs_f64(),
+        });
+        Ok(())
     }
 
     fn full(&self, states: u64) -> GpuError {

@@ -129,10 +129,50 @@ __device__ __forceinline__ u64 wc_warp_sum(u64 v) {
 #define WC_CHECK_ASSERTIONS 2u
 #define WC_PROFILE_GENERATE_ONLY 4u
 
-// Expands the states with ids lo..hi: checks each, generates its successors and
+// The control block `ctl` shared by the host and the level kernels:
+// [0] next free id (= states found), [1] overflow flag, [2] first id of the level being
+// expanded, [3] end of that level, [4] why the device-driven search stopped, [5] levels.
+#define WC_STOP_DONE 1u
+#define WC_STOP_ROOM 2u
+#define WC_STOP_VIOLATION 3u
+
+// Starts the next level on the device (one thread), so that the host can enqueue many
+// levels without waiting: the new level is the states found since the last one began.
+// Stops when there is none, when the store might not hold all successors of the level
+// (the host then expands it in chunks), or at a violation when asked to.
+extern "C" __global__ void wc_advance(u32 *ctl, u64 bound, u32 limit, const u64 *viol_count, u32 categories,
+                                      u32 stop_at_violation) {
+  if (ctl[4]) return;
+  if (stop_at_violation)
+    for (u32 c = 0; c < categories; c++)
+      if (viol_count[c]) {
+        ctl[4] = WC_STOP_VIOLATION;
+        return;
+      }
+  u32 lo = ctl[3], hi = ctl[0];
+  if (lo == hi) {
+    ctl[4] = WC_STOP_DONE;
+    return;
+  }
+  if (hi >= limit || (u64)(hi - lo) * bound > (u64)limit - hi) {
+    ctl[4] = WC_STOP_ROOM;
+    return;
+  }
+  ctl[2] = lo;
+  ctl[3] = hi;
+  ctl[5]++;
+}
+
+// Expands the states with ids lo..hi (or, with `ctl`, the level it names, unless the
+// device-driven search has stopped): checks each, generates its successors and
 // inserts them. Counters: transitions, deadlocks, error steps, accepting states.
-extern "C" __global__ void wc_expand(WcTable tab, u32 lo, u32 hi, u64 *counters, u32 *viol_first, u64 *viol_count,
-                                     u32 flags) {
+extern "C" __global__ void wc_expand(WcTable tab, u32 lo, u32 hi, const u32 *ctl, u64 *counters, u32 *viol_first,
+                                     u64 *viol_count, u32 flags) {
+  if (ctl) {
+    if (ctl[4]) return;
+    lo = ctl[2];
+    hi = ctl[3];
+  }
   WcSink k;
   k.tab = &tab;
   k.insert = !(flags & WC_PROFILE_GENERATE_ONLY);

@@ -42,11 +42,12 @@ fn cache_dir() -> Option<PathBuf> {
     std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache").join("warpcheck"))
 }
 
-/// Compiles `source` for `sm_<arch>` (e.g. 90), or takes it from the cache.
-pub fn compile(source: &str, arch: u32) -> Result<Compiled, String> {
+/// Compiles `source` for `sm_<arch>` (e.g. 90) with NVRTC options `extra`, or takes
+/// it from the cache.
+pub fn compile(source: &str, arch: u32, extra: &[String]) -> Result<Compiled, String> {
     let start = Instant::now();
     let (major, minor) = version()?;
-    let key = format!("{:016x}", fnv(format!("{source}\0sm_{arch}\0{major}.{minor}").as_bytes()));
+    let key = format!("{:016x}", fnv(format!("{source}\0sm_{arch}\0{major}.{minor}\0{extra:?}").as_bytes()));
     let dir = cache_dir();
     if let Some(dir) = &dir {
         let (cu, cubin) = (dir.join(format!("{key}.cu")), dir.join(format!("{key}.cubin")));
@@ -56,7 +57,7 @@ pub fn compile(source: &str, arch: u32) -> Result<Compiled, String> {
             }
         }
     }
-    let image = compile_uncached(source, arch)?;
+    let image = compile_uncached(source, arch, extra)?;
     if let Some(dir) = &dir {
         // A cache that cannot be written only costs a compilation next time.
         let _ = std::fs::create_dir_all(dir)
@@ -66,11 +67,12 @@ pub fn compile(source: &str, arch: u32) -> Result<Compiled, String> {
     Ok(Compiled { cubin: image, seconds: start.elapsed().as_secs_f64(), cached: false })
 }
 
-fn compile_uncached(source: &str, arch: u32) -> Result<Vec<u8>, String> {
+fn compile_uncached(source: &str, arch: u32, extra: &[String]) -> Result<Vec<u8>, String> {
     let src = CString::new(source).map_err(|_| "generated source contains a NUL byte".to_string())?;
     let name = CString::new("warpcheck_model.cu").unwrap();
     let prog = result::create_program(&src, Some(&name)).map_err(|e| format!("NVRTC: {e:?}"))?;
-    let options = [format!("--gpu-architecture=sm_{arch}"), "--std=c++17".to_string(), "-w".to_string()];
+    let mut options = vec![format!("--gpu-architecture=sm_{arch}"), "--std=c++17".to_string(), "-w".to_string()];
+    options.extend(extra.iter().cloned());
     let compiled = unsafe { result::compile_program(prog, &options) };
     let outcome = match compiled {
         Err(e) => {
