@@ -12,7 +12,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use warpcheck_conformance::beem_xml::reach_goals;
+use warpcheck_conformance::beem_xml::{reach_goals, ReachGoal};
 use warpcheck_conformance::*;
 use warpcheck_explore::{explore_parallel, Checks, Invariant, Options, ViolationKind};
 use warpcheck_gpu::{explore_gpu, GpuOptions};
@@ -102,43 +102,51 @@ fn gpu_engine_reproduces_the_invariant_verdicts_of_the_cpu_engine() {
             goals.extend(reach_goals(&dir));
         }
     }
-    let cpu_limit = max_states().min(20_000_000);
-    goals.retain(|g| sizes.get(&g.instance).is_some_and(|&s| s <= cpu_limit));
+    goals.retain(|g| sizes.get(&g.instance).is_some_and(|s| (min_states()..=max_states()).contains(s)));
     goals.sort_by(|a, b| (&a.instance, a.property).cmp(&(&b.instance, b.property)));
-    // Goals in parallel: the CPU engine on one thread each, the GPU engine with a small
-    // store each (the GPU runs several explorations at once).
-    let failures = parallel_failures(&goals, |goal| {
-        let model_name = goal.instance.rsplit_once('.').unwrap().0;
-        let dve = load_file(&beem.join(model_name).join(format!("{}.dve", goal.instance)));
-        let expr = dve.expression(&goal.invariant).expect("BEEM goal compiles");
-        let checks = Checks { invariants: vec![Invariant { text: goal.invariant.clone(), expr }], ..Checks::default() };
-        let cpu = explore_parallel(
-            &dve.model,
-            &Options { threads: 1, checks: checks.clone(), stop_at_first: false, ..Options::default() },
-        )
-        .map_err(|e| e.to_string())?;
-        let options = GpuOptions { checks, stop_at_first: false, memory: Some(3 << 30), ..GpuOptions::default() };
-        let gpu = explore_gpu(&dve.model, &options).map_err(|e| format!("{}: {e}", goal.instance))?.report;
-        let summary = |r: &warpcheck_explore::Report| {
-            r.violations
-                .iter()
-                .map(|v| (v.kind.category(), v.count, v.trace.as_ref().map(|t| t.len())))
-                .collect::<Vec<_>>()
-        };
-        let (c, g) = (summary(&cpu), summary(&gpu));
-        let reached = gpu.violations.iter().any(|v| matches!(v.kind, ViolationKind::Invariant { .. }));
-        let name = format!("{} property {}", goal.instance, goal.property);
-        println!("{name}: reached = {reached}, violations {g:?}");
-        if c != g {
-            Err(format!("{name}: GPU {g:?}, CPU {c:?}"))
-        } else if goal.reachable.is_some_and(|b| b != reached) {
-            Err(format!("{name}: GPU says reached = {reached}, BEEM {:?}", goal.reachable))
-        } else {
-            Ok(())
+    // Small instances in parallel (the CPU engine on one thread each, the GPU engine
+    // with a small store each: the GPU runs several explorations at once); large ones
+    // one at a time with all cores and the whole GPU.
+    let (small, large): (Vec<ReachGoal>, Vec<ReachGoal>) =
+        goals.iter().cloned().partition(|g| sizes[&g.instance] <= 5_000_000);
+    let mut failures = parallel_failures(&small, |goal| check_goal(&beem, goal, 1, Some(3 << 30)));
+    for goal in &large {
+        if let Err(e) = check_goal(&beem, goal, std::thread::available_parallelism().map_or(1, |n| n.get()), None) {
+            failures.push(e);
         }
-    });
-    assert!(goals.len() > 100, "expected BEEM reachability goals, found {}", goals.len());
+    }
+    assert!(!goals.is_empty(), "expected BEEM reachability goals, found none");
     assert!(failures.is_empty(), "{} of {} goals differ:\n{}", failures.len(), goals.len(), failures.join("\n"));
+}
+
+/// Checks one goal on the CPU engine (`threads`) and on the GPU engine (`memory`):
+/// same violations, counts and counterexample lengths, and BEEM's answer.
+fn check_goal(beem: &Path, goal: &ReachGoal, threads: usize, memory: Option<u64>) -> Result<(), String> {
+    let model_name = goal.instance.rsplit_once('.').unwrap().0;
+    let dve = load_file(&beem.join(model_name).join(format!("{}.dve", goal.instance)));
+    let expr = dve.expression(&goal.invariant).expect("BEEM goal compiles");
+    let checks = Checks { invariants: vec![Invariant { text: goal.invariant.clone(), expr }], ..Checks::default() };
+    let cpu = explore_parallel(
+        &dve.model,
+        &Options { threads, checks: checks.clone(), stop_at_first: false, max_log2_table: 31, ..Options::default() },
+    )
+    .map_err(|e| e.to_string())?;
+    let options = GpuOptions { checks, stop_at_first: false, memory, ..GpuOptions::default() };
+    let gpu = explore_gpu(&dve.model, &options).map_err(|e| format!("{}: {e}", goal.instance))?.report;
+    let summary = |r: &warpcheck_explore::Report| {
+        r.violations.iter().map(|v| (v.kind.category(), v.count, v.trace.as_ref().map(|t| t.len()))).collect::<Vec<_>>()
+    };
+    let (c, g) = (summary(&cpu), summary(&gpu));
+    let reached = gpu.violations.iter().any(|v| matches!(v.kind, ViolationKind::Invariant { .. }));
+    let name = format!("{} property {}", goal.instance, goal.property);
+    println!("{name}: reached = {reached}, violations {g:?}");
+    if c != g {
+        Err(format!("{name}: GPU {g:?}, CPU {c:?}"))
+    } else if goal.reachable.is_some_and(|b| b != reached) {
+        Err(format!("{name}: GPU says reached = {reached}, BEEM {:?}", goal.reachable))
+    } else {
+        Ok(())
+    }
 }
 
 fn semantics_dir() -> PathBuf {
