@@ -33,6 +33,22 @@ fn child_text<'a>(node: roxmltree::Node<'a, 'a>, name: &str) -> Option<&'a str> 
     node.children().find(|c| c.has_tag_name(name)).and_then(|c| c.text()).map(str::trim)
 }
 
+/// Every reachability goal of the BEEM folder `beem` whose instance has a reference
+/// row with a state count in `states`, sorted by instance and property.
+pub fn reach_goals_in(beem: &Path, states: std::ops::RangeInclusive<u64>) -> Vec<ReachGoal> {
+    let sizes: HashMap<String, u64> = crate::references(beem).into_iter().map(|r| (r.instance, r.states)).collect();
+    let mut goals = Vec::new();
+    for entry in std::fs::read_dir(beem).expect("read the BEEM folder") {
+        let dir = entry.expect("read the BEEM folder").path();
+        if dir.join("model.xml").is_file() && dir.join("results.xml").is_file() {
+            goals.extend(reach_goals(&dir));
+        }
+    }
+    goals.retain(|g| sizes.get(&g.instance).is_some_and(|s| states.contains(s)));
+    goals.sort_by(|a, b| (&a.instance, a.property).cmp(&(&b.instance, b.property)));
+    goals
+}
+
 /// Every reachability property of every instance of the model in `dir` that BEEM
 /// explored completely and answered.
 pub fn reach_goals(dir: &Path) -> Vec<ReachGoal> {

@@ -4,24 +4,12 @@
 //! BEEM's `reach-goal` answer, and a counterexample must be no longer than BEEM's.
 //! Instances up to one million states run here; the rest with `--ignored`.
 
-use warpcheck_conformance::beem_xml::{reach_goals, ReachGoal};
+use warpcheck_conformance::beem_xml::{reach_goals_in, ReachGoal};
 use warpcheck_conformance::*;
 use warpcheck_explore::{explore_parallel, Checks, Invariant, Options, ViolationKind};
 
 fn goals_up_to(max_states: u64) -> Vec<ReachGoal> {
-    let beem = beem_dir();
-    let sizes: std::collections::HashMap<String, u64> =
-        references(&beem).into_iter().map(|r| (r.instance, r.states)).collect();
-    let mut goals = Vec::new();
-    for entry in std::fs::read_dir(&beem).unwrap() {
-        let dir = entry.unwrap().path();
-        if dir.join("model.xml").is_file() && dir.join("results.xml").is_file() {
-            goals.extend(reach_goals(&dir));
-        }
-    }
-    goals.retain(|g| sizes.get(&g.instance).is_some_and(|&s| s <= max_states));
-    goals.sort_by(|a, b| (&a.instance, a.property).cmp(&(&b.instance, b.property)));
-    goals
+    reach_goals_in(&beem_dir(), 0..=max_states)
 }
 
 /// Checks a goal; `Ok` carries our verdict (goal reachable) for BEEM's unknown ones.

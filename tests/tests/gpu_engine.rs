@@ -12,7 +12,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use warpcheck_conformance::beem_xml::{reach_goals, ReachGoal};
+use warpcheck_conformance::beem_xml::{reach_goals_in, ReachGoal};
 use warpcheck_conformance::*;
 use warpcheck_explore::{explore_parallel, Checks, Invariant, Options, ViolationKind};
 use warpcheck_gpu::{explore_gpu, GpuOptions};
@@ -93,17 +93,9 @@ fn gpu_engine_matches_the_reference_on_every_instance() {
 #[ignore = "needs a CUDA device"]
 fn gpu_engine_reproduces_the_invariant_verdicts_of_the_cpu_engine() {
     let beem = beem_dir();
+    let goals = reach_goals_in(&beem, min_states()..=max_states());
     let sizes: std::collections::HashMap<String, u64> =
         references(&beem).into_iter().map(|r| (r.instance, r.states)).collect();
-    let mut goals = Vec::new();
-    for entry in std::fs::read_dir(&beem).unwrap() {
-        let dir = entry.unwrap().path();
-        if dir.join("model.xml").is_file() && dir.join("results.xml").is_file() {
-            goals.extend(reach_goals(&dir));
-        }
-    }
-    goals.retain(|g| sizes.get(&g.instance).is_some_and(|s| (min_states()..=max_states()).contains(s)));
-    goals.sort_by(|a, b| (&a.instance, a.property).cmp(&(&b.instance, b.property)));
     // Small instances in parallel (the CPU engine on one thread each, the GPU engine
     // with a small store each: the GPU runs several explorations at once); large ones
     // one at a time with all cores and the whole GPU.
