@@ -183,16 +183,28 @@ fn run(
         BackendArg::Auto => args.order == OrderArg::Bfs && warpcheck_gpu::device_available(),
     };
     if gpu {
-        return run_gpu(args, model, checks, stop_at_first).map(|r| {
-            let mut r = r;
-            (std::mem::take(&mut r.report), Some(r))
-        });
+        match run_gpu(args, model, checks.clone(), stop_at_first) {
+            Ok(mut r) => return Ok((std::mem::take(&mut r.report), Some(r))),
+            // `auto` falls back to the CPU when the GPU cannot take the model at all.
+            Err(e @ (GpuError::Unsupported(_) | GpuError::Compile(_) | GpuError::NoDevice(_)))
+                if args.backend == BackendArg::Auto =>
+            {
+                eprintln!("warning: {e}; exploring on the CPU");
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return Err(ExitCode::from(match e {
+                    GpuError::NoDevice(_) | GpuError::Unsupported(_) => exit::BAD_INPUT,
+                    GpuError::Full { .. } | GpuError::Cuda(_) | GpuError::Compile(_) => exit::RESOURCE,
+                }));
+            }
+        }
     }
     run_cpu(args, model, checks, stop_at_first, traces).map(|r| (r, None))
 }
 
 /// Runs the GPU engine.
-fn run_gpu(args: &RunArgs, model: &DveModel, checks: Checks, stop_at_first: bool) -> Result<GpuReport, ExitCode> {
+fn run_gpu(args: &RunArgs, model: &DveModel, checks: Checks, stop_at_first: bool) -> Result<GpuReport, GpuError> {
     let progress = progress::ProgressLine::new(args.quiet || args.json);
     let update = |p: &warpcheck_explore::Progress| progress.update(p);
     let options = GpuOptions {
@@ -205,14 +217,7 @@ fn run_gpu(args: &RunArgs, model: &DveModel, checks: Checks, stop_at_first: bool
     };
     let result = warpcheck_gpu::explore_gpu(&model.model, &options);
     progress.finish();
-    result.map_err(|e| {
-        eprintln!("error: {e}");
-        ExitCode::from(match e {
-            GpuError::Full { .. } => exit::RESOURCE,
-            GpuError::NoDevice(_) | GpuError::Unsupported(_) => exit::BAD_INPUT,
-            GpuError::Cuda(_) | GpuError::Compile(_) => exit::RESOURCE,
-        })
-    })
+    result
 }
 
 /// Runs the parallel CPU engine as the arguments say.
