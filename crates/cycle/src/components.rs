@@ -1,0 +1,232 @@
+//! SCC pre-decomposition: the cyclic strongly connected components of a
+//! [`WeightedGraph`] as self-contained [`Subgraph`]s that the algorithms solve one by
+//! one (Proposition 2.3 of Barnat et al.: the optimum of a graph is the optimum over
+//! its SCCs).
+//!
+//! A component is *cyclic* if it has more than one vertex or a self-loop; the others
+//! have no cycle and are dropped. (The GPU paper drops every one-vertex component and
+//! so loses self-loop cycles; the digest lists that error, and here self-loops count.)
+//! A subgraph keeps only the edges inside its component, with weights negated for a
+//! maximum and times set to 1 for a mean, so the algorithms only ever minimise.
+
+use rayon::prelude::*;
+use warpcheck_graph::Graph;
+use warpcheck_scc::{decompose, Algorithm as SccAlgorithm, Components};
+
+use crate::graph::WeightedGraph;
+use crate::{CycleError, Problem, Sense};
+
+/// One cyclic SCC with its internal edges, in local vertex ids `0..len`.
+#[derive(Clone, Debug)]
+pub struct Subgraph {
+    /// Global vertex of each local vertex, ascending (so local order is global order).
+    pub vertices: Vec<u32>,
+    /// Local CSR: edges of local vertex `v` are `offsets[v]..offsets[v + 1]`.
+    pub offsets: Vec<usize>,
+    pub targets: Vec<u32>,
+    /// The weights to minimise (negated for a maximum).
+    pub weights: Vec<i64>,
+    /// Transit times (all 1 for a cycle mean).
+    pub times: Vec<i64>,
+    /// Global edge id of each local edge.
+    pub edge_ids: Vec<usize>,
+}
+
+impl Subgraph {
+    pub fn len(&self) -> usize {
+        self.vertices.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.vertices.is_empty()
+    }
+
+    pub fn edges(&self) -> usize {
+        self.targets.len()
+    }
+
+    #[inline]
+    pub fn out_edges(&self, v: usize) -> std::ops::Range<usize> {
+        self.offsets[v]..self.offsets[v + 1]
+    }
+
+    /// The source of local edge `e`.
+    pub fn source(&self, e: usize) -> usize {
+        self.offsets.partition_point(|&o| o <= e) - 1
+    }
+
+    /// Predecessor lists: `(offsets, edges)` where `edges[offsets[v]..offsets[v + 1]]`
+    /// are the local edges entering `v`.
+    pub fn reverse(&self) -> (Vec<usize>, Vec<usize>) {
+        let n = self.len();
+        let mut offsets = vec![0usize; n + 1];
+        for &t in &self.targets {
+            offsets[t as usize + 1] += 1;
+        }
+        for v in 0..n {
+            offsets[v + 1] += offsets[v];
+        }
+        let mut next = offsets[..n].to_vec();
+        let mut edges = vec![0usize; self.edges()];
+        for v in 0..n {
+            for e in self.out_edges(v) {
+                let slot = &mut next[self.targets[e] as usize];
+                edges[*slot] = e;
+                *slot += 1;
+            }
+        }
+        (offsets, edges)
+    }
+
+    /// A cycle (its local edges in order) among the edges `e` (leaving `v`) that
+    /// `keep(v, e)` accepts, or a
+    /// topological order of the vertices if they form no cycle. Iterative DFS.
+    pub fn cycle_or_order(&self, keep: impl Fn(usize, usize) -> bool) -> Result<Vec<u32>, Vec<usize>> {
+        const NEW: u8 = 0;
+        const ACTIVE: u8 = 1;
+        const DONE: u8 = 2;
+        let n = self.len();
+        let mut state = vec![NEW; n];
+        let mut via = vec![usize::MAX; n]; // the edge a vertex was entered by
+        let mut post = Vec::with_capacity(n);
+        let mut stack: Vec<(usize, usize)> = Vec::new();
+        for root in 0..n {
+            if state[root] != NEW {
+                continue;
+            }
+            state[root] = ACTIVE;
+            stack.push((root, self.offsets[root]));
+            while let Some(&mut (v, ref mut next)) = stack.last_mut() {
+                if *next == self.offsets[v + 1] {
+                    state[v] = DONE;
+                    post.push(v as u32);
+                    stack.pop();
+                    continue;
+                }
+                let e = *next;
+                *next += 1;
+                if !keep(v, e) {
+                    continue;
+                }
+                let t = self.targets[e] as usize;
+                match state[t] {
+                    NEW => {
+                        state[t] = ACTIVE;
+                        via[t] = e;
+                        stack.push((t, self.offsets[t]));
+                    }
+                    ACTIVE => {
+                        // A back edge v -> t: the cycle is t ... v along `via`, then e.
+                        let mut cycle = vec![e];
+                        let mut x = v;
+                        while x != t {
+                            let f = via[x];
+                            cycle.push(f);
+                            x = self.source(f);
+                        }
+                        cycle.reverse();
+                        return Err(cycle);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        post.reverse();
+        Ok(post)
+    }
+}
+
+/// The SCC labelling of `graph` (sequential Tarjan, or parallel FB with trimming).
+pub fn scc(graph: &WeightedGraph, parallel: bool) -> Components {
+    let csr = graph.csr();
+    if parallel {
+        decompose(&Graph::new(csr), SccAlgorithm::FbTrim, &Default::default())
+    } else {
+        warpcheck_scc::tarjan::tarjan(&csr)
+    }
+}
+
+/// The cyclic components of `graph` as subgraphs, ordered by their smallest vertex.
+pub fn subgraphs(
+    graph: &WeightedGraph,
+    comps: &Components,
+    problem: Problem,
+    sense: Sense,
+    parallel: bool,
+) -> Result<Vec<Subgraph>, CycleError> {
+    let n = graph.vertices();
+    let of = &comps.of;
+    // Dense index of each cyclic component, by its smallest vertex (its label).
+    let mut size = vec![0u32; n];
+    for &c in of {
+        size[c as usize] += 1;
+    }
+    let mut cyclic = vec![false; n];
+    for v in 0..n as u32 {
+        if size[of[v as usize] as usize] > 1 || graph.out_edges(v).any(|e| graph.target(e) == v) {
+            cyclic[of[v as usize] as usize] = true;
+        }
+    }
+    let mut index = vec![u32::MAX; n];
+    let mut count = 0u32;
+    for c in 0..n {
+        if cyclic[c] {
+            index[c] = count;
+            count += 1;
+        }
+    }
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); count as usize];
+    let mut local = vec![u32::MAX; n];
+    for v in 0..n as u32 {
+        let i = index[of[v as usize] as usize];
+        if i != u32::MAX {
+            let list = &mut members[i as usize];
+            local[v as usize] = list.len() as u32;
+            list.push(v);
+        }
+    }
+    let build = |vertices: Vec<u32>| {
+            let comp = of[vertices[0] as usize];
+            let mut sub = Subgraph {
+                offsets: Vec::with_capacity(vertices.len() + 1),
+                targets: Vec::new(),
+                weights: Vec::new(),
+                times: Vec::new(),
+                edge_ids: Vec::new(),
+                vertices,
+            };
+            sub.offsets.push(0);
+            for &v in &sub.vertices {
+                for e in graph.out_edges(v) {
+                    let t = graph.target(e);
+                    if of[t as usize] != comp {
+                        continue;
+                    }
+                    sub.targets.push(local[t as usize]);
+                    let w = graph.weight(e);
+                    sub.weights.push(match sense {
+                        Sense::Min => w,
+                        Sense::Max => w.checked_neg().ok_or(CycleError::Overflow)?,
+                    });
+                    sub.times.push(match problem {
+                        Problem::Mean => 1,
+                        Problem::Ratio => graph.time(e),
+                    });
+                    sub.edge_ids.push(e);
+                }
+                sub.offsets.push(sub.targets.len());
+            }
+            if problem == Problem::Ratio {
+                if let Err(cycle) = sub.cycle_or_order(|_, e| sub.times[e] == 0) {
+                    let vertices = cycle.iter().map(|&e| sub.vertices[sub.source(e)]).collect();
+                    return Err(CycleError::ZeroTimeCycle { vertices });
+                }
+            }
+            Ok(sub)
+    };
+    if parallel {
+        members.into_par_iter().map(build).collect()
+    } else {
+        members.into_iter().map(build).collect()
+    }
+}
