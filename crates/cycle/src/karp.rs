@@ -4,7 +4,8 @@
 //! exactly `k` edges from a fixed source to `v`,
 //! `μ* = min_v max_{0≤k<n} (D_n(v) − D_k(v)) / (n − k)`.
 //!
-//! O(nm) time, exact (`i128` sums, exact rational comparison). The textbook version
+//! O(nm) time, exact (`i64` or `i128` sums as the weights need, exact rational
+//! comparison). The textbook version
 //! keeps the whole (n+1)×n table; here two passes keep O(n) memory: the first computes
 //! `D_n`, the second recomputes `D_0..D_{n-1}` row by row and folds the maximum in.
 //!
@@ -17,22 +18,50 @@
 use std::collections::VecDeque;
 
 use crate::components::Subgraph;
-use crate::ratio::{Overflow, Ratio};
+use crate::ratio::{compare, Overflow, Ratio};
 use crate::CycleError;
 
-const INF: i128 = i128::MAX;
+/// The integer type of Karp's table: `i64` when `n · max |w|` fits (twice as fast),
+/// else `i128`. `MAX` stands for "no walk".
+trait Dist: Copy + Ord + Into<i128> {
+    const MAX: Self;
+    fn from_i64(w: i64) -> Self;
+    fn plus(self, w: Self) -> Self;
+}
 
-/// One row of Karp's table from the previous one.
-fn step(sub: &Subgraph, prev: &[i128], next: &mut [i128]) {
-    next.iter_mut().for_each(|d| *d = INF);
+impl Dist for i64 {
+    const MAX: i64 = i64::MAX;
+    fn from_i64(w: i64) -> i64 {
+        w
+    }
+    #[inline]
+    fn plus(self, w: i64) -> i64 {
+        self + w
+    }
+}
+
+impl Dist for i128 {
+    const MAX: i128 = i128::MAX;
+    fn from_i64(w: i64) -> i128 {
+        w as i128
+    }
+    #[inline]
+    fn plus(self, w: i128) -> i128 {
+        self + w
+    }
+}
+
+/// One row of Karp's table from the previous one. No overflow: |D| <= n · max |w|,
+/// which the caller checked fits `T` with room to spare.
+fn step<T: Dist>(sub: &Subgraph, weights: &[T], prev: &[T], next: &mut [T]) {
+    next.iter_mut().for_each(|d| *d = T::MAX);
     for u in 0..sub.len() {
         let du = prev[u];
-        if du == INF {
+        if du == T::MAX {
             continue;
         }
         for e in sub.out_edges(u) {
-            // |D| <= n * 2^63 < 2^96: no overflow.
-            let c = du + sub.weights[e] as i128;
+            let c = du.plus(weights[e]);
             let t = &mut next[sub.targets[e] as usize];
             if c < *t {
                 *t = c;
@@ -41,36 +70,50 @@ fn step(sub: &Subgraph, prev: &[i128], next: &mut [i128]) {
     }
 }
 
+/// Karp's formula: the minimum mean as an unreduced fraction.
+fn karp_value<T: Dist>(sub: &Subgraph) -> (i128, i128) {
+    let n = sub.len();
+    let weights: Vec<T> = sub.weights.iter().map(|&w| T::from_i64(w)).collect();
+    let mut a = vec![T::MAX; n];
+    let mut b = vec![T::MAX; n];
+    a[0] = T::from_i64(0);
+    for _ in 0..n {
+        step(sub, &weights, &a, &mut b);
+        std::mem::swap(&mut a, &mut b);
+    }
+    let dn = a.clone();
+    // worst[v] = max_k (D_n(v) - D_k(v)) / (n - k), as an unreduced fraction.
+    let mut worst: Vec<Option<(i128, i128)>> = vec![None; n];
+    a.iter_mut().for_each(|d| *d = T::MAX);
+    a[0] = T::from_i64(0);
+    for k in 0..n {
+        let len = (n - k) as i128;
+        for v in 0..n {
+            if dn[v] != T::MAX && a[v] != T::MAX {
+                let num = dn[v].into() - a[v].into();
+                if worst[v].is_none_or(|(wn, wd)| compare(num, len, wn, wd).is_gt()) {
+                    worst[v] = Some((num, len));
+                }
+            }
+        }
+        step(sub, &weights, &a, &mut b);
+        std::mem::swap(&mut a, &mut b);
+    }
+    worst
+        .into_iter()
+        .flatten()
+        .min_by(|x, y| compare(x.0, x.1, y.0, y.1))
+        .expect("a strongly connected subgraph has a cycle")
+}
+
 /// The minimum cycle mean of the strongly connected `sub` and a cycle achieving it.
 pub fn karp(sub: &Subgraph) -> Result<(Ratio, Vec<usize>), CycleError> {
     if sub.times.iter().any(|&t| t != 1) {
         return Err(CycleError::Unsupported("Karp's algorithm computes cycle means only (no transit times)"));
     }
-    let n = sub.len();
-    let mut a = vec![INF; n];
-    let mut b = vec![INF; n];
-    a[0] = 0;
-    for _ in 0..n {
-        step(sub, &a, &mut b);
-        std::mem::swap(&mut a, &mut b);
-    }
-    let dn = a.clone();
-    let mut worst: Vec<Option<Ratio>> = vec![None; n];
-    a.iter_mut().for_each(|d| *d = INF);
-    a[0] = 0;
-    for k in 0..n {
-        for v in 0..n {
-            if dn[v] != INF && a[v] != INF {
-                let r = Ratio::new(dn[v] - a[v], (n - k) as i128).ok_or(Overflow)?;
-                if worst[v].map_or(true, |w| r > w) {
-                    worst[v] = Some(r);
-                }
-            }
-        }
-        step(sub, &a, &mut b);
-        std::mem::swap(&mut a, &mut b);
-    }
-    let value = worst.into_iter().flatten().min().expect("a strongly connected subgraph has a cycle");
+    let bound = sub.weights.iter().map(|w| w.unsigned_abs() as u128).max().unwrap_or(0) * (sub.len() as u128 + 1);
+    let (num, den) = if bound < (1u128 << 61) { karp_value::<i64>(sub) } else { karp_value::<i128>(sub) };
+    let value = Ratio::new(num, den).ok_or(Overflow)?;
     let cycle = critical_cycle(sub, value)?;
     Ok((value, cycle))
 }
