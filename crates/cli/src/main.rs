@@ -1,5 +1,6 @@
 //! The `warpcheck` command: the only place that prints and chooses exit codes.
 
+mod cycle;
 mod graphs;
 mod memory;
 mod progress;
@@ -38,6 +39,7 @@ Examples:
   warpcheck explore model.dve --graph-out model.wcg   # write the state graph
   warpcheck scc model.dve --algorithm fb --json   # strongly connected components
   warpcheck generate rmat g.wcg --vertices 1000000   # a synthetic graph
+  warpcheck cycle-mean graph.d --max --ratio --json   # optimal cycle ratio
 
 Exit status: 0 holds, 1 violated, 2 bad input, 3 resource limit reached.";
 
@@ -82,6 +84,8 @@ enum Command {
     /// Decompose a model's state graph or a graph file into strongly connected components.
     #[command(after_help = EXAMPLES)]
     Scc(scc::SccArgs),
+    /// Minimum or maximum cycle mean or cycle ratio, exactly, with a critical cycle.
+    CycleMean(cycle::CycleArgs),
     /// Write a synthetic graph (Erdős–Rényi, R-MAT, SSCA#2) of the SCC papers.
     Generate(graphs::GenerateArgs),
 }
@@ -351,6 +355,7 @@ fn main() -> ExitCode {
             graphs::explore_to_file(&run.model, run.overflow.into(), &out, run.json)
         }
         Command::Scc(args) => scc::run(args),
+        Command::CycleMean(args) => cycle::run(args),
         Command::Generate(args) => graphs::generate(args),
         Command::Check { run, deadlock, assertions, invariants, all } => {
             check(run, deadlock, assertions, invariants, all)

@@ -186,43 +186,43 @@ pub fn subgraphs(
         }
     }
     let build = |vertices: Vec<u32>| {
-            let comp = of[vertices[0] as usize];
-            let mut sub = Subgraph {
-                offsets: Vec::with_capacity(vertices.len() + 1),
-                targets: Vec::new(),
-                weights: Vec::new(),
-                times: Vec::new(),
-                edge_ids: Vec::new(),
-                vertices,
-            };
-            sub.offsets.push(0);
-            for &v in &sub.vertices {
-                for e in graph.out_edges(v) {
-                    let t = graph.target(e);
-                    if of[t as usize] != comp {
-                        continue;
-                    }
-                    sub.targets.push(local[t as usize]);
-                    let w = graph.weight(e);
-                    sub.weights.push(match sense {
-                        Sense::Min => w,
-                        Sense::Max => w.checked_neg().ok_or(CycleError::Overflow)?,
-                    });
-                    sub.times.push(match problem {
-                        Problem::Mean => 1,
-                        Problem::Ratio => graph.time(e),
-                    });
-                    sub.edge_ids.push(e);
+        let comp = of[vertices[0] as usize];
+        let mut sub = Subgraph {
+            offsets: Vec::with_capacity(vertices.len() + 1),
+            targets: Vec::new(),
+            weights: Vec::new(),
+            times: Vec::new(),
+            edge_ids: Vec::new(),
+            vertices,
+        };
+        sub.offsets.push(0);
+        for &v in &sub.vertices {
+            for e in graph.out_edges(v) {
+                let t = graph.target(e);
+                if of[t as usize] != comp {
+                    continue;
                 }
-                sub.offsets.push(sub.targets.len());
+                sub.targets.push(local[t as usize]);
+                let w = graph.weight(e);
+                sub.weights.push(match sense {
+                    Sense::Min => w,
+                    Sense::Max => w.checked_neg().ok_or(CycleError::Overflow)?,
+                });
+                sub.times.push(match problem {
+                    Problem::Mean => 1,
+                    Problem::Ratio => graph.time(e),
+                });
+                sub.edge_ids.push(e);
             }
-            if problem == Problem::Ratio {
-                if let Err(cycle) = sub.cycle_or_order(|_, e| sub.times[e] == 0) {
-                    let vertices = cycle.iter().map(|&e| sub.vertices[sub.source(e)]).collect();
-                    return Err(CycleError::ZeroTimeCycle { vertices });
-                }
+            sub.offsets.push(sub.targets.len());
+        }
+        if problem == Problem::Ratio {
+            if let Err(cycle) = sub.cycle_or_order(|_, e| sub.times[e] == 0) {
+                let vertices = cycle.iter().map(|&e| sub.vertices[sub.source(e)]).collect();
+                return Err(CycleError::ZeroTimeCycle { vertices });
             }
-            Ok(sub)
+        }
+        Ok(sub)
     };
     if parallel {
         members.into_par_iter().map(build).collect()

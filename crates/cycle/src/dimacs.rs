@@ -51,7 +51,10 @@ pub fn parse(path: &Path, text: &[u8]) -> Result<Dimacs, CycleError> {
                 let n = count(fields[2], "the number of vertices").map_err(|m| err(line, m))?;
                 let m = count(fields[3], "the number of arcs").map_err(|m| err(line, m))?;
                 if n >= warpcheck_graph::MAX_VERTICES {
-                    return Err(err(line, format!("{n} vertices: at most {} are supported", warpcheck_graph::MAX_VERTICES - 1)));
+                    return Err(err(
+                        line,
+                        format!("{n} vertices: at most {} are supported", warpcheck_graph::MAX_VERTICES - 1),
+                    ));
                 }
                 arcs.try_reserve(m.min(1 << 28) as usize).map_err(|_| err(line, format!("no memory for {m} arcs")))?;
                 header = Some((fields[1].to_string(), n, m));

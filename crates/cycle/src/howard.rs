@@ -93,17 +93,21 @@ impl Howard<'_> {
     fn improve_all(&mut self, parallel: bool) -> Result<bool, Overflow> {
         let (sub, val, l) = (self.sub, &self.val, self.lambda);
         if parallel && sub.edges() >= 1 << 14 {
-            self.pol.par_iter_mut().enumerate().with_min_len(1 << 12).try_fold(
-                || false,
-                |changed, (v, p)| match improve(sub, val, l, v, *p)? {
-                    Some(e) => {
-                        *p = e;
-                        Ok(true)
-                    }
-                    None => Ok(changed),
-                },
-            )
-            .try_reduce(|| false, |a, b| Ok(a || b))
+            self.pol
+                .par_iter_mut()
+                .enumerate()
+                .with_min_len(1 << 12)
+                .try_fold(
+                    || false,
+                    |changed, (v, p)| match improve(sub, val, l, v, *p)? {
+                        Some(e) => {
+                            *p = e;
+                            Ok(true)
+                        }
+                        None => Ok(changed),
+                    },
+                )
+                .try_reduce(|| false, |a, b| Ok(a || b))
         } else {
             let mut changed = false;
             for v in 0..sub.len() {
@@ -151,7 +155,7 @@ impl Howard<'_> {
                 }
             }
             // t > 0: zero-time cycles were rejected before.
-            if best.map_or(true, |(_, bw, bt)| compare(w, t, bw, bt).is_lt()) {
+            if best.is_none_or(|(_, bw, bt)| compare(w, t, bw, bt).is_lt()) {
                 best = Some((s, w, t));
             }
         }

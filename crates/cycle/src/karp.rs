@@ -55,8 +55,7 @@ impl Dist for i128 {
 /// which the caller checked fits `T` with room to spare.
 fn step<T: Dist>(sub: &Subgraph, weights: &[T], prev: &[T], next: &mut [T]) {
     next.iter_mut().for_each(|d| *d = T::MAX);
-    for u in 0..sub.len() {
-        let du = prev[u];
+    for (u, &du) in prev.iter().enumerate() {
         if du == T::MAX {
             continue;
         }

@@ -106,9 +106,13 @@ pub struct Solution {
 
 /// The cycle of the local `edges` of `sub`, in global ids and original weights,
 /// rotated to start at its smallest vertex.
-fn critical_cycle(graph: &WeightedGraph, sub: &Subgraph, edges: &[usize], problem: Problem) -> Result<CriticalCycle, Overflow> {
-    let mut pairs: Vec<(u32, usize)> =
-        edges.iter().map(|&e| (sub.vertices[sub.source(e)], sub.edge_ids[e])).collect();
+fn critical_cycle(
+    graph: &WeightedGraph,
+    sub: &Subgraph,
+    edges: &[usize],
+    problem: Problem,
+) -> Result<CriticalCycle, Overflow> {
+    let mut pairs: Vec<(u32, usize)> = edges.iter().map(|&e| (sub.vertices[sub.source(e)], sub.edge_ids[e])).collect();
     let start = (0..pairs.len()).min_by_key(|&i| pairs[i].0).unwrap_or(0);
     pairs.rotate_left(start);
     let (mut weight, mut time) = (0i128, 0i128);
@@ -116,7 +120,12 @@ fn critical_cycle(graph: &WeightedGraph, sub: &Subgraph, edges: &[usize], proble
         weight = weight.checked_add(graph.weight(e) as i128).ok_or(Overflow)?;
         time = time.checked_add(if problem == Problem::Mean { 1 } else { graph.time(e) as i128 }).ok_or(Overflow)?;
     }
-    Ok(CriticalCycle { vertices: pairs.iter().map(|p| p.0).collect(), edges: pairs.iter().map(|p| p.1).collect(), weight, time })
+    Ok(CriticalCycle {
+        vertices: pairs.iter().map(|p| p.0).collect(),
+        edges: pairs.iter().map(|p| p.1).collect(),
+        weight,
+        time,
+    })
 }
 
 /// One component: the algorithm, then the exact value of its cycle.
@@ -144,13 +153,8 @@ fn component(graph: &WeightedGraph, sub: &Subgraph, options: &Options) -> Result
             return Err(CycleError::Internal(format!("Karp's value {v} differs from its cycle's {value}")));
         }
     }
-    let result = ComponentResult {
-        representative: sub.vertices[0],
-        vertices: sub.len(),
-        edges: sub.edges(),
-        value,
-        cycle,
-    };
+    let result =
+        ComponentResult { representative: sub.vertices[0], vertices: sub.len(), edges: sub.edges(), value, cycle };
     Ok((result, rounds))
 }
 

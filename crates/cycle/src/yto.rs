@@ -80,9 +80,9 @@ pub fn yto(sub: &Subgraph) -> Result<Vec<usize>, CycleError> {
         prev: vec![NONE; n],
     };
     // λ = −∞: shortest paths of time 0 (a DAG), in topological order.
-    let order = sub.cycle_or_order(|_, e| sub.times[e] == 0).map_err(|_| {
-        CycleError::Internal("a zero-time cycle reached Young-Tarjan-Orlin".into())
-    })?;
+    let order = sub
+        .cycle_or_order(|_, e| sub.times[e] == 0)
+        .map_err(|_| CycleError::Internal("a zero-time cycle reached Young-Tarjan-Orlin".into()))?;
     for &v in &order {
         let v = v as usize;
         for e in sub.out_edges(v) {

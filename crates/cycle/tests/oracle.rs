@@ -107,10 +107,8 @@ fn check(g: &WeightedGraph, problem: Problem) {
 }
 
 fn graph(n: u32, arcs: Vec<(u32, u32, i64, i64)>) -> WeightedGraph {
-    let arcs: Vec<Arc> = arcs
-        .into_iter()
-        .map(|(u, v, weight, time)| Arc { source: u % n, target: v % n, weight, time })
-        .collect();
+    let arcs: Vec<Arc> =
+        arcs.into_iter().map(|(u, v, weight, time)| Arc { source: u % n, target: v % n, weight, time }).collect();
     WeightedGraph::from_arcs(n as u64, &arcs).unwrap()
 }
 

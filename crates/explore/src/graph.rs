@@ -38,6 +38,16 @@ const ERROR_TARGET: u32 = u32::MAX;
 /// Explores `model` completely and returns its state graph; `max_states` (at most
 /// `u32::MAX - 1`, the limit of vertex ids) bounds the number of states.
 pub fn state_graph(model: &Model, max_states: Option<u64>) -> Result<StateGraph, StateGraphError> {
+    state_graph_with_states(model, max_states).map(|(graph, _)| graph)
+}
+
+/// [`state_graph`] and the states themselves, back to back in vertex order
+/// (`model.state_words()` words each; the error state, the last vertex if any, has
+/// none): for what is computed from states, such as the weights of `cycle-mean`.
+pub fn state_graph_with_states(
+    model: &Model,
+    max_states: Option<u64>,
+) -> Result<(StateGraph, Vec<u32>), StateGraphError> {
     let limit = max_states.unwrap_or(MAX_VERTICES - 1).min(MAX_VERTICES - 1);
     let mut store = StateStore::new(model.state_words());
     let mut generator = Generator::new(model);
@@ -71,5 +81,5 @@ pub fn state_graph(model: &Model, max_states: Option<u64>) -> Result<StateGraph,
         deadlocks += 1;
     }
     let csr = Csr::from_parts(offsets, targets).expect("the exploration builds a valid CSR");
-    Ok(StateGraph { graph: Graph::new(csr), error_state, deadlocks })
+    Ok((StateGraph { graph: Graph::new(csr), error_state, deadlocks }, store.into_states()))
 }

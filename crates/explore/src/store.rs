@@ -60,6 +60,11 @@ impl StateStore {
         (id, true)
     }
 
+    /// The states back to back in id order (`words` words each).
+    pub fn into_states(self) -> Vec<u32> {
+        self.arena
+    }
+
     /// Bytes used by the arena and the table.
     pub fn bytes(&self) -> usize {
         self.arena.capacity() * 4 + self.table.capacity() * (std::mem::size_of::<StateId>() + 1)
