@@ -22,4 +22,4 @@ pub use bfs::{explore, BfsOptions, Stats};
 pub use check::{Checks, Invariant, Violation, ViolationKind};
 pub use graph::{state_graph, state_graph_with_states, StateGraph, StateGraphError};
 pub use parallel::{explore_parallel, ExploreError, Options, Order, Progress, Report};
-pub use trace::{Trace, TraceStep};
+pub use trace::{Lasso, Trace, TraceStep};

@@ -1,5 +1,6 @@
 //! Counterexample traces: the states from the initial state to a violation, each step
-//! named (process, transition, channel) with the variables it changed.
+//! named (process, transition, channel) with the variables it changed; and lassos, the
+//! counterexamples of LTL properties (a stem from the initial state, then a cycle).
 
 use warpcheck_model::{EvalError, Generator, Model};
 
@@ -64,5 +65,40 @@ impl Trace {
             (name.unwrap_or_default(), model.describe_error(&e))
         });
         Trace { initial: states[0].clone(), steps, error_step }
+    }
+}
+
+/// An infinite counterexample of an LTL property: a path from the initial state to a
+/// state on a cycle (the stem), then the cycle back to that state, which passes
+/// through an accepting state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lasso {
+    /// From the initial state to the first state of the cycle (possibly no steps).
+    pub stem: Trace,
+    /// The steps of the cycle: the last one returns to the stem's last state.
+    pub cycle: Vec<TraceStep>,
+}
+
+impl Lasso {
+    /// Number of steps, stem and cycle.
+    pub fn len(&self) -> usize {
+        self.stem.len() + self.cycle.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Index of the first step of the cycle (the number of stem steps).
+    pub fn cycle_start(&self) -> usize {
+        self.stem.len()
+    }
+
+    /// Builds the lasso through `stem` (initial state first, the cycle's first state
+    /// last) and `cycle` (that state first and last), naming each step.
+    pub fn build(model: &Model, stem: &[Vec<u32>], cycle: &[Vec<u32>]) -> Lasso {
+        debug_assert_eq!(stem.last(), cycle.first());
+        debug_assert_eq!(cycle.first(), cycle.last());
+        Lasso { stem: Trace::build(model, stem, None), cycle: Trace::build(model, cycle, None).steps }
     }
 }

@@ -1,0 +1,181 @@
+//! LTL model checking: whether the product of a model with its property (Büchi)
+//! automaton has an accepting cycle, i.e. a run that violates the property, and if so
+//! a lasso-shaped counterexample.
+//!
+//! - [`product`]: the graphs searched: [`Successors`] and the on-the-fly product
+//!   [`Product`] over the model's `Generator`;
+//! - [`ndfs`]: iterative nested DFS (Schwoon–Esparza colours), on the fly;
+//! - [`owcty`]: One-Way-Catch-Them-Young on the explicit state graph, sequential and
+//!   parallel, and the extraction of a cycle from what it leaves.
+//!
+//! [`check`] runs the algorithm of [`Options`] and returns an [`Outcome`]: the verdict
+//! and, when violated, a [`Lasso`] (a stem from the initial state and a cycle through an
+//! accepting state, each step named). A step that raises an evaluation error leads to
+//! the error state, which has no successors: it lies on no cycle, so it cannot make an
+//! LTL property fail (the reachability checks report such errors).
+//!
+//! ```
+//! // x counts 0, 1, 2, 0, ...; the property "never x == 2" as a Büchi automaton that
+//! // accepts once x == 2 has been seen.
+//! let source = "byte x;
+//!     process P { state s; init s; trans s -> s { effect x = (x + 1) % 3; }; }
+//!     process LTL_property { state q0, q1; init q0; accept q1;
+//!       trans q0 -> q0 {}, q0 -> q1 { guard x == 2; }, q1 -> q1 {}; }
+//!     system async property LTL_property;";
+//! let model = warpcheck_dve::load(source).unwrap().model;
+//! for algorithm in [warpcheck_ltl::Algorithm::Ndfs, warpcheck_ltl::Algorithm::Owcty] {
+//!     let options = warpcheck_ltl::Options { algorithm, ..Default::default() };
+//!     let outcome = warpcheck_ltl::check(&model, &options).unwrap();
+//!     assert!(!outcome.holds());
+//!     assert!(!outcome.lasso.unwrap().cycle.is_empty());
+//! }
+//! ```
+
+pub mod ndfs;
+pub mod owcty;
+pub mod product;
+
+use std::time::Instant;
+
+use warpcheck_explore::{state_graph_with_states, Lasso, StateGraphError};
+use warpcheck_model::Model;
+
+pub use ndfs::{Cycle, Ndfs};
+pub use product::{Explicit, Product, Successors};
+
+/// The accepting-cycle algorithm.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Algorithm {
+    /// Nested DFS on the fly: stops at the first cycle (sequential).
+    #[default]
+    Ndfs,
+    /// OWCTY on the explicit state graph (built first, sequentially), parallel on the
+    /// current rayon pool.
+    Owcty,
+    /// OWCTY, sequential (the reference of the parallel one).
+    OwctySequential,
+}
+
+impl Algorithm {
+    pub const ALL: [Algorithm; 3] = [Algorithm::Ndfs, Algorithm::Owcty, Algorithm::OwctySequential];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Ndfs => "ndfs",
+            Algorithm::Owcty => "owcty",
+            Algorithm::OwctySequential => "owcty-seq",
+        }
+    }
+}
+
+/// How to check.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub algorithm: Algorithm,
+    /// At most this many product states (`None`: up to the `u32` id limit).
+    pub max_states: Option<u64>,
+}
+
+/// Why no verdict.
+#[derive(Debug, thiserror::Error)]
+pub enum LtlError {
+    #[error("the model has no property process (`system ... property P;`): there is no LTL property to check")]
+    NoProperty,
+    #[error("the product has more than {limit} states")]
+    TooManyStates { limit: u64 },
+}
+
+/// The result of an LTL check.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The counterexample, when the property is violated.
+    pub lasso: Option<Lasso>,
+    /// Product states stored (all reachable ones for OWCTY and for NDFS on a property
+    /// that holds; fewer when NDFS stops at a cycle). The error state is not counted.
+    pub states: u64,
+    /// Steps generated (including steps into the error state).
+    pub transitions: u64,
+    /// Steps that raised an evaluation error.
+    pub error_transitions: u64,
+    /// OWCTY: iterations to the fixpoint, and the size of the set it left.
+    pub iterations: Option<u32>,
+    pub remaining: Option<u64>,
+    /// Time to build the state graph (OWCTY), and in all.
+    pub graph_seconds: Option<f64>,
+    pub seconds: f64,
+}
+
+impl Outcome {
+    /// Whether the property holds (no accepting cycle).
+    pub fn holds(&self) -> bool {
+        self.lasso.is_none()
+    }
+}
+
+/// Checks the property of `model` (its property process) with `options.algorithm`.
+pub fn check(model: &Model, options: &Options) -> Result<Outcome, LtlError> {
+    if model.property.is_none() {
+        return Err(LtlError::NoProperty);
+    }
+    match options.algorithm {
+        Algorithm::Ndfs => check_ndfs(model, options),
+        Algorithm::Owcty => check_owcty(model, options, true),
+        Algorithm::OwctySequential => check_owcty(model, options, false),
+    }
+}
+
+fn lasso(model: &Model, state: impl Fn(u32) -> Vec<u32>, cycle: &Cycle) -> Lasso {
+    let stem: Vec<Vec<u32>> = cycle.stem.iter().map(|&v| state(v)).collect();
+    let states: Vec<Vec<u32>> = cycle.cycle.iter().map(|&v| state(v)).collect();
+    Lasso::build(model, &stem, &states)
+}
+
+fn check_ndfs(model: &Model, options: &Options) -> Result<Outcome, LtlError> {
+    let start = Instant::now();
+    let mut product = Product::new(model, options.max_states);
+    let mut ndfs = Ndfs::new();
+    let found = ndfs.search(&mut product, 0)?;
+    Ok(Outcome {
+        lasso: found.map(|c| lasso(model, |v| product.state(v).to_vec(), &c)),
+        states: product.vertices() as u64,
+        transitions: product.transitions,
+        error_transitions: product.error_transitions,
+        iterations: None,
+        remaining: None,
+        graph_seconds: None,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+fn check_owcty(model: &Model, options: &Options, parallel: bool) -> Result<Outcome, LtlError> {
+    let start = Instant::now();
+    let (sg, states) = state_graph_with_states(model, options.max_states).map_err(|e| match e {
+        StateGraphError::TooManyStates { limit } => LtlError::TooManyStates { limit },
+    })?;
+    let graph_seconds = start.elapsed().as_secs_f64();
+    let csr = sg.graph.forward();
+    // Vertex v < real is the state `states[v * words..][..words]`; the error state has none.
+    let words = model.state_words();
+    let real = csr.vertices() - sg.error_state.is_some() as usize;
+    let state = |v: u32| &states[v as usize * words..(v as usize + 1) * words];
+    let accepting: Vec<bool> = (0..csr.vertices()).map(|v| v < real && model.is_accepting(state(v as u32))).collect();
+    let result = if parallel { owcty::owcty_parallel(csr, &accepting) } else { owcty::owcty(csr, &accepting) };
+    let lasso = if result.size == 0 {
+        None
+    } else {
+        let cycle = owcty::witness(csr, &accepting, &result.remaining)
+            .expect("a non-empty OWCTY fixpoint holds an accepting cycle");
+        Some(lasso(model, |v| state(v).to_vec(), &cycle))
+    };
+    let error_transitions = sg.error_state.map_or(0, |e| csr.edge_iter().filter(|&(_, t)| t == e).count() as u64);
+    Ok(Outcome {
+        lasso,
+        states: real as u64,
+        transitions: csr.edges(),
+        error_transitions,
+        iterations: Some(result.iterations),
+        remaining: Some(result.size as u64),
+        graph_seconds: Some(graph_seconds),
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
