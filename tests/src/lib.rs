@@ -2,6 +2,7 @@
 //! table, and loading a model file with its diagnostic rendered on failure.
 
 pub mod beem_xml;
+pub mod ltl;
 
 use std::path::{Path, PathBuf};
 
