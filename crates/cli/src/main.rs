@@ -2,6 +2,7 @@
 
 mod cycle;
 mod graphs;
+mod ltl;
 mod memory;
 mod progress;
 mod report;
@@ -35,6 +36,8 @@ Examples:
   warpcheck check model.dve                       # deadlocks and assertions
   warpcheck check model.dve --invariant 'not (P_0.CS and P_1.CS)'
   warpcheck check model.dve --deadlock --all      # count every violation
+  warpcheck check model.prop2.dve                 # the LTL property process: accepting cycles
+  warpcheck check model.prop2.dve --algorithm owcty --json
   warpcheck explore model.dve --backend gpu        # on the GPU (default: GPU when present)
   warpcheck explore model.dve --graph-out model.wcg   # write the state graph
   warpcheck scc model.dve --algorithm fb --json   # strongly connected components
@@ -63,7 +66,9 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         graph_out: Option<PathBuf>,
     },
-    /// Check deadlocks, assertions and invariants; print a shortest counterexample.
+    /// Check deadlocks, assertions and invariants (shortest counterexample); or, in a
+    /// model with a property process and no other check named, its LTL property
+    /// (lasso counterexample).
     #[command(after_help = EXAMPLES)]
     Check {
         #[command(flatten)]
@@ -80,6 +85,10 @@ enum Command {
         /// Explore everything and count every violation instead of stopping at the first.
         #[arg(long)]
         all: bool,
+        /// LTL (a model with a property process): the accepting-cycle algorithm
+        /// (default: ndfs).
+        #[arg(long, value_enum)]
+        algorithm: Option<ltl::AlgorithmArg>,
     },
     /// Decompose a model's state graph or a graph file into strongly connected components.
     #[command(after_help = EXAMPLES)]
@@ -293,9 +302,17 @@ fn check(
     assertions: bool,
     invariants: Vec<String>,
     all: bool,
+    algorithm: Option<ltl::AlgorithmArg>,
 ) -> Result<ExitCode, ExitCode> {
     let dve = load(&args)?;
     let none_named = !deadlock && !assertions && invariants.is_empty();
+    if none_named && !all && dve.model.property.is_some() {
+        return ltl::run(&args, &dve, algorithm);
+    }
+    if algorithm.is_some() {
+        eprintln!("error: --algorithm chooses how an LTL property is checked: it needs a model with a property process and no --deadlock, --assert, --invariant or --all");
+        return Err(ExitCode::from(exit::BAD_INPUT));
+    }
     let mut checks =
         Checks { deadlock: deadlock || none_named, assertions: assertions || none_named, invariants: vec![] };
     for text in invariants {
@@ -357,8 +374,8 @@ fn main() -> ExitCode {
         Command::Scc(args) => scc::run(args),
         Command::CycleMean(args) => cycle::run(args),
         Command::Generate(args) => graphs::generate(args),
-        Command::Check { run, deadlock, assertions, invariants, all } => {
-            check(run, deadlock, assertions, invariants, all)
+        Command::Check { run, deadlock, assertions, invariants, all, algorithm } => {
+            check(run, deadlock, assertions, invariants, all, algorithm)
         }
     };
     result.unwrap_or_else(|code| code)

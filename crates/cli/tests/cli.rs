@@ -331,3 +331,70 @@ fn generated_graphs_decompose_alike() {
         }
     }
 }
+
+#[test]
+fn ltl_property_holds_with_every_algorithm() {
+    for algorithm in ["ndfs", "owcty", "owcty-seq"] {
+        let out = warpcheck(&["check", "tests/models/ltl/holds_infinitely_often_zero.dve", "--algorithm", algorithm]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let stdout = text(&out.stdout);
+        assert!(stdout.contains("verdict:      holds\n"), "{stdout}");
+        assert!(stdout.contains("states:       5 "), "{stdout}");
+        assert!(stdout.contains(&format!("algorithm:    {algorithm} ")), "{stdout}");
+    }
+}
+
+#[test]
+fn ltl_violation_prints_the_stem_and_the_cycle() {
+    let out = warpcheck(&["check", "tests/models/ltl/violated_eventually_two.dve"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("algorithm:    ndfs "), "{stdout}");
+    assert!(stdout.contains("verdict:      violated\n"), "{stdout}");
+    assert!(stdout.contains("counterexample (6 steps: stem 3, cycle 3):"), "{stdout}");
+    assert!(stdout.contains("    3. P: s -> s; LTL_property: q0 -> q1\n       x = 0 (was 2)"), "{stdout}");
+    assert!(stdout.contains("  cycle (back to the state after step 3, forever):\n    4. P: s -> s"), "{stdout}");
+}
+
+#[test]
+fn ltl_json_has_the_verdict_and_the_lasso() {
+    for algorithm in ["ndfs", "owcty"] {
+        let out =
+            warpcheck(&["check", "tests/models/ltl/violated_by_stuttering.dve", "--json", "--algorithm", algorithm]);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+        assert_eq!(report["verdict"], "violated");
+        assert_eq!(report["algorithm"], algorithm);
+        let trace = report["trace"].as_array().unwrap();
+        assert_eq!(report["trace_length"].as_u64().unwrap() as usize, trace.len() - 1);
+        assert_eq!(report["cycle_length"], 1);
+        let start = report["cycle_start"].as_u64().unwrap() as usize;
+        assert_eq!(start, trace.len() - 1);
+        assert_eq!(trace[start]["step"], "LTL_property: q1 -> q1 (system stutters)");
+        assert_eq!(trace[0]["step"], "initial state");
+    }
+    let out = warpcheck(&["check", "tests/models/ltl/holds_error_state_not_a_cycle.dve", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(report["verdict"], "holds");
+    assert_eq!(report["trace"], serde_json::Value::Null);
+    assert_eq!(report["error_transitions"], 2);
+}
+
+#[test]
+fn ltl_usage_errors_and_limits() {
+    let out = warpcheck(&["check", "examples/peterson.dve", "--algorithm", "owcty"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("needs a model with a property process"), "{}", text(&out.stderr));
+    let model = "tests/models/ltl/violated_eventually_two.dve";
+    let out = warpcheck(&["check", model, "--backend", "gpu"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("CPU only"), "{}", text(&out.stderr));
+    let out = warpcheck(&["check", model, "--memory", "40"]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stdout));
+    assert!(text(&out.stderr).contains("more than"), "{}", text(&out.stderr));
+    // Naming a reachability check on a property model checks that instead.
+    let out = warpcheck(&["check", model, "--deadlock"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("checked:      deadlock"), "{}", text(&out.stdout));
+}

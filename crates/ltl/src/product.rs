@@ -34,7 +34,11 @@ pub struct Product<'m> {
     store: StateStore,
     current: Vec<u32>,
     max_states: u64,
-    /// Steps generated, and those among them that raised an evaluation error.
+    /// Per state (a bit), whether its steps were counted: the red search of nested DFS
+    /// generates successors again.
+    counted: Vec<u64>,
+    /// Steps of the states expanded so far, each counted once, and those among them
+    /// that raised an evaluation error.
     pub transitions: u64,
     pub error_transitions: u64,
 }
@@ -51,6 +55,7 @@ impl<'m> Product<'m> {
             store,
             current: Vec::with_capacity(model.state_words()),
             max_states: max_states.unwrap_or(u64::MAX).min(u32::MAX as u64),
+            counted: Vec::new(),
             transitions: 0,
             error_transitions: 0,
         }
@@ -71,14 +76,25 @@ impl Successors for Product<'_> {
     fn successors(&mut self, v: u32, out: &mut Vec<u32>) -> Result<(), LtlError> {
         self.current.clear();
         self.current.extend_from_slice(self.store.get(v as StateId));
-        let (store, transitions, errors) = (&mut self.store, &mut self.transitions, &mut self.error_transitions);
+        let (word, bit) = (v as usize / 64, 1u64 << (v % 64));
+        if self.counted.len() <= word {
+            self.counted.resize(word + 1, 0);
+        }
+        let first = self.counted[word] & bit == 0;
+        self.counted[word] |= bit;
+        let (mut steps, mut errors) = (0, 0);
+        let store = &mut self.store;
         self.generator.successors(&self.current, |_, result| {
-            *transitions += 1;
+            steps += 1;
             match result {
                 Ok(target) => out.push(store.insert(target).0),
-                Err(_) => *errors += 1,
+                Err(_) => errors += 1,
             }
         });
+        if first {
+            self.transitions += steps;
+            self.error_transitions += errors;
+        }
         if self.store.len() as u64 > self.max_states {
             return Err(LtlError::TooManyStates { limit: self.max_states });
         }

@@ -1,0 +1,151 @@
+//! `warpcheck check MODEL` on a model with a property process (`system ... property
+//! P;`, BEEM's `.propN.dve` files) and no other check named: LTL model checking of that
+//! property, with a lasso counterexample (stem, then cycle) when it is violated.
+
+use std::process::ExitCode;
+
+use clap::ValueEnum;
+use serde_json::{json, Value};
+use warpcheck_dve::DveModel;
+use warpcheck_explore::{Lasso, TraceStep};
+use warpcheck_ltl::{check, Algorithm, LtlError, Options, Outcome};
+use warpcheck_model::Model;
+
+use crate::{exit, report, threads_used, BackendArg, RunArgs};
+
+/// The accepting-cycle algorithm of `check` on a model with a property.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum AlgorithmArg {
+    /// Nested depth-first search on the fly (sequential; stops at the first cycle).
+    Ndfs,
+    /// OWCTY on the explicit state graph (built sequentially), on all threads.
+    Owcty,
+    /// OWCTY, sequential.
+    OwctySeq,
+}
+
+impl From<AlgorithmArg> for Algorithm {
+    fn from(a: AlgorithmArg) -> Algorithm {
+        match a {
+            AlgorithmArg::Ndfs => Algorithm::Ndfs,
+            AlgorithmArg::Owcty => Algorithm::Owcty,
+            AlgorithmArg::OwctySeq => Algorithm::OwctySequential,
+        }
+    }
+}
+
+/// Checks the model's property; exit status 0 holds, 1 violated, 2 bad usage, 3 too
+/// many states.
+pub fn run(args: &RunArgs, dve: &DveModel, algorithm: Option<AlgorithmArg>) -> Result<ExitCode, ExitCode> {
+    if args.backend == BackendArg::Gpu {
+        eprintln!("error: LTL checking runs on the CPU only for now; use --backend cpu (or auto)");
+        return Err(ExitCode::from(exit::BAD_INPUT));
+    }
+    let model = &dve.model;
+    let algorithm: Algorithm = algorithm.map_or(Algorithm::Ndfs, Algorithm::from);
+    // `--memory` bounds the state store: about 4 bytes per state word and 16 of table.
+    let max_states = args.memory.map(|bytes| bytes / (4 * model.state_words() as u64 + 16));
+    let threads = threads_used(args);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| {
+        eprintln!("error: cannot start {threads} threads: {e}");
+        ExitCode::from(exit::RESOURCE)
+    })?;
+    let outcome = pool.install(|| check(model, &Options { algorithm, max_states })).map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(match e {
+            LtlError::NoProperty => exit::BAD_INPUT,
+            LtlError::TooManyStates { .. } => exit::RESOURCE,
+        })
+    })?;
+    let threads = if algorithm == Algorithm::Owcty { threads } else { 1 };
+    if args.json {
+        println!("{}", to_json(&args.model.display().to_string(), model, algorithm, threads, &outcome));
+    } else {
+        print(model, algorithm, threads, &outcome);
+    }
+    Ok(ExitCode::from(if outcome.holds() { exit::HOLDS } else { exit::VIOLATED }))
+}
+
+fn property_summary(model: &Model) -> String {
+    let Some(property) = &model.property else { return String::new() };
+    let process = &model.processes[property.process as usize];
+    let accepting = process.accepting.iter().filter(|&&a| a).count();
+    format!(
+        "{} (Büchi automaton: {} states, {} accepting, {} edges)",
+        process.name,
+        process.states.len(),
+        accepting,
+        property.edges.len()
+    )
+}
+
+fn print(model: &Model, algorithm: Algorithm, threads: usize, o: &Outcome) {
+    println!("property:     {}", property_summary(model));
+    println!("algorithm:    {} ({threads} thread(s))", algorithm.name());
+    println!("states:       {} (product states stored)", o.states);
+    println!("transitions:  {}", o.transitions);
+    if o.error_transitions > 0 {
+        println!("error steps:  {} (to the error state, which lies on no cycle)", o.error_transitions);
+    }
+    if let (Some(iterations), Some(remaining)) = (o.iterations, o.remaining) {
+        println!("owcty:        {iterations} iteration(s), {remaining} state(s) left");
+    }
+    let graph = o.graph_seconds.map_or(String::new(), |g| format!(" (state graph {g:.3} s)"));
+    println!("time:         {:.3} s{graph}, {:.0} states/s", o.seconds, o.states as f64 / o.seconds.max(1e-9));
+    println!("verdict:      {}", if o.holds() { "holds" } else { "violated" });
+    if let Some(lasso) = &o.lasso {
+        println!();
+        print_lasso(model, lasso);
+    }
+}
+
+fn print_steps(steps: &[TraceStep], first: usize) {
+    for (i, s) in steps.iter().enumerate() {
+        println!("  {:>3}. {}", first + i, s.step);
+        if !s.changes.is_empty() {
+            println!("       {}", s.changes.join(", "));
+        }
+    }
+}
+
+/// Prints a lasso: the stem step by step, then the cycle's steps.
+pub fn print_lasso(model: &Model, lasso: &Lasso) {
+    println!("counterexample ({} steps: stem {}, cycle {}):", lasso.len(), lasso.stem.len(), lasso.cycle.len());
+    println!("  initial state: {}", model.describe_state(&lasso.stem.initial).join(", "));
+    print_steps(&lasso.stem.steps, 1);
+    println!("  cycle (back to the state after step {}, forever):", lasso.cycle_start());
+    print_steps(&lasso.cycle, lasso.cycle_start() + 1);
+}
+
+fn to_json(path: &str, model: &Model, algorithm: Algorithm, threads: usize, o: &Outcome) -> Value {
+    let mut trace = Value::Null;
+    if let Some(lasso) = &o.lasso {
+        let mut steps = report::trace_json(model, &lasso.stem);
+        if let Value::Array(items) = &mut steps {
+            items.extend(lasso.cycle.iter().map(|s| json!({ "step": s.step, "changes": s.changes })));
+        }
+        trace = steps;
+    }
+    json!({
+        "model": path,
+        "property": "ltl",
+        "algorithm": algorithm.name(),
+        "backend": "cpu",
+        "threads": threads,
+        "states": o.states,
+        "transitions": o.transitions,
+        "error_transitions": o.error_transitions,
+        "owcty_iterations": o.iterations,
+        "owcty_remaining": o.remaining,
+        "graph_seconds": o.graph_seconds,
+        "seconds": o.seconds,
+        "verdict": if o.holds() { "holds" } else { "violated" },
+        "trace_length": o.lasso.as_ref().map(Lasso::len),
+        "stem_length": o.lasso.as_ref().map(|l| l.stem.len()),
+        "cycle_length": o.lasso.as_ref().map(|l| l.cycle.len()),
+        // `trace[0]` is the initial state, `trace[i]` step i: the cycle is
+        // `trace[cycle_start..]`, and returns to the state after `trace[cycle_start - 1]`.
+        "cycle_start": o.lasso.as_ref().map(|l| l.cycle_start() + 1),
+        "trace": trace,
+    })
+}

@@ -1,0 +1,116 @@
+//! Small property models of our own (`tests/models/ltl/`), one LTL rule each: every
+//! accepting-cycle algorithm gives the verdict the file's header derives (`Expect:
+//! holds` or `Expect: violated`), and every counterexample is a valid lasso.
+
+use std::path::{Path, PathBuf};
+
+use warpcheck_conformance::load_file;
+use warpcheck_conformance::ltl::validate_lasso;
+use warpcheck_ltl::{check, Algorithm, Options, Outcome};
+use warpcheck_model::Model;
+
+fn path(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("models/ltl").join(name)
+}
+
+/// Runs every algorithm on `tests/models/ltl/{name}`, checks the verdict of its header
+/// and the lassos; returns the model and the outcome of each algorithm.
+fn run(name: &str) -> (Model, Vec<(Algorithm, Outcome)>) {
+    let path = path(name);
+    let source = std::fs::read_to_string(&path).unwrap();
+    let holds = if source.contains("Expect: holds") {
+        true
+    } else {
+        assert!(source.contains("Expect: violated"), "{name}: no `Expect:` in the header");
+        false
+    };
+    let model = load_file(&path).model;
+    let mut outcomes = Vec::new();
+    for algorithm in Algorithm::ALL {
+        let outcome = check(&model, &Options { algorithm, ..Options::default() }).unwrap();
+        assert_eq!(outcome.holds(), holds, "{name} with {}", algorithm.name());
+        if let Some(lasso) = &outcome.lasso {
+            validate_lasso(&model, lasso).unwrap_or_else(|e| panic!("{name} with {}: {e}", algorithm.name()));
+        }
+        outcomes.push((algorithm, outcome));
+    }
+    (model, outcomes)
+}
+
+#[test]
+fn every_model_has_its_verdict() {
+    let mut names: Vec<String> = std::fs::read_dir(path(""))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".dve"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 5, "{names:?}");
+    for name in names {
+        run(&name);
+    }
+}
+
+#[test]
+fn holding_property_explores_the_whole_product() {
+    for (algorithm, o) in run("holds_infinitely_often_zero.dve").1 {
+        assert_eq!((o.states, o.transitions), (5, 6), "{}", algorithm.name());
+    }
+}
+
+#[test]
+fn violated_property_has_the_lasso_of_the_header() {
+    for (algorithm, o) in run("violated_eventually_two.dve").1 {
+        let lasso = o.lasso.unwrap();
+        assert_eq!((lasso.stem.len(), lasso.cycle.len()), (3, 3), "{}", algorithm.name());
+        assert_eq!(lasso.cycle_start(), 3);
+    }
+}
+
+#[test]
+fn stuttering_closes_the_cycle() {
+    let (model, outcomes) = run("violated_by_stuttering.dve");
+    for (algorithm, o) in outcomes {
+        let lasso = o.lasso.unwrap();
+        assert_eq!(lasso.cycle.len(), 1, "{}", algorithm.name());
+        let step = &lasso.cycle[0];
+        assert!(step.changes.is_empty() && step.step == "LTL_property: q1 -> q1 (system stutters)", "{step:?}");
+        assert!(model.is_accepting(&step.state));
+    }
+}
+
+#[test]
+fn error_state_lies_on_no_cycle() {
+    for (algorithm, o) in run("holds_error_state_not_a_cycle.dve").1 {
+        assert_eq!((o.states, o.error_transitions), (4, 2), "{}", algorithm.name());
+    }
+}
+
+#[test]
+fn cycle_in_a_later_branch_is_found() {
+    let (model, outcomes) = run("violated_accepting_cycle_off_the_stack.dve");
+    let y = model.variables.iter().find(|v| v.name == "y").unwrap().first;
+    for (algorithm, o) in outcomes {
+        let lasso = o.lasso.unwrap();
+        assert_eq!(lasso.cycle.len(), 2, "{}", algorithm.name());
+        assert!(lasso.cycle.iter().all(|s| model.layout.decode(&s.state)[y as usize] != 0));
+    }
+}
+
+#[test]
+fn a_model_without_property_is_an_error() {
+    let model = load_file(&Path::new(env!("CARGO_MANIFEST_DIR")).join("models/semantics/assert.dve")).model;
+    for algorithm in Algorithm::ALL {
+        let e = check(&model, &Options { algorithm, ..Options::default() }).unwrap_err();
+        assert!(e.to_string().contains("no property process"), "{e}");
+    }
+}
+
+#[test]
+fn too_many_states_is_an_error() {
+    let model = load_file(&path("violated_eventually_two.dve")).model;
+    for algorithm in [Algorithm::Ndfs, Algorithm::Owcty] {
+        let e = check(&model, &Options { algorithm, max_states: Some(3) }).unwrap_err();
+        assert!(e.to_string().contains("more than 3 states"), "{e}");
+    }
+}
