@@ -175,11 +175,8 @@ pub fn run(args: CycleArgs) -> Result<ExitCode, ExitCode> {
     if !algorithm.supports(problem) {
         return Err(bad_input("karp computes cycle means only; use howard, howard-par or yto for --ratio"));
     }
-    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| {
-        eprintln!("error: cannot start {threads} threads: {e}");
-        ExitCode::from(exit::RESOURCE)
-    })?;
+    let threads = crate::thread_count(args.threads);
+    let pool = crate::thread_pool(threads)?;
     let start = Instant::now();
     let input = load(&args)?;
     let load_seconds = start.elapsed().as_secs_f64();

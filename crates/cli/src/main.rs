@@ -241,7 +241,7 @@ fn run_cpu(
     stop_at_first: bool,
     traces: bool,
 ) -> Result<Report, ExitCode> {
-    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let threads = thread_count(args.threads);
     let (log2_table, max_log2_table) = match args.memory {
         Some(bytes) => {
             let log2 = memory::table_log2(bytes, traces);
@@ -281,7 +281,20 @@ fn run_cpu(
 }
 
 fn threads_used(args: &RunArgs) -> usize {
-    args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1)
+    thread_count(args.threads)
+}
+
+/// The threads to use: the requested number, or all cores.
+fn thread_count(requested: Option<usize>) -> usize {
+    requested.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1)
+}
+
+/// A rayon pool of `threads` threads for the graph commands, or the resource exit code.
+fn thread_pool(threads: usize) -> Result<rayon::ThreadPool, ExitCode> {
+    rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| {
+        eprintln!("error: cannot start {threads} threads: {e}");
+        ExitCode::from(exit::RESOURCE)
+    })
 }
 
 fn explore(args: RunArgs) -> Result<ExitCode, ExitCode> {

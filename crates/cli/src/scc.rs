@@ -78,11 +78,8 @@ pub fn run(args: SccArgs) -> Result<ExitCode, ExitCode> {
         AlgorithmArg::Coloring => Algorithm::Coloring,
         AlgorithmArg::Obf => Algorithm::Obf,
     };
-    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| {
-        eprintln!("error: cannot start {threads} threads: {e}");
-        ExitCode::from(exit::RESOURCE)
-    })?;
+    let threads = crate::thread_count(args.threads);
+    let pool = crate::thread_pool(threads)?;
     let start = Instant::now();
     let graph = load_input(&args.input, args.format, args.overflow.into())?;
     let load_seconds = start.elapsed().as_secs_f64();

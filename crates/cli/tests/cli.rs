@@ -1,18 +1,8 @@
 //! End-to-end tests of the `warpcheck` binary: results, JSON output and exit codes.
 
-use std::process::{Command, Output};
+mod common;
 
-fn warpcheck(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_warpcheck"))
-        .args(args)
-        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-        .output()
-        .expect("run warpcheck")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{text, warpcheck};
 
 #[test]
 fn explores_the_bundled_example() {

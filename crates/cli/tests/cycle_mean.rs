@@ -1,19 +1,9 @@
 //! End-to-end tests of `warpcheck cycle-mean`: exact values, critical cycles, JSON,
 //! models weighted by DVE expressions, and exit codes.
 
-use std::process::{Command, Output};
+mod common;
 
-fn warpcheck(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_warpcheck"))
-        .args(args)
-        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-        .output()
-        .expect("run warpcheck")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{text, warpcheck};
 
 fn json(args: &[&str]) -> serde_json::Value {
     let out = warpcheck(args);

@@ -419,10 +419,11 @@ impl Gen<'_> {
             let control = self.slot(model.processes[a.process as usize].control);
             self.line(&format!("if ({} == {}) {{", get(&control, "s"), a.state));
             self.depth += 1;
-            let (no, err) = (format!("a{k}_no"), format!("a{k}_no"));
+            // False and raising an error both violate the assertion.
+            let no = format!("a{k}_no");
             self.line("{");
             self.depth += 1;
-            self.guard(&a.expr, "s", &no, &err);
+            self.guard(&a.expr, "s", &no, &no);
             self.depth -= 1;
             self.line("}");
             self.line(&format!("goto a{k}_ok;"));
@@ -432,7 +433,7 @@ impl Gen<'_> {
             self.line("}");
         }
         self.out.push_str("  return -1;\n}\n");
-        self.out.push_str("WC_FN int wc_invariant(int k, const u32 *s) {\n  int tmp[1]; (void)tmp;\n");
+        self.out.push_str("WC_FN int wc_invariant(int k, const u32 *s) {\n");
         for (k, inv) in invariants.iter().enumerate() {
             self.line(&format!("if (k == {k}) {{"));
             self.depth += 1;
@@ -531,15 +532,13 @@ impl Gen<'_> {
             SyncMode::Sync => self.sync_steps(),
         }
         self.line("sys_end:");
-        if let Some(p) = &model.property {
+        if model.property.is_some() {
             // The system cannot move: the automaton moves alone (stuttering).
-            let control = self.slot(model.processes[p.process as usize].control);
             self.line("if (steps == 0) {");
             self.line("  for (int k = 0; k < WC_WORDS; k++) t[k] = s[k];");
             self.line("  wc_step(sink, t, edges);");
             self.line("  return !property_moves;");
             self.line("}");
-            let _ = control;
             self.line("return 0;");
         } else {
             self.line("(void)property_moves; (void)edges;");
@@ -748,10 +747,7 @@ fn collect_arrays(e: &Expr, out: &mut Vec<ArrayRef>) {
 /// synchronous one, where each process may also raise errors), times the most edges
 /// of the property automaton, plus those edges' own steps.
 pub fn max_successors(model: &Model) -> u64 {
-    let mut most = vec![vec![0u64; 0]; model.processes.len()];
-    for (p, process) in model.processes.iter().enumerate() {
-        most[p] = vec![0; process.states.len()];
-    }
+    let mut most: Vec<Vec<u64>> = model.processes.iter().map(|p| vec![0; p.states.len()]).collect();
     for group in &model.groups {
         let first = group.participants[0];
         let from = model.processes[first.process as usize].transitions[first.transition as usize].from;

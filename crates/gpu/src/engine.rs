@@ -180,7 +180,7 @@ pub fn compile_for_device(model: &Model, invariants: &[Expr], device: usize) -> 
 fn tuned_source(generated: &Generated, tuning: &Tuning) -> String {
     let source = cuda_source(generated);
     if tuning.inline_emit.unwrap_or(generated.groups <= INLINE_EMIT_GROUPS) {
-        source.replace("__device__ __noinline__ void wc_emit(", "__device__ __forceinline__ void wc_emit(")
+        format!("#define WC_EMIT_FN __device__ __forceinline__\n{source}")
     } else {
         source
     }

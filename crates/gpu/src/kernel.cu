@@ -38,7 +38,11 @@ struct WcSink {
   u64 errors;
 };
 
-__device__ void wc_emit(WcSink *k, const u32 *t);
+// The host may define WC_EMIT_FN to inline the insertion (see Tuning in engine.rs).
+#ifndef WC_EMIT_FN
+#define WC_EMIT_FN __device__ __noinline__
+#endif
+WC_EMIT_FN void wc_emit(WcSink *k, const u32 *t);
 __device__ __forceinline__ void wc_emit_error(WcSink *k) {
   k->transitions++;
   k->errors++;
@@ -65,7 +69,7 @@ __device__ __forceinline__ u64 wc_load_acquire(const u64 *p) {
   return v;
 }
 
-__device__ __noinline__ void wc_emit(WcSink *k, const u32 *t) {
+WC_EMIT_FN void wc_emit(WcSink *k, const u32 *t) {
   k->transitions++;
   const WcTable *tab = k->tab;
   u64 h = wc_hash(t);
