@@ -7,7 +7,7 @@ fn main() {
     let source = std::fs::read_to_string(path).expect("read the model");
     let dve = warpcheck_dve::load(&source).unwrap_or_else(|d| panic!("{}", d.render(path, &source)));
     let generated = warpcheck_gpu::codegen::generate(&dve.model, &[]).expect("generate");
-    let cuda = warpcheck_gpu::engine::cuda_source(&generated);
+    let cuda = warpcheck_gpu::engine::tuned_source(&generated, &warpcheck_gpu::engine::Tuning::from_env());
     if args.iter().any(|a| a == "--compile") {
         std::env::set_var("WARPCHECK_CACHE", "/nonexistent/warpcheck-no-cache");
         match warpcheck_gpu::nvrtc::compile(&cuda, 90, &[]) {

@@ -28,21 +28,17 @@ const LOAD: f64 = 0.75;
 /// Launch and compilation settings. The defaults are what measured best; the
 /// `WARPCHECK_GPU_*` environment variables override them for experiments
 /// (`BLOCK` threads per block, `BLOCKS_PER_SM` resident blocks aimed at per
-/// multiprocessor, `MAXRREG` registers per thread, `INLINE_EMIT=1` or `0` to inline
-/// the insertion into every step or not; by default it is inlined in models of at
-/// most [`INLINE_EMIT_GROUPS`] groups, where it measured up to 1.9x faster, and kept
-/// out of line in larger ones, where inlining it measured up to 10x slower).
+/// multiprocessor, `MAXRREG` registers per thread, `INLINE_EMIT=1` to inline the
+/// insertion into every step (with ids taken one atomic per warp it measured 1.0-15x
+/// slower than one out-of-line insertion on all ten models of the GPU set;
+/// `benches/results/gpu-set.md`).
 #[derive(Clone, Debug)]
 pub struct Tuning {
     pub block: u32,
     pub blocks_per_sm: u32,
     pub max_registers: Option<u32>,
-    /// `None`: decide by the model's size.
-    pub inline_emit: Option<bool>,
+    pub inline_emit: bool,
 }
-
-/// Models with at most this many groups get the insertion inlined into every step.
-pub const INLINE_EMIT_GROUPS: usize = 24;
 
 impl Tuning {
     pub fn from_env() -> Tuning {
@@ -51,7 +47,7 @@ impl Tuning {
             block: var("BLOCK").unwrap_or(256).clamp(32, 1024) / 32 * 32,
             blocks_per_sm: var("BLOCKS_PER_SM").unwrap_or(16).max(1),
             max_registers: var("MAXRREG"),
-            inline_emit: var("INLINE_EMIT").map(|v| v == 1),
+            inline_emit: var("INLINE_EMIT") == Some(1),
         }
     }
 
@@ -177,13 +173,13 @@ pub fn compile_for_device(model: &Model, invariants: &[Expr], device: usize) -> 
     nvrtc::compile(&source, (major * 10 + minor) as u32, &tuning.nvrtc_options()).map_err(GpuError::Compile)
 }
 
-fn tuned_source(generated: &Generated, tuning: &Tuning) -> String {
-    let source = cuda_source(generated);
-    if tuning.inline_emit.unwrap_or(generated.groups <= INLINE_EMIT_GROUPS) {
-        format!("#define WC_EMIT_FN __device__ __forceinline__\n{source}")
-    } else {
-        source
+/// The CUDA source with the `tuning`'s compile-time choices defined in front.
+pub fn tuned_source(generated: &Generated, tuning: &Tuning) -> String {
+    let mut defines = String::new();
+    if tuning.inline_emit {
+        defines.push_str("#define WC_EMIT_FN __device__ __forceinline__\n");
     }
+    defines + &cuda_source(generated)
 }
 
 /// The complete CUDA source for a model: kernels around the generated functions.

@@ -30,6 +30,16 @@ struct WcTable {
   u32 limit;
 };
 
+// The host may define WC_EMIT_FN to inline the insertion (see Tuning in engine.rs).
+#ifndef WC_EMIT_FN
+#define WC_EMIT_FN __device__ __noinline__
+#endif
+struct WcSink;
+WC_EMIT_FN void wc_emit(WcSink *k, const u32 *t);
+__device__ __forceinline__ void wc_emit_error(WcSink *k);
+
+// @@MODEL@@
+
 struct WcSink {
   const WcTable *tab;
   u32 parent;
@@ -38,17 +48,10 @@ struct WcSink {
   u64 errors;
 };
 
-// The host may define WC_EMIT_FN to inline the insertion (see Tuning in engine.rs).
-#ifndef WC_EMIT_FN
-#define WC_EMIT_FN __device__ __noinline__
-#endif
-WC_EMIT_FN void wc_emit(WcSink *k, const u32 *t);
 __device__ __forceinline__ void wc_emit_error(WcSink *k) {
   k->transitions++;
   k->errors++;
 }
-
-// @@MODEL@@
 
 __device__ __forceinline__ u64 wc_hash(const u32 *t) {
   u64 h = 0x9E3779B97F4A7C15ull ^ (u64)WC_WORDS;
@@ -69,15 +72,21 @@ __device__ __forceinline__ u64 wc_load_acquire(const u64 *p) {
   return v;
 }
 
-WC_EMIT_FN void wc_emit(WcSink *k, const u32 *t) {
-  k->transitions++;
-  const WcTable *tab = k->tab;
+// A new id for a state, one atomic per converged group of threads (the counter is the
+// one address every insertion would otherwise contend for).
+__device__ __forceinline__ u32 wc_new_id(u32 *count) {
+  u32 mask = __activemask();
+  u32 lane = threadIdx.x & 31;
+  int leader = __ffs(mask) - 1;
+  u32 base = 0;
+  if (lane == (u32)leader) base = atomicAdd(count, (u32)__popc(mask));
+  base = __shfl_sync(mask, base, leader);
+  return base + (u32)__popc(mask & ((1u << lane) - 1u));
+}
+
+// Inserts state `t`, found from `parent`, unless the table holds it already.
+__device__ __forceinline__ void wc_insert(const WcTable *tab, const u32 *t, u32 parent) {
   u64 h = wc_hash(t);
-  if (!k->insert) {
-    // Profiling: generation and hashing only.
-    if (h == 0) atomicAdd(tab->full, 0u);
-    return;
-  }
   u64 tag = (h & 0xFFFFFFFFull) | 1ull;
   u64 pos = __umul64hi(h, tab->capacity);
   for (;;) {
@@ -86,7 +95,7 @@ WC_EMIT_FN void wc_emit(WcSink *k, const u32 *t) {
     if (e == 0) {
       u64 old = atomicCAS(slot, 0ull, (tag << 32) | WC_BUSY);
       if (old == 0) {
-        u32 id = atomicAdd(tab->count, 1u);
+        u32 id = wc_new_id(tab->count);
         if (id >= tab->limit) {
           atomicExch(tab->full, 1u);
           atomicExch(slot, (tag << 32) | WC_LOST);
@@ -94,7 +103,7 @@ WC_EMIT_FN void wc_emit(WcSink *k, const u32 *t) {
         }
         u32 *dst = tab->states + (u64)id * WC_WORDS;
         for (int i = 0; i < WC_WORDS; i++) dst[i] = t[i];
-        tab->parents[id] = k->parent;
+        tab->parents[id] = parent;
         __threadfence();
         atomicExch(slot, (tag << 32) | id);
         return;
@@ -116,6 +125,16 @@ WC_EMIT_FN void wc_emit(WcSink *k, const u32 *t) {
     }
     if (++pos == tab->capacity) pos = 0;
   }
+}
+
+WC_EMIT_FN void wc_emit(WcSink *k, const u32 *t) {
+  k->transitions++;
+  if (!k->insert) {
+    // Profiling: generation and hashing only.
+    if (wc_hash(t) == 0) atomicAdd(k->tab->full, 0u);
+    return;
+  }
+  wc_insert(k->tab, t, k->parent);
 }
 
 // Violation categories: 0 deadlock, 1 evaluation error, 2.. assertions, then invariants.
@@ -224,13 +243,7 @@ extern "C" __global__ void wc_expand(WcTable tab, u32 lo, u32 hi, const u32 *ctl
 
 // Inserts the initial state (one thread).
 extern "C" __global__ void wc_seed(WcTable tab, const u32 *initial) {
-  WcSink k;
-  k.tab = &tab;
-  k.insert = 1;
-  k.parent = WC_BUSY;
-  k.transitions = 0;
-  k.errors = 0;
   u32 s[WC_WORDS];
   for (int i = 0; i < WC_WORDS; i++) s[i] = initial[i];
-  wc_emit(&k, s);
+  wc_insert(&tab, s, WC_BUSY);
 }
