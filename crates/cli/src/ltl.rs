@@ -22,6 +22,10 @@ pub enum AlgorithmArg {
     Owcty,
     /// OWCTY, sequential.
     OwctySeq,
+    /// MAP (maximal accepting predecessors) on the explicit state graph, on all threads.
+    Map,
+    /// MAP, sequential.
+    MapSeq,
 }
 
 impl From<AlgorithmArg> for Algorithm {
@@ -30,6 +34,8 @@ impl From<AlgorithmArg> for Algorithm {
             AlgorithmArg::Ndfs => Algorithm::Ndfs,
             AlgorithmArg::Owcty => Algorithm::Owcty,
             AlgorithmArg::OwctySeq => Algorithm::OwctySequential,
+            AlgorithmArg::Map => Algorithm::Map,
+            AlgorithmArg::MapSeq => Algorithm::MapSequential,
         }
     }
 }
@@ -57,7 +63,7 @@ pub fn run(args: &RunArgs, dve: &DveModel, algorithm: Option<AlgorithmArg>) -> R
             LtlError::TooManyStates { .. } => exit::RESOURCE,
         })
     })?;
-    let threads = if algorithm == Algorithm::Owcty { threads } else { 1 };
+    let threads = if algorithm.parallel() { threads } else { 1 };
     if args.json {
         println!("{}", to_json(&args.model.display().to_string(), model, algorithm, threads, &outcome));
     } else {
@@ -87,8 +93,12 @@ fn print(model: &Model, algorithm: Algorithm, threads: usize, o: &Outcome) {
     if o.error_transitions > 0 {
         println!("error steps:  {} (to the error state, which lies on no cycle)", o.error_transitions);
     }
-    if let (Some(iterations), Some(remaining)) = (o.iterations, o.remaining) {
-        println!("owcty:        {iterations} iteration(s), {remaining} state(s) left");
+    match (o.iterations, o.remaining) {
+        (Some(iterations), Some(remaining)) => {
+            println!("owcty:        {iterations} iteration(s), {remaining} state(s) left")
+        }
+        (Some(rounds), None) => println!("map:          {rounds} round(s) of propagation"),
+        _ => {}
     }
     let graph = o.graph_seconds.map_or(String::new(), |g| format!(" (state graph {g:.3} s)"));
     println!("time:         {:.3} s{graph}, {:.0} states/s", o.seconds, o.states as f64 / o.seconds.max(1e-9));
@@ -135,8 +145,9 @@ fn to_json(path: &str, model: &Model, algorithm: Algorithm, threads: usize, o: &
         "states": o.states,
         "transitions": o.transitions,
         "error_transitions": o.error_transitions,
-        "owcty_iterations": o.iterations,
+        "owcty_iterations": o.iterations.filter(|_| o.remaining.is_some()),
         "owcty_remaining": o.remaining,
+        "map_rounds": o.iterations.filter(|_| o.remaining.is_none()),
         "graph_seconds": o.graph_seconds,
         "seconds": o.seconds,
         "verdict": if o.holds() { "holds" } else { "violated" },

@@ -324,7 +324,7 @@ fn generated_graphs_decompose_alike() {
 
 #[test]
 fn ltl_property_holds_with_every_algorithm() {
-    for algorithm in ["ndfs", "owcty", "owcty-seq"] {
+    for algorithm in ["ndfs", "owcty", "owcty-seq", "map", "map-seq"] {
         let out = warpcheck(&["check", "tests/models/ltl/holds_infinitely_often_zero.dve", "--algorithm", algorithm]);
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
         let stdout = text(&out.stdout);
@@ -348,7 +348,7 @@ fn ltl_violation_prints_the_stem_and_the_cycle() {
 
 #[test]
 fn ltl_json_has_the_verdict_and_the_lasso() {
-    for algorithm in ["ndfs", "owcty"] {
+    for algorithm in ["ndfs", "owcty", "map"] {
         let out =
             warpcheck(&["check", "tests/models/ltl/violated_by_stuttering.dve", "--json", "--algorithm", algorithm]);
         assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
@@ -362,6 +362,7 @@ fn ltl_json_has_the_verdict_and_the_lasso() {
         assert_eq!(start, trace.len() - 1);
         assert_eq!(trace[start]["step"], "LTL_property: q1 -> q1 (system stutters)");
         assert_eq!(trace[0]["step"], "initial state");
+        assert_eq!(report["map_rounds"].is_u64(), algorithm == "map", "{algorithm}");
     }
     let out = warpcheck(&["check", "tests/models/ltl/holds_error_state_not_a_cycle.dve", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));

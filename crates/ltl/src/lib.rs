@@ -6,7 +6,9 @@
 //!   [`Product`] over the model's `Generator`;
 //! - [`ndfs`]: iterative nested DFS (Schwoon–Esparza colours), on the fly;
 //! - [`owcty`]: One-Way-Catch-Them-Young on the explicit state graph, sequential and
-//!   parallel, and the extraction of a cycle from what it leaves.
+//!   parallel, and the extraction of a cycle from what it leaves;
+//! - [`map`]: Maximal Accepting Predecessors on the explicit state graph, sequential
+//!   and parallel.
 //!
 //! [`check`] runs the algorithm of [`Options`] and returns an [`Outcome`]: the verdict
 //! and, when violated, a [`Lasso`] (a stem from the initial state and a cycle through an
@@ -31,6 +33,7 @@
 //! }
 //! ```
 
+pub mod map;
 pub mod ndfs;
 pub mod owcty;
 pub mod product;
@@ -54,17 +57,30 @@ pub enum Algorithm {
     Owcty,
     /// OWCTY, sequential (the reference of the parallel one).
     OwctySequential,
+    /// MAP (maximal accepting predecessors) on the explicit state graph, parallel on
+    /// the current rayon pool.
+    Map,
+    /// MAP, sequential.
+    MapSequential,
 }
 
 impl Algorithm {
-    pub const ALL: [Algorithm; 3] = [Algorithm::Ndfs, Algorithm::Owcty, Algorithm::OwctySequential];
+    pub const ALL: [Algorithm; 5] =
+        [Algorithm::Ndfs, Algorithm::Owcty, Algorithm::OwctySequential, Algorithm::Map, Algorithm::MapSequential];
 
     pub fn name(self) -> &'static str {
         match self {
             Algorithm::Ndfs => "ndfs",
             Algorithm::Owcty => "owcty",
             Algorithm::OwctySequential => "owcty-seq",
+            Algorithm::Map => "map",
+            Algorithm::MapSequential => "map-seq",
         }
+    }
+
+    /// Whether it runs on all threads of the current rayon pool.
+    pub fn parallel(self) -> bool {
+        matches!(self, Algorithm::Owcty | Algorithm::Map)
     }
 }
 
@@ -97,7 +113,8 @@ pub struct Outcome {
     pub transitions: u64,
     /// Steps that raised an evaluation error.
     pub error_transitions: u64,
-    /// OWCTY: iterations to the fixpoint, and the size of the set it left.
+    /// OWCTY: iterations to the fixpoint, and the size of the set it left; MAP: rounds
+    /// of propagation (and no set).
     pub iterations: Option<u32>,
     pub remaining: Option<u64>,
     /// Time to build the state graph (OWCTY), and in all.
@@ -119,8 +136,7 @@ pub fn check(model: &Model, options: &Options) -> Result<Outcome, LtlError> {
     }
     match options.algorithm {
         Algorithm::Ndfs => check_ndfs(model, options),
-        Algorithm::Owcty => check_owcty(model, options, true),
-        Algorithm::OwctySequential => check_owcty(model, options, false),
+        _ => check_graph(model, options),
     }
 }
 
@@ -147,7 +163,8 @@ fn check_ndfs(model: &Model, options: &Options) -> Result<Outcome, LtlError> {
     })
 }
 
-fn check_owcty(model: &Model, options: &Options, parallel: bool) -> Result<Outcome, LtlError> {
+/// OWCTY or MAP on the explicit state graph, built first.
+fn check_graph(model: &Model, options: &Options) -> Result<Outcome, LtlError> {
     let start = Instant::now();
     let (sg, states) = state_graph_with_states(model, options.max_states).map_err(|e| match e {
         StateGraphError::TooManyStates { limit } => LtlError::TooManyStates { limit },
@@ -159,22 +176,42 @@ fn check_owcty(model: &Model, options: &Options, parallel: bool) -> Result<Outco
     let real = csr.vertices() - sg.error_state.is_some() as usize;
     let state = |v: u32| &states[v as usize * words..(v as usize + 1) * words];
     let accepting: Vec<bool> = (0..csr.vertices()).map(|v| v < real && model.is_accepting(state(v as u32))).collect();
-    let result = if parallel { owcty::owcty_parallel(csr, &accepting) } else { owcty::owcty(csr, &accepting) };
-    let lasso = if result.size == 0 {
-        None
-    } else {
-        let cycle = owcty::witness(csr, &accepting, &result.remaining)
-            .expect("a non-empty OWCTY fixpoint holds an accepting cycle");
-        Some(lasso(model, |v| state(v).to_vec(), &cycle))
+    let (cycle, iterations, remaining) = match options.algorithm {
+        Algorithm::Owcty | Algorithm::OwctySequential => {
+            let result = if options.algorithm.parallel() {
+                owcty::owcty_parallel(csr, &accepting)
+            } else {
+                owcty::owcty(csr, &accepting)
+            };
+            let cycle = (result.size > 0).then(|| {
+                owcty::witness(csr, &accepting, &result.remaining)
+                    .expect("a non-empty OWCTY fixpoint holds an accepting cycle")
+            });
+            (cycle, result.iterations, Some(result.size as u64))
+        }
+        _ => {
+            let result = if options.algorithm.parallel() {
+                map::map_parallel(csr, &accepting)
+            } else {
+                map::map(csr, &accepting)
+            };
+            // MAP proved a cycle; the witness search (linear) finds one with a shortest
+            // stem to its first accepting vertex.
+            let cycle = result.on_cycle.map(|_| {
+                owcty::witness(csr, &accepting, &vec![true; csr.vertices()]).expect("MAP found an accepting cycle")
+            });
+            (cycle, result.rounds, None)
+        }
     };
+    let lasso = cycle.map(|c| lasso(model, |v| state(v).to_vec(), &c));
     let error_transitions = sg.error_state.map_or(0, |e| csr.edge_iter().filter(|&(_, t)| t == e).count() as u64);
     Ok(Outcome {
         lasso,
         states: real as u64,
         transitions: csr.edges(),
         error_transitions,
-        iterations: Some(result.iterations),
-        remaining: Some(result.size as u64),
+        iterations: Some(iterations),
+        remaining,
         graph_seconds: Some(graph_seconds),
         seconds: start.elapsed().as_secs_f64(),
     })

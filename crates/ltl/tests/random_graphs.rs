@@ -1,9 +1,10 @@
-//! Nested DFS and OWCTY (sequential and parallel) on random graphs with random
+//! Nested DFS, OWCTY and MAP (sequential and parallel) on random graphs with random
 //! accepting vertices, against a simple oracle: some accepting vertex reachable from 0
 //! reaches itself in one step or more. Every cycle reported is checked edge by edge.
 
 use proptest::prelude::*;
 use warpcheck_graph::Csr;
+use warpcheck_ltl::map::{map, map_parallel};
 use warpcheck_ltl::owcty::{owcty, owcty_parallel, witness};
 use warpcheck_ltl::{Cycle, Explicit, Ndfs};
 
@@ -67,6 +68,12 @@ proptest! {
         // compare with the oracle on the whole graph.
         let any_cycle = (0..g.vertices() as u32).any(|a| accepting[a as usize] && reachable(&g, a, true)[a as usize]);
         prop_assert_eq!(sequential.size > 0, any_cycle);
+        let maps = (map(&g, &accepting), pool.install(|| map_parallel(&g, &accepting)));
+        prop_assert_eq!(&maps.0, &maps.1);
+        prop_assert_eq!(maps.0.on_cycle.is_some(), any_cycle);
+        if let Some(v) = maps.0.on_cycle {
+            prop_assert!(accepting[v as usize] && reachable(&g, v, true)[v as usize], "MAP's vertex {} is on no accepting cycle", v);
+        }
         if sequential.size > 0 && expected {
             let c = witness(&g, &accepting, &sequential.remaining).expect("a witness in a non-empty fixpoint");
             check_lasso(&g, &accepting, &c);
