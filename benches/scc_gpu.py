@@ -84,25 +84,40 @@ def main():
     ap.add_argument("--skip", default="", help="e.g. cpu-coloring,gpu-coloring")
     ap.add_argument("--timeout", type=int, default=120, help="seconds per graph")
     ap.add_argument("--out")
+    ap.add_argument("--from-log", nargs="*", help="make the table from the JSON lines of earlier runs' stderr")
+    ap.add_argument("--machine", default=f"{platform.node()}, {os.cpu_count()} cores",
+                    help="the CPU side, for the table's header (with --from-log: the machine that ran)")
     args = ap.parse_args()
+    logged = {}
+    for path in args.from_log or []:
+        for line in open(path):
+            if line.startswith("{"):
+                l = json.loads(line)
+                logged.setdefault(l["graph"], []).append(l)
+
+    def measure(spec):
+        if args.from_log is not None:
+            return logged.get(spec, []), 0
+        return run(args.bench, spec, args)
+
     beem_rows, synthetic_rows, disagreements = [], [], []
     device = "?"
     for inst in [i for i in args.instances.split(",") if i]:
         model = os.path.join(args.beem, inst.rsplit(".", 1)[0], inst + ".dve")
-        lines, _ = run(args.bench, model, args)
+        lines, _ = measure(model)
         device = next((l["device"] for l in lines if "device" in l), device)
         text, bad = row(inst, lines, args.timeout)
         beem_rows.append(text)
         disagreements += [f"{inst}: {b}" for b in bad]
     for family in [f for f in args.families.split(",") if f]:
         for size in [int(s) for s in args.sizes.split(",") if s]:
-            lines, _ = run(args.bench, f"{family}:{size << 20}", args)
+            lines, _ = measure(f"{family}:{size << 20}")
             device = next((l["device"] for l in lines if "device" in l), device)
             text, bad = row(f"{family} {size}Mi", lines, args.timeout)
             synthetic_rows.append(text)
             disagreements += [f"{family} {size}Mi: {b}" for b in bad]
     lines = [
-        f"GPU: {device}; CPU: {platform.node()}, {os.cpu_count()} cores (all used by the parallel CPU algorithms; "
+        f"GPU: {device}; CPU: {args.machine} (all used by the parallel CPU algorithms; "
         f"Tarjan is sequential); {time.strftime('%Y-%m-%d')}. Seconds of the decomposition alone, median of "
         f"{args.runs} GPU runs after a warm-up run and of {args.cpu_runs} CPU run(s); GPU columns: time on the device (kernels and the host's "
         "reads of the control block between them), in brackets with the upload of the graph and the download of "
