@@ -17,9 +17,9 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 use warpcheck_conformance::*;
+use warpcheck_gpu::scc::SccDevice;
 use warpcheck_graph::generate::{erdos_renyi, rmat, ssca2, RmatParams, SplitMix64, Ssca2Params};
 use warpcheck_graph::Graph;
-use warpcheck_gpu::scc::SccDevice;
 use warpcheck_scc::{tarjan::tarjan, Algorithm, Components};
 
 const GPU_ALGORITHMS: [Algorithm; 3] = [Algorithm::FbTrim, Algorithm::Coloring, Algorithm::Obf];
@@ -39,7 +39,7 @@ fn shuffled(n: usize, rng: &mut SplitMix64) -> Vec<u32> {
 fn graph(seed: u64) -> (String, Graph) {
     let mut rng = SplitMix64::new(seed);
     let family = seed % 9;
-    let n = if seed % 50 == 0 { 2000 } else { rng.below(80) as usize };
+    let n = if seed.is_multiple_of(50) { 2000 } else { rng.below(80) as usize };
     let mut edges = Vec::new();
     let name = match family {
         0 => {
@@ -67,7 +67,11 @@ fn graph(seed: u64) -> (String, Graph) {
             if family == 3 {
                 edges.extend(order.windows(2).step_by(2).map(|w| (w[1], w[0])));
             }
-            if family == 2 { "chain" } else { "chain of 2-cycles" }
+            if family == 2 {
+                "chain"
+            } else {
+                "chain of 2-cycles"
+            }
         }
         4 => {
             // Groups of 1-6 vertices, each a cycle (a single vertex with or without a
@@ -210,7 +214,12 @@ fn gpu_matches_tarjan_on_larger_synthetic_graphs() {
         for a in GPU_ALGORITHMS {
             match device.decompose(g, a) {
                 Ok(got) if got.components == want => {
-                    eprintln!("{name}: {} ok, {} rounds, {:.4} s", a.name(), got.report.rounds, got.report.kernel_seconds)
+                    eprintln!(
+                        "{name}: {} ok, {} rounds, {:.4} s",
+                        a.name(),
+                        got.report.rounds,
+                        got.report.kernel_seconds
+                    )
                 }
                 Ok(_) => failures.push(format!("{name}: {} differs", a.name())),
                 Err(e) => failures.push(format!("{name}: {}: {e}", a.name())),

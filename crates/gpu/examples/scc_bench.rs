@@ -15,9 +15,9 @@
 
 use std::time::Instant;
 
+use warpcheck_gpu::scc::{GpuSccReport, SccDevice};
 use warpcheck_graph::generate::{erdos_renyi, rmat, ssca2, RmatParams, Ssca2Params};
 use warpcheck_graph::Graph;
-use warpcheck_gpu::scc::{GpuSccReport, SccDevice};
 use warpcheck_scc::{decompose, tarjan::tarjan, Algorithm, Components, Options, Summary};
 
 fn main() {
@@ -30,8 +30,8 @@ fn main() {
     };
     let runs: usize = take("--runs").map_or(3, |v| v.parse().expect("--runs N"));
     let cpu_runs: usize = take("--cpu-runs").map_or(1, |v| v.parse().expect("--cpu-runs N"));
-    let threads: usize =
-        take("--threads").map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |v| v.parse().unwrap());
+    let threads: usize = take("--threads")
+        .map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |v| v.parse().unwrap());
     let skip: Vec<String> = take("--skip").map_or_else(Vec::new, |v| v.split(',').map(String::from).collect());
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
     let device = SccDevice::new(0).unwrap_or_else(|e| panic!("{e}"));

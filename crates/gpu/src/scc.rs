@@ -251,7 +251,7 @@ impl SccDevice {
         Ok(SccDevice {
             stream: ctx.default_stream(),
             device_name: ctx.name().unwrap_or_default(),
-            ctx: ctx,
+            ctx,
             _module: module,
             kernels,
             sms,
@@ -541,7 +541,6 @@ impl Run<'_> {
         self.report.levels = ctl[LEVELS] as u64;
         Ok(())
     }
-
 }
 
 /// The key salt of a round (SplitMix64's finaliser of the round number).
