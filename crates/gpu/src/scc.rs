@@ -52,6 +52,12 @@
 //! component (it is then the root's backward closure within its forward closure).
 //! Trimming runs at the start of every round, in every algorithm.
 //!
+//! **Cost.** A level costs two launches (`scc_advance` and the queue kernel), a few
+//! microseconds, whatever its size: graphs of few large components finish in one or two
+//! rounds of tens of levels, but high-diameter ones (long chains of components, as in
+//! brp.4's state graph, or a plain chain: one trimming level per vertex) are bound by
+//! launches (`benches/results/scc-gpu-h100.md`).
+//!
 //! **Exactness.** Device memory is sized before anything is allocated; too little is an
 //! error naming the bytes needed. Every round removes at least one vertex (OBF: every
 //! three rounds), and the host stops with an error (never an answer) if rounds fail to.
