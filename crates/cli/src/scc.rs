@@ -1,6 +1,6 @@
 //! `warpcheck scc INPUT`: SCC decomposition of a model's state graph or of a graph
 //! file, with counts, a size histogram (text, SVG), the component of every vertex, and
-//! a JSON report.
+//! a JSON report; on the CPU or, with `--backend gpu`, on a CUDA GPU.
 
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
@@ -9,6 +9,8 @@ use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 use serde_json::json;
+use warpcheck_gpu::scc::SccDevice;
+use warpcheck_gpu::GpuError;
 use warpcheck_scc::{decompose, Algorithm, Components, Options, Summary};
 
 use crate::graphs::{load_input, FormatArg};
@@ -24,6 +26,14 @@ enum AlgorithmArg {
     Coloring,
     /// Recursive OBF with trimming (parallel).
     Obf,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum SccBackend {
+    /// The CPU: Tarjan sequential, the others on all threads.
+    Cpu,
+    /// A CUDA GPU (FB, Coloring, OBF; not Tarjan).
+    Gpu,
 }
 
 /// Arguments of `scc`.
@@ -50,6 +60,13 @@ pub struct SccArgs {
     /// Format of a graph file, instead of its extension's.
     #[arg(long, value_enum)]
     format: Option<FormatArg>,
+    /// Where to decompose. The default is the CPU even when a GPU is present: the
+    /// answer is the same, and the GPU pays only on large graphs.
+    #[arg(long, value_enum, default_value_t = SccBackend::Cpu)]
+    backend: SccBackend,
+    /// The CUDA device to use with `--backend gpu`.
+    #[arg(long, default_value_t = 0)]
+    device: usize,
     /// Out-of-range assignments in a model: `error` or `wrap` (as for `explore`).
     #[arg(long, value_enum, default_value_t = OverflowArg::Error)]
     overflow: OverflowArg,
@@ -78,6 +95,13 @@ pub fn run(args: SccArgs) -> Result<ExitCode, ExitCode> {
         AlgorithmArg::Coloring => Algorithm::Coloring,
         AlgorithmArg::Obf => Algorithm::Obf,
     };
+    let gpu = args.backend == SccBackend::Gpu;
+    if gpu && !warpcheck_gpu::scc::supported(algorithm) {
+        eprintln!("error: {} does not run on the GPU; choose fb, coloring or obf, or --backend cpu", algorithm.name());
+        return Err(ExitCode::from(exit::BAD_INPUT));
+    }
+    // Open the device before loading the input: no GPU is a quick, clear error.
+    let device = if gpu { Some(SccDevice::new(args.device).map_err(gpu_error)?) } else { None };
     let threads = crate::thread_count(args.threads);
     let pool = crate::thread_pool(threads)?;
     let start = Instant::now();
@@ -89,7 +113,13 @@ pub fn run(args: SccArgs) -> Result<ExitCode, ExitCode> {
     }
     let backward_seconds = start.elapsed().as_secs_f64();
     let start = Instant::now();
-    let components = pool.install(|| decompose(&graph, algorithm, &Options::default()));
+    let (components, gpu_report) = match &device {
+        None => (pool.install(|| decompose(&graph, algorithm, &Options::default())), None),
+        Some(d) => {
+            let r = d.decompose(&graph, algorithm).map_err(gpu_error)?;
+            (r.components, Some(r.report))
+        }
+    };
     let seconds = start.elapsed().as_secs_f64();
     let summary = Summary::of(&components);
     if let Some(path) = &args.components {
@@ -99,14 +129,14 @@ pub fn run(args: SccArgs) -> Result<ExitCode, ExitCode> {
         let title = format!("SCC sizes of {}", args.input.display());
         write_file(path, |out| out.write_all(summary.histogram_svg(&title).as_bytes()))?;
     }
-    let threads_used = if algorithm == Algorithm::Tarjan { 1 } else { threads };
+    let threads_used = if algorithm == Algorithm::Tarjan || gpu { 1 } else { threads };
     if args.json {
         let histogram: Vec<_> = summary
             .histogram
             .iter()
             .map(|&(low, high, count)| json!({"low": low, "high": high, "count": count}))
             .collect();
-        let report = json!({
+        let mut report = json!({
             "input": args.input.display().to_string(),
             "vertices": graph.vertices(),
             "edges": graph.edges(),
@@ -120,17 +150,41 @@ pub fn run(args: SccArgs) -> Result<ExitCode, ExitCode> {
             "seconds": seconds,
             "backward_seconds": backward_seconds,
             "load_seconds": load_seconds,
+            "backend": if gpu { "gpu" } else { "cpu" },
         });
+        if let Some(g) = &gpu_report {
+            let extra = json!({
+                "device": g.device_name,
+                "kernel_seconds": g.kernel_seconds,
+                "upload_seconds": g.upload_seconds,
+                "download_seconds": g.download_seconds,
+                "compile_seconds": g.compile_seconds,
+                "rounds": g.rounds,
+                "levels": g.levels,
+                "launches": g.launches,
+                "device_bytes": g.device_bytes,
+            });
+            report.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        }
         println!("{report}");
     } else {
         println!("vertices:     {}", graph.vertices());
         println!("edges:        {}", graph.edges());
-        println!("algorithm:    {} ({threads_used} thread(s))", algorithm.name());
+        match &gpu_report {
+            None => println!("algorithm:    {} ({threads_used} thread(s))", algorithm.name()),
+            Some(g) => println!("algorithm:    {} (GPU: {})", algorithm.name(), g.device_name),
+        }
         println!("sccs:         {}", summary.sccs);
         println!("trivial:      {} (one vertex, self-loop or not)", summary.trivial);
         println!("nontrivial:   {}", summary.nontrivial);
         println!("largest:      {}", summary.largest);
         println!("time:         {seconds:.3} s (decomposition; backward edges {backward_seconds:.3} s, input {load_seconds:.3} s)");
+        if let Some(g) = &gpu_report {
+            println!(
+                "gpu:          {:.3} s on the device ({} rounds, {} levels), upload {:.3} s, download {:.3} s",
+                g.kernel_seconds, g.rounds, g.levels, g.upload_seconds, g.download_seconds
+            );
+        }
         println!("sizes:");
         for &(low, high, count) in &summary.histogram {
             let range = if low == high { format!("{low}") } else { format!("{low}-{high}") };
@@ -138,6 +192,15 @@ pub fn run(args: SccArgs) -> Result<ExitCode, ExitCode> {
         }
     }
     Ok(ExitCode::from(exit::HOLDS))
+}
+
+/// Reports a GPU failure; exit code as for `explore`.
+fn gpu_error(e: GpuError) -> ExitCode {
+    eprintln!("error: {e}");
+    ExitCode::from(match e {
+        GpuError::NoDevice(_) | GpuError::Unsupported(_) => exit::BAD_INPUT,
+        GpuError::Full { .. } | GpuError::Cuda(_) | GpuError::Compile(_) => exit::RESOURCE,
+    })
 }
 
 fn write_components(out: &mut impl Write, components: &Components) -> std::io::Result<()> {

@@ -323,6 +323,39 @@ fn generated_graphs_decompose_alike() {
 }
 
 #[test]
+fn scc_on_the_gpu_agrees_or_says_there_is_no_gpu() {
+    let want = scc_json(&["scc", "examples/peterson.dve", "--json", "--algorithm", "tarjan"]);
+    assert_eq!(want["backend"], "cpu");
+    for algorithm in ["fb", "coloring", "obf"] {
+        let out = warpcheck(&["scc", "examples/peterson.dve", "--backend", "gpu", "--algorithm", algorithm, "--json"]);
+        match out.status.code() {
+            // A machine with a GPU: the same components as Tarjan, and the GPU's timings.
+            Some(0) => {
+                let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+                for key in ["sccs", "trivial", "nontrivial", "largest", "histogram"] {
+                    assert_eq!(r[key], want[key], "{algorithm}: {key}");
+                }
+                assert_eq!(r["backend"], "gpu");
+                assert!(r["kernel_seconds"].is_number() && r["upload_seconds"].is_number());
+                assert!(r["device"].is_string());
+            }
+            // Without one (CI): a clear message and exit status 2.
+            code => {
+                assert_eq!(code, Some(2), "{}", text(&out.stderr));
+                assert!(text(&out.stderr).contains("no CUDA device"), "{}", text(&out.stderr));
+            }
+        }
+    }
+}
+
+#[test]
+fn scc_with_tarjan_on_the_gpu_is_refused() {
+    let out = warpcheck(&["scc", "examples/peterson.dve", "--backend", "gpu", "--algorithm", "tarjan"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("tarjan does not run on the GPU"), "{}", text(&out.stderr));
+}
+
+#[test]
 fn ltl_property_holds_with_every_algorithm() {
     for algorithm in ["ndfs", "owcty", "owcty-seq", "map", "map-seq"] {
         let out = warpcheck(&["check", "tests/models/ltl/holds_infinitely_often_zero.dve", "--algorithm", algorithm]);

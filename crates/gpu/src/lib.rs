@@ -5,11 +5,13 @@
 //! - [`codegen`]: model IR → C functions (successors, checks), valid CUDA C and C99;
 //! - [`host`]: runs the generated C on the host (the tests' bridge to the CPU engine).
 //! - [`nvrtc`]: run-time compilation to a cubin, cached on disk;
-//! - [`engine`]: the device-resident state store and the breadth-first search.
+//! - [`engine`]: the device-resident state store and the breadth-first search;
+//! - [`scc`]: SCC decomposition of explicit graphs (FB with trimming, Coloring, OBF).
 
 pub mod codegen;
 pub mod engine;
 pub mod host;
 pub mod nvrtc;
+pub mod scc;
 
 pub use engine::{device_available, explore_gpu, GpuError, GpuOptions, GpuReport};
