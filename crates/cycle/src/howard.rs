@@ -271,7 +271,7 @@ fn run(sub: &Subgraph, initial: Option<&[usize]>, parallel: bool) -> Result<(Vec
     };
     let mut s = NONE;
     let mut rounds = 0u64;
-    let mut evaluate = |h: &mut Howard| -> Result<usize, CycleError> {
+    let evaluate = |h: &mut Howard| -> Result<usize, CycleError> {
         let (src, w, t) = h.best_cycle()?;
         let g = crate::ratio::gcd(w.unsigned_abs(), t.unsigned_abs()) as i128;
         h.lambda = Lambda { w: w / g, t: t / g };

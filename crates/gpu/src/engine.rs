@@ -140,7 +140,7 @@ pub fn device_available() -> bool {
     device_count().is_ok_and(|n| n > 0)
 }
 
-fn device_count() -> Result<i32, GpuError> {
+pub(crate) fn device_count() -> Result<i32, GpuError> {
     // Dynamic loading panics on use when the library is missing: ask first.
     if !unsafe { cudarc::driver::sys::is_culib_present() } {
         return Err(GpuError::NoDevice("the CUDA driver library (libcuda) is not installed".into()));
