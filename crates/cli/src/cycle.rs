@@ -56,9 +56,10 @@ pub struct CycleArgs {
     /// The cycle ratio (weight over transit time) instead of the mean (weight per edge).
     #[arg(long)]
     ratio: bool,
-    /// The algorithm.
-    #[arg(long, short = 'a', value_enum, default_value_t = AlgorithmArg::Howard)]
-    algorithm: AlgorithmArg,
+    /// The algorithm; several, comma-separated, run one after another on the same
+    /// input (one report each; with `--json`, one JSON object per line).
+    #[arg(long, short = 'a', value_enum, value_delimiter = ',', default_value = "howard")]
+    algorithm: Vec<AlgorithmArg>,
     /// Worker threads of `howard-par`, and of the SCC decomposition and certificates of
     /// `howard-gpu` (default: all cores).
     #[arg(long, short = 't')]
@@ -193,55 +194,58 @@ fn cycle_error(e: CycleError) -> ExitCode {
     })
 }
 
-/// Runs `cycle-mean`.
+/// Runs `cycle-mean`: every algorithm named, one after another, on the input loaded once.
 pub fn run(args: CycleArgs) -> Result<ExitCode, ExitCode> {
-    let algorithm = match args.algorithm {
+    let problem = if args.ratio { Problem::Ratio } else { Problem::Mean };
+    let sense = if args.max { Sense::Max } else { Sense::Min };
+    let core = |a: AlgorithmArg| match a {
         AlgorithmArg::Howard | AlgorithmArg::HowardGpu => Algorithm::Howard,
         AlgorithmArg::HowardPar => Algorithm::HowardPar,
         AlgorithmArg::Yto => Algorithm::Yto,
         AlgorithmArg::Karp => Algorithm::Karp,
     };
-    let on_gpu = matches!(args.algorithm, AlgorithmArg::HowardGpu);
-    let name = if on_gpu { "howard-gpu" } else { algorithm.name() };
-    let problem = if args.ratio { Problem::Ratio } else { Problem::Mean };
-    let sense = if args.max { Sense::Max } else { Sense::Min };
-    if !algorithm.supports(problem) {
-        return Err(bad_input("karp computes cycle means only; use howard, howard-par or yto for --ratio"));
+    if args.algorithm.iter().any(|&a| !core(a).supports(problem)) {
+        return Err(bad_input("karp computes cycle means only; use howard, howard-par, howard-gpu or yto for --ratio"));
     }
     let threads = crate::thread_count(args.threads);
     let pool = crate::thread_pool(threads)?;
     // The device first: no GPU is an error before any input is read.
-    let device = if on_gpu { Some(GpuHoward::new(args.device).map_err(gpu_error)?) } else { None };
+    let on_gpu = |a: AlgorithmArg| matches!(a, AlgorithmArg::HowardGpu);
+    let device = match args.algorithm.iter().any(|&a| on_gpu(a)) {
+        true => Some(GpuHoward::new(args.device).map_err(gpu_error)?),
+        false => None,
+    };
     let start = Instant::now();
     let input = load(&args)?;
     let load_seconds = start.elapsed().as_secs_f64();
-    let options = Options { problem, sense, algorithm };
-    let (solution, gpu) = match &device {
-        None => (pool.install(|| solve(&input.graph, &options)).map_err(cycle_error)?, None),
-        Some(device) => {
-            let report = pool
-                .install(|| {
-                    device.solve(
-                        &input.graph,
-                        &options,
-                        &GpuHowardOptions { device: args.device, ..Default::default() },
-                    )
-                })
-                .map_err(|e| match e {
-                    HowardGpuError::Cycle(e) => cycle_error(e),
-                    HowardGpuError::Gpu(e) => gpu_error(e),
-                })?;
-            (report.solution.clone(), Some(report))
-        }
-    };
-    let threads_used = if algorithm == Algorithm::HowardPar || on_gpu { threads } else { 1 };
     let what =
         format!("{} cycle {}", if args.max { "maximum" } else { "minimum" }, if args.ratio { "ratio" } else { "mean" });
-    let run = Run { name, threads: threads_used, what: &what, load_seconds, gpu: gpu.as_ref() };
-    if args.json {
-        print_json(&args, &input, &solution, &run);
-    } else {
-        print_text(&args, &input, &solution, &run);
+    for (i, &a) in args.algorithm.iter().enumerate() {
+        let algorithm = core(a);
+        let options = Options { problem, sense, algorithm };
+        let (solution, gpu) = match (&device, on_gpu(a)) {
+            (Some(device), true) => {
+                let gpu_options = GpuHowardOptions { device: args.device, ..Default::default() };
+                let report =
+                    pool.install(|| device.solve(&input.graph, &options, &gpu_options)).map_err(|e| match e {
+                        HowardGpuError::Cycle(e) => cycle_error(e),
+                        HowardGpuError::Gpu(e) => gpu_error(e),
+                    })?;
+                (report.solution.clone(), Some(report))
+            }
+            _ => (pool.install(|| solve(&input.graph, &options)).map_err(cycle_error)?, None),
+        };
+        let threads_used = if algorithm == Algorithm::HowardPar || on_gpu(a) { threads } else { 1 };
+        let name = if on_gpu(a) { "howard-gpu" } else { algorithm.name() };
+        let run = Run { name, threads: threads_used, what: &what, load_seconds, gpu: gpu.as_ref() };
+        if args.json {
+            print_json(&args, &input, &solution, &run);
+        } else {
+            if i > 0 {
+                println!();
+            }
+            print_text(&args, &input, &solution, &run);
+        }
     }
     Ok(ExitCode::from(exit::HOLDS))
 }

@@ -676,6 +676,10 @@ impl<'a> Run<'a> {
             if self.flag(2 + (at % 3) as usize)? == 0 {
                 return Ok(());
             }
+            if at as usize > self.n as usize + 64 {
+                // Every level claims a vertex: more levels than vertices is a bug.
+                return Err(GpuError::Cuda("internal error: the rebuild BFS did not finish".into()));
+            }
             batch = (batch * 2).min(64);
         }
     }
@@ -715,6 +719,10 @@ impl<'a> Run<'a> {
             })?;
             if self.flag(1)? == 0 {
                 break;
+            }
+            if r > 4 * 64 {
+                // Pointer jumping halves every distance per round: 64 rounds reach 2^64.
+                return Err(GpuError::Cuda("internal error: value determination did not finish".into()));
             }
         }
         self.timed(report, || {
