@@ -65,7 +65,8 @@ def summary(reports):
     first = dict(reports[0])
     first["total"] = statistics.median(r["seconds"] + r["scc_seconds"] for r in reports)
     if "kernel_seconds" in first:
-        first["kernel"] = statistics.median(r["kernel_seconds"] for r in reports)
+        for key in ("kernel", "scc", "upload", "device", "certify"):
+            first[key] = statistics.median(r[f"{key}_seconds"] for r in reports)
     return first
 
 def row(name, binary, args, extra, karp_ok):
@@ -91,9 +92,10 @@ def row(name, binary, args, extra, karp_ok):
         g = results.get("howard-gpu")
         if g:
             speedup = f"{h['total'] / g['total']:.1f}x" if h else f">{args.timeout / g['total']:.1f}x"
-            cells += [f"{g['kernel']:.3f}", str(g["device_rounds"]), str(g["certificate_fallbacks"]), speedup]
+            split = "/".join(f"{g[k]:.2f}" for k in ("scc", "upload", "device", "certify"))
+            cells += [f"{g['kernel']:.3f}", split, str(g["device_rounds"]), str(g["certificate_fallbacks"]), speedup]
         else:
-            cells += ["-"] * 4
+            cells += ["-"] * 5
     return "| " + " | ".join(cells) + " |"
 
 NAMES = {"howard": "Howard s", "howard-par": "Howard-par s", "howard-gpu": "GPU Howard s", "yto": "YTO s",
@@ -103,7 +105,8 @@ def header(columns):
     cells = ["graph", "vertices", "edges", "cyclic SCCs", "value", "decimal", *(NAMES[a] for a in columns),
              "Howard rounds"]
     if "howard-gpu" in columns:
-        cells += ["GPU kernels s", "GPU rounds", "certificate fallbacks", "GPU vs Howard"]
+        cells += ["GPU kernels s", "GPU SCC/layout+upload/device/certificate s", "GPU rounds",
+                  "certificate fallbacks", "GPU vs Howard"]
     return "| " + " | ".join(cells) + " |\n|---|" + "---:|" * (len(cells) - 1)
 
 def er_graph(binary, work, vertices, seed):

@@ -24,6 +24,43 @@ use rayon::prelude::*;
 
 use crate::components::Subgraph;
 
+/// What the certificate reads of one strongly connected component: local vertices
+/// `0..len`, local edges named by index, the weight to minimise and the transit time
+/// (1 for a mean) of each. [`Subgraph`] is one; the GPU reads its own layout through
+/// another, without copying the weights.
+pub trait Component {
+    fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    fn out_edges(&self, v: usize) -> std::ops::Range<usize>;
+    fn target(&self, e: usize) -> usize;
+    fn weight(&self, e: usize) -> i128;
+    fn time(&self, e: usize) -> i128;
+}
+
+impl Component for Subgraph {
+    fn len(&self) -> usize {
+        self.vertices.len()
+    }
+
+    fn out_edges(&self, v: usize) -> std::ops::Range<usize> {
+        Subgraph::out_edges(self, v)
+    }
+
+    fn target(&self, e: usize) -> usize {
+        self.targets[e] as usize
+    }
+
+    fn weight(&self, e: usize) -> i128 {
+        self.weights[e] as i128
+    }
+
+    fn time(&self, e: usize) -> i128 {
+        self.times[e] as i128
+    }
+}
+
 /// A certified optimum: the cycle's local edges in order from `s`, weight and time.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Certified {
@@ -54,20 +91,21 @@ const DONE: u8 = 2;
 const PARALLEL_EDGES: usize = 1 << 16;
 
 /// Certifies that the policy cycle through `s` has the minimum ratio of `sub`.
-pub fn certify(sub: &Subgraph, policy: &[usize], s: usize) -> Result<Certified, Rejected> {
+pub fn certify<C: Component + Sync>(sub: &C, policy: &[usize], s: usize) -> Result<Certified, Rejected> {
     let n = sub.len();
     if policy.len() != n || s >= n || (0..n).any(|v| !sub.out_edges(v).contains(&policy[v])) {
         return Err(Rejected::Malformed);
     }
-    let next = |v: usize| sub.targets[policy[v]] as usize;
+    let edges = if n == 0 { 0 } else { sub.out_edges(n - 1).end - sub.out_edges(0).start };
+    let next = |v: usize| sub.target(policy[v]);
     // 1. The cycle through s.
     let (mut cycle, mut weight, mut time) = (Vec::new(), 0i128, 0i128);
     let mut x = s;
     loop {
         let e = policy[x];
         cycle.push(e);
-        weight = weight.checked_add(sub.weights[e] as i128).ok_or(Rejected::Overflow)?;
-        time = time.checked_add(sub.times[e] as i128).ok_or(Rejected::Overflow)?;
+        weight = weight.checked_add(sub.weight(e)).ok_or(Rejected::Overflow)?;
+        time = time.checked_add(sub.time(e)).ok_or(Rejected::Overflow)?;
         x = next(x);
         if x == s {
             break;
@@ -81,9 +119,8 @@ pub fn certify(sub: &Subgraph, policy: &[usize], s: usize) -> Result<Certified, 
     }
     let g = crate::ratio::gcd(weight.unsigned_abs(), time.unsigned_abs()) as i128;
     let (lw, lt) = (weight / g, time / g);
-    let reduced = |e: usize| -> Option<i128> {
-        (sub.weights[e] as i128).checked_mul(lt)?.checked_sub((sub.times[e] as i128).checked_mul(lw)?)
-    };
+    let reduced =
+        |e: usize| -> Option<i128> { sub.weight(e).checked_mul(lt)?.checked_sub(sub.time(e).checked_mul(lw)?) };
     // 2. Potentials along the policy, memoised walks towards s.
     let mut p = vec![0i128; n];
     let mut state = vec![UNSEEN; n];
@@ -108,16 +145,15 @@ pub fn certify(sub: &Subgraph, policy: &[usize], s: usize) -> Result<Certified, 
     // 3. No edge improves any potential.
     let check = |u: usize| -> Result<(), Rejected> {
         for e in sub.out_edges(u) {
-            let through = p[sub.targets[e] as usize]
-                .checked_add(reduced(e).ok_or(Rejected::Overflow)?)
-                .ok_or(Rejected::Overflow)?;
+            let through =
+                p[sub.target(e)].checked_add(reduced(e).ok_or(Rejected::Overflow)?).ok_or(Rejected::Overflow)?;
             if through < p[u] {
                 return Err(Rejected::Improvable(e));
             }
         }
         Ok(())
     };
-    if sub.edges() >= PARALLEL_EDGES {
+    if edges >= PARALLEL_EDGES {
         (0..n).into_par_iter().with_min_len(1 << 12).try_for_each(check)?;
     } else {
         (0..n).try_for_each(check)?;

@@ -45,5 +45,6 @@ pub use error::CycleError;
 pub use graph::{Arc, WeightedGraph};
 pub use ratio::Ratio;
 pub use solve::{
-    combine, component_result, solve, Algorithm, ComponentResult, CriticalCycle, Options, Problem, Sense, Solution,
+    combine, component_result, cycle_result, solve, Algorithm, ComponentResult, CriticalCycle, Options, Problem, Sense,
+    Solution,
 };

@@ -104,15 +104,10 @@ pub struct Solution {
     pub seconds: f64,
 }
 
-/// The cycle of the local `edges` of `sub`, in global ids and original weights,
-/// rotated to start at its smallest vertex.
-fn critical_cycle(
-    graph: &WeightedGraph,
-    sub: &Subgraph,
-    edges: &[usize],
-    problem: Problem,
-) -> Result<CriticalCycle, Overflow> {
-    let mut pairs: Vec<(u32, usize)> = edges.iter().map(|&e| (sub.vertices[sub.source(e)], sub.edge_ids[e])).collect();
+/// The cycle of the global `edges` (in order), in original weights, rotated to start
+/// at its smallest vertex.
+fn critical_cycle(graph: &WeightedGraph, edges: &[usize], problem: Problem) -> Result<CriticalCycle, Overflow> {
+    let mut pairs: Vec<(u32, usize)> = edges.iter().map(|&e| (graph.source(e), e)).collect();
     let start = (0..pairs.len()).min_by_key(|&i| pairs[i].0).unwrap_or(0);
     pairs.rotate_left(start);
     let (mut weight, mut time) = (0i128, 0i128);
@@ -136,9 +131,21 @@ pub fn component_result(
     edges: &[usize],
     problem: Problem,
 ) -> Result<ComponentResult, CycleError> {
-    let cycle = critical_cycle(graph, sub, edges, problem)?;
+    let global: Vec<usize> = edges.iter().map(|&e| sub.edge_ids[e]).collect();
+    cycle_result(graph, (sub.vertices[0], sub.len(), sub.edges()), &global, problem)
+}
+
+/// The result of the component `(representative, vertices, edges)` from a cycle of it
+/// given by its global edge ids in order: the exact value of the cycle.
+pub fn cycle_result(
+    graph: &WeightedGraph,
+    (representative, vertices, edges): (u32, usize, usize),
+    cycle: &[usize],
+    problem: Problem,
+) -> Result<ComponentResult, CycleError> {
+    let cycle = critical_cycle(graph, cycle, problem)?;
     let value = Ratio::new(cycle.weight, cycle.time).ok_or(Overflow)?;
-    Ok(ComponentResult { representative: sub.vertices[0], vertices: sub.len(), edges: sub.edges(), value, cycle })
+    Ok(ComponentResult { representative, vertices, edges, value, cycle })
 }
 
 /// One component: the algorithm, then the exact value of its cycle.
