@@ -14,7 +14,8 @@ the same exact value.
 Every graph is loaded (or its state space explored) once: one `warpcheck cycle-mean -a
 A,B,...` process runs all algorithms on it. Parallel Howard and GPU Howard run --runs
 times, the sequential algorithms --cpu-runs times. A process that passes --timeout is
-stopped; the algorithms that finished by then are kept, the others show as `>T`.
+stopped; the algorithms that finished by then are kept, the one interrupted shows as `>T`
+(T the seconds it had, a lower bound), the ones that never started as `not run`.
 Karp is O(nm): it runs only where vertices x edges <= --karp-nm.
 
 Usage: python3 benches/cycle_mean.py [--threads 2] [--runs 3] [--cpu-runs 1] [--gpu]
@@ -54,12 +55,22 @@ def measure(binary, args, extra, algorithms):
         code, stderr = None, ""
     if code not in (0, None):
         sys.exit(f"failed ({code}): {' '.join(cmd)}\n{stderr}")
-    reports = {}
+    reports, done = {}, []
     for line in stdout.splitlines():
         if line.startswith("{"):
             r = json.loads(line)
             reports.setdefault(r["algorithm"], []).append(r)
-    return reports
+            done.append(r)
+    # Stopped by the timeout: the next run was interrupted after the time left (load and
+    # the finished runs subtracted; a lower bound), the ones after it never started.
+    cut = {}
+    if code is None:
+        spent = (done[0]["load_seconds"] if done else 0) + sum(r["seconds"] + r["scc_seconds"] for r in done)
+        rest = order[len(done):]
+        for i, a in enumerate(rest):
+            if a not in reports and a not in cut:
+                cut[a] = f">{args.timeout - spent:.0f}" if i == 0 else "not run"
+    return reports, cut
 
 def summary(reports):
     first = dict(reports[0])
@@ -71,7 +82,7 @@ def summary(reports):
 
 def row(name, binary, args, extra, karp_ok):
     algorithms = [a for a in args.algorithms if a != "karp" or (karp_ok and "--ratio" not in extra)]
-    raw = measure(binary, args, extra, algorithms)
+    raw, cut = measure(binary, args, extra, algorithms)
     results = {a: (summary(raw[a]) if a in raw else None) for a in algorithms}
     for a, r in results.items():
         print(f"  {name} {a}: " + (f"{r['value']} in {r['total']:.3f} s" if r else "timeout"), file=sys.stderr)
@@ -85,13 +96,13 @@ def row(name, binary, args, extra, karp_ok):
              f"{ref['decimal']:.4f}" if ref["decimal"] is not None else "-"]
     for a in args.columns:
         r = results.get(a, "skip")
-        cells.append("-" if r == "skip" else (f"{r['total']:.3f}" if r else f">{args.timeout}"))
+        cells.append("-" if r == "skip" else (f"{r['total']:.3f}" if r else cut.get(a, f">{args.timeout}")))
     h = results.get("howard")
     cells.append(str(h["rounds"]) if h else "-")
     if "howard-gpu" in args.columns:
         g = results.get("howard-gpu")
         if g:
-            speedup = f"{h['total'] / g['total']:.1f}x" if h else f">{args.timeout / g['total']:.1f}x"
+            speedup = f"{h['total'] / g['total']:.1f}x" if h else "-"
             split = "/".join(f"{g[k]:.2f}" for k in ("scc", "upload", "device", "certify"))
             cells += [f"{g['kernel']:.3f}", split, str(g["device_rounds"]), str(g["certificate_fallbacks"]), speedup]
         else:

@@ -92,6 +92,20 @@ const PARALLEL_EDGES: usize = 1 << 16;
 
 /// Certifies that the policy cycle through `s` has the minimum ratio of `sub`.
 pub fn certify<C: Component + Sync>(sub: &C, policy: &[usize], s: usize) -> Result<Certified, Rejected> {
+    certify_with(sub, policy, s, None)
+}
+
+/// [`certify`], trying first the potentials rounded from floating-point values: `hint[v]`
+/// approximates the value of `v` (reduced weight `w - λ t` summed along its policy path
+/// to `s`), so `p(v) = round(hint[v] · T)`. Any potentials that pass step 3 prove the
+/// optimum, however they were found, so a good hint only saves the sequential walk of
+/// step 2 (the potentials of a long policy path) and a bad one costs one more check.
+pub fn certify_with<C: Component + Sync>(
+    sub: &C,
+    policy: &[usize],
+    s: usize,
+    hint: Option<&[f64]>,
+) -> Result<Certified, Rejected> {
     let n = sub.len();
     if policy.len() != n || s >= n || (0..n).any(|v| !sub.out_edges(v).contains(&policy[v])) {
         return Err(Rejected::Malformed);
@@ -121,6 +135,39 @@ pub fn certify<C: Component + Sync>(sub: &C, policy: &[usize], s: usize) -> Resu
     let (lw, lt) = (weight / g, time / g);
     let reduced =
         |e: usize| -> Option<i128> { sub.weight(e).checked_mul(lt)?.checked_sub(sub.time(e).checked_mul(lw)?) };
+    // 3. No edge improves any potential.
+    let check = |p: &[i128]| -> Result<(), Rejected> {
+        let edge_ok = |u: usize| -> Result<(), Rejected> {
+            for e in sub.out_edges(u) {
+                let through =
+                    p[sub.target(e)].checked_add(reduced(e).ok_or(Rejected::Overflow)?).ok_or(Rejected::Overflow)?;
+                if through < p[u] {
+                    return Err(Rejected::Improvable(e));
+                }
+            }
+            Ok(())
+        };
+        if edges >= PARALLEL_EDGES {
+            (0..n).into_par_iter().with_min_len(1 << 12).try_for_each(edge_ok)
+        } else {
+            (0..n).try_for_each(edge_ok)
+        }
+    };
+    let certified = Certified { cycle, weight, time };
+    if let Some(hint) = hint.filter(|h| h.len() == n) {
+        let scale = lt as f64;
+        let guess: Option<Vec<i128>> = (0..n)
+            .into_par_iter()
+            .with_min_len(1 << 12)
+            .map(|v| {
+                let x = (hint[v] * scale).round();
+                (x.is_finite() && x.abs() < 1e36).then_some(x as i128)
+            })
+            .collect();
+        if guess.is_some_and(|p| check(&p).is_ok()) {
+            return Ok(certified);
+        }
+    }
     // 2. Potentials along the policy, memoised walks towards s.
     let mut p = vec![0i128; n];
     let mut state = vec![UNSEEN; n];
@@ -142,23 +189,8 @@ pub fn certify<C: Component + Sync>(sub: &C, policy: &[usize], s: usize) -> Resu
             state[y] = DONE;
         }
     }
-    // 3. No edge improves any potential.
-    let check = |u: usize| -> Result<(), Rejected> {
-        for e in sub.out_edges(u) {
-            let through =
-                p[sub.target(e)].checked_add(reduced(e).ok_or(Rejected::Overflow)?).ok_or(Rejected::Overflow)?;
-            if through < p[u] {
-                return Err(Rejected::Improvable(e));
-            }
-        }
-        Ok(())
-    };
-    if edges >= PARALLEL_EDGES {
-        (0..n).into_par_iter().with_min_len(1 << 12).try_for_each(check)?;
-    } else {
-        (0..n).try_for_each(check)?;
-    }
-    Ok(Certified { cycle, weight, time })
+    check(&p)?;
+    Ok(certified)
 }
 
 #[cfg(test)]
@@ -192,6 +224,23 @@ mod tests {
         assert_eq!(c.cycle, vec![2, 3]);
         // Any vertex of the cycle will do as s.
         assert_eq!(certify(&s, &[0, 2, 3], 2).unwrap().cycle, vec![3, 2]);
+    }
+
+    #[test]
+    fn hints_save_the_walk_and_cannot_fool_the_check() {
+        let s = three();
+        // The exact values of the optimal policy (λ = 1/2): p = (1, 0, 1) over T = 2.
+        let exact = [0.5, 0.0, 0.5];
+        let garbage = [9.0, -3.0, 1e300];
+        for hint in [&exact, &garbage] {
+            let c = certify_with(&s, &[0, 2, 3], 1, Some(hint)).unwrap();
+            assert_eq!((c.weight, c.time), (1, 2));
+            // A worse cycle is rejected whatever the hint.
+            assert_eq!(certify_with(&s, &[0, 1, 3], 0, Some(hint)), Err(Rejected::Improvable(2)));
+        }
+        // A hint that fails the check falls back to the exact walk.
+        assert!(certify_with(&s, &[0, 2, 3], 1, Some(&[0.5, 0.0, 0.0])).is_ok());
+        assert!(certify_with(&s, &[0, 2, 3], 1, Some(&[0.5])).is_ok()); // wrong length: ignored
     }
 
     #[test]

@@ -54,7 +54,7 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 use rayon::prelude::*;
-use warpcheck_cycle::certificate::{certify, Component, Rejected};
+use warpcheck_cycle::certificate::{certify_with, Component, Rejected};
 use warpcheck_cycle::components::{reject_zero_time_cycles, scc, Subgraph};
 use warpcheck_cycle::{
     combine, component_result, cycle_result, howard, CycleError, Options, Problem, Sense, Solution, WeightedGraph,
@@ -457,8 +457,8 @@ impl GpuHoward {
             fallback_rounds: 0,
             device_bytes,
         };
-        let (policy, sources) = if compact.vertices() == 0 {
-            (Vec::new(), Vec::new())
+        let (policy, sources, values) = if compact.vertices() == 0 {
+            (Vec::new(), Vec::new(), Vec::new())
         } else {
             let run = Run::new(&self.stream, &self.kernels, &compact, self.sms)?;
             report.upload_seconds = solve_start.elapsed().as_secs_f64();
@@ -479,7 +479,8 @@ impl GpuHoward {
                     policy[view.vb..view.vb + view.len].iter().map(|&e| (e as usize).wrapping_sub(view.eb)).collect();
                 let s = (sources[i] as usize).wrapping_sub(view.vb);
                 let name = (compact.verts[view.vb], view.len, compact.ebase[i + 1] - view.eb);
-                match certify(&view, &local, s) {
+                let hint = &values[view.vb..view.vb + view.len];
+                match certify_with(&view, &local, s, Some(hint)) {
                     Ok(c) => {
                         let cycle: Vec<usize> = c.cycle.iter().map(|&e| compact.orig[view.eb + e] as usize).collect();
                         Ok((cycle_result(graph, name, &cycle, options.problem)?, None))
@@ -569,6 +570,9 @@ impl View<'_> {
 pub fn cuda_source() -> &'static str {
     include_str!("howard.cu")
 }
+
+/// What comes back from the device: policy, best-cycle vertices, values.
+type Final = (Vec<u32>, Vec<u32>, Vec<f64>);
 
 /// One run on the device.
 struct Run<'a> {
@@ -859,17 +863,20 @@ impl<'a> Run<'a> {
         })
     }
 
-    /// The final policy (compact edge ids) and each component's best-cycle vertex.
-    fn results(&self) -> Result<(Vec<u32>, Vec<u32>), GpuError> {
+    /// The final policy (compact edge ids), each component's best-cycle vertex, and
+    /// the values (the certificate's hint).
+    fn results(&self) -> Result<Final, GpuError> {
         let pol = self.stream.clone_dtoh(&self.b.pol).map_err(cuda)?;
         let src = self.stream.clone_dtoh(&self.b.best_src).map_err(cuda)?;
-        Ok((pol, src))
+        let val = self.stream.clone_dtoh(&self.b.val).map_err(cuda)?;
+        Ok((pol, src, val))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use warpcheck_cycle::certificate::certify;
     use warpcheck_cycle::components::subgraphs;
     use warpcheck_cycle::Arc as Edge;
 
