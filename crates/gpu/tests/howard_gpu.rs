@@ -19,8 +19,11 @@ use warpcheck_gpu::howard::{cuda_source, GpuHoward, GpuHowardOptions, HowardGpuE
 #[test]
 #[ignore = "needs libnvrtc (LD_LIBRARY_PATH)"]
 fn kernels_compile_for_sm90() {
-    std::env::set_var("WARPCHECK_CACHE", "/nonexistent/warpcheck-no-cache");
+    // A fresh, empty cache: the source is really compiled.
+    let cache = std::env::temp_dir().join(format!("warpcheck-howard-nvrtc-{}", std::process::id()));
+    std::env::set_var("WARPCHECK_CACHE", &cache);
     let c = warpcheck_gpu::nvrtc::compile(cuda_source(), 90, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let _ = std::fs::remove_dir_all(&cache);
     assert!(!c.cubin.is_empty() && !c.cached);
 }
 
