@@ -8,6 +8,12 @@
 //! than source, because a transition's effect is visible in its target state (a
 //! counter that a step increments, the process's new control state). The error state
 //! of a model, which has no successors and so lies on no cycle, weighs 0.
+//!
+//! The GPU: `--algorithm howard-gpu` (with `--device N`) runs Howard's policy
+//! iteration on a CUDA device ([`warpcheck_gpu::howard`]), exact like the others (a
+//! certificate per component, the CPU Howard where it fails); without a device it is
+//! an error (exit 2), never a silent CPU run. An algorithm rather than a `--backend`,
+//! because only Howard has a GPU version.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -18,6 +24,8 @@ use serde_json::{json, Value};
 use warpcheck_cycle::{dimacs, solve, Algorithm, CycleError, Options, Problem, Sense, Solution, WeightedGraph};
 use warpcheck_dve::DveModel;
 use warpcheck_explore::{state_graph_with_states, StateGraphError};
+use warpcheck_gpu::howard::{GpuHoward, GpuHowardOptions, GpuHowardReport, HowardGpuError};
+use warpcheck_gpu::GpuError;
 
 use crate::{exit, OverflowArg};
 
@@ -31,6 +39,9 @@ enum AlgorithmArg {
     Yto,
     /// Karp's O(nm) algorithm (sequential; cycle means only).
     Karp,
+    /// Howard's policy iteration on a CUDA GPU, all components at once (an error
+    /// without a GPU).
+    HowardGpu,
 }
 
 /// Arguments of `cycle-mean`.
@@ -45,12 +56,17 @@ pub struct CycleArgs {
     /// The cycle ratio (weight over transit time) instead of the mean (weight per edge).
     #[arg(long)]
     ratio: bool,
-    /// The algorithm.
-    #[arg(long, short = 'a', value_enum, default_value_t = AlgorithmArg::Howard)]
-    algorithm: AlgorithmArg,
-    /// Worker threads of `howard-par` (default: all cores).
+    /// The algorithm; several, comma-separated, run one after another on the same
+    /// input (one report each; with `--json`, one JSON object per line).
+    #[arg(long, short = 'a', value_enum, value_delimiter = ',', default_value = "howard")]
+    algorithm: Vec<AlgorithmArg>,
+    /// Worker threads of `howard-par`, and of the SCC decomposition and certificates of
+    /// `howard-gpu` (default: all cores).
     #[arg(long, short = 't')]
     threads: Option<usize>,
+    /// `howard-gpu`: the CUDA device to use.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    device: usize,
     /// Also report the optimum of every strongly connected component with a cycle.
     #[arg(long)]
     per_scc: bool,
@@ -162,59 +178,97 @@ fn cycle_json(input: &Input, c: &warpcheck_cycle::CriticalCycle) -> (Value, Valu
     (json!(vertices), json!(edges))
 }
 
-/// Runs `cycle-mean`.
+fn gpu_error(e: GpuError) -> ExitCode {
+    eprintln!("error: {e}");
+    ExitCode::from(match e {
+        GpuError::NoDevice(_) | GpuError::Unsupported(_) => exit::BAD_INPUT,
+        GpuError::Full { .. } | GpuError::Cuda(_) | GpuError::Compile(_) => exit::RESOURCE,
+    })
+}
+
+fn cycle_error(e: CycleError) -> ExitCode {
+    eprintln!("error: {e}");
+    ExitCode::from(match e {
+        CycleError::Overflow | CycleError::Internal(_) => exit::RESOURCE,
+        _ => exit::BAD_INPUT,
+    })
+}
+
+/// Runs `cycle-mean`: every algorithm named, one after another, on the input loaded once.
 pub fn run(args: CycleArgs) -> Result<ExitCode, ExitCode> {
-    let algorithm = match args.algorithm {
-        AlgorithmArg::Howard => Algorithm::Howard,
+    let problem = if args.ratio { Problem::Ratio } else { Problem::Mean };
+    let sense = if args.max { Sense::Max } else { Sense::Min };
+    let core = |a: AlgorithmArg| match a {
+        AlgorithmArg::Howard | AlgorithmArg::HowardGpu => Algorithm::Howard,
         AlgorithmArg::HowardPar => Algorithm::HowardPar,
         AlgorithmArg::Yto => Algorithm::Yto,
         AlgorithmArg::Karp => Algorithm::Karp,
     };
-    let problem = if args.ratio { Problem::Ratio } else { Problem::Mean };
-    let sense = if args.max { Sense::Max } else { Sense::Min };
-    if !algorithm.supports(problem) {
-        return Err(bad_input("karp computes cycle means only; use howard, howard-par or yto for --ratio"));
+    if args.algorithm.iter().any(|&a| !core(a).supports(problem)) {
+        return Err(bad_input("karp computes cycle means only; use howard, howard-par, howard-gpu or yto for --ratio"));
     }
     let threads = crate::thread_count(args.threads);
     let pool = crate::thread_pool(threads)?;
+    // The device first: no GPU is an error before any input is read.
+    let on_gpu = |a: AlgorithmArg| matches!(a, AlgorithmArg::HowardGpu);
+    let device = match args.algorithm.iter().any(|&a| on_gpu(a)) {
+        true => Some(GpuHoward::new(args.device).map_err(gpu_error)?),
+        false => None,
+    };
     let start = Instant::now();
     let input = load(&args)?;
     let load_seconds = start.elapsed().as_secs_f64();
-    let options = Options { problem, sense, algorithm };
-    let solution = pool.install(|| solve(&input.graph, &options)).map_err(|e| {
-        eprintln!("error: {e}");
-        ExitCode::from(match e {
-            CycleError::Overflow | CycleError::Internal(_) => exit::RESOURCE,
-            _ => exit::BAD_INPUT,
-        })
-    })?;
-    let threads_used = if algorithm == Algorithm::HowardPar { threads } else { 1 };
     let what =
         format!("{} cycle {}", if args.max { "maximum" } else { "minimum" }, if args.ratio { "ratio" } else { "mean" });
-    if args.json {
-        print_json(&args, &input, &solution, algorithm, threads_used, &what, load_seconds);
-    } else {
-        print_text(&args, &input, &solution, algorithm, threads_used, &what, load_seconds);
+    for (i, &a) in args.algorithm.iter().enumerate() {
+        let algorithm = core(a);
+        let options = Options { problem, sense, algorithm };
+        let (solution, gpu) = match (&device, on_gpu(a)) {
+            (Some(device), true) => {
+                let gpu_options = GpuHowardOptions { device: args.device, ..Default::default() };
+                let report =
+                    pool.install(|| device.solve(&input.graph, &options, &gpu_options)).map_err(|e| match e {
+                        HowardGpuError::Cycle(e) => cycle_error(e),
+                        HowardGpuError::Gpu(e) => gpu_error(e),
+                    })?;
+                (report.solution.clone(), Some(report))
+            }
+            _ => (pool.install(|| solve(&input.graph, &options)).map_err(cycle_error)?, None),
+        };
+        let threads_used = if algorithm == Algorithm::HowardPar || on_gpu(a) { threads } else { 1 };
+        let name = if on_gpu(a) { "howard-gpu" } else { algorithm.name() };
+        let run = Run { name, threads: threads_used, what: &what, load_seconds, gpu: gpu.as_ref() };
+        if args.json {
+            print_json(&args, &input, &solution, &run);
+        } else {
+            if i > 0 {
+                println!();
+            }
+            print_text(&args, &input, &solution, &run);
+        }
     }
     Ok(ExitCode::from(exit::HOLDS))
 }
 
-fn print_json(
-    args: &CycleArgs,
-    input: &Input,
-    s: &Solution,
-    algorithm: Algorithm,
+/// How the solution was computed, for the report.
+struct Run<'a> {
+    name: &'a str,
     threads: usize,
-    what: &str,
+    what: &'a str,
     load_seconds: f64,
-) {
+    gpu: Option<&'a GpuHowardReport>,
+}
+
+fn print_json(args: &CycleArgs, input: &Input, s: &Solution, run: &Run) {
+    let Run { name, threads, what, load_seconds, gpu } = *run;
     let (cycle, edges) = s.cycle.as_ref().map_or((Value::Null, Value::Null), |c| cycle_json(input, c));
     let mut report = json!({
         "input": args.input.display().to_string(),
         "vertices": input.graph.vertices(),
         "edges": input.graph.edges(),
         "problem": what,
-        "algorithm": algorithm.name(),
+        "algorithm": name,
+        "backend": if gpu.is_some() { "gpu" } else { "cpu" },
         "threads": threads,
         "value": s.value.map(|v| v.to_string()),
         "decimal": s.value.map(|v| v.to_f64()),
@@ -226,6 +280,19 @@ fn print_json(
         "scc_seconds": s.scc_seconds,
         "load_seconds": load_seconds,
     });
+    if let Some(g) = gpu {
+        report["device"] = json!(g.device_name);
+        report["device_rounds"] = json!(g.rounds);
+        report["launches"] = json!(g.launches);
+        report["kernel_seconds"] = json!(g.kernel_seconds);
+        report["device_seconds"] = json!(g.device_seconds);
+        report["upload_seconds"] = json!(g.upload_seconds);
+        report["setup_seconds"] = json!(g.setup_seconds);
+        report["certify_seconds"] = json!(g.certify_seconds);
+        report["certificate_fallbacks"] = json!(g.fallbacks);
+        report["fallback_rounds"] = json!(g.fallback_rounds);
+        report["device_bytes"] = json!(g.device_bytes);
+    }
     if let (Some((dve, states)), Some(c)) = (&input.model, &s.cycle) {
         let words = dve.model.state_words();
         let described: Vec<Value> = c
@@ -253,20 +320,13 @@ fn print_json(
     println!("{report}");
 }
 
-fn print_text(
-    args: &CycleArgs,
-    input: &Input,
-    s: &Solution,
-    algorithm: Algorithm,
-    threads: usize,
-    what: &str,
-    load_seconds: f64,
-) {
+fn print_text(args: &CycleArgs, input: &Input, s: &Solution, run: &Run) {
+    let Run { name, threads, what, load_seconds, gpu } = *run;
     const SHOWN: usize = 40;
     println!("vertices:     {}", input.graph.vertices());
     println!("edges:        {}", input.graph.edges());
     println!("problem:      {what}");
-    println!("algorithm:    {} ({threads} thread(s))", algorithm.name());
+    println!("algorithm:    {name} ({threads} thread(s))");
     match (&s.value, &s.cycle) {
         (Some(v), Some(c)) => {
             println!("value:        {v} ({})", v.decimal(6));
@@ -289,15 +349,23 @@ fn print_text(
         _ => println!("value:        none (the graph has no cycle)"),
     }
     println!("cyclic sccs:  {}", s.components.len());
-    if algorithm == Algorithm::Howard || algorithm == Algorithm::HowardPar {
+    if name.starts_with("howard") {
         println!("rounds:       {} (policy improvements, all components)", s.rounds);
     }
-    println!(
-        "time:         {:.3} s ({}; SCCs {:.3} s, input {load_seconds:.3} s)",
-        s.seconds,
-        algorithm.name(),
-        s.scc_seconds
-    );
+    println!("time:         {:.3} s ({name}; SCCs {:.3} s, input {load_seconds:.3} s)", s.seconds, s.scc_seconds);
+    if let Some(g) = gpu {
+        println!(
+            "gpu:          {}: {} rounds, kernels {:.3} s, device loop {:.3} s, upload {:.3} s, setup {:.3} s",
+            g.device_name, g.rounds, g.kernel_seconds, g.device_seconds, g.upload_seconds, g.setup_seconds
+        );
+        println!(
+            "certificate:  {:.3} s; {} of {} component(s) finished on the CPU ({} rounds)",
+            g.certify_seconds,
+            g.fallbacks,
+            s.components.len(),
+            g.fallback_rounds
+        );
+    }
     if args.per_scc {
         println!("components (representative, vertices, edges, value, decimal):");
         for c in &s.components {

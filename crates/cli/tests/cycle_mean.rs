@@ -130,3 +130,27 @@ fn a_graph_without_cycles_says_so() {
     let r = json(&["cycle-mean", path.to_str().unwrap(), "--json"]);
     assert!(r["value"].is_null() && r["cycle"].is_null());
 }
+
+#[test]
+fn howard_gpu_solves_exactly_or_says_there_is_no_gpu() {
+    // With a device (the device machine): the exact optimum; without (CI): exit 2.
+    let out = warpcheck(&["cycle-mean", "examples/cycle.d", "--json", "-a", "howard-gpu", "--max"]);
+    match out.status.code() {
+        Some(0) => {
+            let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+            assert_eq!(r["value"], "7/2");
+            assert_eq!(r["cycle"], serde_json::json!([3, 4]));
+            assert_eq!((r["algorithm"].as_str(), r["backend"].as_str()), (Some("howard-gpu"), Some("gpu")));
+            assert!(r["kernel_seconds"].is_number() && r["device"].is_string());
+        }
+        Some(2) => {
+            assert!(text(&out.stderr).contains("no CUDA device"), "{}", text(&out.stderr));
+            assert!(out.stdout.is_empty());
+        }
+        other => panic!("exit {other:?}: {}", text(&out.stderr)),
+    }
+    // A device number that does not exist is an error either way.
+    let out = warpcheck(&["cycle-mean", "examples/cycle.d", "-a", "howard-gpu", "--device", "99"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("no CUDA device") || text(&out.stderr).contains("device 99"));
+}

@@ -136,6 +136,39 @@ impl Subgraph {
     }
 }
 
+/// Fails with [`CycleError::ZeroTimeCycle`] if some cycle of `graph` has only edges of
+/// transit time 0 (its ratio is undefined), as [`subgraphs`] does per component, for
+/// solvers that lay out the components themselves.
+pub fn reject_zero_time_cycles(graph: &WeightedGraph) -> Result<(), CycleError> {
+    let zero: Vec<usize> = (0..graph.edges()).filter(|&e| graph.time(e) == 0).collect();
+    if zero.is_empty() {
+        return Ok(());
+    }
+    // The zero-time edges alone, over all vertices, as one subgraph.
+    let n = graph.vertices();
+    let mut offsets = vec![0usize; n + 1];
+    for &e in &zero {
+        offsets[graph.source(e) as usize + 1] += 1;
+    }
+    for v in 0..n {
+        offsets[v + 1] += offsets[v];
+    }
+    let sub = Subgraph {
+        vertices: (0..n as u32).collect(),
+        offsets,
+        targets: zero.iter().map(|&e| graph.target(e)).collect(),
+        weights: vec![0; zero.len()],
+        times: vec![0; zero.len()],
+        edge_ids: zero,
+    };
+    match sub.cycle_or_order(|_, _| true) {
+        Ok(_) => Ok(()),
+        Err(cycle) => {
+            Err(CycleError::ZeroTimeCycle { vertices: cycle.iter().map(|&e| sub.source(e) as u32).collect() })
+        }
+    }
+}
+
 /// The SCC labelling of `graph` (sequential Tarjan, or parallel FB with trimming).
 pub fn scc(graph: &WeightedGraph, parallel: bool) -> Components {
     let csr = graph.csr();
@@ -228,5 +261,28 @@ pub fn subgraphs(
         members.into_par_iter().map(build).collect()
     } else {
         members.into_iter().map(build).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Arc;
+
+    #[test]
+    fn zero_time_cycles_are_found_anywhere() {
+        let arc = |source, target, time| Arc { source, target, weight: 1, time };
+        // 0 -> 1 -> 2 -> 0 with one positive time; 2 -> 3 -> 2 all zero.
+        let g = WeightedGraph::from_arcs(4, &[arc(0, 1, 0), arc(1, 2, 1), arc(2, 0, 0), arc(2, 3, 0), arc(3, 2, 0)])
+            .unwrap();
+        match reject_zero_time_cycles(&g) {
+            Err(CycleError::ZeroTimeCycle { mut vertices }) => {
+                vertices.sort();
+                assert_eq!(vertices, vec![2, 3]);
+            }
+            other => panic!("{other:?}"),
+        }
+        let g = WeightedGraph::from_arcs(3, &[arc(0, 1, 0), arc(1, 2, 0), arc(2, 0, 2)]).unwrap();
+        assert!(reject_zero_time_cycles(&g).is_ok());
     }
 }

@@ -232,6 +232,26 @@ impl Howard<'_> {
 /// A minimum-ratio cycle of the strongly connected `sub` (its local edges in order,
 /// from its smallest vertex) and the number of policy-improvement rounds.
 pub fn howard(sub: &Subgraph, parallel: bool) -> Result<(Vec<usize>, u64), CycleError> {
+    run(sub, None, parallel)
+}
+
+/// [`howard`] started from `policy` (one local out-edge per vertex, for example the
+/// final policy of a floating-point run that failed its exact certificate) instead
+/// of the cheapest out-edges: its best cycle, values and rebuilt policy come first,
+/// then the rounds go on exactly as in [`howard`]. Policy iteration converges from
+/// any policy; a good start only saves rounds. Fails on a policy of the wrong length
+/// or an edge that does not leave its vertex.
+pub fn howard_from(sub: &Subgraph, policy: &[usize], parallel: bool) -> Result<(Vec<usize>, u64), CycleError> {
+    if policy.len() != sub.len() {
+        return Err(CycleError::Graph(format!("a policy of {} edges for {} vertices", policy.len(), sub.len())));
+    }
+    if let Some(v) = (0..sub.len()).find(|&v| !sub.out_edges(v).contains(&policy[v])) {
+        return Err(CycleError::Graph(format!("policy edge {} does not leave vertex {v}", policy[v])));
+    }
+    run(sub, Some(policy), parallel)
+}
+
+fn run(sub: &Subgraph, initial: Option<&[usize]>, parallel: bool) -> Result<(Vec<usize>, u64), CycleError> {
     let n = sub.len();
     let mut sources = vec![0u32; sub.edges()];
     for v in 0..n {
@@ -251,14 +271,21 @@ pub fn howard(sub: &Subgraph, parallel: bool) -> Result<(Vec<usize>, u64), Cycle
     };
     let mut s = NONE;
     let mut rounds = 0u64;
-    while h.improve_all(parallel)? {
-        rounds += 1;
+    let evaluate = |h: &mut Howard| -> Result<usize, CycleError> {
         let (src, w, t) = h.best_cycle()?;
         let g = crate::ratio::gcd(w.unsigned_abs(), t.unsigned_abs()) as i128;
         h.lambda = Lambda { w: w / g, t: t / g };
-        s = src;
-        h.rebuild(s);
-        h.determine_values(s)?;
+        h.rebuild(src);
+        h.determine_values(src)?;
+        Ok(src)
+    };
+    if let Some(policy) = initial {
+        h.pol.copy_from_slice(policy);
+        s = evaluate(&mut h)?;
+    }
+    while h.improve_all(parallel)? {
+        rounds += 1;
+        s = evaluate(&mut h)?;
     }
     let mut cycle = Vec::new();
     let mut y = s;
@@ -270,4 +297,44 @@ pub fn howard(sub: &Subgraph, parallel: bool) -> Result<(Vec<usize>, u64), Cycle
         }
     }
     Ok((cycle, rounds))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::components::{scc, subgraphs};
+    use crate::{Arc, Problem, Sense, WeightedGraph};
+
+    fn ratio(sub: &Subgraph, cycle: &[usize]) -> (i128, i128) {
+        cycle.iter().fold((0, 0), |(w, t), &e| (w + sub.weights[e] as i128, t + sub.times[e] as i128))
+    }
+
+    #[test]
+    fn a_warm_start_reaches_the_same_optimum() {
+        // A ring of 30 vertices with chords and a few negative weights.
+        let mut arcs = Vec::new();
+        for v in 0..30u32 {
+            arcs.push(Arc { source: v, target: (v + 1) % 30, weight: (v as i64 * 5) % 7 - 1, time: 1 });
+            arcs.push(Arc { source: v, target: (v * 7 + 3) % 30, weight: (v as i64 * 3) % 11 - 4, time: 2 });
+        }
+        let g = WeightedGraph::from_arcs(30, &arcs).unwrap();
+        let sub = subgraphs(&g, &scc(&g, false), Problem::Ratio, Sense::Min, false).unwrap().remove(0);
+        let (cold, _) = howard(&sub, false).unwrap();
+        let (cw, ct) = ratio(&sub, &cold);
+        for pick in 0..2 {
+            let start: Vec<usize> = (0..sub.len()).map(|v| sub.out_edges(v).start + pick).collect();
+            let (warm, _) = howard_from(&sub, &start, false).unwrap();
+            let (ww, wt) = ratio(&sub, &warm);
+            assert_eq!(cw * wt, ww * ct);
+        }
+        // The optimum's own policy needs no improvement round.
+        let mut best: Vec<usize> = (0..sub.len()).map(|v| sub.out_edges(v).start).collect();
+        for &e in &cold {
+            best[sub.source(e)] = e;
+        }
+        assert!(howard_from(&sub, &best, false).is_ok());
+        assert!(howard_from(&sub, &best[1..], false).is_err());
+        best[0] = sub.out_edges(1).start;
+        assert!(howard_from(&sub, &best, false).is_err());
+    }
 }

@@ -9,7 +9,9 @@
 //! - the algorithms, each on one strongly connected subgraph: [`howard`] (policy
 //!   iteration, sequential or with a parallel improvement step), [`yto`]
 //!   (Young–Tarjan–Orlin parametric shortest paths) and [`karp`] (cycle means only);
-//! - [`solve`]: all of it together, per component and overall.
+//! - [`solve`]: all of it together, per component and overall;
+//! - [`certificate`]: the exact check that a policy found in floating point (the GPU
+//!   Howard of `warpcheck-gpu`) is optimal.
 //!
 //! The mean of a cycle is its weight over its number of edges, the ratio its weight
 //! over its transit time. A maximum is the minimum of the negated weights. Every
@@ -27,6 +29,7 @@
 //! assert_eq!(s.cycle.unwrap().vertices, vec![0, 1]);
 //! ```
 
+pub mod certificate;
 pub mod components;
 pub mod dimacs;
 pub mod error;
@@ -41,4 +44,7 @@ pub mod yto;
 pub use error::CycleError;
 pub use graph::{Arc, WeightedGraph};
 pub use ratio::Ratio;
-pub use solve::{solve, Algorithm, ComponentResult, CriticalCycle, Options, Problem, Sense, Solution};
+pub use solve::{
+    combine, component_result, cycle_result, solve, Algorithm, ComponentResult, CriticalCycle, Options, Problem, Sense,
+    Solution,
+};

@@ -104,15 +104,10 @@ pub struct Solution {
     pub seconds: f64,
 }
 
-/// The cycle of the local `edges` of `sub`, in global ids and original weights,
-/// rotated to start at its smallest vertex.
-fn critical_cycle(
-    graph: &WeightedGraph,
-    sub: &Subgraph,
-    edges: &[usize],
-    problem: Problem,
-) -> Result<CriticalCycle, Overflow> {
-    let mut pairs: Vec<(u32, usize)> = edges.iter().map(|&e| (sub.vertices[sub.source(e)], sub.edge_ids[e])).collect();
+/// The cycle of the global `edges` (in order), in original weights, rotated to start
+/// at its smallest vertex.
+fn critical_cycle(graph: &WeightedGraph, edges: &[usize], problem: Problem) -> Result<CriticalCycle, Overflow> {
+    let mut pairs: Vec<(u32, usize)> = edges.iter().map(|&e| (graph.source(e), e)).collect();
     let start = (0..pairs.len()).min_by_key(|&i| pairs[i].0).unwrap_or(0);
     pairs.rotate_left(start);
     let (mut weight, mut time) = (0i128, 0i128);
@@ -126,6 +121,31 @@ fn critical_cycle(
         weight,
         time,
     })
+}
+
+/// The result of component `sub` from a cycle (its local edges in order) that an
+/// algorithm found: the exact value of the cycle, from the original weights.
+pub fn component_result(
+    graph: &WeightedGraph,
+    sub: &Subgraph,
+    edges: &[usize],
+    problem: Problem,
+) -> Result<ComponentResult, CycleError> {
+    let global: Vec<usize> = edges.iter().map(|&e| sub.edge_ids[e]).collect();
+    cycle_result(graph, (sub.vertices[0], sub.len(), sub.edges()), &global, problem)
+}
+
+/// The result of the component `(representative, vertices, edges)` from a cycle of it
+/// given by its global edge ids in order: the exact value of the cycle.
+pub fn cycle_result(
+    graph: &WeightedGraph,
+    (representative, vertices, edges): (u32, usize, usize),
+    cycle: &[usize],
+    problem: Problem,
+) -> Result<ComponentResult, CycleError> {
+    let cycle = critical_cycle(graph, cycle, problem)?;
+    let value = Ratio::new(cycle.weight, cycle.time).ok_or(Overflow)?;
+    Ok(ComponentResult { representative, vertices, edges, value, cycle })
 }
 
 /// One component: the algorithm, then the exact value of its cycle.
@@ -145,16 +165,13 @@ fn component(graph: &WeightedGraph, sub: &Subgraph, options: &Options) -> Result
             (c, 0, Some(value))
         }
     };
-    let cycle = critical_cycle(graph, sub, &edges, options.problem)?;
-    let value = Ratio::new(cycle.weight, cycle.time).ok_or(Overflow)?;
+    let result = component_result(graph, sub, &edges, options.problem)?;
     if let Some(v) = claimed {
         let v = if options.sense == Sense::Max { v.checked_neg()? } else { v };
-        if v != value {
-            return Err(CycleError::Internal(format!("Karp's value {v} differs from its cycle's {value}")));
+        if v != result.value {
+            return Err(CycleError::Internal(format!("Karp's value {v} differs from its cycle's {}", result.value)));
         }
     }
-    let result =
-        ComponentResult { representative: sub.vertices[0], vertices: sub.len(), edges: sub.edges(), value, cycle };
     Ok((result, rounds))
 }
 
@@ -189,8 +206,20 @@ pub fn solve(graph: &WeightedGraph, options: &Options) -> Result<Solution, Cycle
     let seconds = start.elapsed().as_secs_f64();
     let rounds = results.iter().map(|r| r.1).sum();
     let components: Vec<ComponentResult> = results.into_iter().map(|r| r.0).collect();
+    Ok(combine(components, options.sense, rounds, scc_seconds, seconds))
+}
+
+/// The [`Solution`] of the per-component results (ordered by representative): the
+/// optimum over them, the first on ties.
+pub fn combine(
+    components: Vec<ComponentResult>,
+    sense: Sense,
+    rounds: u64,
+    scc_seconds: f64,
+    seconds: f64,
+) -> Solution {
     let best = components.iter().reduce(|x, y| {
-        let better = match options.sense {
+        let better = match sense {
             Sense::Min => y.value < x.value,
             Sense::Max => y.value > x.value,
         };
@@ -200,12 +229,12 @@ pub fn solve(graph: &WeightedGraph, options: &Options) -> Result<Solution, Cycle
             x
         }
     });
-    Ok(Solution {
+    Solution {
         value: best.map(|b| b.value),
         cycle: best.map(|b| b.cycle.clone()),
         components,
         rounds,
         scc_seconds,
         seconds,
-    })
+    }
 }

@@ -7,10 +7,13 @@
 //! - [`nvrtc`]: run-time compilation to a cubin, cached on disk;
 //! - [`engine`]: the device-resident state store and the breadth-first search;
 //! - [`scc`]: SCC decomposition of explicit graphs (FB with trimming, Coloring, OBF).
+//! - [`howard`]: Howard's policy iteration for the optimal cycle mean and ratio, all
+//!   SCCs at once, exact by a host-side certificate.
 
 pub mod codegen;
 pub mod engine;
 pub mod host;
+pub mod howard;
 pub mod nvrtc;
 pub mod scc;
 
