@@ -5,11 +5,14 @@
 //! - [`codegen`]: model IR → C functions (successors, checks), valid CUDA C and C99;
 //! - [`host`]: runs the generated C on the host (the tests' bridge to the CPU engine).
 //! - [`nvrtc`]: run-time compilation to a cubin, cached on disk;
-//! - [`engine`]: the device-resident state store and the breadth-first search.
+//! - [`engine`]: the device-resident state store and the breadth-first search (optionally
+//!   recording the product graph);
+//! - [`ltl`]: LTL accepting-cycle detection (OWCTY, MAP) on that graph, on the device.
 
 pub mod codegen;
 pub mod engine;
 pub mod host;
+pub mod ltl;
 pub mod nvrtc;
 
 pub use engine::{device_available, explore_gpu, GpuError, GpuOptions, GpuReport};
