@@ -206,14 +206,19 @@ fn run(
             }
             Err(e) => {
                 eprintln!("error: {e}");
-                return Err(ExitCode::from(match e {
-                    GpuError::NoDevice(_) | GpuError::Unsupported(_) => exit::BAD_INPUT,
-                    GpuError::Full { .. } | GpuError::Cuda(_) | GpuError::Compile(_) => exit::RESOURCE,
-                }));
+                return Err(ExitCode::from(gpu_exit(&e)));
             }
         }
     }
     run_cpu(args, model, checks, stop_at_first, traces).map(|r| (r, None))
+}
+
+/// The exit status of a failed GPU run.
+fn gpu_exit(e: &GpuError) -> u8 {
+    match e {
+        GpuError::NoDevice(_) | GpuError::Unsupported(_) | GpuError::NoProperty => exit::BAD_INPUT,
+        GpuError::Full { .. } | GpuError::EdgesFull { .. } | GpuError::Cuda(_) | GpuError::Compile(_) => exit::RESOURCE,
+    }
 }
 
 /// Runs the GPU engine.

@@ -52,7 +52,7 @@ impl Tuning {
         }
     }
 
-    fn nvrtc_options(&self) -> Vec<String> {
+    pub(crate) fn nvrtc_options(&self) -> Vec<String> {
         self.max_registers.map(|r| format!("--maxrregcount={r}")).into_iter().collect()
     }
 }
@@ -144,7 +144,7 @@ pub fn device_available() -> bool {
     device_count().is_ok_and(|n| n > 0)
 }
 
-fn device_count() -> Result<i32, GpuError> {
+pub(crate) fn device_count() -> Result<i32, GpuError> {
     // Dynamic loading panics on use when the library is missing: ask first.
     if !unsafe { cudarc::driver::sys::is_culib_present() } {
         return Err(GpuError::NoDevice("the CUDA driver library (libcuda) is not installed".into()));

@@ -36,10 +36,10 @@ extern "C" __global__ void wc_front_flip(u64 *c) {
   c[2] = cur ^ 1;
 }
 
-// Acceptance of every vertex (the error state `real` accepts nothing), and the
-// error state's number for the steps that raised an evaluation error.
-extern "C" __global__ void wc_ltl_accepting(const u32 *states, u32 real, unsigned char *acc) {
-  WC_GRID_STRIDE(v, (u64)real + 1) {
+// Acceptance of every vertex (the error state, `real` if there is one, accepts
+// nothing), and the error state's number for the steps that raised an evaluation error.
+extern "C" __global__ void wc_ltl_accepting(const u32 *states, u32 real, u32 n, unsigned char *acc) {
+  WC_GRID_STRIDE(v, n) {
     int a = 0;
     if (v < real) {
       u32 s[WC_WORDS];

@@ -50,8 +50,9 @@ use warpcheck_graph::Csr;
 use warpcheck_ltl::{owcty, Cycle, Outcome};
 use warpcheck_model::Model;
 
-use crate::codegen::Generated;
+use crate::codegen::{self, Generated};
 use crate::engine::{explore, graph_source, ptr, tuned_source, GpuError, GpuOptions, GraphSpec, Session, Tuning};
+use crate::nvrtc;
 
 /// Edge room reserved per state the store can hold (BEEM products have 1.5-9
 /// successors per state, most of them 2-4).
@@ -127,14 +128,15 @@ pub fn check_gpu(model: &Model, algorithm: GpuAlgorithm, options: &GpuOptions<'_
             report.report.transitions
         )));
     }
-    let n = real as u32 + 1;
+    // The error state, when a step raised an evaluation error, is vertex `real`.
+    let n = real as u32 + (report.report.error_transitions > 0) as u32;
     let arrays = Arrays::new(&session, n as usize)?;
     let graph_seconds = device.timed(|| {
         let acc = ptr(&arrays.acc, &device.stream());
         device.launch(
             "wc_ltl_accepting",
             n as usize,
-            &[U64(ptr(&session.store.states, &device.stream())), U32(real as u32), U64(acc)],
+            &[U64(ptr(&session.store.states, &device.stream())), U32(real as u32), U32(n), U64(acc)],
         )?;
         if report.report.error_transitions > 0 {
             let targets = ptr(&graph.targets, &device.stream());
@@ -142,7 +144,7 @@ pub fn check_gpu(model: &Model, algorithm: GpuAlgorithm, options: &GpuOptions<'_
         }
         Ok(())
     })?;
-    let search = Search { device: &device, session: &session, arrays: &arrays, n };
+    let search = Search { device: &device, session: &session, arrays: &arrays, n, real: real as u32 };
     let (found, iterations, remaining, cycle_seconds) = match algorithm {
         GpuAlgorithm::Owcty => {
             let (size, iterations, seconds) = search.owcty()?;
@@ -186,6 +188,35 @@ fn graph_spec() -> GraphSpec {
 /// cycle-detection kernels), for inspection and compile checks without a GPU.
 pub fn cuda_source(generated: &Generated, tuning: &Tuning) -> String {
     graph_source(&tuned_source(generated, tuning), generated, &graph_spec())
+}
+
+/// The device's adjacency (a block of `targets` per vertex, blocks in any order) as a
+/// CSR of `n` vertices, those from `real` on (the error state) without successors.
+fn adjacency_csr(first: &[u64], degree: &[u32], targets: &[u32], real: usize, n: usize) -> Result<Csr, GpuError> {
+    let bad = |what: String| GpuError::Cuda(format!("the GPU's graph: {what}"));
+    let mut offsets = Vec::with_capacity(n + 1);
+    let mut out = Vec::with_capacity(targets.len());
+    offsets.push(0u64);
+    for v in 0..real {
+        let (at, k) = (first[v] as usize, degree[v] as usize);
+        let block = targets.get(at..at + k).ok_or_else(|| bad(format!("vertex {v}'s edges lie outside")))?;
+        out.extend_from_slice(block);
+        offsets.push(out.len() as u64);
+    }
+    offsets.resize(n + 1, out.len() as u64);
+    Csr::from_parts(offsets, out).map_err(bad)
+}
+
+/// Compiles (or finds in the cache) the kernels of an LTL check of `model` for
+/// `device`, without running them: lets a caller compile many models in parallel first.
+pub fn compile_for_device(model: &Model, device: usize) -> Result<nvrtc::Compiled, GpuError> {
+    crate::engine::device_count()?;
+    let generated = codegen::generate(model, &[])?;
+    let ctx = cudarc::driver::CudaContext::new(device).map_err(cuda)?;
+    let (major, minor) = ctx.compute_capability().map_err(cuda)?;
+    let tuning = Tuning::from_env();
+    let source = cuda_source(&generated, &tuning);
+    nvrtc::compile(&source, (major * 10 + minor) as u32, &tuning.nvrtc_options()).map_err(GpuError::Compile)
 }
 
 /// Launching the cycle-detection kernels of a session's module.
@@ -308,7 +339,9 @@ struct Search<'a> {
     device: &'a Device<'a>,
     session: &'a Session,
     arrays: &'a Arrays,
+    /// Vertices: the real states, then the error state if a step raised an error.
     n: u32,
+    real: u32,
 }
 
 /// Device pointers of the graph and the arrays, for kernel arguments.
@@ -473,21 +506,12 @@ impl Search<'_> {
         let edges = d.read(&g.edges)?[0] as usize;
         let mut all = vec![0u32; edges];
         self.session.stream.memcpy_dtoh(&g.targets.slice(..edges), &mut all).map_err(cuda)?;
-        let mut offsets = Vec::with_capacity(n + 1);
-        let mut targets = Vec::with_capacity(edges);
-        offsets.push(0u64);
-        for v in 0..n {
-            // The error state (last) has no successors.
-            let (at, k) = if v + 1 == n { (0, 0) } else { (first[v] as usize, degree[v] as usize) };
-            targets.extend_from_slice(&all[at..at + k]);
-            offsets.push(targets.len() as u64);
-        }
+        let csr = adjacency_csr(&first, &degree, &all, self.real as usize, n)?;
         drop(all);
-        let csr = Csr::from_parts(offsets, targets).map_err(|e| GpuError::Cuda(format!("the GPU's graph: {e}")))?;
         // MAP removed acceptances on the device: the witness needs the original ones.
         let acc = self.ptrs().acc;
         let states = ptr(&self.session.store.states, &self.session.stream);
-        d.launch("wc_ltl_accepting", n, &[U64(states), U32(self.n - 1), U64(acc)])?;
+        d.launch("wc_ltl_accepting", n, &[U64(states), U32(self.real), U32(self.n), U64(acc)])?;
         let accepting: Vec<bool> = d.read(&self.arrays.acc)?.iter().map(|&a| a != 0).collect();
         let set: Vec<bool> = match algorithm {
             GpuAlgorithm::Owcty => d.read(&self.arrays.a)?.iter().map(|&f| f & 1 != 0).collect(),
@@ -509,5 +533,43 @@ impl Search<'_> {
         let at = v as usize * words;
         self.session.stream.memcpy_dtoh(&self.session.store.states.slice(at..at + words), &mut state).map_err(cuda)?;
         Ok(state)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adjacency_blocks_in_any_order_become_a_csr_with_the_error_state_last() {
+        // Vertex 0 -> 1, 2 (block at 3), vertex 1 -> 1 (block at 0), vertex 2 -> 3 (the
+        // error state; block at 1, with a stale entry after it), vertex 3: the error state.
+        let first = [3, 0, 1, 0];
+        let degree = [2, 1, 1, 0];
+        let targets = [1, 3, 9, 1, 2];
+        let csr = adjacency_csr(&first, &degree, &targets, 3, 4).unwrap();
+        assert_eq!(csr.vertices(), 4);
+        let lists: Vec<&[u32]> = (0..4).map(|v| csr.successors(v)).collect();
+        assert_eq!(lists, [&[1, 2][..], &[1], &[3], &[]]);
+    }
+
+    #[test]
+    fn a_block_outside_the_edges_or_a_target_outside_the_vertices_is_an_error() {
+        assert!(adjacency_csr(&[4, 0], &[2, 0], &[1, 1, 1, 1], 1, 2).is_err());
+        assert!(adjacency_csr(&[0, 0], &[1, 0], &[7], 2, 2).is_err());
+    }
+
+    #[test]
+    fn every_kernel_launched_is_defined() {
+        let cuda = format!("{}{}", include_str!("kernel.cu"), include_str!("ltl.cu"));
+        let rust = include_str!("ltl.rs");
+        let code = &rust[..rust.find("#[cfg(test)]").unwrap()];
+        let mut launched = 0;
+        for piece in code.split("\"wc_").skip(1) {
+            let name = format!("wc_{}", &piece[..piece.find('"').unwrap()]);
+            launched += 1;
+            assert!(cuda.contains(&format!("__global__ void {name}(")), "kernel {name} is launched but not defined");
+        }
+        assert!(launched >= 15, "{launched}");
     }
 }
