@@ -501,8 +501,15 @@ impl Search<'_> {
         let d = self.device;
         let g = self.session.graph.as_ref().expect("graph");
         let n = self.n as usize;
-        let first = d.read(&g.first)?;
-        let degree = d.read(&g.degree)?;
+        // Only the first `n` entries: the buffers are sized for the store's capacity.
+        let read_n = |s: &CudaSlice<u64>| -> Result<Vec<u64>, GpuError> {
+            let mut host = vec![0u64; n];
+            self.session.stream.memcpy_dtoh(&s.slice(..n), &mut host).map_err(cuda)?;
+            Ok(host)
+        };
+        let first = read_n(&g.first)?;
+        let mut degree = vec![0u32; n];
+        self.session.stream.memcpy_dtoh(&g.degree.slice(..n), &mut degree).map_err(cuda)?;
         let edges = d.read(&g.edges)?[0] as usize;
         let mut all = vec![0u32; edges];
         self.session.stream.memcpy_dtoh(&g.targets.slice(..edges), &mut all).map_err(cuda)?;
