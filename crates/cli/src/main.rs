@@ -112,7 +112,7 @@ struct RunArgs {
     #[arg(long, value_name = "SIZE", value_parser = memory::parse_size)]
     memory: Option<u64>,
     /// Where to explore: `cpu`, `gpu` (CUDA; an error without one) or `auto` (the GPU
-    /// when one is present and the order is breadth first, else the CPU).
+    /// when one is present and the order is breadth first, else the CPU; LTL: the CPU).
     #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
     backend: BackendArg,
     /// The CUDA device to use.

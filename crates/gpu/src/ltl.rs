@@ -13,9 +13,11 @@
 //! 2. **Finishing** (`graph_seconds`): acceptance per vertex (`wc_accepting` on the
 //!    stored states) and the error state. A step that raises an evaluation error is
 //!    recorded as an edge to a marker and renumbered to the error state, vertex `N`
-//!    after the `N` real states, with no successors: the graph is then the CPU's state
-//!    graph up to vertex numbering, so OWCTY leaves a set of the same size (the error
-//!    state stays in it when a remaining vertex steps into it).
+//!    after the `N` real states (only when some step raised an error, as in the CPU's
+//!    graph), with no successors. (The design drops such steps; keeping them
+//!    makes the graph the CPU's state graph up to vertex numbering, so OWCTY leaves a
+//!    set of the same size: the error state stays in it when a remaining vertex steps
+//!    into it.) The host checks that the edges recorded equal the transitions counted.
 //! 3. **Cycle detection** by kernels of `ltl.cu` over vertex-indexed arrays and two
 //!    frontier queues, the host enqueueing 16 levels per round trip:
 //!    - OWCTY (the thesis's Algorithm 9 with Proposition 4.1.1, as
@@ -36,6 +38,11 @@
 //!    to the host: the adjacency (as a CSR), acceptance, the set OWCTY left, then the
 //!    CPU's linear witness search (`owcty::witness`) and `Lasso::build` on the states of
 //!    the lasso, read one by one.
+//!
+//! Vertex ids are the GPU's discovery order (BFS levels, nondeterministic within a
+//! level), so the lasso may differ from the CPU's; its stem is still a shortest path.
+//! Models whose generated code is huge (BEEM's plc, 1.9 MB of DVE) take NVRTC minutes
+//! in this mode: the tests leave them out.
 //!
 //! Device memory: the store's share per state (see engine.rs) plus 12 bytes of
 //! adjacency per state, 17 bytes of cycle-detection arrays per state, and room for
