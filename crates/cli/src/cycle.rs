@@ -25,9 +25,8 @@ use warpcheck_cycle::{dimacs, solve, Algorithm, CycleError, Options, Problem, Se
 use warpcheck_dve::DveModel;
 use warpcheck_explore::{state_graph_with_states, StateGraphError};
 use warpcheck_gpu::howard::{GpuHoward, GpuHowardOptions, GpuHowardReport, HowardGpuError};
-use warpcheck_gpu::GpuError;
 
-use crate::{exit, OverflowArg};
+use crate::{exit, gpu_error, OverflowArg};
 
 #[derive(Clone, Copy, ValueEnum)]
 enum AlgorithmArg {
@@ -176,14 +175,6 @@ fn cycle_json(input: &Input, c: &warpcheck_cycle::CriticalCycle) -> (Value, Valu
         })
         .collect();
     (json!(vertices), json!(edges))
-}
-
-fn gpu_error(e: GpuError) -> ExitCode {
-    eprintln!("error: {e}");
-    ExitCode::from(match e {
-        GpuError::NoDevice(_) | GpuError::Unsupported(_) => exit::BAD_INPUT,
-        GpuError::Full { .. } | GpuError::Cuda(_) | GpuError::Compile(_) => exit::RESOURCE,
-    })
 }
 
 fn cycle_error(e: CycleError) -> ExitCode {

@@ -8,10 +8,12 @@ use clap::ValueEnum;
 use serde_json::{json, Value};
 use warpcheck_dve::DveModel;
 use warpcheck_explore::{Lasso, TraceStep};
+use warpcheck_gpu::ltl::{check_gpu, GpuAlgorithm, GpuLtl};
+use warpcheck_gpu::GpuOptions;
 use warpcheck_ltl::{check, Algorithm, LtlError, Options, Outcome};
 use warpcheck_model::Model;
 
-use crate::{exit, report, threads_used, BackendArg, RunArgs};
+use crate::{exit, gpu_exit, progress, report, threads_used, BackendArg, RunArgs};
 
 /// The accepting-cycle algorithm of `check` on a model with a property.
 #[derive(Clone, Copy, ValueEnum)]
@@ -40,12 +42,27 @@ impl From<AlgorithmArg> for Algorithm {
     }
 }
 
+/// Where the check ran, for the report.
+enum Engine<'a> {
+    Cpu { algorithm: Algorithm, threads: usize },
+    Gpu { algorithm: GpuAlgorithm, run: &'a GpuLtl },
+}
+
+impl Engine<'_> {
+    fn algorithm(&self) -> &'static str {
+        match self {
+            Engine::Cpu { algorithm, .. } => algorithm.name(),
+            Engine::Gpu { algorithm, .. } => algorithm.name(),
+        }
+    }
+}
+
 /// Checks the model's property; exit status 0 holds, 1 violated, 2 bad usage, 3 too
-/// many states.
+/// many states. `--backend gpu` runs OWCTY (default) or MAP on the GPU; `auto` runs on
+/// the CPU (nested DFS, the fastest on violated properties, needs no graph).
 pub fn run(args: &RunArgs, dve: &DveModel, algorithm: Option<AlgorithmArg>) -> Result<ExitCode, ExitCode> {
     if args.backend == BackendArg::Gpu {
-        eprintln!("error: LTL checking runs on the CPU only for now; use --backend cpu (or auto)");
-        return Err(ExitCode::from(exit::BAD_INPUT));
+        return run_gpu(args, dve, algorithm);
     }
     let model = &dve.model;
     let algorithm: Algorithm = algorithm.map_or(Algorithm::Ndfs, Algorithm::from);
@@ -64,12 +81,41 @@ pub fn run(args: &RunArgs, dve: &DveModel, algorithm: Option<AlgorithmArg>) -> R
         })
     })?;
     let threads = if algorithm.parallel() { threads } else { 1 };
+    Ok(finish(args, model, &Engine::Cpu { algorithm, threads }, &outcome))
+}
+
+/// OWCTY or MAP on the GPU, graph and all.
+fn run_gpu(args: &RunArgs, dve: &DveModel, algorithm: Option<AlgorithmArg>) -> Result<ExitCode, ExitCode> {
+    let algorithm = match algorithm {
+        None | Some(AlgorithmArg::Owcty) => GpuAlgorithm::Owcty,
+        Some(AlgorithmArg::Map) => GpuAlgorithm::Map,
+        Some(other) => {
+            let name = Algorithm::from(other).name();
+            eprintln!("error: `--algorithm {name}` runs on the CPU only; the GPU runs owcty or map");
+            return Err(ExitCode::from(exit::BAD_INPUT));
+        }
+    };
+    let progress = progress::ProgressLine::new(args.quiet || args.json);
+    let update = |p: &warpcheck_explore::Progress| progress.update(p);
+    let options =
+        GpuOptions { device: args.device, memory: args.memory, progress: Some(&update), ..GpuOptions::default() };
+    let result = check_gpu(&dve.model, algorithm, &options);
+    progress.finish();
+    let run = result.map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(gpu_exit(&e))
+    })?;
+    Ok(finish(args, &dve.model, &Engine::Gpu { algorithm, run: &run }, &run.outcome))
+}
+
+/// Prints the outcome; the exit status.
+fn finish(args: &RunArgs, model: &Model, engine: &Engine, outcome: &Outcome) -> ExitCode {
     if args.json {
-        println!("{}", to_json(&args.model.display().to_string(), model, algorithm, threads, &outcome));
+        println!("{}", to_json(&args.model.display().to_string(), model, engine, outcome));
     } else {
-        print(model, algorithm, threads, &outcome);
+        print(model, engine, outcome);
     }
-    Ok(ExitCode::from(if outcome.holds() { exit::HOLDS } else { exit::VIOLATED }))
+    ExitCode::from(if outcome.holds() { exit::HOLDS } else { exit::VIOLATED })
 }
 
 fn property_summary(model: &Model) -> String {
@@ -85,9 +131,12 @@ fn property_summary(model: &Model) -> String {
     )
 }
 
-fn print(model: &Model, algorithm: Algorithm, threads: usize, o: &Outcome) {
+fn print(model: &Model, engine: &Engine, o: &Outcome) {
     println!("property:     {}", property_summary(model));
-    println!("algorithm:    {} ({threads} thread(s))", algorithm.name());
+    match engine {
+        Engine::Cpu { algorithm, threads } => println!("algorithm:    {} ({threads} thread(s))", algorithm.name()),
+        Engine::Gpu { algorithm, run } => println!("algorithm:    {} (GPU: {})", algorithm.name(), run.device_name),
+    }
     println!("states:       {} (product states stored)", o.states);
     println!("transitions:  {}", o.transitions);
     if o.error_transitions > 0 {
@@ -102,6 +151,16 @@ fn print(model: &Model, algorithm: Algorithm, threads: usize, o: &Outcome) {
     }
     let graph = o.graph_seconds.map_or(String::new(), |g| format!(" (state graph {g:.3} s)"));
     println!("time:         {:.3} s{graph}, {:.0} states/s", o.seconds, o.states as f64 / o.seconds.max(1e-9));
+    if let Engine::Gpu { run, .. } = engine {
+        println!(
+            "gpu:          generation + adjacency {:.3} s, graph {:.3} s, cycle detection {:.3} s (kernels), compile {:.2} s{}",
+            run.generate_seconds,
+            run.graph_seconds,
+            run.cycle_seconds,
+            run.compile_seconds,
+            if o.lasso.is_some() { format!(", lasso {:.3} s", run.lasso_seconds) } else { String::new() }
+        );
+    }
     println!("verdict:      {}", if o.holds() { "holds" } else { "violated" });
     if let Some(lasso) = &o.lasso {
         println!();
@@ -127,7 +186,7 @@ pub fn print_lasso(model: &Model, lasso: &Lasso) {
     print_steps(&lasso.cycle, lasso.cycle_start() + 1);
 }
 
-fn to_json(path: &str, model: &Model, algorithm: Algorithm, threads: usize, o: &Outcome) -> Value {
+fn to_json(path: &str, model: &Model, engine: &Engine, o: &Outcome) -> Value {
     let mut trace = Value::Null;
     if let Some(lasso) = &o.lasso {
         let mut steps = report::trace_json(model, &lasso.stem);
@@ -136,12 +195,29 @@ fn to_json(path: &str, model: &Model, algorithm: Algorithm, threads: usize, o: &
         }
         trace = steps;
     }
+    let (backend, threads, gpu) = match engine {
+        Engine::Cpu { threads, .. } => ("cpu", Some(*threads), Value::Null),
+        Engine::Gpu { run, .. } => (
+            "gpu",
+            None,
+            json!({
+                "device": run.device_name,
+                "compile_seconds": run.compile_seconds,
+                "generate_seconds": run.generate_seconds,
+                "graph_seconds": run.graph_seconds,
+                "cycle_seconds": run.cycle_seconds,
+                "lasso_seconds": run.lasso_seconds,
+                "edges": run.edges,
+            }),
+        ),
+    };
     json!({
         "model": path,
         "property": "ltl",
-        "algorithm": algorithm.name(),
-        "backend": "cpu",
+        "algorithm": engine.algorithm(),
+        "backend": backend,
         "threads": threads,
+        "gpu": gpu,
         "states": o.states,
         "transitions": o.transitions,
         "error_transitions": o.error_transitions,

@@ -112,7 +112,7 @@ struct RunArgs {
     #[arg(long, value_name = "SIZE", value_parser = memory::parse_size)]
     memory: Option<u64>,
     /// Where to explore: `cpu`, `gpu` (CUDA; an error without one) or `auto` (the GPU
-    /// when one is present and the order is breadth first, else the CPU).
+    /// when one is present and the order is breadth first, else the CPU; LTL: the CPU).
     #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
     backend: BackendArg,
     /// The CUDA device to use.
@@ -206,14 +206,25 @@ fn run(
             }
             Err(e) => {
                 eprintln!("error: {e}");
-                return Err(ExitCode::from(match e {
-                    GpuError::NoDevice(_) | GpuError::Unsupported(_) => exit::BAD_INPUT,
-                    GpuError::Full { .. } | GpuError::Cuda(_) | GpuError::Compile(_) => exit::RESOURCE,
-                }));
+                return Err(ExitCode::from(gpu_exit(&e)));
             }
         }
     }
     run_cpu(args, model, checks, stop_at_first, traces).map(|r| (r, None))
+}
+
+/// Reports a failed GPU run; its exit status.
+pub(crate) fn gpu_error(e: GpuError) -> ExitCode {
+    eprintln!("error: {e}");
+    ExitCode::from(gpu_exit(&e))
+}
+
+/// The exit status of a failed GPU run.
+fn gpu_exit(e: &GpuError) -> u8 {
+    match e {
+        GpuError::NoDevice(_) | GpuError::Unsupported(_) | GpuError::NoProperty => exit::BAD_INPUT,
+        GpuError::Full { .. } | GpuError::EdgesFull { .. } | GpuError::Cuda(_) | GpuError::Compile(_) => exit::RESOURCE,
+    }
 }
 
 /// Runs the GPU engine.

@@ -10,11 +10,10 @@ use std::time::Instant;
 use clap::{Args, ValueEnum};
 use serde_json::json;
 use warpcheck_gpu::scc::SccDevice;
-use warpcheck_gpu::GpuError;
 use warpcheck_scc::{decompose, Algorithm, Components, Options, Summary};
 
 use crate::graphs::{load_input, FormatArg};
-use crate::{exit, OverflowArg};
+use crate::{exit, gpu_error, OverflowArg};
 
 #[derive(Clone, Copy, ValueEnum)]
 enum AlgorithmArg {
@@ -192,15 +191,6 @@ pub fn run(args: SccArgs) -> Result<ExitCode, ExitCode> {
         }
     }
     Ok(ExitCode::from(exit::HOLDS))
-}
-
-/// Reports a GPU failure; exit code as for `explore`.
-fn gpu_error(e: GpuError) -> ExitCode {
-    eprintln!("error: {e}");
-    ExitCode::from(match e {
-        GpuError::NoDevice(_) | GpuError::Unsupported(_) => exit::BAD_INPUT,
-        GpuError::Full { .. } | GpuError::Cuda(_) | GpuError::Compile(_) => exit::RESOURCE,
-    })
 }
 
 fn write_components(out: &mut impl Write, components: &Components) -> std::io::Result<()> {

@@ -406,14 +406,37 @@ fn ltl_json_has_the_verdict_and_the_lasso() {
 }
 
 #[test]
+fn ltl_on_the_gpu_checks_or_says_there_is_no_gpu() {
+    let model = "tests/models/ltl/violated_eventually_two.dve";
+    for algorithm in ["owcty", "map"] {
+        let out = warpcheck(&["check", model, "--backend", "gpu", "--algorithm", algorithm, "--json"]);
+        match out.status.code() {
+            // A machine with a GPU: the CPU's verdict, a lasso, the GPU's timings.
+            Some(1) => {
+                let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+                assert_eq!((report["backend"].as_str(), report["verdict"].as_str()), (Some("gpu"), Some("violated")));
+                assert_eq!(report["algorithm"], algorithm);
+                assert!(report["gpu"]["cycle_seconds"].is_f64(), "{report}");
+                assert!(report["trace_length"].as_u64().unwrap() > 0);
+            }
+            // Without one (CI): a clear message and exit status 2.
+            code => {
+                assert_eq!(code, Some(2), "{}", text(&out.stderr));
+                assert!(text(&out.stderr).contains("no CUDA device"), "{}", text(&out.stderr));
+            }
+        }
+    }
+}
+
+#[test]
 fn ltl_usage_errors_and_limits() {
     let out = warpcheck(&["check", "examples/peterson.dve", "--algorithm", "owcty"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("needs a model with a property process"), "{}", text(&out.stderr));
     let model = "tests/models/ltl/violated_eventually_two.dve";
-    let out = warpcheck(&["check", model, "--backend", "gpu"]);
+    let out = warpcheck(&["check", model, "--backend", "gpu", "--algorithm", "ndfs"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("CPU only"), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("runs on the CPU only"), "{}", text(&out.stderr));
     let out = warpcheck(&["check", model, "--memory", "40"]);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out.stdout));
     assert!(text(&out.stderr).contains("more than"), "{}", text(&out.stderr));

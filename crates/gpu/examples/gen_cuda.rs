@@ -1,13 +1,19 @@
 //! Prints the complete CUDA source warpcheck generates for a DVE model, or with
 //! `--compile` compiles it with NVRTC for sm_90 (no GPU needed, only libnvrtc) and
 //! prints the time: `cargo run -p warpcheck-gpu --example gen_cuda -- model.dve [--compile]`.
+//! With `--ltl`, the source of an LTL check (graph recording, OWCTY and MAP kernels).
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let path = args.first().expect("usage: gen_cuda MODEL.dve [--compile]");
     let source = std::fs::read_to_string(path).expect("read the model");
     let dve = warpcheck_dve::load(&source).unwrap_or_else(|d| panic!("{}", d.render(path, &source)));
     let generated = warpcheck_gpu::codegen::generate(&dve.model, &[]).expect("generate");
-    let cuda = warpcheck_gpu::engine::tuned_source(&generated, &warpcheck_gpu::engine::Tuning::from_env());
+    let tuning = warpcheck_gpu::engine::Tuning::from_env();
+    let cuda = if args.iter().any(|a| a == "--ltl") {
+        warpcheck_gpu::ltl::cuda_source(&generated, &tuning)
+    } else {
+        warpcheck_gpu::engine::tuned_source(&generated, &tuning)
+    };
     if args.iter().any(|a| a == "--compile") {
         std::env::set_var("WARPCHECK_CACHE", "/nonexistent/warpcheck-no-cache");
         match warpcheck_gpu::nvrtc::compile(&cuda, 90, &[]) {

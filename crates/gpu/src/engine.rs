@@ -13,7 +13,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use cudarc::driver::{
-    CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg,
+    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig,
+    PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
 use warpcheck_explore::{Checks, Progress, Report, Trace, Violation, ViolationKind};
@@ -51,7 +52,7 @@ impl Tuning {
         }
     }
 
-    fn nvrtc_options(&self) -> Vec<String> {
+    pub(crate) fn nvrtc_options(&self) -> Vec<String> {
         self.max_registers.map(|r| format!("--maxrregcount={r}")).into_iter().collect()
     }
 }
@@ -125,6 +126,13 @@ pub enum GpuError {
          were found before the last level could be expanded; give more device memory (--memory) or use the CPU"
     )]
     Full { states: u64, capacity: u64, bytes: u64 },
+    #[error(
+        "the GPU product graph is full: it has room for {capacity} edges ({bytes} bytes of device memory) and the \
+         {states} states found so far need more; give more device memory (--memory) or use the CPU"
+    )]
+    EdgesFull { states: u64, capacity: u64, bytes: u64 },
+    #[error("the model has no property process (`system ... property P;`): there is no LTL property to check")]
+    NoProperty,
 }
 
 fn cuda<E: std::fmt::Debug>(e: E) -> GpuError {
@@ -189,26 +197,83 @@ pub fn cuda_source(generated: &Generated) -> String {
 }
 
 /// Device buffers of one run.
-struct Store {
-    states: CudaSlice<u32>,
+pub(crate) struct Store {
+    pub(crate) states: CudaSlice<u32>,
     parents: CudaSlice<u32>,
     _table: CudaSlice<u64>,
     /// The control block (see kernel.cu): states found, overflow flag, the level being
-    /// expanded, why the device-driven search stopped, levels. Read after each batch.
-    ctl: CudaSlice<u32>,
+    /// expanded, why the device-driven search stopped, levels, [6] edge overflow flag.
+    /// Read after each batch.
+    pub(crate) ctl: CudaSlice<u32>,
     counters: CudaSlice<u64>,
     viol_first: CudaSlice<u32>,
     viol_count: CudaSlice<u64>,
     args: TableArgs,
 }
 
-fn ptr<T>(s: &CudaSlice<T>, stream: &CudaStream) -> u64 {
+pub(crate) fn ptr<T>(s: &CudaSlice<T>, stream: &CudaStream) -> u64 {
     let (p, _sync) = s.device_ptr(stream);
     p
 }
 
 /// Explores `model` breadth first on the GPU.
 pub fn explore_gpu(model: &Model, options: &GpuOptions<'_>) -> Result<GpuReport, GpuError> {
+    explore(model, options, None).map(|(report, _)| report)
+}
+
+/// An exploration that also records the product graph on the device (`WC_GRAPH` in
+/// kernel.cu), for the LTL checker ([`crate::ltl`]).
+pub(crate) struct GraphSpec {
+    /// CUDA source appended to the kernels (the cycle-detection kernels).
+    pub source: &'static str,
+    /// Device bytes per state the caller needs after exploration, beyond the store.
+    pub extra_bytes_per_state: f64,
+    /// Edge room reserved per state the store can hold.
+    pub edges_per_state: f64,
+}
+
+/// The product graph on the device: per state its first edge and degree (one more
+/// entry than states, for the error state), the targets.
+pub(crate) struct GraphStore {
+    pub first: CudaSlice<u64>,
+    pub degree: CudaSlice<u32>,
+    pub targets: CudaSlice<u32>,
+    /// [0]: edges used.
+    pub edges: CudaSlice<u64>,
+}
+
+/// The graph's arguments of the kernels (`struct WcGraph` in kernel.cu).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct GraphArgs {
+    first: u64,
+    degree: u64,
+    targets: u64,
+    edges: u64,
+    capacity: u64,
+    full: u64,
+    edges_full: u64,
+}
+
+unsafe impl DeviceRepr for GraphArgs {}
+
+/// What stays on the device after a search, for a caller that goes on there.
+pub(crate) struct Session {
+    pub ctx: Arc<CudaContext>,
+    pub stream: Arc<CudaStream>,
+    pub module: Arc<CudaModule>,
+    pub store: Store,
+    pub graph: Option<GraphStore>,
+    pub sms: u32,
+    pub words: usize,
+}
+
+/// Explores `model`; with `graph`, also records the product graph on the device.
+pub(crate) fn explore(
+    model: &Model,
+    options: &GpuOptions<'_>,
+    graph: Option<&GraphSpec>,
+) -> Result<(GpuReport, Session), GpuError> {
     let start = Instant::now();
     let count = device_count()?;
     if options.device >= count as usize {
@@ -222,7 +287,10 @@ pub fn explore_gpu(model: &Model, options: &GpuOptions<'_>) -> Result<GpuReport,
     let (major, minor) = ctx.compute_capability().map_err(cuda)?;
     let compile_start = Instant::now();
     let tuning = Tuning::from_env();
-    let source = tuned_source(&generated, &tuning);
+    let mut source = tuned_source(&generated, &tuning);
+    if let Some(spec) = graph {
+        source = graph_source(&source, &generated, spec);
+    }
     let compiled =
         nvrtc::compile(&source, (major * 10 + minor) as u32, &tuning.nvrtc_options()).map_err(GpuError::Compile)?;
     let compile_seconds = compile_start.elapsed().as_secs_f64();
@@ -239,7 +307,9 @@ pub fn explore_gpu(model: &Model, options: &GpuOptions<'_>) -> Result<GpuReport,
     let (free, _) = ctx.mem_get_info().map_err(cuda)?;
     let budget = options.memory.unwrap_or((free as f64 * 0.9) as u64).saturating_sub(64 << 20);
     let per_state = 4.0 * words as f64 + 4.0 + 8.0 / LOAD;
-    let capacity = ((budget as f64 / per_state) as u64).min(u32::MAX as u64 - 2);
+    // With the graph: first edge and degree, the caller's arrays and the edge room too.
+    let graph_per_state = graph.map_or(0.0, |g| 12.0 + g.extra_bytes_per_state + 4.0 * g.edges_per_state);
+    let capacity = ((budget as f64 / (per_state + graph_per_state)) as u64).min(u32::MAX as u64 - 4);
     let entries = ((capacity as f64 / LOAD) as u64).max(capacity + 1);
     if capacity < 2 {
         return Err(GpuError::Full { states: 0, capacity, bytes: budget });
@@ -260,6 +330,31 @@ pub fn explore_gpu(model: &Model, options: &GpuOptions<'_>) -> Result<GpuReport,
         count: ptr(&ctl, &stream),
         full: ptr(&ctl, &stream) + 4,
         limit: capacity as u32,
+    };
+    let graph_store = match graph {
+        None => None,
+        Some(spec) => {
+            let edge_capacity = (capacity as f64 * spec.edges_per_state) as u64;
+            let g = GraphStore {
+                first: stream.alloc_zeros::<u64>(capacity as usize + 1).map_err(cuda)?,
+                degree: stream.alloc_zeros::<u32>(capacity as usize + 1).map_err(cuda)?,
+                targets: unsafe { stream.alloc::<u32>(edge_capacity.max(1) as usize) }.map_err(cuda)?,
+                edges: stream.alloc_zeros::<u64>(1).map_err(cuda)?,
+            };
+            let g_args = GraphArgs {
+                first: ptr(&g.first, &stream),
+                degree: ptr(&g.degree, &stream),
+                targets: ptr(&g.targets, &stream),
+                edges: ptr(&g.edges, &stream),
+                capacity: edge_capacity,
+                full: ptr(&ctl, &stream) + 4,
+                edges_full: ptr(&ctl, &stream) + 24,
+            };
+            let init = module.load_function("wc_graph_init").map_err(cuda)?;
+            unsafe { stream.launch_builder(&init).arg(&g_args).launch(LaunchConfig::for_num_elems(1)) }
+                .map_err(cuda)?;
+            Some(g)
+        }
     };
     let store = Store { states, parents, _table: table, ctl, counters, viol_first, viol_count, args };
     let initial = stream.clone_htod(&model.initial_state()).map_err(cuda)?;
@@ -285,9 +380,11 @@ pub fn explore_gpu(model: &Model, options: &GpuOptions<'_>) -> Result<GpuReport,
         generated: &generated,
         events,
         tuning: tuning.clone(),
+        edge_bytes: graph_store.as_ref().map(|g| g.targets.len() as u64 * 4),
     };
     let explore_start = Instant::now();
     let mut gpu = run.search(start)?;
+    drop(run);
     gpu.explore_seconds = explore_start.elapsed().as_secs_f64();
     gpu.device_name = ctx.name().unwrap_or_default();
     gpu.compile_seconds = compile_seconds;
@@ -300,7 +397,15 @@ pub fn explore_gpu(model: &Model, options: &GpuOptions<'_>) -> Result<GpuReport,
     gpu.report.table_capacity = entries;
     gpu.report.reserved_bytes = capacity * (4 * words as u64 + 4) + entries * 8;
     gpu.report.seconds = start.elapsed().as_secs_f64();
-    Ok(gpu)
+    let session = Session { ctx, stream, module, store, graph: graph_store, sms: sms as u32, words };
+    Ok((gpu, session))
+}
+
+/// The source of a graph-recording exploration: `WC_GRAPH`, the successor bound
+/// (each thread keeps its state's successor ids in a local array of that size), the
+/// caller's kernels appended.
+pub(crate) fn graph_source(source: &str, generated: &Generated, spec: &GraphSpec) -> String {
+    format!("#define WC_GRAPH\n#define WC_MAX_SUCC {}\n{source}\n{}", generated.max_successors, spec.source)
 }
 
 struct Run<'a> {
@@ -316,6 +421,8 @@ struct Run<'a> {
     /// Timing events around each launch.
     events: (CudaEvent, CudaEvent),
     tuning: Tuning,
+    /// With the graph: the bytes of its edge room.
+    edge_bytes: Option<u64>,
 }
 
 const CHECK_DEADLOCK: u32 = 1;
@@ -425,7 +532,7 @@ impl Run<'_> {
                 gpu.launches += 2 * LEVELS_PER_BATCH as u64;
                 ctl = self.read(&self.store.ctl)?;
                 if ctl[1] != 0 {
-                    return Err(self.full(ctl[0] as u64));
+                    return Err(self.overflow(&ctl));
                 }
                 self.report_progress(&mut last_progress, start, &ctl)?;
                 match ctl[4] {
@@ -464,7 +571,7 @@ impl Run<'_> {
                 let now = self.read(&self.store.ctl)?;
                 found = now[0] as u64;
                 if now[1] != 0 {
-                    return Err(self.full(found));
+                    return Err(self.overflow(&now));
                 }
             }
             // The level is done: hand the search back to the device.
@@ -513,6 +620,14 @@ impl Run<'_> {
             seconds: start.elapsed().as_secs_f64(),
         });
         Ok(())
+    }
+
+    /// The error for a set overflow flag (`ctl[1]`): edges (`ctl[6]`) or states.
+    fn overflow(&self, ctl: &[u32]) -> GpuError {
+        match self.edge_bytes {
+            Some(bytes) if ctl[6] != 0 => GpuError::EdgesFull { states: ctl[0] as u64, capacity: bytes / 4, bytes },
+            _ => self.full(ctl[0] as u64),
+        }
     }
 
     fn full(&self, states: u64) -> GpuError {

@@ -11,6 +11,13 @@
 // the state and publishes the id (release); readers that find BUSY wait for the id
 // (acquire). The host guarantees room for every successor of a launch, and an id past
 // the end sets `full` (the run then fails; no state is ever silently dropped).
+//
+// With WC_GRAPH defined (LTL, see ltl.cu), expanding a state also records its
+// successors' ids as the product graph's adjacency: `first[id]`, `degree[id]` and the
+// targets back to back in `targets`, a block per state reserved one atomic per warp;
+// a step that raises an evaluation error is an edge to WC_ERROR_TARGET (the error
+// state, numbered after exploration). Running out of edge room sets the overflow
+// flags (the run fails; no edge is ever dropped).
 
 typedef unsigned int u32;
 typedef unsigned long long u64;
@@ -35,6 +42,19 @@ struct WcTable {
 #define WC_EMIT_FN __device__ __noinline__
 #endif
 struct WcSink;
+#ifdef WC_GRAPH
+#define WC_ERROR_TARGET 0xFFFFFFFDu
+struct WcGraph {
+  unsigned long long *first;
+  u32 *degree;
+  u32 *targets;
+  unsigned long long *edges;
+  unsigned long long capacity;
+  u32 *full;
+  u32 *edges_full;
+};
+__device__ WcGraph wc_graph;
+#endif
 WC_EMIT_FN void wc_emit(WcSink *k, const u32 *t);
 __device__ __forceinline__ void wc_emit_error(WcSink *k);
 
@@ -46,11 +66,31 @@ struct WcSink {
   int insert;
   u64 transitions;
   u64 errors;
+#ifdef WC_GRAPH
+  u32 *succ;
+  u32 n;
+#endif
 };
+
+#ifdef WC_GRAPH
+// Records a successor id of the state being expanded (WC_MAX_SUCC bounds them: the
+// code generator's bound; past it the run fails rather than drop an edge).
+__device__ __forceinline__ void wc_record(WcSink *k, u32 id) {
+  if (k->n < WC_MAX_SUCC) {
+    k->succ[k->n++] = id;
+  } else {
+    atomicExch(wc_graph.edges_full, 1u);
+    atomicExch(wc_graph.full, 1u);
+  }
+}
+#endif
 
 __device__ __forceinline__ void wc_emit_error(WcSink *k) {
   k->transitions++;
   k->errors++;
+#ifdef WC_GRAPH
+  wc_record(k, WC_ERROR_TARGET);
+#endif
 }
 
 __device__ __forceinline__ u64 wc_hash(const u32 *t) {
@@ -84,8 +124,9 @@ __device__ __forceinline__ u32 wc_new_id(u32 *count) {
   return base + (u32)__popc(mask & ((1u << lane) - 1u));
 }
 
-// Inserts state `t`, found from `parent`, unless the table holds it already.
-__device__ __forceinline__ void wc_insert(const WcTable *tab, const u32 *t, u32 parent) {
+// Inserts state `t`, found from `parent`, unless the table holds it already; returns
+// its id (WC_LOST when the store is full).
+__device__ __forceinline__ u32 wc_insert(const WcTable *tab, const u32 *t, u32 parent) {
   u64 h = wc_hash(t);
   u64 tag = (h & 0xFFFFFFFFull) | 1ull;
   u64 pos = __umul64hi(h, tab->capacity);
@@ -99,14 +140,14 @@ __device__ __forceinline__ void wc_insert(const WcTable *tab, const u32 *t, u32 
         if (id >= tab->limit) {
           atomicExch(tab->full, 1u);
           atomicExch(slot, (tag << 32) | WC_LOST);
-          return;
+          return WC_LOST;
         }
         u32 *dst = tab->states + (u64)id * WC_WORDS;
         for (int i = 0; i < WC_WORDS; i++) dst[i] = t[i];
         tab->parents[id] = parent;
         __threadfence();
         atomicExch(slot, (tag << 32) | id);
-        return;
+        return id;
       }
       e = old;
     }
@@ -120,7 +161,7 @@ __device__ __forceinline__ void wc_insert(const WcTable *tab, const u32 *t, u32 
         const u32 *o = tab->states + (u64)id * WC_WORDS;
         int same = 1;
         for (int i = 0; i < WC_WORDS; i++) same &= (__ldcg(o + i) == t[i]);
-        if (same) return;
+        if (same) return id;
       }
     }
     if (++pos == tab->capacity) pos = 0;
@@ -134,7 +175,11 @@ WC_EMIT_FN void wc_emit(WcSink *k, const u32 *t) {
     if (wc_hash(t) == 0) atomicAdd(k->tab->full, 0u);
     return;
   }
+#ifdef WC_GRAPH
+  wc_record(k, wc_insert(k->tab, t, k->parent));
+#else
   wc_insert(k->tab, t, k->parent);
+#endif
 }
 
 // Violation categories: 0 deadlock, 1 evaluation error, 2.. assertions, then invariants.
@@ -189,6 +234,74 @@ extern "C" __global__ void wc_advance(u32 *ctl, u64 bound, u32 limit, const u64 
 // Expands the states with ids lo..hi (or, with `ctl`, the level it names, unless the
 // device-driven search has stopped): checks each, generates its successors and
 // inserts them. Counters: transitions, deadlocks, error steps, accepting states.
+// What one thread of the expansion kernel counts.
+struct WcTally {
+  u64 transitions, errors, deadlocks, accepting;
+};
+
+// Expands state `id`: checks it, generates its successors and inserts them.
+__device__ __forceinline__ void wc_visit(WcSink *k, const WcTable *tab, u64 id, u32 *viol_first, u64 *viol_count,
+                                         u32 flags, WcTally *n) {
+  u32 s[WC_WORDS];
+  const u32 *src = tab->states + id * WC_WORDS;
+  for (int i = 0; i < WC_WORDS; i++) s[i] = src[i];
+  k->parent = (u32)id;
+  k->transitions = 0;
+  k->errors = 0;
+  if (k->insert) {
+    if (flags & WC_CHECK_ASSERTIONS) {
+      int a = wc_assertion(s);
+      if (a >= 0) wc_violation(viol_first, viol_count, 2 + a, (u32)id, 1);
+    }
+    for (int i = 0; i < WC_INVARIANTS; i++)
+      if (!wc_invariant(i, s)) wc_violation(viol_first, viol_count, 2 + WC_ASSERTIONS + i, (u32)id, 1);
+    n->accepting += wc_accepting(s);
+  }
+  int dead = wc_successors(s, k);
+  n->transitions += k->transitions;
+  n->errors += k->errors;
+  if (k->insert && k->errors) wc_violation(viol_first, viol_count, 1, (u32)id, k->errors);
+  if (dead) {
+    n->deadlocks++;
+    if (k->insert && (flags & WC_CHECK_DEADLOCK)) wc_violation(viol_first, viol_count, 0, (u32)id, 1);
+  }
+}
+
+#ifdef WC_GRAPH
+// Writes the adjacency of state `id` (`live`: this lane expanded one): every lane of
+// the warp calls it together (the loop around it is warp-uniform), so full-mask
+// shuffles are valid; a prefix sum of the degrees gives each lane its place in one
+// block reserved by one atomic.
+__device__ __forceinline__ void wc_graph_commit(u64 id, int live, const u32 *succ, u32 n) {
+  const u32 all = 0xffffffffu;
+  u32 lane = threadIdx.x & 31;
+  u32 degree = live ? n : 0;
+  u32 end = degree;
+  for (int d = 1; d < 32; d <<= 1) {
+    u32 t = __shfl_up_sync(all, end, d);
+    if (lane >= (u32)d) end += t;
+  }
+  u32 total = __shfl_sync(all, end, 31);
+  u64 base = 0;
+  if (lane == 31 && total) base = atomicAdd(wc_graph.edges, (u64)total);
+  base = __shfl_sync(all, base, 31);
+  if (!live) return;
+  u64 at = base + end - degree;
+  if (at + degree > wc_graph.capacity) {
+    atomicExch(wc_graph.edges_full, 1u);
+    atomicExch(wc_graph.full, 1u);
+    at = 0;
+    degree = 0;
+  }
+  wc_graph.first[id] = at;
+  wc_graph.degree[id] = degree;
+  for (u32 i = 0; i < degree; i++) wc_graph.targets[at + i] = succ[i];
+}
+#endif
+
+// Expands the states with ids lo..hi (or, with `ctl`, the level it names, unless the
+// device-driven search has stopped): checks each, generates its successors and
+// inserts them. Counters: transitions, deadlocks, error steps, accepting states.
 extern "C" __global__ void wc_expand(WcTable tab, u32 lo, u32 hi, const u32 *ctl, u64 *counters, u32 *viol_first,
                                      u64 *viol_count, u32 flags) {
   if (ctl) {
@@ -199,40 +312,30 @@ extern "C" __global__ void wc_expand(WcTable tab, u32 lo, u32 hi, const u32 *ctl
   WcSink k;
   k.tab = &tab;
   k.insert = !(flags & WC_PROFILE_GENERATE_ONLY);
-  u64 transitions = 0, errors = 0, deadlocks = 0, accepting = 0;
+  WcTally n = {0, 0, 0, 0};
   u64 stride = (u64)gridDim.x * blockDim.x;
-  for (u64 id = lo + (u64)blockIdx.x * blockDim.x + threadIdx.x; id < hi; id += stride) {
-    u32 s[WC_WORDS];
-    const u32 *src = tab.states + (u64)id * WC_WORDS;
-    for (int i = 0; i < WC_WORDS; i++) s[i] = src[i];
-    k.parent = (u32)id;
-    k.transitions = 0;
-    k.errors = 0;
-    if (k.insert) {
-      if (flags & WC_CHECK_ASSERTIONS) {
-        int a = wc_assertion(s);
-        if (a >= 0) wc_violation(viol_first, viol_count, 2 + a, (u32)id, 1);
-      }
-      for (int i = 0; i < WC_INVARIANTS; i++)
-        if (!wc_invariant(i, s)) wc_violation(viol_first, viol_count, 2 + WC_ASSERTIONS + i, (u32)id, 1);
-      accepting += wc_accepting(s);
-    }
-    int dead = wc_successors(s, &k);
-    transitions += k.transitions;
-    errors += k.errors;
-    if (k.insert && k.errors) wc_violation(viol_first, viol_count, 1, (u32)id, k.errors);
-    if (dead) {
-      deadlocks++;
-      if (k.insert && (flags & WC_CHECK_DEADLOCK)) wc_violation(viol_first, viol_count, 0, (u32)id, 1);
-    }
+#ifdef WC_GRAPH
+  // Warp-uniform: whole warps step through the range, so that they commit together.
+  u32 succ[WC_MAX_SUCC];
+  k.succ = succ;
+  for (u64 base = lo + (u64)blockIdx.x * blockDim.x + (threadIdx.x & ~31u); base < hi; base += stride) {
+    u64 id = base + (threadIdx.x & 31);
+    k.n = 0;
+    if (id < hi) wc_visit(&k, &tab, id, viol_first, viol_count, flags, &n);
+    __syncwarp();
+    wc_graph_commit(id, id < hi, succ, k.n);
   }
+#else
+  for (u64 id = lo + (u64)blockIdx.x * blockDim.x + threadIdx.x; id < hi; id += stride)
+    wc_visit(&k, &tab, id, viol_first, viol_count, flags, &n);
+#endif
   // Profiling launches leave the counters alone (uniform across the warp).
   if (!k.insert) return;
   __syncwarp();
-  transitions = wc_warp_sum(transitions);
-  errors = wc_warp_sum(errors);
-  deadlocks = wc_warp_sum(deadlocks);
-  accepting = wc_warp_sum(accepting);
+  u64 transitions = wc_warp_sum(n.transitions);
+  u64 errors = wc_warp_sum(n.errors);
+  u64 deadlocks = wc_warp_sum(n.deadlocks);
+  u64 accepting = wc_warp_sum(n.accepting);
   if ((threadIdx.x & 31) == 0) {
     if (transitions) atomicAdd(counters + 0, transitions);
     if (deadlocks) atomicAdd(counters + 1, deadlocks);
@@ -240,6 +343,11 @@ extern "C" __global__ void wc_expand(WcTable tab, u32 lo, u32 hi, const u32 *ctl
     if (accepting) atomicAdd(counters + 3, accepting);
   }
 }
+
+#ifdef WC_GRAPH
+// Points the expansion kernel at the graph's buffers (one thread, before the search).
+extern "C" __global__ void wc_graph_init(WcGraph g) { wc_graph = g; }
+#endif
 
 // Inserts the initial state (one thread).
 extern "C" __global__ void wc_seed(WcTable tab, const u32 *initial) {

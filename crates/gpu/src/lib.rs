@@ -5,15 +5,19 @@
 //! - [`codegen`]: model IR → C functions (successors, checks), valid CUDA C and C99;
 //! - [`host`]: runs the generated C on the host (the tests' bridge to the CPU engine).
 //! - [`nvrtc`]: run-time compilation to a cubin, cached on disk;
-//! - [`engine`]: the device-resident state store and the breadth-first search;
-//! - [`scc`]: SCC decomposition of explicit graphs (FB with trimming, Coloring, OBF).
+//! - [`engine`]: the device-resident state store and the breadth-first search (optionally
+//!   recording the product graph);
+//! - [`scc`]: SCC decomposition of explicit graphs (FB with trimming, Coloring, OBF);
 //! - [`howard`]: Howard's policy iteration for the optimal cycle mean and ratio, all
-//!   SCCs at once, exact by a host-side certificate.
+//!   SCCs at once, exact by a host-side certificate;
+//! - [`ltl`]: LTL accepting-cycle detection (OWCTY, MAP) on the product graph the
+//!   engine records, on the device.
 
 pub mod codegen;
 pub mod engine;
 pub mod host;
 pub mod howard;
+pub mod ltl;
 pub mod nvrtc;
 pub mod scc;
 

@@ -1,0 +1,589 @@
+//! LTL model checking on the GPU: the accepting-cycle search of [`warpcheck_ltl`]
+//! (OWCTY or MAP) with the whole product graph on the device.
+//!
+//! 1. **Generation and graph.** The GPU engine explores the product of the model with
+//!    its property automaton (the generated successor function already includes it,
+//!    with stuttering) in a graph-recording mode (`WC_GRAPH`, kernel.cu): each thread
+//!    keeps its state's successor ids in a local array of the code generator's bound,
+//!    and each warp reserves one block of the edge array with one atomic for its 32
+//!    states (a prefix sum of their degrees; the expansion loop is warp-uniform in this
+//!    mode so that full-mask shuffles are valid). So the adjacency (`first`, `degree`,
+//!    `targets`) is built where the states are found: no second pass, no host round
+//!    trip (the thesis built it on the CPU, where it dominated its run times).
+//! 2. **Finishing** (`graph_seconds`): acceptance per vertex (`wc_accepting` on the
+//!    stored states) and the error state. A step that raises an evaluation error is
+//!    recorded as an edge to a marker and renumbered to the error state, vertex `N`
+//!    after the `N` real states (only when some step raised an error, as in the CPU's
+//!    graph), with no successors. (The issue's design drops such steps; keeping them
+//!    makes the graph the CPU's state graph up to vertex numbering, so OWCTY leaves a
+//!    set of the same size: the error state stays in it when a remaining vertex steps
+//!    into it.) The host checks that the edges recorded equal the transitions counted.
+//! 3. **Cycle detection** by kernels of `ltl.cu` over vertex-indexed arrays and two
+//!    frontier queues, the host enqueueing 16 levels per round trip:
+//!    - OWCTY (the thesis's Algorithm 9 with Proposition 4.1.1, as
+//!      `warpcheck_ltl::owcty`): reachability from the accepting vertices within S,
+//!      then elimination by in-degree counting within S with fronts of in-degree 0,
+//!      until an iteration removes nothing. The thesis's GPU default is *reversed*
+//!      OWCTY (backward reachability, elimination of vertices without successors); we
+//!      run the forward one because its fixpoint is the CPU's, which the tests hold it
+//!      to; counting in-degrees also avoids the `elim`/`elimPrep` bits of Algorithm 14
+//!      (digest erratum 7: `elimPrep` must start true) altogether.
+//!    - MAP (thesis Algorithm 10, as `warpcheck_ltl::map`): rounds of forward
+//!      propagation of the largest accepting predecessor with `atomicMax` over fronts
+//!      of changed vertices (not the thesis's sweep over all edges), then an accepting
+//!      vertex that is its own value proves a cycle, or the values stop being
+//!      accepting. Vertex ids are the GPU's discovery order, which is not the CPU's,
+//!      so the number of rounds may differ from the CPU's (the verdict cannot).
+//! 4. **Counterexample.** Only when the property is violated does the graph come back
+//!    to the host: the adjacency (as a CSR), acceptance, the set OWCTY left, then the
+//!    CPU's linear witness search (`owcty::witness`) and `Lasso::build` on the states of
+//!    the lasso, read one by one.
+//!
+//! Vertex ids are the GPU's discovery order (BFS levels, nondeterministic within a
+//! level), so the lasso may differ from the CPU's; its stem is still a shortest path.
+//! Models whose generated code is huge (BEEM's plc, 1.9 MB of DVE) take NVRTC minutes
+//! in this mode: the tests leave them out.
+//!
+//! Device memory: the store's share per state (see engine.rs) plus 12 bytes of
+//! adjacency per state, 17 bytes of cycle-detection arrays per state, and room for
+//! [`EDGES_PER_STATE`] edges per state. A graph that needs more edges ends the run
+//! with [`GpuError::EdgesFull`] (never a dropped edge).
+
+use std::time::Instant;
+
+use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
+use warpcheck_explore::{Checks, Lasso};
+use warpcheck_graph::Csr;
+use warpcheck_ltl::{owcty, Cycle, Outcome};
+use warpcheck_model::Model;
+
+use crate::codegen::{self, Generated};
+use crate::engine::{explore, graph_source, ptr, tuned_source, GpuError, GpuOptions, GraphSpec, Session, Tuning};
+use crate::nvrtc;
+
+/// Edge room reserved per state the store can hold (BEEM products have 1.5-9
+/// successors per state, most of them 2-4).
+pub const EDGES_PER_STATE: f64 = 8.0;
+/// Bytes per vertex of the cycle-detection arrays: OWCTY flags or MAP values (4),
+/// in-degrees or queued marks (4), acceptance (1), two queues (8).
+const CYCLE_BYTES: f64 = 17.0;
+/// Frontier levels enqueued per round trip to the host.
+const LEVELS_PER_BATCH: usize = 16;
+
+/// The accepting-cycle algorithm on the GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GpuAlgorithm {
+    Owcty,
+    Map,
+}
+
+impl GpuAlgorithm {
+    pub fn name(self) -> &'static str {
+        match self {
+            GpuAlgorithm::Owcty => "owcty",
+            GpuAlgorithm::Map => "map",
+        }
+    }
+}
+
+/// The result of an LTL check on the GPU: the CPU's [`Outcome`] fields, with where the
+/// time went.
+#[derive(Clone, Debug)]
+pub struct GpuLtl {
+    /// `graph_seconds` is generation plus graph building (wall clock), `seconds` the
+    /// whole check.
+    pub outcome: Outcome,
+    pub device_name: String,
+    pub compile_seconds: f64,
+    /// Exploration with the adjacency recorded (expansion kernels, CUDA events).
+    pub generate_seconds: f64,
+    /// Finishing the graph: acceptance and the error state (CUDA events).
+    pub graph_seconds: f64,
+    /// OWCTY or MAP on the device, first launch to last (CUDA events; includes the
+    /// host's reads of the frontier counters).
+    pub cycle_seconds: f64,
+    /// Copying the graph back and building the lasso (violated properties only).
+    pub lasso_seconds: f64,
+    /// Edges stored (= transitions, steps into the error state included).
+    pub edges: u64,
+}
+
+/// Checks the property of `model` with `algorithm` on the GPU of `options` (its
+/// `device`, `memory` and `progress`; no other checks run).
+pub fn check_gpu(model: &Model, algorithm: GpuAlgorithm, options: &GpuOptions<'_>) -> Result<GpuLtl, GpuError> {
+    if model.property.is_none() {
+        return Err(GpuError::NoProperty);
+    }
+    let start = Instant::now();
+    let explore_options = GpuOptions {
+        device: options.device,
+        memory: options.memory,
+        checks: Checks { deadlock: false, assertions: false, invariants: vec![] },
+        stop_at_first: false,
+        profile: false,
+        progress: options.progress,
+    };
+    let spec = graph_spec();
+    let (report, session) = explore(model, &explore_options, Some(&spec))?;
+    let real = report.report.states - (report.report.error_transitions > 0) as u64;
+    let device = Device::new(&session)?;
+    let graph = session.graph.as_ref().expect("a graph-recording exploration has a graph");
+    let edges = device.read(&graph.edges)?[0];
+    if edges != report.report.transitions {
+        return Err(GpuError::Cuda(format!(
+            "the GPU recorded {edges} edges for {} transitions",
+            report.report.transitions
+        )));
+    }
+    // The error state, when a step raised an evaluation error, is vertex `real`.
+    let n = real as u32 + (report.report.error_transitions > 0) as u32;
+    let arrays = Arrays::new(&session, n as usize)?;
+    let graph_seconds = device.timed(|| {
+        let acc = ptr(&arrays.acc, &device.stream());
+        device.launch(
+            "wc_ltl_accepting",
+            n as usize,
+            &[U64(ptr(&session.store.states, &device.stream())), U32(real as u32), U32(n), U64(acc)],
+        )?;
+        if report.report.error_transitions > 0 {
+            let targets = ptr(&graph.targets, &device.stream());
+            device.launch("wc_ltl_error_targets", edges as usize, &[U64(targets), U64(edges), U32(real as u32)])?;
+        }
+        Ok(())
+    })?;
+    let search = Search { device: &device, session: &session, arrays: &arrays, n, real: real as u32 };
+    let (found, iterations, remaining, cycle_seconds) = match algorithm {
+        GpuAlgorithm::Owcty => {
+            let (size, iterations, seconds) = search.owcty()?;
+            (size > 0, iterations, Some(size), seconds)
+        }
+        GpuAlgorithm::Map => {
+            let (on_cycle, rounds, seconds) = search.map()?;
+            (on_cycle.is_some(), rounds, None, seconds)
+        }
+    };
+    let lasso_start = Instant::now();
+    let lasso = if found { Some(search.lasso(model, algorithm)?) } else { None };
+    let lasso_seconds = lasso_start.elapsed().as_secs_f64();
+    let generated = report.explore_seconds + report.setup_seconds;
+    Ok(GpuLtl {
+        outcome: Outcome {
+            lasso,
+            states: real,
+            transitions: report.report.transitions,
+            error_transitions: report.report.error_transitions,
+            iterations: Some(iterations),
+            remaining,
+            graph_seconds: Some(generated + graph_seconds),
+            seconds: start.elapsed().as_secs_f64(),
+        },
+        device_name: report.device_name,
+        compile_seconds: report.compile_seconds,
+        generate_seconds: report.kernel_seconds,
+        graph_seconds,
+        cycle_seconds,
+        lasso_seconds,
+        edges,
+    })
+}
+
+fn graph_spec() -> GraphSpec {
+    GraphSpec { source: include_str!("ltl.cu"), extra_bytes_per_state: CYCLE_BYTES, edges_per_state: EDGES_PER_STATE }
+}
+
+/// The complete CUDA source of an LTL check (graph-recording exploration and the
+/// cycle-detection kernels), for inspection and compile checks without a GPU.
+pub fn cuda_source(generated: &Generated, tuning: &Tuning) -> String {
+    graph_source(&tuned_source(generated, tuning), generated, &graph_spec())
+}
+
+/// The device's adjacency (a block of `targets` per vertex, blocks in any order) as a
+/// CSR of `n` vertices, those from `real` on (the error state) without successors.
+fn adjacency_csr(first: &[u64], degree: &[u32], targets: &[u32], real: usize, n: usize) -> Result<Csr, GpuError> {
+    let bad = |what: String| GpuError::Cuda(format!("the GPU's graph: {what}"));
+    let mut offsets = Vec::with_capacity(n + 1);
+    let mut out = Vec::with_capacity(targets.len());
+    offsets.push(0u64);
+    for v in 0..real {
+        let (at, k) = (first[v] as usize, degree[v] as usize);
+        let block = targets.get(at..at + k).ok_or_else(|| bad(format!("vertex {v}'s edges lie outside")))?;
+        out.extend_from_slice(block);
+        offsets.push(out.len() as u64);
+    }
+    offsets.resize(n + 1, out.len() as u64);
+    Csr::from_parts(offsets, out).map_err(bad)
+}
+
+/// Compiles (or finds in the cache) the kernels of an LTL check of `model` for
+/// `device`, without running them: lets a caller compile many models in parallel first.
+pub fn compile_for_device(model: &Model, device: usize) -> Result<nvrtc::Compiled, GpuError> {
+    crate::engine::device_count()?;
+    let generated = codegen::generate(model, &[])?;
+    let ctx = cudarc::driver::CudaContext::new(device).map_err(cuda)?;
+    let (major, minor) = ctx.compute_capability().map_err(cuda)?;
+    let tuning = Tuning::from_env();
+    let source = cuda_source(&generated, &tuning);
+    nvrtc::compile(&source, (major * 10 + minor) as u32, &tuning.nvrtc_options()).map_err(GpuError::Compile)
+}
+
+/// Launching the cycle-detection kernels of a session's module.
+struct Device<'s> {
+    session: &'s Session,
+    grid: u32,
+    events: (cudarc::driver::CudaEvent, cudarc::driver::CudaEvent),
+}
+
+fn cuda<E: std::fmt::Debug>(e: E) -> GpuError {
+    GpuError::Cuda(format!("{e:?}"))
+}
+
+const BLOCK: u32 = 256;
+
+/// A kernel argument: a 32-bit number, or a 64-bit number or device pointer.
+enum Arg {
+    U32(u32),
+    U64(u64),
+}
+use Arg::{U32, U64};
+
+impl<'s> Device<'s> {
+    fn new(session: &'s Session) -> Result<Device<'s>, GpuError> {
+        let timing = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+        let events = (session.ctx.new_event(timing).map_err(cuda)?, session.ctx.new_event(timing).map_err(cuda)?);
+        Ok(Device { session, grid: session.sms * 8, events })
+    }
+
+    fn stream(&self) -> std::sync::Arc<cudarc::driver::CudaStream> {
+        self.session.stream.clone()
+    }
+
+    fn function(&self, name: &str) -> Result<CudaFunction, GpuError> {
+        self.session.module.load_function(name).map_err(cuda)
+    }
+
+    /// Launches kernel `name` over `items` (grid-stride; 0: the full grid, for kernels
+    /// whose work the device decides).
+    fn launch(&self, name: &str, items: usize, args: &[Arg]) -> Result<(), GpuError> {
+        let blocks = if items == 0 { self.grid } else { (items.div_ceil(BLOCK as usize) as u32).clamp(1, self.grid) };
+        self.launch_with(
+            name,
+            LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 },
+            args,
+        )
+    }
+
+    /// Launches kernel `name` on one thread.
+    fn launch_one(&self, name: &str, args: &[Arg]) -> Result<(), GpuError> {
+        self.launch_with(name, LaunchConfig::for_num_elems(1), args)
+    }
+
+    fn launch_with(&self, name: &str, cfg: LaunchConfig, args: &[Arg]) -> Result<(), GpuError> {
+        let f = self.function(name)?;
+        let stream = self.stream();
+        let mut builder = stream.launch_builder(&f);
+        for a in args {
+            match a {
+                Arg::U32(x) => builder.arg(x),
+                Arg::U64(x) => builder.arg(x),
+            };
+        }
+        // SAFETY: every kernel of ltl.cu takes exactly these arguments, pointers into
+        // live buffers of the session and its arrays.
+        unsafe { builder.launch(cfg) }.map_err(cuda)?;
+        Ok(())
+    }
+
+    /// Runs `work` between two timing events; the GPU time in seconds.
+    fn timed(&self, work: impl FnOnce() -> Result<(), GpuError>) -> Result<f64, GpuError> {
+        let stream = self.stream();
+        self.events.0.record(&stream).map_err(cuda)?;
+        work()?;
+        self.events.1.record(&stream).map_err(cuda)?;
+        self.events.1.synchronize().map_err(cuda)?;
+        Ok(self.events.0.elapsed_ms(&self.events.1).map_err(cuda)? as f64 / 1000.0)
+    }
+
+    fn read<T: cudarc::driver::DeviceRepr + Default + Clone>(&self, s: &CudaSlice<T>) -> Result<Vec<T>, GpuError> {
+        let mut host = vec![T::default(); s.len()];
+        self.session.stream.memcpy_dtoh(s, &mut host).map_err(cuda)?;
+        Ok(host)
+    }
+}
+
+/// The per-vertex arrays of cycle detection (`n` vertices: the real states and the
+/// error state).
+struct Arrays {
+    acc: CudaSlice<u8>,
+    /// OWCTY: set flags; MAP: values.
+    a: CudaSlice<u32>,
+    /// OWCTY: in-degrees; MAP: queued marks.
+    b: CudaSlice<u32>,
+    queues: [CudaSlice<u32>; 2],
+    /// The frontier control block (see ltl.cu).
+    control: CudaSlice<u64>,
+    /// MAP: the vertex found on a cycle, whether a round removed an acceptance.
+    result: CudaSlice<u32>,
+}
+
+impl Arrays {
+    fn new(session: &Session, n: usize) -> Result<Arrays, GpuError> {
+        let s = &session.stream;
+        // Out of memory here means the budget's share for these arrays was too small.
+        let full =
+            |e: cudarc::driver::DriverError| GpuError::Cuda(format!("allocating the cycle-detection arrays: {e:?}"));
+        Ok(Arrays {
+            acc: s.alloc_zeros::<u8>(n).map_err(full)?,
+            a: s.alloc_zeros::<u32>(n).map_err(full)?,
+            b: s.alloc_zeros::<u32>(n).map_err(full)?,
+            queues: [s.alloc_zeros::<u32>(n).map_err(full)?, s.alloc_zeros::<u32>(n).map_err(full)?],
+            control: s.alloc_zeros::<u64>(8).map_err(full)?,
+            result: s.alloc_zeros::<u32>(2).map_err(full)?,
+        })
+    }
+}
+
+struct Search<'a> {
+    device: &'a Device<'a>,
+    session: &'a Session,
+    arrays: &'a Arrays,
+    /// Vertices: the real states, then the error state if a step raised an error.
+    n: u32,
+    real: u32,
+}
+
+/// Device pointers of the graph and the arrays, for kernel arguments.
+struct Ptrs {
+    first: u64,
+    degree: u64,
+    targets: u64,
+    acc: u64,
+    a: u64,
+    b: u64,
+    q0: u64,
+    q1: u64,
+    c: u64,
+    result: u64,
+}
+
+impl Search<'_> {
+    fn ptrs(&self) -> Ptrs {
+        let s = &self.session.stream;
+        let g = self.session.graph.as_ref().expect("graph");
+        let a = self.arrays;
+        Ptrs {
+            first: ptr(&g.first, s),
+            degree: ptr(&g.degree, s),
+            targets: ptr(&g.targets, s),
+            acc: ptr(&a.acc, s),
+            a: ptr(&a.a, s),
+            b: ptr(&a.b, s),
+            q0: ptr(&a.queues[0], s),
+            q1: ptr(&a.queues[1], s),
+            c: ptr(&a.control, s),
+            result: ptr(&a.result, s),
+        }
+    }
+
+    /// Clears the frontier control block (before a seed kernel fills the first queue).
+    fn reset_front(&self) -> Result<(), GpuError> {
+        let c = self.ptrs().c;
+        self.device.launch_one("wc_front_reset", &[U64(c)])
+    }
+
+    /// Runs `level` (which enqueues one level's kernels) and the flip until the
+    /// current queue is empty; returns the vertices taken from the queues.
+    fn frontier(&self, level: impl Fn() -> Result<(), GpuError>) -> Result<u64, GpuError> {
+        let p = self.ptrs();
+        loop {
+            for _ in 0..LEVELS_PER_BATCH {
+                level()?;
+                self.device.launch_one("wc_front_flip", &[U64(p.c)])?;
+            }
+            let c = self.device.read(&self.arrays.control)?;
+            if c[c[2] as usize] == 0 {
+                return Ok(c[3]);
+            }
+        }
+    }
+
+    /// OWCTY: the size of the set it leaves, the iterations, the GPU seconds.
+    fn owcty(&self) -> Result<(u64, u32, f64), GpuError> {
+        let (p, n, d) = (self.ptrs(), self.n, self.device);
+        let (mut size, mut iterations) = (n as u64, 0u32);
+        let seconds = d.timed(|| {
+            d.launch("wc_owcty_init", n as usize, &[U32(n), U64(p.a)])?;
+            loop {
+                iterations += 1;
+                let old = size;
+                self.reset_front()?;
+                d.launch("wc_reach_seed", n as usize, &[U32(n), U64(p.a), U64(p.acc), U64(p.q0), U64(p.q1), U64(p.c)])?;
+                let reached = self.frontier(|| {
+                    d.launch(
+                        "wc_reach_step",
+                        0,
+                        &[U64(p.first), U64(p.degree), U64(p.targets), U64(p.a), U64(p.q0), U64(p.q1), U64(p.c)],
+                    )
+                })?;
+                d.launch("wc_owcty_restrict", n as usize, &[U32(n), U64(p.a), U64(p.b)])?;
+                d.launch(
+                    "wc_owcty_indegree",
+                    n as usize,
+                    &[U32(n), U64(p.first), U64(p.degree), U64(p.targets), U64(p.a), U64(p.b)],
+                )?;
+                self.reset_front()?;
+                d.launch("wc_elim_seed", n as usize, &[U32(n), U64(p.a), U64(p.b), U64(p.q0), U64(p.q1), U64(p.c)])?;
+                let removed = self.frontier(|| {
+                    d.launch(
+                        "wc_elim_step",
+                        0,
+                        &[
+                            U64(p.first),
+                            U64(p.degree),
+                            U64(p.targets),
+                            U64(p.a),
+                            U64(p.b),
+                            U64(p.q0),
+                            U64(p.q1),
+                            U64(p.c),
+                        ],
+                    )
+                })?;
+                size = reached - removed;
+                if size == old {
+                    return Ok(());
+                }
+            }
+        })?;
+        Ok((size, iterations, seconds))
+    }
+
+    /// MAP: a vertex on an accepting cycle, the rounds, the GPU seconds.
+    fn map(&self) -> Result<(Option<u32>, u32, f64), GpuError> {
+        let (p, n, d) = (self.ptrs(), self.n, self.device);
+        let (mut on_cycle, mut rounds) = (None, 0u32);
+        let seconds = d.timed(|| loop {
+            rounds += 1;
+            self.reset_front()?;
+            d.launch(
+                "wc_map_seed",
+                n as usize,
+                &[U32(n), U64(p.acc), U64(p.a), U64(p.b), U64(p.q0), U64(p.q1), U64(p.c)],
+            )?;
+            self.frontier(|| {
+                d.launch("wc_map_unqueue", 0, &[U64(p.b), U64(p.q0), U64(p.q1), U64(p.c)])?;
+                d.launch(
+                    "wc_map_step",
+                    0,
+                    &[
+                        U64(p.first),
+                        U64(p.degree),
+                        U64(p.targets),
+                        U64(p.acc),
+                        U64(p.a),
+                        U64(p.b),
+                        U64(p.q0),
+                        U64(p.q1),
+                        U64(p.c),
+                    ],
+                )
+            })?;
+            d.launch_one("wc_map_reset", &[U64(p.result)])?;
+            d.launch("wc_map_cycle", n as usize, &[U32(n), U64(p.acc), U64(p.a), U64(p.result)])?;
+            let found = d.read(&self.arrays.result)?[0];
+            if found != u32::MAX {
+                on_cycle = Some(found);
+                return Ok(());
+            }
+            d.launch("wc_map_unmark", n as usize, &[U32(n), U64(p.acc), U64(p.a), U64(p.result + 4)])?;
+            if d.read(&self.arrays.result)?[1] == 0 {
+                return Ok(());
+            }
+        })?;
+        Ok((on_cycle, rounds, seconds))
+    }
+
+    /// The counterexample: the graph, acceptance and (OWCTY) the set it left come back
+    /// to the host; the CPU's witness search finds the lasso.
+    fn lasso(&self, model: &Model, algorithm: GpuAlgorithm) -> Result<Lasso, GpuError> {
+        let d = self.device;
+        let g = self.session.graph.as_ref().expect("graph");
+        let n = self.n as usize;
+        // Only the first `n` entries: the buffers are sized for the store's capacity.
+        let read_n = |s: &CudaSlice<u64>| -> Result<Vec<u64>, GpuError> {
+            let mut host = vec![0u64; n];
+            self.session.stream.memcpy_dtoh(&s.slice(..n), &mut host).map_err(cuda)?;
+            Ok(host)
+        };
+        let first = read_n(&g.first)?;
+        let mut degree = vec![0u32; n];
+        self.session.stream.memcpy_dtoh(&g.degree.slice(..n), &mut degree).map_err(cuda)?;
+        let edges = d.read(&g.edges)?[0] as usize;
+        let mut all = vec![0u32; edges];
+        self.session.stream.memcpy_dtoh(&g.targets.slice(..edges), &mut all).map_err(cuda)?;
+        let csr = adjacency_csr(&first, &degree, &all, self.real as usize, n)?;
+        drop(all);
+        // MAP removed acceptances on the device: the witness needs the original ones.
+        let acc = self.ptrs().acc;
+        let states = ptr(&self.session.store.states, &self.session.stream);
+        d.launch("wc_ltl_accepting", n, &[U64(states), U32(self.real), U32(self.n), U64(acc)])?;
+        let accepting: Vec<bool> = d.read(&self.arrays.acc)?.iter().map(|&a| a != 0).collect();
+        let set: Vec<bool> = match algorithm {
+            GpuAlgorithm::Owcty => d.read(&self.arrays.a)?.iter().map(|&f| f & 1 != 0).collect(),
+            GpuAlgorithm::Map => vec![true; n],
+        };
+        let cycle: Cycle = owcty::witness(&csr, &accepting, &set)
+            .ok_or_else(|| GpuError::Cuda("the GPU found an accepting cycle the witness search does not".into()))?;
+        let words = model.state_words();
+        let states = |ids: &[u32]| {
+            ids.iter().map(|&v| self.state(v).map(|s| s[..words].to_vec())).collect::<Result<Vec<_>, GpuError>>()
+        };
+        Ok(Lasso::build(model, &states(&cycle.stem)?, &states(&cycle.cycle)?))
+    }
+
+    /// The state of vertex `v` (a real state), read from the device.
+    fn state(&self, v: u32) -> Result<Vec<u32>, GpuError> {
+        let words = self.session.words;
+        let mut state = vec![0u32; words];
+        let at = v as usize * words;
+        self.session.stream.memcpy_dtoh(&self.session.store.states.slice(at..at + words), &mut state).map_err(cuda)?;
+        Ok(state)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adjacency_blocks_in_any_order_become_a_csr_with_the_error_state_last() {
+        // Vertex 0 -> 1, 2 (block at 3), vertex 1 -> 1 (block at 0), vertex 2 -> 3 (the
+        // error state; block at 1, with a stale entry after it), vertex 3: the error state.
+        let first = [3, 0, 1, 0];
+        let degree = [2, 1, 1, 0];
+        let targets = [1, 3, 9, 1, 2];
+        let csr = adjacency_csr(&first, &degree, &targets, 3, 4).unwrap();
+        assert_eq!(csr.vertices(), 4);
+        let lists: Vec<&[u32]> = (0..4).map(|v| csr.successors(v)).collect();
+        assert_eq!(lists, [&[1, 2][..], &[1], &[3], &[]]);
+    }
+
+    #[test]
+    fn a_block_outside_the_edges_or_a_target_outside_the_vertices_is_an_error() {
+        assert!(adjacency_csr(&[4, 0], &[2, 0], &[1, 1, 1, 1], 1, 2).is_err());
+        assert!(adjacency_csr(&[0, 0], &[1, 0], &[7], 2, 2).is_err());
+    }
+
+    #[test]
+    fn every_kernel_launched_is_defined() {
+        let cuda = format!("{}{}", include_str!("kernel.cu"), include_str!("ltl.cu"));
+        let rust = include_str!("ltl.rs");
+        let code = &rust[..rust.find("#[cfg(test)]").unwrap()];
+        let mut launched = 0;
+        for piece in code.split("\"wc_").skip(1) {
+            let name = format!("wc_{}", &piece[..piece.find('"').unwrap()]);
+            launched += 1;
+            assert!(cuda.contains(&format!("__global__ void {name}(")), "kernel {name} is launched but not defined");
+        }
+        assert!(launched >= 15, "{launched}");
+    }
+}
