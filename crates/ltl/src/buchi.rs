@@ -134,32 +134,26 @@ impl Buchi {
     }
 
     /// Whether the automaton accepts the lasso word `stem cycle^ω` (letters as bit
-    /// sets): whether the product of the lasso with the automaton has a reachable cycle
-    /// through an accepting state.
+    /// sets): whether the product of the lasso with the automaton has an accepting
+    /// cycle (found by nested DFS).
     pub fn accepts(&self, stem: &[u64], cycle: &[u64]) -> bool {
         assert!(!cycle.is_empty(), "a lasso needs a cycle");
         let positions = stem.len() + cycle.len();
         let letter = |p: usize| if p < stem.len() { stem[p] } else { cycle[p - stem.len()] };
         let after = |p: usize| if p + 1 < positions { p + 1 } else { stem.len() };
         let states = self.states();
-        // Product vertices (position, state); edges read the letter at the position.
-        let successors = |(p, q): (usize, usize)| {
-            self.edges
-                .iter()
-                .filter(move |e| e.from as usize == q && e.label.holds(letter(p)))
-                .map(move |e| (after(p), e.to as usize))
-        };
-        let id = |(p, q): (usize, usize)| p * states + q;
-        let reachable = search(positions * states, [id((0, 0))], |v, out| {
-            out.extend(successors((v / states, v % states)).map(id));
-        });
-        // An accepting reachable vertex that reaches itself.
-        (0..positions * states).filter(|&v| reachable[v] && self.accepting[v % states]).any(|v| {
-            let again = search(positions * states, successors((v / states, v % states)).map(id), |w, out| {
-                out.extend(successors((w / states, w % states)).map(id));
-            });
-            again[v]
-        })
+        // Vertex p * states + q is (position p, state q); edges read the letter at p.
+        let mut edges = Vec::new();
+        for p in 0..positions {
+            for e in self.edges.iter().filter(|e| e.label.holds(letter(p))) {
+                edges.push(((p * states) as u32 + e.from, (after(p) * states) as u32 + e.to));
+            }
+        }
+        let graph = warpcheck_graph::Csr::from_edges((positions * states) as u64, &edges).expect("a small product");
+        let accepting: Vec<bool> = (0..positions * states).map(|v| self.accepting[v % states]).collect();
+        let mut product = crate::Explicit { graph: &graph, accepting: &accepting, within: None };
+        let found = crate::Ndfs::new().search(&mut product, 0).expect("an explicit graph has no limit");
+        found.is_some()
     }
 }
 
@@ -250,36 +244,49 @@ fn normalize(b: Buchi) -> Buchi {
     Buchi { accepting: b.accepting, edges }
 }
 
+/// Per state, the range of its edges in `edges` (sorted by source).
+fn edge_ranges(b: &Buchi) -> Vec<std::ops::Range<usize>> {
+    let mut ranges = vec![0..0; b.states()];
+    let mut start = 0;
+    for (i, e) in b.edges.iter().enumerate() {
+        if i + 1 == b.edges.len() || b.edges[i + 1].from != e.from {
+            ranges[e.from as usize] = start..i + 1;
+            start = i + 1;
+        }
+    }
+    ranges
+}
+
 /// Removes useless states and merges bisimilar ones (see the module documentation).
 pub fn reduce(b: Buchi) -> Buchi {
     let b = prune(b);
     let n = b.states();
+    let ranges = edge_ranges(&b);
     // Partition refinement: classes by acceptance, then by the guards to each class.
     let mut class: Vec<usize> = b.accepting.iter().map(|&a| a as usize).collect();
+    let mut classes = class.iter().collect::<BTreeSet<_>>().len();
     loop {
         let mut signatures: HashMap<(usize, Vec<(usize, Label)>), usize> = HashMap::new();
         let mut refined = vec![0; n];
         for s in 0..n {
             let mut out: BTreeMap<usize, Vec<Cube>> = BTreeMap::new();
-            for e in b.edges.iter().filter(|e| e.from as usize == s) {
+            for e in &b.edges[ranges[s].clone()] {
                 out.entry(class[e.to as usize]).or_default().extend(e.label.0.iter().copied());
             }
             let sig: Vec<(usize, Label)> = out.into_iter().map(|(c, cubes)| (c, Label::new(cubes))).collect();
             let fresh = signatures.len();
             refined[s] = *signatures.entry((class[s], sig)).or_insert(fresh);
         }
-        let same = signatures.len() == class.iter().collect::<BTreeSet<_>>().len();
         class = refined;
-        if same {
+        if signatures.len() == classes {
             break;
         }
+        classes = signatures.len();
     }
-    // Quotient, numbered so that the initial state's class is 0.
+    // Quotient, numbered in order of first member, so the initial state's class is 0.
     let mut number: HashMap<usize, u32> = HashMap::new();
-    let mut order: Vec<usize> = vec![0];
-    order.extend(1..n);
     let mut accepting = Vec::new();
-    for &s in &order {
+    for s in 0..n {
         number.entry(class[s]).or_insert_with(|| {
             accepting.push(b.accepting[s]);
             accepting.len() as u32 - 1
@@ -304,10 +311,20 @@ fn prune(b: Buchi) -> Buchi {
         backward[e.to as usize].push(e.from as usize);
     }
     let reachable = search(n, [0], |v, out| out.extend(&forward[v]));
-    let on_cycle: Vec<usize> = (0..n)
-        .filter(|&v| reachable[v] && b.accepting[v])
-        .filter(|&v| search(n, forward[v].iter().copied(), |w, out| out.extend(&forward[w]))[v])
-        .collect();
+    // An accepting state is on a cycle when its component has another state or it has
+    // a self-loop.
+    let pairs: Vec<(u32, u32)> = b.edges.iter().map(|e| (e.from, e.to)).collect();
+    let graph = warpcheck_graph::Csr::from_edges(n as u64, &pairs).expect("a small automaton");
+    let components = warpcheck_scc::tarjan::tarjan(&graph);
+    let mut size = vec![0usize; n];
+    for &c in &components.of {
+        size[c as usize] += 1;
+    }
+    let on_cycle = (0..n).filter(|&v| {
+        reachable[v]
+            && b.accepting[v]
+            && (size[components.of[v] as usize] > 1 || forward[v].contains(&v))
+    });
     let productive = search(n, on_cycle, |v, out| out.extend(&backward[v]));
     let keep: Vec<bool> = (0..n).map(|v| v == 0 || (reachable[v] && productive[v])).collect();
     let mut number = vec![u32::MAX; n];
