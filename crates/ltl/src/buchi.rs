@@ -15,8 +15,10 @@
 //! and `j` starts from `i` (from 0 when `i = k`) and skips every set that `n` belongs
 //! to, reaching `k` (accepting) when all `k` sets were seen. Finally the reductions: states that are unreachable or from which no
 //! accepting cycle is reachable are removed, bisimilar states merged (same acceptance,
-//! same guards to the same classes), and parallel edges joined into one guard
-//! (absorbing subsumed cubes, and `p && c || !p && c` to `c`).
+//! same guards to the same classes), the initial state merged with a state of the same
+//! edges when no edge enters it (its acceptance does not matter then), and parallel
+//! edges joined into one guard (absorbing subsumed cubes, and `p && c || !p && c` to
+//! `c`).
 //!
 //! Size: the tableau has at most `2^O(|φ|)` nodes and degeneralisation multiplies by
 //! `k + 1` (`k` until subformulas) at most; the reductions usually bring BEEM's
@@ -296,6 +298,32 @@ pub fn reduce(b: Buchi) -> Buchi {
         .edges
         .iter()
         .map(|e| Edge { from: number[&class[e.from as usize]], to: number[&class[e.to as usize]], label: e.label.clone() })
+        .collect();
+    merge_initial(normalize(Buchi { accepting, edges }))
+}
+
+/// When no edge enters the initial state, its acceptance does not matter (a run visits
+/// it once): if another state has the same edges, that state becomes the initial one.
+fn merge_initial(b: Buchi) -> Buchi {
+    if b.edges.iter().any(|e| e.to == 0) {
+        return b;
+    }
+    let ranges = edge_ranges(&b);
+    let out = |s: usize| b.edges[ranges[s].clone()].iter().map(|e| (e.to, &e.label)).collect::<Vec<_>>();
+    let Some(twin) = (1..b.states()).find(|&s| out(s) == out(0)) else { return b };
+    // Drop state 0; `twin` takes number 0, the states before it move up by one.
+    let number = |s: u32| match s as usize {
+        s if s == twin => 0,
+        s if s < twin => s as u32,
+        s => s as u32 - 1,
+    };
+    let mut accepting = vec![b.accepting[twin]];
+    accepting.extend((1..b.states()).filter(|&s| s != twin).map(|s| b.accepting[s]));
+    let edges = b
+        .edges
+        .iter()
+        .filter(|e| e.from != 0)
+        .map(|e| Edge { from: number(e.from), to: number(e.to), label: e.label.clone() })
         .collect();
     normalize(Buchi { accepting, edges })
 }

@@ -1,0 +1,142 @@
+//! BEEM's LTL formulas through our own translation: for every LTL property of every
+//! `model.xml` and every instance with its property file (`model.i.propN.dve`, BEEM's
+//! automaton of the same formula), the formula checked on the plain instance
+//! (`model.i.dve`, propositions expanded for the instance, the negated formula's
+//! automaton attached by `warpcheck_ltl::formula_model`) gives the property file's
+//! verdict, and the reference verdict of `ltl-reference.csv` where it has one; every
+//! counterexample is a valid lasso.
+//!
+//! By default: the instances with at most 200,000 states in `reference.csv` (the limit
+//! of `beem_ltl.rs`). Every instance, with the files' verdicts too (long):
+//! `cargo test --release -p warpcheck-conformance --test beem_ltl_formulas -- --ignored --nocapture`
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use warpcheck_conformance::beem_xml::{ltl_formulas, LtlFormula};
+use warpcheck_conformance::ltl::*;
+use warpcheck_conformance::*;
+use warpcheck_ltl::formula::{parse, Atom};
+use warpcheck_ltl::propositions::Definition;
+use warpcheck_ltl::{check, formula_model, Algorithm, Options};
+
+fn names(formula: &str) -> Vec<String> {
+    let f = parse(formula).unwrap_or_else(|e| panic!("BEEM formula `{formula}`: {}", e.render(formula)));
+    f.atoms
+        .into_iter()
+        .filter_map(|(a, _)| match a {
+            Atom::Name(n) => Some(n),
+            Atom::Expression(_) => None,
+        })
+        .collect()
+}
+
+/// Every BEEM LTL formula whose property file exists, with the instance's size.
+fn formulas(beem: &Path) -> Vec<(LtlFormula, Option<u64>)> {
+    let sizes: HashMap<String, u64> = references(beem).into_iter().map(|r| (r.instance, r.states)).collect();
+    let mut all = Vec::new();
+    let mut dirs: Vec<_> = std::fs::read_dir(beem).expect("read the BEEM folder").flatten().map(|e| e.path()).collect();
+    dirs.sort();
+    for dir in dirs.into_iter().filter(|d| d.join("model.xml").is_file()) {
+        for f in ltl_formulas(&dir, names) {
+            if property_path(beem, &f.property_file()).is_file() {
+                let size = sizes.get(&f.instance).copied();
+                all.push((f, size));
+            }
+        }
+    }
+    all
+}
+
+fn word(holds: bool) -> &'static str {
+    if holds {
+        "holds"
+    } else {
+        "violated"
+    }
+}
+
+/// The verdict of `f` through our translation (nested DFS), checked against the
+/// property file's (nested DFS) and `reference`.
+fn compare(beem: &Path, f: &LtlFormula, reference: Option<bool>, verbose: bool) -> Result<(), String> {
+    let file = f.property_file();
+    let instance = load_file(&beem.join(f.instance.split('.').next().unwrap()).join(format!("{}.dve", f.instance)));
+    let definitions: Vec<Definition> = f
+        .propositions
+        .iter()
+        .map(|(name, expression)| Definition { name: name.clone(), expression: expression.clone(), origin: "model.xml".into() })
+        .collect();
+    let ready = formula_model(&instance.model, &f.formula, &definitions, |e| instance.expression(e))
+        .map_err(|e| format!("{file}: `{}`: {e}", f.formula))?;
+    let options = Options { algorithm: Algorithm::Ndfs, ..Options::default() };
+    let ours = check(&ready.model, &options).map_err(|e| format!("{file} (formula): {e}"))?;
+    if let Some(lasso) = &ours.lasso {
+        validate_lasso(&ready.model, lasso).map_err(|e| format!("{file} (formula): bad lasso: {e}"))?;
+    }
+    let property_model = load_file(&property_path(beem, &file)).model;
+    let theirs = check(&property_model, &options).map_err(|e| format!("{file}: {e}"))?;
+    if verbose {
+        eprintln!(
+            "{file} `{}`: {} (automaton {} states, {} product states; property file {} product states)",
+            f.formula,
+            word(ours.holds()),
+            ready.automaton.states(),
+            ours.states,
+            theirs.states
+        );
+    }
+    if ours.holds() != theirs.holds() {
+        return Err(format!("{file} `{}`: {} by our translation, {} by the property file", f.formula, word(ours.holds()), word(theirs.holds())));
+    }
+    if let Some(r) = reference.filter(|&r| r != ours.holds()) {
+        return Err(format!("{file} `{}`: {}, reference {}", f.formula, word(ours.holds()), word(r)));
+    }
+    Ok(())
+}
+
+/// Checks the formulas whose instance has at most `max_states` states (`None`: all);
+/// returns how many were checked and how many had a reference verdict.
+fn check_formulas(max_states: Option<u64>, verbose: bool) -> (usize, usize) {
+    let beem = beem_dir();
+    let references: HashMap<String, bool> = ltl_references(&beem).into_iter().map(|r| (r.property_file, r.holds)).collect();
+    let chosen: Vec<LtlFormula> = formulas(&beem)
+        .into_iter()
+        .filter(|(_, size)| max_states.is_none_or(|m| size.is_some_and(|s| s <= m)))
+        .map(|(f, _)| f)
+        .collect();
+    let failures = parallel_failures(&chosen, |f| compare(&beem, f, references.get(&f.property_file()).copied(), verbose));
+    assert!(failures.is_empty(), "{} of {} formulas fail:\n{}", failures.len(), chosen.len(), failures.join("\n"));
+    let referenced = chosen.iter().filter(|f| references.contains_key(&f.property_file())).count();
+    (chosen.len(), referenced)
+}
+
+#[test]
+fn every_beem_formula_parses_and_translates() {
+    let beem = beem_dir();
+    let all = formulas(&beem);
+    let mut distinct: Vec<&str> = all.iter().map(|(f, _)| f.formula.as_str()).collect();
+    distinct.sort();
+    distinct.dedup();
+    for text in &distinct {
+        let f = parse(text).unwrap();
+        let b = warpcheck_ltl::buchi::translate(&f.ltl, true, f.atoms.len()).unwrap();
+        eprintln!("{:>2} states {:>2} edges: {text}", b.states(), b.edges.len());
+        assert!(b.states() <= 10, "`{text}`: {} states", b.states());
+    }
+    assert_eq!(all.len(), 375, "every property file has its formula in model.xml");
+}
+
+#[test]
+fn small_instances_agree_with_their_property_files() {
+    let (checked, referenced) = check_formulas(Some(200_000), false);
+    eprintln!("{checked} formulas on small instances ({referenced} with a reference verdict) agree");
+    assert_eq!((checked, referenced), (158, 158), "the BEEM folder changed: update the expected numbers");
+}
+
+#[test]
+#[ignore = "every instance with a property file, up to tens of millions of product states: long"]
+fn all_instances_agree_with_their_property_files() {
+    let max = std::env::var("WARPCHECK_MAX_STATES").ok().and_then(|v| v.parse().ok());
+    let (checked, referenced) = check_formulas(max, true);
+    eprintln!("{checked} formulas ({referenced} with a reference verdict) agree with their property files");
+}
