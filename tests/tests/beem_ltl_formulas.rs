@@ -64,7 +64,11 @@ fn compare(beem: &Path, f: &LtlFormula, reference: Option<bool>, verbose: bool) 
     let definitions: Vec<Definition> = f
         .propositions
         .iter()
-        .map(|(name, expression)| Definition { name: name.clone(), expression: expression.clone(), origin: "model.xml".into() })
+        .map(|(name, expression)| Definition {
+            name: name.clone(),
+            expression: expression.clone(),
+            origin: "model.xml".into(),
+        })
         .collect();
     let ready = formula_model(&instance.model, &f.formula, &definitions, |e| instance.expression(e))
         .map_err(|e| format!("{file}: `{}`: {e}", f.formula))?;
@@ -86,7 +90,12 @@ fn compare(beem: &Path, f: &LtlFormula, reference: Option<bool>, verbose: bool) 
         );
     }
     if ours.holds() != theirs.holds() {
-        return Err(format!("{file} `{}`: {} by our translation, {} by the property file", f.formula, word(ours.holds()), word(theirs.holds())));
+        return Err(format!(
+            "{file} `{}`: {} by our translation, {} by the property file",
+            f.formula,
+            word(ours.holds()),
+            word(theirs.holds())
+        ));
     }
     if let Some(r) = reference.filter(|&r| r != ours.holds()) {
         return Err(format!("{file} `{}`: {}, reference {}", f.formula, word(ours.holds()), word(r)));
@@ -98,13 +107,15 @@ fn compare(beem: &Path, f: &LtlFormula, reference: Option<bool>, verbose: bool) 
 /// returns how many were checked and how many had a reference verdict.
 fn check_formulas(max_states: Option<u64>, verbose: bool) -> (usize, usize) {
     let beem = beem_dir();
-    let references: HashMap<String, bool> = ltl_references(&beem).into_iter().map(|r| (r.property_file, r.holds)).collect();
+    let references: HashMap<String, bool> =
+        ltl_references(&beem).into_iter().map(|r| (r.property_file, r.holds)).collect();
     let chosen: Vec<LtlFormula> = formulas(&beem)
         .into_iter()
         .filter(|(_, size)| max_states.is_none_or(|m| size.is_some_and(|s| s <= m)))
         .map(|(f, _)| f)
         .collect();
-    let failures = parallel_failures(&chosen, |f| compare(&beem, f, references.get(&f.property_file()).copied(), verbose));
+    let failures =
+        parallel_failures(&chosen, |f| compare(&beem, f, references.get(&f.property_file()).copied(), verbose));
     assert!(failures.is_empty(), "{} of {} formulas fail:\n{}", failures.len(), chosen.len(), failures.join("\n"));
     let referenced = chosen.iter().filter(|f| references.contains_key(&f.property_file())).count();
     (chosen.len(), referenced)

@@ -12,7 +12,9 @@ use serde_json::{json, Value};
 use warpcheck_dve::DveModel;
 use warpcheck_explore::{Lasso, TraceStep};
 use warpcheck_ltl::propositions::{parse_argument, parse_file, Definition};
-use warpcheck_ltl::{check, formula_model, Algorithm, FormulaError, FormulaModel, LtlError, Options, Outcome, PropositionError};
+use warpcheck_ltl::{
+    check, formula_model, Algorithm, FormulaError, FormulaModel, LtlError, Options, Outcome, PropositionError,
+};
 use warpcheck_model::Model;
 
 use crate::{exit, report, threads_used, BackendArg, RunArgs};
@@ -72,8 +74,8 @@ fn bad_input(message: impl std::fmt::Display) -> ExitCode {
 fn definitions(f: &FormulaArgs) -> Result<Vec<Definition>, ExitCode> {
     let mut definitions = Vec::new();
     for path in &f.ap_files {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| bad_input(format!("cannot read `{}`: {e}", path.display())))?;
+        let text =
+            std::fs::read_to_string(path).map_err(|e| bad_input(format!("cannot read `{}`: {e}", path.display())))?;
         definitions.extend(parse_file(&path.display().to_string(), &text).map_err(bad_input)?);
     }
     for a in &f.aps {
@@ -103,7 +105,9 @@ pub fn run_formula(
         return Err(bad_input("--ap and --ap-file define the atomic propositions of --ltl, which is missing"));
     };
     if others {
-        return Err(bad_input("--ltl checks an LTL formula; it cannot be combined with --deadlock, --assert, --invariant or --all"));
+        return Err(bad_input(
+            "--ltl checks an LTL formula; it cannot be combined with --deadlock, --assert, --invariant or --all",
+        ));
     }
     let definitions = definitions(f)?;
     let ready = formula_model(&dve.model, text, &definitions, |e| dve.expression(e)).map_err(|e| {

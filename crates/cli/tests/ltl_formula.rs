@@ -19,12 +19,18 @@ fn temp_file(name: &str, source: &str) -> String {
 
 /// `x` counts 0, 1, 2, 0, ... forever.
 fn counter() -> String {
-    temp_file("counter.dve", "byte x; process P { state s; init s; trans s -> s { effect x = (x + 1) % 3; }; } system async;")
+    temp_file(
+        "counter.dve",
+        "byte x; process P { state s; init s; trans s -> s { effect x = (x + 1) % 3; }; } system async;",
+    )
 }
 
 /// `x` becomes 1 and the system deadlocks.
 fn stops() -> String {
-    temp_file("stops.dve", "byte x; process P { state s, done; init s; trans s -> done { effect x = 1; }; } system async;")
+    temp_file(
+        "stops.dve",
+        "byte x; process P { state s, done; init s; trans s -> done { effect x = 1; }; } system async;",
+    )
 }
 
 #[test]
@@ -35,7 +41,10 @@ fn a_formula_that_holds() {
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
         let stdout = text(&out.stdout);
         assert!(stdout.contains("formula:      G F \"x == 0\"\n"), "{stdout}");
-        assert!(stdout.contains("property:     the negated formula (Büchi automaton: 2 states, 1 accepting, 3 edges)"), "{stdout}");
+        assert!(
+            stdout.contains("property:     the negated formula (Büchi automaton: 2 states, 1 accepting, 3 edges)"),
+            "{stdout}"
+        );
         assert!(stdout.contains("verdict:      holds\n"), "{stdout}");
     }
     let out = warpcheck(&["check", &model, "--ltl", "G (two -> X zero)", "--ap", "two=x == 2", "--ap", "zero=x==0"]);
@@ -78,7 +87,10 @@ fn parse_errors_point_into_the_formula() {
     let out = warpcheck(&["check", &counter(), "--ltl", "G (\"x == 0\" -> F \"x == 1\""]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
-    assert!(stderr.contains("error: in --ltl: expected `)` to close the `(` at column 3, found the end of the formula"), "{stderr}");
+    assert!(
+        stderr.contains("error: in --ltl: expected `)` to close the `(` at column 3, found the end of the formula"),
+        "{stderr}"
+    );
     assert!(stderr.contains("  | G (\"x == 0\" -> F \"x == 1\"\n  |                          ^\n"), "{stderr}");
     let out = warpcheck(&["check", &counter(), "--ltl", "G (a Y b)"]);
     assert_eq!(out.status.code(), Some(2));

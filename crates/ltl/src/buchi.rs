@@ -288,16 +288,20 @@ pub fn reduce(b: Buchi) -> Buchi {
     // Quotient, numbered in order of first member, so the initial state's class is 0.
     let mut number: HashMap<usize, u32> = HashMap::new();
     let mut accepting = Vec::new();
-    for s in 0..n {
-        number.entry(class[s]).or_insert_with(|| {
-            accepting.push(b.accepting[s]);
+    for (&c, &a) in class.iter().zip(&b.accepting) {
+        number.entry(c).or_insert_with(|| {
+            accepting.push(a);
             accepting.len() as u32 - 1
         });
     }
     let edges = b
         .edges
         .iter()
-        .map(|e| Edge { from: number[&class[e.from as usize]], to: number[&class[e.to as usize]], label: e.label.clone() })
+        .map(|e| Edge {
+            from: number[&class[e.from as usize]],
+            to: number[&class[e.to as usize]],
+            label: e.label.clone(),
+        })
         .collect();
     merge_initial(normalize(Buchi { accepting, edges }))
 }
@@ -349,9 +353,7 @@ fn prune(b: Buchi) -> Buchi {
         size[c as usize] += 1;
     }
     let on_cycle = (0..n).filter(|&v| {
-        reachable[v]
-            && b.accepting[v]
-            && (size[components.of[v] as usize] > 1 || forward[v].contains(&v))
+        reachable[v] && b.accepting[v] && (size[components.of[v] as usize] > 1 || forward[v].contains(&v))
     });
     let productive = search(n, on_cycle, |v, out| out.extend(&backward[v]));
     let keep: Vec<bool> = (0..n).map(|v| v == 0 || (reachable[v] && productive[v])).collect();

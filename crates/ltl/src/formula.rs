@@ -373,9 +373,9 @@ impl Parser<'_> {
             Token::Quoted(e) => Atom::Expression(e),
             other => {
                 return Err(self.error(format!(
-                    "expected a formula (a name, a quoted expression, `true`, `false`, `(`, or a unary operator), found {}",
-                    describe(&other)
-                )))
+                "expected a formula (a name, a quoted expression, `true`, `false`, `(`, or a unary operator), found {}",
+                describe(&other)
+            )))
             }
         };
         self.at += 1;

@@ -28,7 +28,10 @@ pub enum Node {
     True,
     False,
     /// Atomic proposition `ap`, or its negation when `positive` is false.
-    Lit { ap: u32, positive: bool },
+    Lit {
+        ap: u32,
+        positive: bool,
+    },
     And(Id, Id),
     Or(Id, Id),
     Next(Id),
@@ -159,11 +162,7 @@ impl Nnf {
             // a U (a U c) = a U c.
             (_, Node::Until(x, _)) if x == a => b,
             // F (G F c) = G F c.
-            (Node::True, Node::Release(f, inner))
-                if self.is_false(f) && self.finally_of(inner).is_some() =>
-            {
-                b
-            }
+            (Node::True, Node::Release(f, inner)) if self.is_false(f) && self.finally_of(inner).is_some() => b,
             _ => self.intern(Node::Until(a, b)),
         }
     }

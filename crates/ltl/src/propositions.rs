@@ -74,7 +74,8 @@ pub fn parse_file(origin: &str, text: &str) -> Result<Vec<Definition>, Propositi
 
 fn parse_xml(origin: &str, text: &str) -> Result<Vec<Definition>, PropositionError> {
     let options = roxmltree::ParsingOptions { allow_dtd: true, ..Default::default() };
-    let doc = roxmltree::Document::parse_with_options(text, options).map_err(|e| bad(origin, format!("not well-formed XML: {e}")))?;
+    let doc = roxmltree::Document::parse_with_options(text, options)
+        .map_err(|e| bad(origin, format!("not well-formed XML: {e}")))?;
     let mut definitions = Vec::new();
     for ap in doc.descendants().filter(|n| n.has_tag_name("ap")) {
         let line = doc.text_pos_at(ap.range().start).row;
@@ -108,9 +109,13 @@ pub fn resolve(formula: &Formula, definitions: &[Definition]) -> Result<Vec<Reso
         .atoms
         .iter()
         .map(|(atom, span)| match atom {
-            Atom::Expression(e) => Ok(Resolved { written: atom.to_string(), expression: e.clone(), origin: "formula".into() }),
+            Atom::Expression(e) => {
+                Ok(Resolved { written: atom.to_string(), expression: e.clone(), origin: "formula".into() })
+            }
             Atom::Name(n) => match definitions.iter().rev().find(|d| &d.name == n) {
-                Some(d) => Ok(Resolved { written: n.clone(), expression: d.expression.clone(), origin: d.origin.clone() }),
+                Some(d) => {
+                    Ok(Resolved { written: n.clone(), expression: d.expression.clone(), origin: d.origin.clone() })
+                }
                 None => Err(PropositionError::Unknown { name: n.clone(), span: span.clone() }),
             },
         })
@@ -150,15 +155,22 @@ mod tests {
 </model>"#;
         let defs = parse_file("model.xml", xml).unwrap();
         assert_eq!(defs.len(), 2);
-        assert_eq!((defs[1].name.as_str(), defs[1].expression.as_str(), defs[1].origin.as_str()), ("n", "x < 3", "model.xml:8"));
-        assert!(parse_file("m.xml", "<model><ap></model>").unwrap_err().to_string().starts_with("m.xml: not well-formed"));
+        assert_eq!(
+            (defs[1].name.as_str(), defs[1].expression.as_str(), defs[1].origin.as_str()),
+            ("n", "x < 3", "model.xml:8")
+        );
+        assert!(parse_file("m.xml", "<model><ap></model>")
+            .unwrap_err()
+            .to_string()
+            .starts_with("m.xml: not well-formed"));
         assert!(parse_file("m.xml", "<model/>").is_err());
     }
 
     #[test]
     fn resolution() {
         let f = parse("G (a -> F \"P_0.CS\") && b").unwrap();
-        let defs = [parse_argument("a=x == 1").unwrap(), parse_argument("b=y").unwrap(), parse_argument("a=x == 2").unwrap()];
+        let defs =
+            [parse_argument("a=x == 1").unwrap(), parse_argument("b=y").unwrap(), parse_argument("a=x == 2").unwrap()];
         let r = resolve(&f, &defs).unwrap();
         let texts: Vec<&str> = r.iter().map(|r| r.expression.as_str()).collect();
         assert_eq!(texts, ["x == 2", "P_0.CS", "y"]);

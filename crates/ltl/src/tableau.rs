@@ -21,7 +21,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use crate::buchi::Cube;
-use crate::nnf::{Id, Node, Nnf};
+use crate::nnf::{Id, Nnf, Node};
 
 /// A generalized Büchi automaton with labels on states: a run reads letter `i` in the
 /// `i`-th state it visits, which must satisfy the state's label.
@@ -96,7 +96,8 @@ pub fn tableau(arena: &Nnf, formula: Id) -> Generalized {
             Node::False => {}
             Node::True => stack.push(node),
             Node::Lit { ap, positive } => {
-                let contradiction = node.old.iter().any(|&o| o != eta && arena.node(o) == Node::Lit { ap, positive: !positive });
+                let contradiction =
+                    node.old.iter().any(|&o| o != eta && arena.node(o) == Node::Lit { ap, positive: !positive });
                 if !contradiction {
                     node.old.insert(eta);
                     stack.push(node);
@@ -157,8 +158,11 @@ pub fn tableau(arena: &Nnf, formula: Id) -> Generalized {
         }
     }
     // One acceptance set per until subformula promised somewhere.
-    let untils: BTreeSet<Id> =
-        finished.iter().flat_map(|f| f.old.iter().copied()).filter(|&f| matches!(arena.node(f), Node::Until(..))).collect();
+    let untils: BTreeSet<Id> = finished
+        .iter()
+        .flat_map(|f| f.old.iter().copied())
+        .filter(|&f| matches!(arena.node(f), Node::Until(..)))
+        .collect();
     for u in untils {
         let Node::Until(_, b) = arena.node(u) else { unreachable!() };
         g.acceptance.push(finished.iter().map(|f| !f.old.contains(&u) || f.old.contains(&b)).collect());

@@ -72,7 +72,8 @@ fn holds(f: &Ltl, stem: &[u64], cycle: &[u64]) -> Vec<bool> {
         }
     };
     let both = |a: &Ltl, b: &Ltl| (holds(a, stem, cycle), holds(b, stem, cycle));
-    let zip = |a: Vec<bool>, b: Vec<bool>, op: fn(bool, bool) -> bool| a.into_iter().zip(b).map(|(x, y)| op(x, y)).collect();
+    let zip =
+        |a: Vec<bool>, b: Vec<bool>, op: fn(bool, bool) -> bool| a.into_iter().zip(b).map(|(x, y)| op(x, y)).collect();
     match f {
         Ltl::True => vec![true; n],
         Ltl::False => vec![false; n],
@@ -184,7 +185,9 @@ impl Kripke {
     /// The structure as a DVE model over `byte s`, state 0 initial.
     fn dve(&self) -> String {
         let transitions: Vec<String> = (0..self.letters.len())
-            .flat_map(|u| self.successors[u].iter().map(move |v| format!("k -> k {{ guard s == {u}; effect s = {v}; }}")))
+            .flat_map(|u| {
+                self.successors[u].iter().map(move |v| format!("k -> k {{ guard s == {u}; effect s = {v}; }}"))
+            })
             .collect();
         let trans = if transitions.is_empty() { String::new() } else { format!("trans {};", transitions.join(", ")) };
         format!("byte s; process K {{ state k; init k; {trans} }} system async;")
@@ -194,8 +197,10 @@ impl Kripke {
     fn propositions(&self) -> Vec<String> {
         (0..APS)
             .map(|i| {
-                let states: Vec<String> =
-                    (0..self.letters.len()).filter(|&u| self.letters[u] >> i & 1 == 1).map(|u| format!("s == {u}")).collect();
+                let states: Vec<String> = (0..self.letters.len())
+                    .filter(|&u| self.letters[u] >> i & 1 == 1)
+                    .map(|u| format!("s == {u}"))
+                    .collect();
                 let expr = if states.is_empty() { "s > 100".to_string() } else { states.join(" || ") };
                 format!("p{i}={expr}")
             })
