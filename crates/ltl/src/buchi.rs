@@ -15,10 +15,13 @@
 //! and `j` starts from `i` (from 0 when `i = k`) and skips every set that `n` belongs
 //! to, reaching `k` (accepting) when all `k` sets were seen. Finally the reductions: states that are unreachable or from which no
 //! accepting cycle is reachable are removed, bisimilar states merged (same acceptance,
-//! same guards to the same classes), the initial state merged with a state of the same
-//! edges when no edge enters it (its acceptance does not matter then), and parallel
+//! same guards to the same classes), a state on no cycle merged into a state with the
+//! same edges (its acceptance does not matter: a run passes it once), and parallel
 //! edges joined into one guard (absorbing subsumed cubes, and `p && c || !p && c` to
-//! `c`).
+//! `c`); then the reduction by direct simulation ([`crate::simulation`]) and the
+//! above again. Since the acceptance of states on no cycle does not matter, the
+//! reductions run keeping it, clearing it and setting it, and the smallest result
+//! wins.
 //!
 //! Size: the tableau has at most `2^O(|φ|)` nodes and degeneralisation multiplies by
 //! `k + 1` (`k` until subformulas) at most; the reductions usually bring BEEM's
@@ -192,7 +195,12 @@ pub fn translate(formula: &Ltl, negate: bool, aps: usize) -> Result<Buchi, Trans
     let mut arena = Nnf::new();
     let root = arena.from_ltl(formula, negate);
     let generalized = tableau(&arena, root);
-    Ok(reduce(degeneralize(&generalized)))
+    let b = degeneralize(&generalized);
+    // The acceptance of a state on no cycle does not matter: as it is, all cleared or all
+    // set, it lets different states merge. All three are tried; the smallest wins.
+    let pipeline = |acyclic| reduce(crate::simulation::reduce(reduce(b.clone(), acyclic)), acyclic);
+    let size = |b: &Buchi| (b.states(), b.edges.len());
+    Ok([None, Some(false), Some(true)].into_iter().map(pipeline).min_by_key(size).expect("three candidates"))
 }
 
 /// Degeneralisation with the labels moved to the edges (see the module documentation).
@@ -233,7 +241,7 @@ pub fn degeneralize(g: &Generalized) -> Buchi {
 }
 
 /// Joins parallel edges into one label and sorts the edges.
-fn normalize(b: Buchi) -> Buchi {
+pub(crate) fn normalize(b: Buchi) -> Buchi {
     let mut joined: BTreeMap<(u32, u32), Vec<Cube>> = BTreeMap::new();
     for e in b.edges {
         joined.entry((e.from, e.to)).or_default().extend(e.label.0);
@@ -260,8 +268,8 @@ fn edge_ranges(b: &Buchi) -> Vec<std::ops::Range<usize>> {
 }
 
 /// Removes useless states and merges bisimilar ones (see the module documentation).
-pub fn reduce(b: Buchi) -> Buchi {
-    let b = prune(b);
+pub fn reduce(b: Buchi, acyclic: Option<bool>) -> Buchi {
+    let b = prune(b, acyclic);
     let n = b.states();
     let ranges = edge_ranges(&b);
     // Partition refinement: classes by acceptance, then by the guards to each class.
@@ -303,38 +311,66 @@ pub fn reduce(b: Buchi) -> Buchi {
             label: e.label.clone(),
         })
         .collect();
-    merge_initial(normalize(Buchi { accepting, edges }))
+    merge_twins(normalize(Buchi { accepting, edges }))
 }
 
-/// When no edge enters the initial state, its acceptance does not matter (a run visits
-/// it once): if another state has the same edges, that state becomes the initial one.
-fn merge_initial(b: Buchi) -> Buchi {
-    if b.edges.iter().any(|e| e.to == 0) {
-        return b;
+/// Whether each state lies on a cycle (a component of two states or more, or a
+/// self-loop), by Tarjan's algorithm.
+fn cyclic(b: &Buchi) -> Vec<bool> {
+    let n = b.states();
+    let pairs: Vec<(u32, u32)> = b.edges.iter().map(|e| (e.from, e.to)).collect();
+    let graph = warpcheck_graph::Csr::from_edges(n as u64, &pairs).expect("a small automaton");
+    let components = warpcheck_scc::tarjan::tarjan(&graph);
+    let mut size = vec![0usize; n];
+    for &c in &components.of {
+        size[c as usize] += 1;
     }
-    let ranges = edge_ranges(&b);
-    let out = |s: usize| b.edges[ranges[s].clone()].iter().map(|e| (e.to, &e.label)).collect::<Vec<_>>();
-    let Some(twin) = (1..b.states()).find(|&s| out(s) == out(0)) else { return b };
-    // Drop state 0; `twin` takes number 0, the states before it move up by one.
-    let number = |s: u32| match s as usize {
-        s if s == twin => 0,
-        s if s < twin => s as u32,
-        s => s as u32 - 1,
-    };
-    let mut accepting = vec![b.accepting[twin]];
-    accepting.extend((1..b.states()).filter(|&s| s != twin).map(|s| b.accepting[s]));
-    let edges = b
-        .edges
-        .iter()
-        .filter(|e| e.from != 0)
-        .map(|e| Edge { from: number(e.from), to: number(e.to), label: e.label.clone() })
-        .collect();
-    normalize(Buchi { accepting, edges })
+    let mut cyclic: Vec<bool> = (0..n).map(|v| size[components.of[v] as usize] > 1).collect();
+    for e in b.edges.iter().filter(|e| e.from == e.to) {
+        cyclic[e.from as usize] = true;
+    }
+    cyclic
+}
+
+/// A run passes a state on no cycle at most once, so its acceptance does not matter:
+/// when another state has the same edges, the state merges into it (the edges entering
+/// it enter the twin; the twin becomes initial if the state was). No cycle appears: one
+/// through the twin and a former predecessor would have been one through the state.
+fn merge_twins(mut b: Buchi) -> Buchi {
+    loop {
+        let n = b.states();
+        let cyclic = cyclic(&b);
+        let ranges = edge_ranges(&b);
+        let out = |s: usize| b.edges[ranges[s].clone()].iter().map(|e| (e.to, &e.label)).collect::<Vec<_>>();
+        let twins =
+            (0..n).filter(|&p| !cyclic[p]).find_map(|p| (0..n).find(|&q| q != p && out(q) == out(p)).map(|q| (p, q)));
+        let Some((p, q)) = twins else { return b };
+        // The surviving states in their new order: the initial one first.
+        let mut order: Vec<usize> = (0..n).filter(|&s| s != p).collect();
+        if p == 0 {
+            order.retain(|&s| s != q);
+            order.insert(0, q);
+        }
+        let mut number = vec![0u32; n];
+        for (i, &s) in order.iter().enumerate() {
+            number[s] = i as u32;
+        }
+        number[p] = number[q];
+        let accepting = order.iter().map(|&s| b.accepting[s]).collect();
+        let edges = b
+            .edges
+            .iter()
+            .filter(|e| e.from as usize != p)
+            .map(|e| Edge { from: number[e.from as usize], to: number[e.to as usize], label: e.label.clone() })
+            .collect();
+        b = normalize(Buchi { accepting, edges });
+    }
 }
 
 /// Keeps the states reachable from state 0 from which an accepting cycle is reachable
-/// (state 0 always stays, as the initial state).
-fn prune(b: Buchi) -> Buchi {
+/// (state 0 always stays, as the initial state); with `acyclic`, gives the states on no
+/// cycle that acceptance.
+fn prune(b: Buchi, acyclic: Option<bool>) -> Buchi {
     let n = b.states();
     let mut forward = vec![Vec::new(); n];
     let mut backward = vec![Vec::new(); n];
@@ -343,25 +379,19 @@ fn prune(b: Buchi) -> Buchi {
         backward[e.to as usize].push(e.from as usize);
     }
     let reachable = search(n, [0], |v, out| out.extend(&forward[v]));
-    // An accepting state is on a cycle when its component has another state or it has
-    // a self-loop.
-    let pairs: Vec<(u32, u32)> = b.edges.iter().map(|e| (e.from, e.to)).collect();
-    let graph = warpcheck_graph::Csr::from_edges(n as u64, &pairs).expect("a small automaton");
-    let components = warpcheck_scc::tarjan::tarjan(&graph);
-    let mut size = vec![0usize; n];
-    for &c in &components.of {
-        size[c as usize] += 1;
-    }
-    let on_cycle = (0..n).filter(|&v| {
-        reachable[v] && b.accepting[v] && (size[components.of[v] as usize] > 1 || forward[v].contains(&v))
-    });
+    let cyclic = cyclic(&b);
+    let on_cycle = (0..n).filter(|&v| reachable[v] && b.accepting[v] && cyclic[v]);
     let productive = search(n, on_cycle, |v, out| out.extend(&backward[v]));
     let keep: Vec<bool> = (0..n).map(|v| v == 0 || (reachable[v] && productive[v])).collect();
     let mut number = vec![u32::MAX; n];
     let mut accepting = Vec::new();
     for v in (0..n).filter(|&v| keep[v]) {
         number[v] = accepting.len() as u32;
-        accepting.push(b.accepting[v] && productive[v]);
+        // A run passes a state on no cycle at most once: its acceptance does not matter.
+        accepting.push(match acyclic {
+            Some(a) if !cyclic[v] => a,
+            _ => b.accepting[v] && productive[v],
+        });
     }
     let edges = b
         .edges

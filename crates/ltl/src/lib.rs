@@ -16,6 +16,7 @@
 //! - [`tableau`]: the GPVW tableau, a generalized Büchi automaton;
 //! - [`buchi`]: Büchi automata with guarded edges, degeneralisation and reductions,
 //!   and [`buchi::translate`], the whole translation;
+//! - [`simulation`]: the reduction by direct simulation;
 //! - [`property`]: the automaton as the property process of a model, the same as the
 //!   DVE front end makes of a `.propN.dve` file, so every engine runs it unchanged.
 //!
@@ -53,6 +54,7 @@ pub mod owcty;
 pub mod product;
 pub mod property;
 pub mod propositions;
+pub mod simulation;
 pub mod tableau;
 
 use std::time::Instant;
