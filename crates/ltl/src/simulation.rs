@@ -58,8 +58,13 @@ pub fn reduce(b: Buchi) -> Buchi {
             set
         })
         .collect();
-    let matched = |targets: &Bits, simulators: &[Bits], answers: &Bits| {
-        (0..n).filter(|&r| bit(targets, r)).all(|r| simulators[r].iter().zip(answers).any(|(a, b)| a & b != 0))
+    // targets[q][σ]: the same as a list.
+    let targets: Vec<Vec<Vec<usize>>> = successors
+        .iter()
+        .map(|per| per.iter().map(|set| (0..n).filter(|&r| bit(set, r)).collect()).collect())
+        .collect();
+    let matched = |targets: &[usize], simulators: &[Bits], answers: &Bits| {
+        targets.iter().all(|&r| simulators[r].iter().zip(answers).any(|(a, b)| a & b != 0))
     };
     loop {
         let mut changed = false;
@@ -68,7 +73,7 @@ pub fn reduce(b: Buchi) -> Buchi {
                 if q == q2 || !bit(&simulators[q], q2) {
                     continue;
                 }
-                let ok = (0..letters.len()).all(|s| matched(&successors[q][s], &simulators, &successors[q2][s]));
+                let ok = (0..letters.len()).all(|s| matched(&targets[q][s], &simulators, &successors[q2][s]));
                 if !ok {
                     simulators[q][q2 / 64] &= !(1 << (q2 % 64));
                     changed = true;
@@ -138,4 +143,60 @@ fn cover(set: &[bool], positions: &[u32]) -> Vec<Cube> {
     let mut out = Vec::new();
     go(set, positions, 0, 0, Cube::TRUE, &mut out);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edge(from: u32, to: u32, cubes: &[Cube]) -> Edge {
+        Edge { from, to, label: Label::new(cubes.iter().copied()) }
+    }
+
+    #[test]
+    fn little_brothers_lose_their_edges_and_equivalent_states_merge() {
+        let p = Cube::TRUE.with(0, true);
+        // 1 (accepting, loops) strictly simulates 2 (loops, may move to 1): 0's edge to
+        // 2 reading p is dropped, the one reading !p kept.
+        let b = Buchi {
+            accepting: vec![false, true, false],
+            edges: vec![
+                edge(0, 1, &[Cube::TRUE]),
+                edge(0, 2, &[Cube::TRUE]),
+                edge(1, 1, &[Cube::TRUE]),
+                edge(2, 1, &[p]),
+                edge(2, 2, &[Cube::TRUE]),
+            ],
+        };
+        let r = reduce(b);
+        assert_eq!(r.accepting, [false, true, false]);
+        assert!(r.edges.contains(&edge(0, 1, &[Cube::TRUE])));
+        assert!(!r.edges.iter().any(|e| e.from == 0 && e.to == 2), "{r:?}");
+        // Two accepting states looping on true simulate each other: one state.
+        let b = Buchi {
+            accepting: vec![false, true, true],
+            edges: vec![
+                edge(0, 1, &[p]),
+                edge(0, 2, &[Cube::TRUE.with(0, false)]),
+                edge(1, 1, &[Cube::TRUE]),
+                edge(2, 2, &[Cube::TRUE]),
+            ],
+        };
+        let r = reduce(b);
+        assert_eq!(r.accepting, [false, true]);
+        assert_eq!(r.edges, [edge(0, 1, &[Cube::TRUE]), edge(1, 1, &[Cube::TRUE])]);
+    }
+
+    #[test]
+    fn cover_is_exact() {
+        let positions = [0, 3, 5];
+        for set in 0u32..256 {
+            let letters: Vec<bool> = (0..8).map(|i| set >> i & 1 == 1).collect();
+            let cubes = cover(&letters, &positions);
+            for (i, &member) in letters.iter().enumerate() {
+                let letter = (0..3).filter(|&j| i >> j & 1 == 1).fold(0u64, |l, j| l | 1 << positions[j]);
+                assert_eq!(cubes.iter().any(|c| c.holds(letter)), member, "set {set:08b}, letter {i}");
+            }
+        }
+    }
 }
