@@ -11,6 +11,7 @@ use clap::{Args, ValueEnum};
 use serde_json::{json, Value};
 use warpcheck_dve::DveModel;
 use warpcheck_explore::{Lasso, TraceStep};
+use warpcheck_ltl::formula::render_at;
 use warpcheck_ltl::propositions::{parse_argument, parse_file, Definition};
 use warpcheck_ltl::{
     check, formula_model, Algorithm, FormulaError, FormulaModel, LtlError, Options, Outcome, PropositionError,
@@ -84,13 +85,6 @@ fn definitions(f: &FormulaArgs) -> Result<Vec<Definition>, ExitCode> {
     Ok(definitions)
 }
 
-/// `text` with carets under `span`, as the formula's parse errors are shown.
-fn caret(text: &str, span: std::ops::Range<usize>) -> String {
-    let start = text[..span.start].chars().count();
-    let width = text[span].chars().count().max(1);
-    format!("  |\n  | {text}\n  | {}{}\n", " ".repeat(start), "^".repeat(width))
-}
-
 /// `check MODEL --ltl FORMULA`: translates the negated formula, attaches its automaton
 /// as the property process, and checks it like a property file. `others` is set when
 /// another check (`--deadlock`, ...) was named too.
@@ -114,7 +108,7 @@ pub fn run_formula(
         match &e {
             FormulaError::Parse(p) => eprint!("{}", p.render(text).replacen("error: ", "error: in --ltl: ", 1)),
             FormulaError::Proposition(PropositionError::Unknown { span, .. }) => {
-                eprint!("error: {e}\n{}", caret(text, span.clone()))
+                eprint!("{}", render_at(text, span.clone(), &e.to_string()))
             }
             FormulaError::Compile { proposition, error } => {
                 eprintln!("error: atomic proposition {} ({}) is not a valid DVE expression", proposition.written, proposition.origin);
@@ -179,30 +173,26 @@ fn check_model(
                 }
             }
         }
-        print(model, algorithm, threads, &outcome);
+        print(model, algorithm, threads, &outcome, formula.is_some());
     }
     Ok(ExitCode::from(if outcome.holds() { exit::HOLDS } else { exit::VIOLATED }))
 }
 
-fn property_summary(model: &Model) -> String {
+/// The property automaton's name (or, for `--ltl`, what it is) and size.
+fn property_summary(model: &Model, from_formula: bool) -> String {
     let Some(property) = &model.property else { return String::new() };
     let process = &model.processes[property.process as usize];
     let accepting = process.accepting.iter().filter(|&&a| a).count();
-    let name = if process.transitions.iter().all(|t| t.line == 0) {
-        "the negated formula".to_string()
-    } else {
-        process.name.clone()
-    };
+    let name = if from_formula { "the negated formula" } else { &process.name };
     format!(
-        "{name} (Büchi automaton: {} states, {} accepting, {} edges)",
+        "{name} (Büchi automaton: {} states, {accepting} accepting, {} edges)",
         process.states.len(),
-        accepting,
         property.edges.len()
     )
 }
 
-fn print(model: &Model, algorithm: Algorithm, threads: usize, o: &Outcome) {
-    println!("property:     {}", property_summary(model));
+fn print(model: &Model, algorithm: Algorithm, threads: usize, o: &Outcome, from_formula: bool) {
+    println!("property:     {}", property_summary(model, from_formula));
     println!("algorithm:    {} ({threads} thread(s))", algorithm.name());
     println!("states:       {} (product states stored)", o.states);
     println!("transitions:  {}", o.transitions);

@@ -81,11 +81,17 @@ impl ParseError {
 
     /// The message, the formula, and carets under the offending text.
     pub fn render(&self, text: &str) -> String {
-        let line: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
-        let start = self.column - 1;
-        let width = text[self.span.clone()].chars().count().max(1);
-        format!("error: {}\n  |\n  | {line}\n  | {}{}\n", self.message, " ".repeat(start), "^".repeat(width))
+        render_at(text, self.span.clone(), &self.message)
     }
+}
+
+/// `error: {message}`, then the formula `text` with carets under the byte range `span`
+/// (at least one caret: at the end for an empty range there).
+pub fn render_at(text: &str, span: std::ops::Range<usize>, message: &str) -> String {
+    let line: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let start = text[..span.start].chars().count();
+    let width = text[span].chars().count().max(1);
+    format!("error: {message}\n  |\n  | {line}\n  | {}{}\n", " ".repeat(start), "^".repeat(width))
 }
 
 /// Formulas nest at most this deep, and have at most [`MAX_TOKENS`] tokens: this keeps
