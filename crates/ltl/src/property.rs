@@ -89,3 +89,67 @@ fn guard(label: &Label, propositions: &[Expr]) -> Option<Expr> {
     };
     Some(label.0.iter().map(cube).reduce(|a, b| Expr::binary(BinOp::Or, a, b)).unwrap_or(Expr::Const(0)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{check, formula_model, Options};
+
+    const COUNTER: &str = "byte x; int y = -3; byte a[3]; process P { state s, t; init s; trans s -> t { effect x = (x + 1) % 3; }, t -> s {}; } system async;";
+
+    fn ready(formula: &str) -> crate::FormulaModel {
+        let dve = warpcheck_dve::load(COUNTER).unwrap();
+        formula_model(&dve.model, formula, &[], |e| dve.expression(e)).unwrap()
+    }
+
+    #[test]
+    fn the_layout_grows_by_one_slot_and_keeps_the_others() {
+        let dve = warpcheck_dve::load(COUNTER).unwrap();
+        let r = ready("G F \"x == 0\"");
+        let (old, new) = (dve.model.layout.slots(), r.model.layout.slots());
+        assert_eq!(new.len(), old.len() + 1);
+        assert_eq!(&new[..old.len()], old);
+        let property = r.model.property.as_ref().unwrap();
+        let process = &r.model.processes[property.process as usize];
+        assert_eq!(process.name, "LTL_property");
+        assert_eq!(process.control, old.len() as u32);
+        assert_eq!(process.states, ["q0", "q1"]);
+        assert_eq!(process.accepting, [false, true]);
+        assert_eq!(property.edges.len(), 3);
+        // The initial state is the model's, with the automaton in q0.
+        let initial = r.model.initial_state();
+        assert_eq!(
+            &r.model.describe_state(&initial)[..dve.model.describe_state(&dve.model.initial_state()).len()],
+            &dve.model.describe_state(&dve.model.initial_state())[..]
+        );
+        assert_eq!(r.model.control_state_name(property.process, &initial), "q0");
+        // `true` guards are `None`, others read the propositions.
+        assert!(property.edges.iter().any(|e| e.guard.is_none()));
+        assert!(property.edges.iter().any(|e| e.guard.is_some()));
+    }
+
+    #[test]
+    fn constant_formulas() {
+        // `true` holds: the negation's automaton has no edge.
+        let r = ready("true");
+        assert_eq!((r.automaton.states(), r.automaton.edges.len()), (1, 0));
+        assert!(check(&r.model, &Options::default()).unwrap().holds());
+        // `false` is violated by every infinite run.
+        let r = ready("false");
+        assert!(!check(&r.model, &Options::default()).unwrap().holds());
+        assert!(!ready("G \"x < 3\"").automaton.edges.is_empty());
+        assert!(check(&ready("G \"x < 3\"").model, &Options::default()).unwrap().holds());
+        assert!(!check(&ready("G \"x < 2\"").model, &Options::default()).unwrap().holds());
+    }
+
+    #[test]
+    fn a_model_with_a_property_or_too_many_propositions_is_refused() {
+        let r = ready("G F \"x == 0\"");
+        let again = formula_model(&r.model, "true", &[], |_| Ok::<_, String>(Expr::Const(1)));
+        assert!(matches!(again, Err(crate::FormulaError::Property(PropertyError::AlreadyHasProperty(_)))));
+        let dve = warpcheck_dve::load(COUNTER).unwrap();
+        let many: Vec<String> = (0..65).map(|i| format!("\"x == {i}\"")).collect();
+        let e = formula_model(&dve.model, &many.join(" || "), &[], |e| dve.expression(e)).unwrap_err();
+        assert_eq!(e.to_string(), "the formula has 65 atomic propositions; at most 64 are supported");
+    }
+}

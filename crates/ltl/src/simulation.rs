@@ -30,7 +30,7 @@ pub fn reduce(b: Buchi) -> Buchi {
     let used = b.edges.iter().flat_map(|e| &e.label.0).fold(0u64, |u, c| u | c.pos | c.neg);
     let m = used.count_ones();
     let n = b.states();
-    if m > MAX_PROPOSITIONS || n > MAX_STATES || n < 2 {
+    if m > MAX_PROPOSITIONS || !(2..=MAX_STATES).contains(&n) {
         return b;
     }
     // Letter i sets proposition positions[j] when bit j of i is set.
