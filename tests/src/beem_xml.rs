@@ -101,6 +101,63 @@ pub fn reach_goals(dir: &Path) -> Vec<ReachGoal> {
     goals
 }
 
+/// An LTL property of `model.xml` for one instance, with its propositions expanded.
+#[derive(Clone, Debug)]
+pub struct LtlFormula {
+    /// `model.i`.
+    pub instance: String,
+    /// The property's id: its property file is `model.i.prop<id>.dve`.
+    pub property: u32,
+    /// As written in `model.xml`.
+    pub formula: String,
+    /// Every proposition of `model.xml` the formula names, expanded for the instance:
+    /// `(name, expression)`.
+    pub propositions: Vec<(String, String)>,
+}
+
+impl LtlFormula {
+    /// `model.i.propN`, the name of the corresponding property file.
+    pub fn property_file(&self) -> String {
+        format!("{}.prop{}", self.instance, self.property)
+    }
+}
+
+/// Every LTL property of `model.xml` in `dir` for every instance it lists.
+/// `names` gives the proposition names a formula uses (the caller's parser).
+pub fn ltl_formulas(dir: &Path, names: impl Fn(&str) -> Vec<String>) -> Vec<LtlFormula> {
+    let model_name = dir.file_name().unwrap().to_string_lossy().to_string();
+    let model_xml = parse_xml(&dir.join("model.xml"));
+    let model = document(&model_xml);
+    let aps: HashMap<&str, &str> = model
+        .descendants()
+        .filter(|n| n.has_tag_name("ap"))
+        .filter_map(|n| Some((child_text(n, "ap-name")?, child_text(n, "ap-expression")?)))
+        .collect();
+    let properties: Vec<(u32, &str)> = model
+        .descendants()
+        .filter(|n| n.has_tag_name("property") && n.attribute("prop-type") == Some("LTL"))
+        .filter_map(|n| Some((n.attribute("id")?.parse().ok()?, child_text(n, "formula")?)))
+        .collect();
+    let mut formulas = Vec::new();
+    for instance in model.descendants().filter(|n| n.has_tag_name("instance")) {
+        let Some(id) = instance.attribute("id") else { continue };
+        let params = parse_parameters(child_text(instance, "parameters").unwrap_or(""));
+        for &(property, formula) in &properties {
+            let propositions = names(formula)
+                .into_iter()
+                .filter_map(|name| Some((name.clone(), expand_m4(aps.get(name.as_str())?, &params))))
+                .collect();
+            formulas.push(LtlFormula {
+                instance: format!("{model_name}.{id}"),
+                property,
+                formula: formula.to_string(),
+                propositions,
+            });
+        }
+    }
+    formulas
+}
+
 /// `N=3, K1=2` to a map.
 fn parse_parameters(text: &str) -> HashMap<String, i64> {
     text.split(',')

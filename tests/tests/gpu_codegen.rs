@@ -183,3 +183,42 @@ fn generated_code_agrees_with_the_cpu_engine_on_the_semantic_rule_models() {
     });
     assert!(failures.is_empty(), "{} of {} models differ:\n{}", failures.len(), files.len(), failures.join("\n"));
 }
+
+/// LTL formulas through our translation (`warpcheck_ltl::formula_model`): the first
+/// LTL formula of each BEEM `model.xml` on the model's first instance, its automaton
+/// attached as the property process.
+#[test]
+fn generated_code_agrees_with_the_cpu_engine_on_formula_models() {
+    use warpcheck_conformance::beem_xml::ltl_formulas;
+    use warpcheck_ltl::propositions::Definition;
+    let beem = beem_dir();
+    let names = |formula: &str| {
+        let atoms = warpcheck_ltl::formula::parse(formula).map(|f| f.atoms).unwrap_or_default();
+        atoms.into_iter().map(|(a, _)| a.to_string()).collect()
+    };
+    let mut formulas = Vec::new();
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&beem).unwrap().map(|e| e.unwrap().path()).collect();
+    dirs.sort();
+    for dir in dirs.into_iter().filter(|d| d.join("model.xml").is_file()) {
+        formulas.extend(ltl_formulas(&dir, names).into_iter().find(|f| f.instance.ends_with(".1")));
+    }
+    assert!(formulas.len() >= 20, "expected BEEM LTL formulas, found {}", formulas.len());
+    let failures = parallel_failures(&formulas, |f| {
+        let name = format!("{} `{}`", f.instance, f.formula);
+        let model_name = f.instance.split('.').next().unwrap();
+        let dve = load_file(&beem.join(model_name).join(format!("{}.dve", f.instance)));
+        let definitions: Vec<Definition> = f
+            .propositions
+            .iter()
+            .map(|(n, e)| Definition { name: n.clone(), expression: e.clone(), origin: "model.xml".into() })
+            .collect();
+        let ready = warpcheck_ltl::formula_model(&dve.model, &f.formula, &definitions, |e| dve.expression(e))
+            .map_err(|e| format!("{name}: {e}"))?;
+        let product = DveModel { model: ready.model, names: dve.names.clone() };
+        let dir = scratch(&f.property_file());
+        let result = check_model(&name, &product, &[], &dir);
+        let _ = std::fs::remove_dir_all(&dir);
+        result
+    });
+    assert!(failures.is_empty(), "{} of {} formulas differ:\n{}", failures.len(), formulas.len(), failures.join("\n"));
+}

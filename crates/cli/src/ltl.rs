@@ -1,16 +1,23 @@
 //! `warpcheck check MODEL` on a model with a property process (`system ... property
-//! P;`, BEEM's `.propN.dve` files) and no other check named: LTL model checking of that
-//! property, with a lasso counterexample (stem, then cycle) when it is violated.
+//! P;`, BEEM's `.propN.dve` files) and no other check named, or `warpcheck check MODEL
+//! --ltl FORMULA` (the negated formula's Büchi automaton made the model's property
+//! process): LTL model checking, with a lasso counterexample (stem, then cycle) when
+//! the property is violated.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::ValueEnum;
+use clap::{Args, ValueEnum};
 use serde_json::{json, Value};
 use warpcheck_dve::DveModel;
 use warpcheck_explore::{Lasso, TraceStep};
 use warpcheck_gpu::ltl::{check_gpu, GpuAlgorithm, GpuLtl};
 use warpcheck_gpu::GpuOptions;
-use warpcheck_ltl::{check, Algorithm, LtlError, Options, Outcome};
+use warpcheck_ltl::formula::render_at;
+use warpcheck_ltl::propositions::{parse_argument, parse_file, Definition};
+use warpcheck_ltl::{
+    check, formula_model, Algorithm, FormulaError, FormulaModel, LtlError, Options, Outcome, PropositionError,
+};
 use warpcheck_model::Model;
 
 use crate::{exit, gpu_exit, progress, report, threads_used, BackendArg, RunArgs};
@@ -57,14 +64,105 @@ impl Engine<'_> {
     }
 }
 
+/// An LTL formula to check instead of a property process.
+#[derive(Args, Default)]
+pub struct FormulaArgs {
+    /// Check this LTL formula: `G F X U R W`, `! && || -> <->`, `true`, `false`
+    /// (also `[]`, `<>`); atomic propositions are names defined by --ap/--ap-file or
+    /// DVE expressions in double quotes, e.g. 'G ("P_0.wait" -> F "P_0.CS")'.
+    #[arg(long, value_name = "FORMULA")]
+    pub ltl: Option<String>,
+    /// Define an atomic proposition of --ltl: NAME=EXPR, EXPR a DVE expression
+    /// (repeatable; a later definition of a name wins).
+    #[arg(long = "ap", value_name = "NAME=EXPR")]
+    pub aps: Vec<String>,
+    /// Atomic propositions of --ltl from a file: BEEM's model.xml (its <ap> elements),
+    /// or one `NAME = EXPR` per line (`#` comments). Repeatable; --ap wins.
+    #[arg(long = "ap-file", value_name = "FILE")]
+    pub ap_files: Vec<PathBuf>,
+}
+
+impl FormulaArgs {
+    /// Whether any formula option was given.
+    pub fn given(&self) -> bool {
+        self.ltl.is_some() || !self.aps.is_empty() || !self.ap_files.is_empty()
+    }
+}
+
+fn bad_input(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(exit::BAD_INPUT)
+}
+
+/// The definitions of `--ap-file` then `--ap`.
+fn definitions(f: &FormulaArgs) -> Result<Vec<Definition>, ExitCode> {
+    let mut definitions = Vec::new();
+    for path in &f.ap_files {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| bad_input(format!("cannot read `{}`: {e}", path.display())))?;
+        definitions.extend(parse_file(&path.display().to_string(), &text).map_err(bad_input)?);
+    }
+    for a in &f.aps {
+        definitions.push(parse_argument(a).map_err(bad_input)?);
+    }
+    Ok(definitions)
+}
+
+/// `check MODEL --ltl FORMULA`: translates the negated formula, attaches its automaton
+/// as the property process, and checks it like a property file. `others` is set when
+/// another check (`--deadlock`, ...) was named too.
+pub fn run_formula(
+    args: &RunArgs,
+    dve: &DveModel,
+    f: &FormulaArgs,
+    others: bool,
+    algorithm: Option<AlgorithmArg>,
+) -> Result<ExitCode, ExitCode> {
+    let Some(text) = &f.ltl else {
+        return Err(bad_input("--ap and --ap-file define the atomic propositions of --ltl, which is missing"));
+    };
+    if others {
+        return Err(bad_input(
+            "--ltl checks an LTL formula; it cannot be combined with --deadlock, --assert, --invariant or --all",
+        ));
+    }
+    let definitions = definitions(f)?;
+    let ready = formula_model(&dve.model, text, &definitions, |e| dve.expression(e)).map_err(|e| {
+        match &e {
+            FormulaError::Parse(p) => eprint!("{}", p.render(text).replacen("error: ", "error: in --ltl: ", 1)),
+            FormulaError::Proposition(PropositionError::Unknown { span, .. }) => {
+                eprint!("{}", render_at(text, span.clone(), &e.to_string()))
+            }
+            FormulaError::Compile { proposition, error } => {
+                eprintln!("error: atomic proposition {} ({}) is not a valid DVE expression", proposition.written, proposition.origin);
+                eprint!("{}", error.render(&format!("proposition {}", proposition.written), &proposition.expression));
+                if proposition.expression.contains("myloop(") {
+                    eprintln!("note: `myloop` is one of BEEM's m4 macros, expanded per instance by BEEM's tools; define this proposition with --ap for the instance");
+                }
+            }
+            _ => eprintln!("error: {e}"),
+        }
+        ExitCode::from(exit::BAD_INPUT)
+    })?;
+    check_model(args, &ready.model, algorithm, Some((text, &ready)))
+}
+
 /// Checks the model's property; exit status 0 holds, 1 violated, 2 bad usage, 3 too
 /// many states. `--backend gpu` runs OWCTY (default) or MAP on the GPU; `auto` runs on
 /// the CPU (nested DFS, the fastest on violated properties, needs no graph).
 pub fn run(args: &RunArgs, dve: &DveModel, algorithm: Option<AlgorithmArg>) -> Result<ExitCode, ExitCode> {
+    check_model(args, &dve.model, algorithm, None)
+}
+
+fn check_model(
+    args: &RunArgs,
+    model: &Model,
+    algorithm: Option<AlgorithmArg>,
+    formula: Option<(&str, &FormulaModel)>,
+) -> Result<ExitCode, ExitCode> {
     if args.backend == BackendArg::Gpu {
-        return run_gpu(args, dve, algorithm);
+        return run_gpu(args, model, algorithm, formula);
     }
-    let model = &dve.model;
     let algorithm: Algorithm = algorithm.map_or(Algorithm::Ndfs, Algorithm::from);
     // `--memory` bounds the state store: about 4 bytes per state word and 16 of table.
     let max_states = args.memory.map(|bytes| bytes / (4 * model.state_words() as u64 + 16));
@@ -81,11 +179,16 @@ pub fn run(args: &RunArgs, dve: &DveModel, algorithm: Option<AlgorithmArg>) -> R
         })
     })?;
     let threads = if algorithm.parallel() { threads } else { 1 };
-    Ok(finish(args, model, &Engine::Cpu { algorithm, threads }, &outcome))
+    Ok(finish(args, model, &Engine::Cpu { algorithm, threads }, &outcome, formula))
 }
 
 /// OWCTY or MAP on the GPU, graph and all.
-fn run_gpu(args: &RunArgs, dve: &DveModel, algorithm: Option<AlgorithmArg>) -> Result<ExitCode, ExitCode> {
+fn run_gpu(
+    args: &RunArgs,
+    model: &Model,
+    algorithm: Option<AlgorithmArg>,
+    formula: Option<(&str, &FormulaModel)>,
+) -> Result<ExitCode, ExitCode> {
     let algorithm = match algorithm {
         None | Some(AlgorithmArg::Owcty) => GpuAlgorithm::Owcty,
         Some(AlgorithmArg::Map) => GpuAlgorithm::Map,
@@ -99,40 +202,60 @@ fn run_gpu(args: &RunArgs, dve: &DveModel, algorithm: Option<AlgorithmArg>) -> R
     let update = |p: &warpcheck_explore::Progress| progress.update(p);
     let options =
         GpuOptions { device: args.device, memory: args.memory, progress: Some(&update), ..GpuOptions::default() };
-    let result = check_gpu(&dve.model, algorithm, &options);
+    let result = check_gpu(model, algorithm, &options);
     progress.finish();
     let run = result.map_err(|e| {
         eprintln!("error: {e}");
         ExitCode::from(gpu_exit(&e))
     })?;
-    Ok(finish(args, &dve.model, &Engine::Gpu { algorithm, run: &run }, &run.outcome))
+    Ok(finish(args, model, &Engine::Gpu { algorithm, run: &run }, &run.outcome, formula))
 }
 
 /// Prints the outcome; the exit status.
-fn finish(args: &RunArgs, model: &Model, engine: &Engine, outcome: &Outcome) -> ExitCode {
+fn finish(
+    args: &RunArgs,
+    model: &Model,
+    engine: &Engine,
+    outcome: &Outcome,
+    formula: Option<(&str, &FormulaModel)>,
+) -> ExitCode {
     if args.json {
-        println!("{}", to_json(&args.model.display().to_string(), model, engine, outcome));
+        let mut json = to_json(&args.model.display().to_string(), model, engine, outcome);
+        if let Some((text, ready)) = formula {
+            json["formula"] = json!(text);
+            json["automaton_states"] = json!(ready.automaton.states());
+            json["automaton_edges"] = json!(ready.automaton.edges.len());
+        }
+        println!("{json}");
     } else {
-        print(model, engine, outcome);
+        if let Some((text, ready)) = formula {
+            println!("formula:      {text}");
+            for p in &ready.propositions {
+                if p.origin != "formula" {
+                    println!("  {} = {}", p.written, p.expression);
+                }
+            }
+        }
+        print(model, engine, outcome, formula.is_some());
     }
     ExitCode::from(if outcome.holds() { exit::HOLDS } else { exit::VIOLATED })
 }
 
-fn property_summary(model: &Model) -> String {
+/// The property automaton's name (or, for `--ltl`, what it is) and size.
+fn property_summary(model: &Model, from_formula: bool) -> String {
     let Some(property) = &model.property else { return String::new() };
     let process = &model.processes[property.process as usize];
     let accepting = process.accepting.iter().filter(|&&a| a).count();
+    let name = if from_formula { "the negated formula" } else { &process.name };
     format!(
-        "{} (Büchi automaton: {} states, {} accepting, {} edges)",
-        process.name,
+        "{name} (Büchi automaton: {} states, {accepting} accepting, {} edges)",
         process.states.len(),
-        accepting,
         property.edges.len()
     )
 }
 
-fn print(model: &Model, engine: &Engine, o: &Outcome) {
-    println!("property:     {}", property_summary(model));
+fn print(model: &Model, engine: &Engine, o: &Outcome, from_formula: bool) {
+    println!("property:     {}", property_summary(model, from_formula));
     match engine {
         Engine::Cpu { algorithm, threads } => println!("algorithm:    {} ({threads} thread(s))", algorithm.name()),
         Engine::Gpu { algorithm, run } => println!("algorithm:    {} (GPU: {})", algorithm.name(), run.device_name),

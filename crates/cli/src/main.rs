@@ -38,6 +38,8 @@ Examples:
   warpcheck check model.dve --deadlock --all      # count every violation
   warpcheck check model.prop2.dve                 # the LTL property process: accepting cycles
   warpcheck check model.prop2.dve --algorithm owcty --json
+  warpcheck check model.dve --ltl 'G (\"P_0.wait\" -> F \"P_0.CS\")'
+  warpcheck check model.dve --ltl 'GF cs0' --ap cs0=P_0.CS    # or --ap-file model.xml
   warpcheck explore model.dve --backend gpu        # on the GPU (default: GPU when present)
   warpcheck explore model.dve --graph-out model.wcg   # write the state graph
   warpcheck scc model.dve --algorithm fb --json   # strongly connected components
@@ -89,6 +91,8 @@ enum Command {
         /// (default: ndfs).
         #[arg(long, value_enum)]
         algorithm: Option<ltl::AlgorithmArg>,
+        #[command(flatten)]
+        formula: ltl::FormulaArgs,
     },
     /// Decompose a model's state graph or a graph file into strongly connected components.
     #[command(after_help = EXAMPLES)]
@@ -327,9 +331,13 @@ fn check(
     invariants: Vec<String>,
     all: bool,
     algorithm: Option<ltl::AlgorithmArg>,
+    formula: ltl::FormulaArgs,
 ) -> Result<ExitCode, ExitCode> {
     let dve = load(&args)?;
     let none_named = !deadlock && !assertions && invariants.is_empty();
+    if formula.given() {
+        return ltl::run_formula(&args, &dve, &formula, !none_named || all, algorithm);
+    }
     if none_named && !all && dve.model.property.is_some() {
         return ltl::run(&args, &dve, algorithm);
     }
@@ -398,8 +406,8 @@ fn main() -> ExitCode {
         Command::Scc(args) => scc::run(args),
         Command::CycleMean(args) => cycle::run(args),
         Command::Generate(args) => graphs::generate(args),
-        Command::Check { run, deadlock, assertions, invariants, all, algorithm } => {
-            check(run, deadlock, assertions, invariants, all, algorithm)
+        Command::Check { run, deadlock, assertions, invariants, all, algorithm, formula } => {
+            check(run, deadlock, assertions, invariants, all, algorithm, formula)
         }
     };
     result.unwrap_or_else(|code| code)

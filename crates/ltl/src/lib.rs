@@ -10,6 +10,21 @@
 //! - [`map`]: Maximal Accepting Predecessors on the explicit state graph, sequential
 //!   and parallel.
 //!
+//! LTL formulas (`warpcheck check MODEL --ltl FORMULA`) become property processes:
+//!
+//! - [`formula`]: the syntax tree and parser of LTL formulas;
+//! - [`propositions`]: named atomic propositions (`--ap`, files, BEEM's `model.xml`);
+//! - [`nnf`]: negation normal form with simplifications;
+//! - [`tableau`]: the GPVW tableau, a generalized Büchi automaton;
+//! - [`buchi`]: Büchi automata with guarded edges, degeneralisation and reductions,
+//!   and [`buchi::translate`], the whole translation;
+//! - [`simulation`]: the reduction by direct simulation;
+//! - [`property`]: the automaton as the property process of a model, the same as the
+//!   DVE front end makes of a `.propN.dve` file, so every engine runs it unchanged.
+//!
+//! [`formula_model`] chains them: formula text to the model with the property process
+//! of its negation.
+//!
 //! [`check`] runs the algorithm of [`Options`] and returns an [`Outcome`]: the verdict
 //! and, when violated, a [`Lasso`] (a stem from the initial state and a cycle through an
 //! accepting state, each step named). A step that raises an evaluation error leads to
@@ -33,15 +48,27 @@
 //! }
 //! ```
 
+pub mod buchi;
+pub mod formula;
 pub mod map;
 pub mod ndfs;
+pub mod nnf;
 pub mod owcty;
 pub mod product;
+pub mod property;
+pub mod propositions;
+pub mod simulation;
+pub mod tableau;
 
 use std::time::Instant;
 
 use warpcheck_explore::{state_graph_with_states, Lasso, StateGraphError};
-use warpcheck_model::Model;
+use warpcheck_model::{ir::Expr, Model};
+
+pub use buchi::{Buchi, TranslateError};
+pub use formula::{Formula, ParseError};
+pub use property::PropertyError;
+pub use propositions::{Definition, PropositionError, Resolved};
 
 pub use ndfs::{Cycle, Ndfs};
 pub use product::{Explicit, Product, Successors};
@@ -127,6 +154,58 @@ impl Outcome {
     pub fn holds(&self) -> bool {
         self.lasso.is_none()
     }
+}
+
+/// Why a formula cannot be checked on a model; `E` is the error of compiling a
+/// proposition's expression.
+#[derive(Debug, thiserror::Error)]
+pub enum FormulaError<E: std::fmt::Display> {
+    #[error(transparent)]
+    Property(#[from] PropertyError),
+    #[error("{0}")]
+    Parse(ParseError),
+    #[error(transparent)]
+    Proposition(#[from] PropositionError),
+    #[error("atomic proposition {} ({}): {error}", proposition.written, proposition.origin)]
+    Compile { proposition: Resolved, error: E },
+    #[error(transparent)]
+    Translate(#[from] TranslateError),
+}
+
+/// A formula ready to check: `model` with the property process of the negated formula.
+#[derive(Clone, Debug)]
+pub struct FormulaModel {
+    pub formula: Formula,
+    pub propositions: Vec<Resolved>,
+    /// The Büchi automaton of the negated formula.
+    pub automaton: Buchi,
+    pub model: Model,
+}
+
+/// Parses `text`, resolves its propositions by `definitions`, compiles their
+/// expressions with `compile`, translates the negated formula and attaches its
+/// automaton to `model` as its property process.
+pub fn formula_model<E: std::fmt::Display>(
+    model: &Model,
+    text: &str,
+    definitions: &[Definition],
+    mut compile: impl FnMut(&str) -> Result<Expr, E>,
+) -> Result<FormulaModel, FormulaError<E>> {
+    if let Some(p) = &model.property {
+        return Err(PropertyError::AlreadyHasProperty(model.processes[p.process as usize].name.clone()).into());
+    }
+    let formula = formula::parse(text).map_err(FormulaError::Parse)?;
+    let propositions = propositions::resolve(&formula, definitions)?;
+    let mut expressions = Vec::with_capacity(propositions.len());
+    for p in &propositions {
+        match compile(&p.expression) {
+            Ok(e) => expressions.push(e),
+            Err(error) => return Err(FormulaError::Compile { proposition: p.clone(), error }),
+        }
+    }
+    let automaton = buchi::translate(&formula.ltl, true, propositions.len())?;
+    let model = property::with_property(model, &automaton, &expressions)?;
+    Ok(FormulaModel { formula, propositions, automaton, model })
 }
 
 /// Checks the property of `model` (its property process) with `options.algorithm`.

@@ -1,0 +1,208 @@
+//! BEEM's LTL formulas through our own translation: for every LTL property of every
+//! `model.xml` and every instance with its property file (`model.i.propN.dve`, BEEM's
+//! automaton of the same formula), the formula checked on the plain instance
+//! (`model.i.dve`, propositions expanded for the instance, the negated formula's
+//! automaton attached by `warpcheck_ltl::formula_model`) gives the property file's
+//! verdict, and the reference verdict of `ltl-reference.csv` where it has one; every
+//! counterexample is a valid lasso.
+//!
+//! By default: the instances with at most 200,000 states in `reference.csv` (the limit
+//! of `beem_ltl.rs`). Every instance, with the files' verdicts too (long; with
+//! `WARPCHECK_MAX_STATES=N`, instances of at most N states), and the formulas violated
+//! by the reference on instances above `WARPCHECK_MAX_STATES` or of unknown size, each
+//! check bounded by `WARPCHECK_MAX_PRODUCT` product states (default 30 M; beyond, the
+//! formula counts as undecided):
+//! `cargo test --release -p warpcheck-conformance --test beem_ltl_formulas -- --ignored --nocapture`
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use warpcheck_conformance::beem_xml::{ltl_formulas, LtlFormula};
+use warpcheck_conformance::ltl::*;
+use warpcheck_conformance::*;
+use warpcheck_ltl::formula::{parse, Atom};
+use warpcheck_ltl::propositions::Definition;
+use warpcheck_ltl::{check, formula_model, Algorithm, LtlError, Options};
+
+fn names(formula: &str) -> Vec<String> {
+    let f = parse(formula).unwrap_or_else(|e| panic!("BEEM formula `{formula}`: {}", e.render(formula)));
+    f.atoms
+        .into_iter()
+        .filter_map(|(a, _)| match a {
+            Atom::Name(n) => Some(n),
+            Atom::Expression(_) => None,
+        })
+        .collect()
+}
+
+/// Every BEEM LTL formula whose property file exists, with the instance's size.
+fn formulas(beem: &Path) -> Vec<(LtlFormula, Option<u64>)> {
+    let sizes: HashMap<String, u64> = references(beem).into_iter().map(|r| (r.instance, r.states)).collect();
+    let mut all = Vec::new();
+    let mut dirs: Vec<_> = std::fs::read_dir(beem).expect("read the BEEM folder").flatten().map(|e| e.path()).collect();
+    dirs.sort();
+    for dir in dirs.into_iter().filter(|d| d.join("model.xml").is_file()) {
+        for f in ltl_formulas(&dir, names) {
+            if property_path(beem, &f.property_file()).is_file() {
+                let size = sizes.get(&f.instance).copied();
+                all.push((f, size));
+            }
+        }
+    }
+    all
+}
+
+fn word(holds: bool) -> &'static str {
+    if holds {
+        "holds"
+    } else {
+        "violated"
+    }
+}
+
+/// The verdict of `f` through our translation (nested DFS), checked against the
+/// property file's (nested DFS) and `reference`. With `limit`, a product of more
+/// states leaves the formula undecided: `Ok(false)`.
+fn compare(
+    beem: &Path,
+    f: &LtlFormula,
+    reference: Option<bool>,
+    limit: Option<u64>,
+    verbose: bool,
+) -> Result<bool, String> {
+    let file = f.property_file();
+    let instance = load_file(&beem.join(f.instance.split('.').next().unwrap()).join(format!("{}.dve", f.instance)));
+    let definitions: Vec<Definition> = f
+        .propositions
+        .iter()
+        .map(|(name, expression)| Definition {
+            name: name.clone(),
+            expression: expression.clone(),
+            origin: "model.xml".into(),
+        })
+        .collect();
+    let ready = formula_model(&instance.model, &f.formula, &definitions, |e| instance.expression(e))
+        .map_err(|e| format!("{file}: `{}`: {e}", f.formula))?;
+    let options = Options { algorithm: Algorithm::Ndfs, max_states: limit };
+    let undecided = |e: &LtlError| limit.is_some() && matches!(e, LtlError::TooManyStates { .. });
+    let ours = match check(&ready.model, &options) {
+        Err(e) if undecided(&e) => return Ok(false),
+        result => result.map_err(|e| format!("{file} (formula): {e}"))?,
+    };
+    if let Some(lasso) = &ours.lasso {
+        validate_lasso(&ready.model, lasso).map_err(|e| format!("{file} (formula): bad lasso: {e}"))?;
+    }
+    let property_model = load_file(&property_path(beem, &file)).model;
+    let theirs = match check(&property_model, &options) {
+        Err(e) if undecided(&e) => return Ok(false),
+        result => result.map_err(|e| format!("{file}: {e}"))?,
+    };
+    if verbose {
+        eprintln!(
+            "{file} `{}`: {} (automaton {} states, {} product states; property file {} product states)",
+            f.formula,
+            word(ours.holds()),
+            ready.automaton.states(),
+            ours.states,
+            theirs.states
+        );
+    }
+    if ours.holds() != theirs.holds() {
+        return Err(format!(
+            "{file} `{}`: {} by our translation, {} by the property file",
+            f.formula,
+            word(ours.holds()),
+            word(theirs.holds())
+        ));
+    }
+    if let Some(r) = reference.filter(|&r| r != ours.holds()) {
+        return Err(format!("{file} `{}`: {}, reference {}", f.formula, word(ours.holds()), word(r)));
+    }
+    Ok(true)
+}
+
+/// Checks the formulas whose instance has at most `max_states` states (`None`: all);
+/// returns how many were checked and how many had a reference verdict.
+fn check_formulas(max_states: Option<u64>, verbose: bool) -> (usize, usize) {
+    let beem = beem_dir();
+    let references: HashMap<String, bool> =
+        ltl_references(&beem).into_iter().map(|r| (r.property_file, r.holds)).collect();
+    let chosen: Vec<LtlFormula> = formulas(&beem)
+        .into_iter()
+        .filter(|(_, size)| max_states.is_none_or(|m| size.is_some_and(|s| s <= m)))
+        .map(|(f, _)| f)
+        .collect();
+    let failures = parallel_failures(&chosen, |f| {
+        compare(&beem, f, references.get(&f.property_file()).copied(), None, verbose).map(|_| ())
+    });
+    assert!(failures.is_empty(), "{} of {} formulas fail:\n{}", failures.len(), chosen.len(), failures.join("\n"));
+    let referenced = chosen.iter().filter(|f| references.contains_key(&f.property_file())).count();
+    (chosen.len(), referenced)
+}
+
+/// Every formula parses, and its automaton is no larger than BEEM's (the property
+/// process of the corresponding file, made by LTL2BA).
+#[test]
+fn every_beem_formula_translates_to_an_automaton_no_larger_than_beems() {
+    let beem = beem_dir();
+    let all = formulas(&beem);
+    assert_eq!(all.len(), 375, "every property file has its formula in model.xml");
+    let failures = parallel_failures(&all, |(f, _)| {
+        let parsed = parse(&f.formula).map_err(|e| e.render(&f.formula))?;
+        let ours = warpcheck_ltl::buchi::translate(&parsed.ltl, true, parsed.atoms.len()).map_err(|e| e.to_string())?;
+        let model = load_file(&property_path(&beem, &f.property_file())).model;
+        let property = model.property.as_ref().ok_or("no property process")?;
+        let theirs = model.processes[property.process as usize].states.len();
+        if ours.states() > theirs {
+            return Err(format!("{} `{}`: {} states, BEEM's {theirs}", f.property_file(), f.formula, ours.states()));
+        }
+        Ok(())
+    });
+    assert!(failures.is_empty(), "{} of {} automata are larger:\n{}", failures.len(), all.len(), failures.join("\n"));
+}
+
+#[test]
+fn small_instances_agree_with_their_property_files() {
+    let (checked, referenced) = check_formulas(Some(200_000), false);
+    eprintln!("{checked} formulas on small instances ({referenced} with a reference verdict) agree");
+    assert_eq!((checked, referenced), (158, 158), "the BEEM folder changed: update the expected numbers");
+}
+
+#[test]
+#[ignore = "every instance with a property file, up to tens of millions of product states: long"]
+fn all_instances_agree_with_their_property_files() {
+    let max = std::env::var("WARPCHECK_MAX_STATES").ok().and_then(|v| v.parse().ok());
+    let (checked, referenced) = check_formulas(max, true);
+    eprintln!("{checked} formulas ({referenced} with a reference verdict) agree with their property files");
+}
+
+#[test]
+#[ignore = "violated formulas on large instances: long"]
+fn violated_formulas_on_large_instances_agree_with_their_property_files() {
+    let beem = beem_dir();
+    let max = std::env::var("WARPCHECK_MAX_STATES").ok().and_then(|v| v.parse().ok()).unwrap_or(200_000u64);
+    let limit = std::env::var("WARPCHECK_MAX_PRODUCT").ok().and_then(|v| v.parse().ok()).unwrap_or(30_000_000u64);
+    let violated: HashMap<String, bool> =
+        ltl_references(&beem).into_iter().filter(|r| !r.holds).map(|r| (r.property_file, r.holds)).collect();
+    let chosen: Vec<LtlFormula> = formulas(&beem)
+        .into_iter()
+        .filter(|(f, size)| violated.contains_key(&f.property_file()) && size.is_none_or(|s| s > max))
+        .map(|(f, _)| f)
+        .collect();
+    let decided = std::sync::atomic::AtomicUsize::new(0);
+    let failures = parallel_failures(&chosen, |f| {
+        let done = compare(&beem, f, Some(false), Some(limit), true)?;
+        if done {
+            decided.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        } else {
+            eprintln!("UNDECIDED {} (more than {limit} product states)", f.property_file());
+        }
+        Ok(())
+    });
+    assert!(failures.is_empty(), "{} of {} formulas fail:\n{}", failures.len(), chosen.len(), failures.join("\n"));
+    eprintln!(
+        "{} of {} violated formulas on large instances agree; the others undecided",
+        decided.into_inner(),
+        chosen.len()
+    );
+}
