@@ -8,6 +8,7 @@
 //! `reference.csv`. All 331 files with a reference, and the verdicts of the files
 //! without one (ignored by default; minutes on 16 cores, much longer on 2):
 //! `cargo test --release -p warpcheck-conformance --test beem_ltl -- --ignored --nocapture`
+//! (`WARPCHECK_MIN_STATES` and `WARPCHECK_MAX_STATES` bound the instances' states).
 
 use std::collections::HashMap;
 use std::time::Instant;
@@ -47,14 +48,16 @@ fn verdict_of(beem: &std::path::Path, file: &str, verbose: bool) -> Result<bool,
     Ok(verdicts[0].1)
 }
 
-/// Checks the referenced property files whose instance has at most `max_states`
-/// states (`None`: all, listed in `reference.csv` or not); returns how many.
-fn check_references(max_states: Option<u64>, verbose: bool) -> usize {
+/// Checks the referenced property files whose instance has at least `min_states` and
+/// at most `max_states` states (`None`: all, listed in `reference.csv` or not);
+/// returns how many.
+fn check_references(min_states: u64, max_states: Option<u64>, verbose: bool) -> usize {
     let beem = beem_dir();
     let sizes: HashMap<String, u64> = references(&beem).into_iter().map(|r| (r.instance, r.states)).collect();
     let rows: Vec<LtlReference> = ltl_references(&beem)
         .into_iter()
         .filter(|r| max_states.is_none_or(|m| sizes.get(r.instance()).is_some_and(|&s| s <= m)))
+        .filter(|r| min_states == 0 || sizes.get(r.instance()).is_some_and(|&s| s >= min_states))
         .collect();
     let failures = parallel_failures(&rows, |r| {
         let holds = verdict_of(&beem, &r.property_file, verbose)?;
@@ -70,14 +73,14 @@ fn check_references(max_states: Option<u64>, verbose: bool) -> usize {
 
 #[test]
 fn small_property_files_give_the_reference_verdicts() {
-    assert_eq!(check_references(Some(200_000), false), 158, "ltl-reference.csv changed: update the expected number");
+    assert_eq!(check_references(0, Some(200_000), false), 158, "ltl-reference.csv changed: update the expected number");
 }
 
 #[test]
 #[ignore = "every referenced property file, up to tens of millions of product states: long"]
 fn all_property_files_give_the_reference_verdicts() {
-    let max = std::env::var("WARPCHECK_MAX_STATES").ok().and_then(|v| v.parse().ok());
-    let checked = check_references(max, true);
+    let bound = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok());
+    let checked = check_references(bound("WARPCHECK_MIN_STATES").unwrap_or(0), bound("WARPCHECK_MAX_STATES"), true);
     eprintln!("{checked} property files: every algorithm gives the reference verdict");
 }
 

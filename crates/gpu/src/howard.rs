@@ -7,8 +7,10 @@
 //!
 //! **Algorithm** (Barnat, Bauch, Brim, Češka, PDMC 2011, digest 002, Algorithm 3 with
 //! §3.3's concurrent components). The cyclic SCCs come from the CPU pre-decomposition
-//! [`warpcheck_cycle::components`] (parallel FB with trimming; a GPU SCC decomposition
-//! is being written separately and can replace it). [`Compact`] lays them out one after
+//! [`warpcheck_cycle::components`] with sequential Tarjan: on state graphs parallel FB
+//! with trimming is slower (lamport.6's 20,060 cyclic SCCs: 5.5 s on 16 threads of the
+//! H100 machine against Tarjan's 1.6 s on 2 cores; `benches/results`), and the GPU SCC
+//! decomposition ([`crate::scc`]) is not yet measured on these graphs. [`Compact`] lays them out one after
 //! another straight from the graph (component id per vertex, edges inside components
 //! only, weights negated for a maximum, a reverse CSR) and they are solved together.
 //! A round, for every component still improving:
@@ -266,7 +268,7 @@ impl GpuHoward {
         if options.problem == Problem::Ratio {
             reject_zero_time_cycles(graph)?;
         }
-        let comps = scc(graph, true);
+        let comps = scc(graph, false);
         let scc_seconds = start.elapsed().as_secs_f64();
         let solve_start = Instant::now();
         let compact = Compact::new(graph, &comps, options.problem, options.sense)?;
