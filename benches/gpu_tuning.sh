@@ -10,8 +10,7 @@ beem=$1; shift
 instances=${*:-anderson.3 lamport.8 collision.4 frogs.4}
 bin=${WARPCHECK:-target/release/warpcheck}
 settings=(default "WARPCHECK_GPU_BLOCK=128" "WARPCHECK_GPU_BLOCK=512" "WARPCHECK_GPU_BLOCKS_PER_SM=8"
-  "WARPCHECK_GPU_BLOCKS_PER_SM=32" "WARPCHECK_GPU_MAXRREG=64" "WARPCHECK_GPU_MAXRREG=40" "WARPCHECK_GPU_INLINE_EMIT=1"
-  "WARPCHECK_GPU_BUFFER=8" "WARPCHECK_GPU_BUFFER=8,WARPCHECK_GPU_PREFETCH=1")
+  "WARPCHECK_GPU_BLOCKS_PER_SM=32" "WARPCHECK_GPU_MAXRREG=64" "WARPCHECK_GPU_MAXRREG=40" "WARPCHECK_GPU_INLINE_EMIT=1")
 [ -n "${SETTINGS:-}" ] && read -r -a settings <<<"$SETTINGS"
 echo "| instance | setting | states | transitions | search s | M states/s | registers | local bytes |"
 echo "|---|---|---:|---:|---:|---:|---:|---:|"

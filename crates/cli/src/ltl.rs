@@ -20,7 +20,7 @@ use warpcheck_ltl::{
 };
 use warpcheck_model::Model;
 
-use crate::{exit, gpu_exit, progress, report, threads_used, BackendArg, RunArgs};
+use crate::{exit, gpu_error, progress, report, threads_used, BackendArg, RunArgs};
 
 /// The accepting-cycle algorithm of `check` on a model with a property.
 #[derive(Clone, Copy, ValueEnum)]
@@ -204,10 +204,7 @@ fn run_gpu(
         GpuOptions { device: args.device, memory: args.memory, progress: Some(&update), ..GpuOptions::default() };
     let result = check_gpu(model, algorithm, &options);
     progress.finish();
-    let run = result.map_err(|e| {
-        eprintln!("error: {e}");
-        ExitCode::from(gpu_exit(&e))
-    })?;
+    let run = result.map_err(gpu_error)?;
     Ok(finish(args, model, &Engine::Gpu { algorithm, run: &run }, &run.outcome, formula))
 }
 

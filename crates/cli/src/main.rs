@@ -208,27 +208,20 @@ fn run(
             {
                 eprintln!("warning: {e}; exploring on the CPU");
             }
-            Err(e) => {
-                eprintln!("error: {e}");
-                return Err(ExitCode::from(gpu_exit(&e)));
-            }
+            Err(e) => return Err(gpu_error(e)),
         }
     }
     run_cpu(args, model, checks, stop_at_first, traces).map(|r| (r, None))
 }
 
-/// Reports a failed GPU run; its exit status.
+/// Reports a failed GPU run; its exit status (2 bad input, 3 a resource limit or a
+/// device failure).
 pub(crate) fn gpu_error(e: GpuError) -> ExitCode {
     eprintln!("error: {e}");
-    ExitCode::from(gpu_exit(&e))
-}
-
-/// The exit status of a failed GPU run.
-fn gpu_exit(e: &GpuError) -> u8 {
-    match e {
+    ExitCode::from(match e {
         GpuError::NoDevice(_) | GpuError::Unsupported(_) | GpuError::NoProperty => exit::BAD_INPUT,
         GpuError::Full { .. } | GpuError::EdgesFull { .. } | GpuError::Cuda(_) | GpuError::Compile(_) => exit::RESOURCE,
-    }
+    })
 }
 
 /// Runs the GPU engine.

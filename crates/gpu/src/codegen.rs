@@ -43,8 +43,6 @@ pub struct Generated {
     /// An upper bound on the successors of one state (steps into the error state
     /// included): the engine sizes its work so that the state store cannot overflow.
     pub max_successors: u64,
-    /// Transition groups: the number of places that hand a successor to the sink.
-    pub groups: usize,
 }
 
 /// Generates the C functions of `model`, with `invariants` as the user's invariants.
@@ -69,7 +67,7 @@ pub fn generate(model: &Model, invariants: &[Expr]) -> Result<Generated, Unsuppo
     g.product_function();
     let parts = if model.mode == SyncMode::Async { g.async_parts() } else { Vec::new() };
     g.successor_function(&parts);
-    Ok(Generated { source: g.out, max_successors: max_successors(model), groups: model.groups.len() })
+    Ok(Generated { source: g.out, max_successors: max_successors(model) })
 }
 
 /// Models with at most this many groups have their step functions inlined.

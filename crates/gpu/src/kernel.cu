@@ -112,16 +112,18 @@ __device__ __forceinline__ u64 wc_load_acquire(const u64 *p) {
   return v;
 }
 
-// A new id for a state, one atomic per converged group of threads (the counter is the
-// one address every insertion would otherwise contend for).
-__device__ __forceinline__ u32 wc_new_id(u32 *count) {
+// Takes the next value of `counter` (and increments it), one atomic per converged group
+// of threads: new state ids (the counter is the one address every insertion would
+// otherwise contend for) and queue slots (ltl.cu).
+template <typename T>
+__device__ __forceinline__ T wc_claim(T *counter) {
   u32 mask = __activemask();
   u32 lane = threadIdx.x & 31;
   int leader = __ffs(mask) - 1;
-  u32 base = 0;
-  if (lane == (u32)leader) base = atomicAdd(count, (u32)__popc(mask));
+  T base = 0;
+  if (lane == (u32)leader) base = atomicAdd(counter, (T)__popc(mask));
   base = __shfl_sync(mask, base, leader);
-  return base + (u32)__popc(mask & ((1u << lane) - 1u));
+  return base + (T)__popc(mask & ((1u << lane) - 1u));
 }
 
 // Inserts state `t`, found from `parent`, unless the table holds it already; returns
@@ -136,7 +138,7 @@ __device__ __forceinline__ u32 wc_insert(const WcTable *tab, const u32 *t, u32 p
     if (e == 0) {
       u64 old = atomicCAS(slot, 0ull, (tag << 32) | WC_BUSY);
       if (old == 0) {
-        u32 id = wc_new_id(tab->count);
+        u32 id = wc_claim(tab->count);
         if (id >= tab->limit) {
           atomicExch(tab->full, 1u);
           atomicExch(slot, (tag << 32) | WC_LOST);
@@ -231,9 +233,6 @@ extern "C" __global__ void wc_advance(u32 *ctl, u64 bound, u32 limit, const u64 
   ctl[5]++;
 }
 
-// Expands the states with ids lo..hi (or, with `ctl`, the level it names, unless the
-// device-driven search has stopped): checks each, generates its successors and
-// inserts them. Counters: transitions, deadlocks, error steps, accepting states.
 // What one thread of the expansion kernel counts.
 struct WcTally {
   u64 transitions, errors, deadlocks, accepting;

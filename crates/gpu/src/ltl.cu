@@ -12,15 +12,7 @@
 #define WC_IN_SET 1u
 #define WC_REACHED 2u
 
-__device__ __forceinline__ void wc_push(u32 *queue, u64 *len, u32 v) {
-  u32 mask = __activemask();
-  u32 lane = threadIdx.x & 31;
-  int leader = __ffs(mask) - 1;
-  u64 base = 0;
-  if (lane == (u32)leader) base = atomicAdd(len, (u64)__popc(mask));
-  base = __shfl_sync(mask, base, leader);
-  queue[base + __popc(mask & ((1u << lane) - 1u))] = v;
-}
+__device__ __forceinline__ void wc_push(u32 *queue, u64 *len, u32 v) { queue[wc_claim(len)] = v; }
 
 #define WC_GRID_STRIDE(i, n) for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (u64)gridDim.x * blockDim.x)
 
