@@ -70,6 +70,18 @@ pub fn generate(model: &Model, invariants: &[Expr]) -> Result<Generated, Unsuppo
     Ok(Generated { source: g.out, max_successors: max_successors(model) })
 }
 
+/// Whether evaluating `e` can raise no error (no array index, no division): such an
+/// expression compiles to a C expression with no statements.
+fn infallible(e: &Expr) -> bool {
+    match e {
+        Expr::Const(_) | Expr::Load(_) | Expr::Temp(_) => true,
+        Expr::LoadIndexed(..) => false,
+        Expr::Unary(_, a) => infallible(a),
+        Expr::Binary(BinOp::Div | BinOp::Rem, ..) => false,
+        Expr::Binary(_, a, b) => infallible(a) && infallible(b),
+    }
+}
+
 /// Models with at most this many groups have their step functions inlined.
 const INLINE_GROUPS: usize = 64;
 /// Groups per out-of-line step function.
@@ -304,6 +316,17 @@ impl Gen<'_> {
                     UnOp::Neg => format!("wc_neg({a})"),
                     UnOp::BitNot => format!("(~({a}))"),
                     UnOp::Not => format!("(({a}) == 0)"),
+                }
+            }
+            Expr::Binary(op @ (BinOp::And | BinOp::Or | BinOp::Imply), a, b) if infallible(b) => {
+                // C's `&&` and `||` skip the right operand too; it cannot fail, so no
+                // statements are needed (huge guards stay one expression: BEEM's plc).
+                let a = self.expr(a, s, err);
+                let b = self.expr(b, s, err);
+                match op {
+                    BinOp::And => format!("(({a}) != 0 && ({b}) != 0)"),
+                    BinOp::Or => format!("(({a}) != 0 || ({b}) != 0)"),
+                    _ => format!("(({a}) == 0 || ({b}) != 0)"),
                 }
             }
             Expr::Binary(op @ (BinOp::And | BinOp::Or | BinOp::Imply), a, b) => {

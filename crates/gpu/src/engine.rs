@@ -199,7 +199,7 @@ pub fn cuda_source(generated: &Generated) -> String {
 /// Device buffers of one run.
 pub(crate) struct Store {
     pub(crate) states: CudaSlice<u32>,
-    parents: CudaSlice<u32>,
+    pub(crate) parents: CudaSlice<u32>,
     _table: CudaSlice<u64>,
     /// The control block (see kernel.cu): states found, overflow flag, the level being
     /// expanded, why the device-driven search stopped, levels, [6] edge overflow flag.

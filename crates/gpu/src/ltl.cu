@@ -193,3 +193,65 @@ extern "C" __global__ void wc_map_unmark(u32 n, unsigned char *acc, const u32 *v
     }
   }
 }
+
+// ---- Counterexample ----  (an accepting vertex `a` on a cycle is known)
+
+#define WC_NONE 0xFFFFFFFFu
+
+// OWCTY's set holds every accepting cycle: MAP, run next for a vertex on one, looks
+// only at the accepting vertices in it.
+extern "C" __global__ void wc_ltl_keep_set(u32 n, const u32 *flags, unsigned char *acc) {
+  WC_GRID_STRIDE(v, n) {
+    if (!(flags[v] & WC_IN_SET)) acc[v] = 0;
+  }
+}
+
+extern "C" __global__ void wc_cycle_init(u32 n, u32 *parent) {
+  WC_GRID_STRIDE(v, n) parent[v] = WC_NONE;
+}
+
+// One thread: the search starts at `a`; result[0]: the predecessor of `a` found.
+extern "C" __global__ void wc_cycle_seed(u32 a, u32 *parent, u32 *q0, u32 *q1, u64 *c, u32 *result) {
+  u64 cur = c[2];
+  u32 *q = cur ? q1 : q0;
+  q[c[cur]++] = a;
+  parent[a] = a;
+  result[0] = WC_NONE;
+}
+
+// Breadth-first search from `a` with parents, until a front vertex steps back to `a`
+// (the first level that does: a shortest cycle through `a`).
+extern "C" __global__ void wc_cycle_step(const u64 *first, const u32 *degree, const u32 *targets, u32 a, u32 *parent,
+                                         u32 *q0, u32 *q1, u64 *c, u32 *result) {
+  if (*(volatile u32 *)result != WC_NONE) return;
+  u64 cur = c[2];
+  const u32 *in = cur ? q1 : q0;
+  u32 *out = cur ? q0 : q1;
+  WC_GRID_STRIDE(i, c[cur]) {
+    u32 u = in[i];
+    u64 e = first[u], end = e + degree[u];
+    for (; e < end; e++) {
+      u32 v = targets[e];
+      if (v == a) {
+        atomicCAS(result, WC_NONE, u);
+      } else if (parent[v] == WC_NONE && atomicCAS(parent + v, WC_NONE, u) == WC_NONE) {
+        wc_push(out, c + (cur ^ 1), v);
+      }
+    }
+  }
+}
+
+// One thread: follows `parent` from `from` to `stop` (both written), into `out`;
+// *len is the path's length, or 0 if the chain leaves the `n` vertices or is longer.
+extern "C" __global__ void wc_chain(const u32 *parent, u32 from, u32 stop, u32 n, u32 *out, u64 *len) {
+  u32 v = from;
+  for (u64 k = 0; k < n && v < n; k++) {
+    out[k] = v;
+    if (v == stop) {
+      *len = k + 1;
+      return;
+    }
+    v = parent[v];
+  }
+  *len = 0;
+}

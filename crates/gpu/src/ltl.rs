@@ -34,15 +34,20 @@
 //!      vertex that is its own value proves a cycle, or the values stop being
 //!      accepting. Vertex ids are the GPU's discovery order, which is not the CPU's,
 //!      so the number of rounds may differ from the CPU's (the verdict cannot).
-//! 4. **Counterexample.** Only when the property is violated does the graph come back
-//!    to the host: the adjacency (as a CSR), acceptance, the set OWCTY left, then the
-//!    CPU's linear witness search (`owcty::witness`) and `Lasso::build` on the states of
-//!    the lasso, read one by one.
+//! 4. **Counterexample** (violated properties), on the device too: an accepting vertex
+//!    `a` on a cycle (MAP's; after OWCTY, MAP run on the accepting vertices of the set
+//!    OWCTY left, which holds every accepting cycle), a breadth-first search with
+//!    parents from `a` until a front vertex steps back to `a` (a shortest cycle through
+//!    `a`), and the exploration's BFS parents from `a` to the initial state (a shortest
+//!    stem to `a`). One-thread kernels follow the parents; only the lasso's vertex ids
+//!    and states come back for `Lasso::build`. (Copying the graph back for the CPU's
+//!    witness search took most of a violated check's time: about 2 of 2.4 s on
+//!    lamport.6.prop4, 8 of 8.6 s on anderson.6.prop3.)
 //!
 //! Vertex ids are the GPU's discovery order (BFS levels, nondeterministic within a
 //! level), so the lasso may differ from the CPU's; its stem is still a shortest path.
-//! Models whose generated code is huge (BEEM's plc, 1.9 MB of DVE) take NVRTC minutes
-//! in this mode: the tests leave them out.
+//! The largest generated code (BEEM's plc: 5.5 MB of CUDA, guards of thousands of
+//! terms) takes NVRTC about a minute.
 //!
 //! Device memory: the store's share per state (see engine.rs) plus 12 bytes of
 //! adjacency per state, 17 bytes of cycle-detection arrays per state, and room for
@@ -53,8 +58,7 @@ use std::time::Instant;
 
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use warpcheck_explore::{Checks, Lasso};
-use warpcheck_graph::Csr;
-use warpcheck_ltl::{owcty, Cycle, Outcome};
+use warpcheck_ltl::Outcome;
 use warpcheck_model::Model;
 
 use crate::codegen::{self, Generated};
@@ -151,19 +155,19 @@ pub fn check_gpu(model: &Model, algorithm: GpuAlgorithm, options: &GpuOptions<'_
         }
         Ok(())
     })?;
-    let search = Search { device: &device, session: &session, arrays: &arrays, n, real: real as u32 };
-    let (found, iterations, remaining, cycle_seconds) = match algorithm {
+    let search = Search { device: &device, session: &session, arrays: &arrays, n };
+    let (found, on_cycle, iterations, remaining, cycle_seconds) = match algorithm {
         GpuAlgorithm::Owcty => {
             let (size, iterations, seconds) = search.owcty()?;
-            (size > 0, iterations, Some(size), seconds)
+            (size > 0, None, iterations, Some(size), seconds)
         }
         GpuAlgorithm::Map => {
             let (on_cycle, rounds, seconds) = search.map()?;
-            (on_cycle.is_some(), rounds, None, seconds)
+            (on_cycle.is_some(), on_cycle, rounds, None, seconds)
         }
     };
     let lasso_start = Instant::now();
-    let lasso = if found { Some(search.lasso(model, algorithm)?) } else { None };
+    let lasso = if found { Some(search.lasso(model, on_cycle)?) } else { None };
     let lasso_seconds = lasso_start.elapsed().as_secs_f64();
     let generated = report.explore_seconds + report.setup_seconds;
     Ok(GpuLtl {
@@ -197,23 +201,6 @@ pub fn cuda_source(generated: &Generated, tuning: &Tuning) -> String {
     graph_source(&tuned_source(generated, tuning), generated, &graph_spec())
 }
 
-/// The device's adjacency (a block of `targets` per vertex, blocks in any order) as a
-/// CSR of `n` vertices, those from `real` on (the error state) without successors.
-fn adjacency_csr(first: &[u64], degree: &[u32], targets: &[u32], real: usize, n: usize) -> Result<Csr, GpuError> {
-    let bad = |what: String| GpuError::Cuda(format!("the GPU's graph: {what}"));
-    let mut offsets = Vec::with_capacity(n + 1);
-    let mut out = Vec::with_capacity(targets.len());
-    offsets.push(0u64);
-    for v in 0..real {
-        let (at, k) = (first[v] as usize, degree[v] as usize);
-        let block = targets.get(at..at + k).ok_or_else(|| bad(format!("vertex {v}'s edges lie outside")))?;
-        out.extend_from_slice(block);
-        offsets.push(out.len() as u64);
-    }
-    offsets.resize(n + 1, out.len() as u64);
-    Csr::from_parts(offsets, out).map_err(bad)
-}
-
 /// Compiles (or finds in the cache) the kernels of an LTL check of `model` for
 /// `device`, without running them: lets a caller compile many models in parallel first.
 pub fn compile_for_device(model: &Model, device: usize) -> Result<nvrtc::Compiled, GpuError> {
@@ -235,6 +222,11 @@ struct Device<'s> {
 
 fn cuda<E: std::fmt::Debug>(e: E) -> GpuError {
     GpuError::Cuda(format!("{e:?}"))
+}
+
+/// A counterexample search that contradicts the cycle detection (a bug, never a verdict).
+fn bad(what: &str) -> GpuError {
+    GpuError::Cuda(format!("the GPU's counterexample: {what}"))
 }
 
 const BLOCK: u32 = 256;
@@ -348,7 +340,6 @@ struct Search<'a> {
     arrays: &'a Arrays,
     /// Vertices: the real states, then the error state if a step raised an error.
     n: u32,
-    real: u32,
 }
 
 /// Device pointers of the graph and the arrays, for kernel arguments.
@@ -502,42 +493,69 @@ impl Search<'_> {
         Ok((on_cycle, rounds, seconds))
     }
 
-    /// The counterexample: the graph, acceptance and (OWCTY) the set it left come back
-    /// to the host; the CPU's witness search finds the lasso.
-    fn lasso(&self, model: &Model, algorithm: GpuAlgorithm) -> Result<Lasso, GpuError> {
-        let d = self.device;
-        let g = self.session.graph.as_ref().expect("graph");
-        let n = self.n as usize;
-        // Only the first `n` entries: the buffers are sized for the store's capacity.
-        let read_n = |s: &CudaSlice<u64>| -> Result<Vec<u64>, GpuError> {
-            let mut host = vec![0u64; n];
-            self.session.stream.memcpy_dtoh(&s.slice(..n), &mut host).map_err(cuda)?;
-            Ok(host)
+    /// The counterexample, found on the device: an accepting vertex `a` on a cycle
+    /// (MAP's, or for OWCTY, MAP's run on the accepting vertices of the set it left),
+    /// a breadth-first search from `a` back to `a` (a shortest cycle through it), and
+    /// the exploration's parents from `a` to the initial state (a shortest stem). Only
+    /// the lasso's vertex ids and states come back to the host.
+    fn lasso(&self, model: &Model, on_cycle: Option<u32>) -> Result<Lasso, GpuError> {
+        let (p, n, d) = (self.ptrs(), self.n, self.device);
+        let a = match on_cycle {
+            Some(a) => a,
+            None => {
+                d.launch("wc_ltl_keep_set", n as usize, &[U32(n), U64(p.a), U64(p.acc)])?;
+                self.map()?.0.ok_or_else(|| bad("OWCTY left a set in which MAP finds no accepting cycle"))?
+            }
         };
-        let first = read_n(&g.first)?;
-        let mut degree = vec![0u32; n];
-        self.session.stream.memcpy_dtoh(&g.degree.slice(..n), &mut degree).map_err(cuda)?;
-        let edges = d.read(&g.edges)?[0] as usize;
-        let mut all = vec![0u32; edges];
-        self.session.stream.memcpy_dtoh(&g.targets.slice(..edges), &mut all).map_err(cuda)?;
-        let csr = adjacency_csr(&first, &degree, &all, self.real as usize, n)?;
-        drop(all);
-        // MAP removed acceptances on the device: the witness needs the original ones.
-        let acc = self.ptrs().acc;
-        let states = ptr(&self.session.store.states, &self.session.stream);
-        d.launch("wc_ltl_accepting", n, &[U64(states), U32(self.real), U32(self.n), U64(acc)])?;
-        let accepting: Vec<bool> = d.read(&self.arrays.acc)?.iter().map(|&a| a != 0).collect();
-        let set: Vec<bool> = match algorithm {
-            GpuAlgorithm::Owcty => d.read(&self.arrays.a)?.iter().map(|&f| f & 1 != 0).collect(),
-            GpuAlgorithm::Map => vec![true; n],
-        };
-        let cycle: Cycle = owcty::witness(&csr, &accepting, &set)
-            .ok_or_else(|| GpuError::Cuda("the GPU found an accepting cycle the witness search does not".into()))?;
+        // The cycle: parents of the search from `a` in `b`.
+        d.launch("wc_cycle_init", n as usize, &[U32(n), U64(p.b)])?;
+        self.reset_front()?;
+        d.launch_one("wc_cycle_seed", &[U32(a), U64(p.b), U64(p.q0), U64(p.q1), U64(p.c), U64(p.result)])?;
+        self.frontier(|| {
+            d.launch(
+                "wc_cycle_step",
+                0,
+                &[
+                    U64(p.first),
+                    U64(p.degree),
+                    U64(p.targets),
+                    U32(a),
+                    U64(p.b),
+                    U64(p.q0),
+                    U64(p.q1),
+                    U64(p.c),
+                    U64(p.result),
+                ],
+            )
+        })?;
+        let last = d.read(&self.arrays.result)?[0];
+        if last == u32::MAX {
+            return Err(bad(&format!("vertex {a} was found on an accepting cycle but does not reach itself")));
+        }
+        let mut cycle = self.chain(p.b, last, a)?;
+        cycle.reverse();
+        cycle.push(a);
+        let parents = ptr(&self.session.store.parents, &self.session.stream);
+        let mut stem = self.chain(parents, a, 0)?;
+        stem.reverse();
         let words = model.state_words();
         let states = |ids: &[u32]| {
             ids.iter().map(|&v| self.state(v).map(|s| s[..words].to_vec())).collect::<Result<Vec<_>, GpuError>>()
         };
-        Ok(Lasso::build(model, &states(&cycle.stem)?, &states(&cycle.cycle)?))
+        Ok(Lasso::build(model, &states(&stem)?, &states(&cycle)?))
+    }
+
+    /// The path `from`, `parent[from]`, ... up to `stop`, followed on the device.
+    fn chain(&self, parent: u64, from: u32, stop: u32) -> Result<Vec<u32>, GpuError> {
+        let (p, d) = (self.ptrs(), self.device);
+        d.launch_one("wc_chain", &[U64(parent), U32(from), U32(stop), U32(self.n), U64(p.q1), U64(p.c + 5 * 8)])?;
+        let len = d.read(&self.arrays.control)?[5] as usize;
+        if len == 0 {
+            return Err(bad(&format!("the parents of vertex {from} do not lead to vertex {stop}")));
+        }
+        let mut path = vec![0u32; len];
+        self.session.stream.memcpy_dtoh(&self.arrays.queues[1].slice(..len), &mut path).map_err(cuda)?;
+        Ok(path)
     }
 
     /// The state of vertex `v` (a real state), read from the device.
@@ -553,25 +571,6 @@ impl Search<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn adjacency_blocks_in_any_order_become_a_csr_with_the_error_state_last() {
-        // Vertex 0 -> 1, 2 (block at 3), vertex 1 -> 1 (block at 0), vertex 2 -> 3 (the
-        // error state; block at 1, with a stale entry after it), vertex 3: the error state.
-        let first = [3, 0, 1, 0];
-        let degree = [2, 1, 1, 0];
-        let targets = [1, 3, 9, 1, 2];
-        let csr = adjacency_csr(&first, &degree, &targets, 3, 4).unwrap();
-        assert_eq!(csr.vertices(), 4);
-        let lists: Vec<&[u32]> = (0..4).map(|v| csr.successors(v)).collect();
-        assert_eq!(lists, [&[1, 2][..], &[1], &[3], &[]]);
-    }
-
-    #[test]
-    fn a_block_outside_the_edges_or_a_target_outside_the_vertices_is_an_error() {
-        assert!(adjacency_csr(&[4, 0], &[2, 0], &[1, 1, 1, 1], 1, 2).is_err());
-        assert!(adjacency_csr(&[0, 0], &[1, 0], &[7], 2, 2).is_err());
-    }
 
     #[test]
     fn every_kernel_launched_is_defined() {
