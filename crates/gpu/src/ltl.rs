@@ -53,17 +53,17 @@ use std::time::Instant;
 
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use warpcheck_explore::{Checks, Lasso};
-use warpcheck_graph::Csr;
 use warpcheck_ltl::{owcty, Cycle, Outcome};
 use warpcheck_model::Model;
 
-use crate::codegen::{self, Generated};
-use crate::engine::{explore, graph_source, ptr, tuned_source, GpuError, GpuOptions, GraphSpec, Session, Tuning};
+use crate::codegen::Generated;
+use crate::engine::{
+    compile_source_for_device, explore, graph_source, ptr, tuned_source, GpuError, GpuOptions, GraphSpec, Session,
+    Tuning,
+};
 use crate::nvrtc;
+use crate::state_graph::{copy_adjacency, recorded_edges, EDGES_PER_STATE};
 
-/// Edge room reserved per state the store can hold (BEEM products have 1.5-9
-/// successors per state, most of them 2-4).
-pub const EDGES_PER_STATE: f64 = 8.0;
 /// Bytes per vertex of the cycle-detection arrays: OWCTY flags or MAP values (4),
 /// in-degrees or queued marks (4), acceptance (1), two queues (8).
 const CYCLE_BYTES: f64 = 17.0;
@@ -126,15 +126,9 @@ pub fn check_gpu(model: &Model, algorithm: GpuAlgorithm, options: &GpuOptions<'_
     let spec = graph_spec();
     let (report, session) = explore(model, &explore_options, Some(&spec))?;
     let real = report.report.states - (report.report.error_transitions > 0) as u64;
+    let edges = recorded_edges(&session, report.report.transitions)?;
     let device = Device::new(&session)?;
     let graph = session.graph.as_ref().expect("a graph-recording exploration has a graph");
-    let edges = device.read(&graph.edges)?[0];
-    if edges != report.report.transitions {
-        return Err(GpuError::Cuda(format!(
-            "the GPU recorded {edges} edges for {} transitions",
-            report.report.transitions
-        )));
-    }
     // The error state, when a step raised an evaluation error, is vertex `real`.
     let n = real as u32 + (report.report.error_transitions > 0) as u32;
     let arrays = Arrays::new(&session, n as usize)?;
@@ -151,7 +145,7 @@ pub fn check_gpu(model: &Model, algorithm: GpuAlgorithm, options: &GpuOptions<'_
         }
         Ok(())
     })?;
-    let search = Search { device: &device, session: &session, arrays: &arrays, n, real: real as u32 };
+    let search = Search { device: &device, session: &session, arrays: &arrays, n, real: real as u32, edges };
     let (found, iterations, remaining, cycle_seconds) = match algorithm {
         GpuAlgorithm::Owcty => {
             let (size, iterations, seconds) = search.owcty()?;
@@ -197,33 +191,10 @@ pub fn cuda_source(generated: &Generated, tuning: &Tuning) -> String {
     graph_source(&tuned_source(generated, tuning), generated, &graph_spec())
 }
 
-/// The device's adjacency (a block of `targets` per vertex, blocks in any order) as a
-/// CSR of `n` vertices, those from `real` on (the error state) without successors.
-fn adjacency_csr(first: &[u64], degree: &[u32], targets: &[u32], real: usize, n: usize) -> Result<Csr, GpuError> {
-    let bad = |what: String| GpuError::Cuda(format!("the GPU's graph: {what}"));
-    let mut offsets = Vec::with_capacity(n + 1);
-    let mut out = Vec::with_capacity(targets.len());
-    offsets.push(0u64);
-    for v in 0..real {
-        let (at, k) = (first[v] as usize, degree[v] as usize);
-        let block = targets.get(at..at + k).ok_or_else(|| bad(format!("vertex {v}'s edges lie outside")))?;
-        out.extend_from_slice(block);
-        offsets.push(out.len() as u64);
-    }
-    offsets.resize(n + 1, out.len() as u64);
-    Csr::from_parts(offsets, out).map_err(bad)
-}
-
 /// Compiles (or finds in the cache) the kernels of an LTL check of `model` for
 /// `device`, without running them: lets a caller compile many models in parallel first.
 pub fn compile_for_device(model: &Model, device: usize) -> Result<nvrtc::Compiled, GpuError> {
-    crate::engine::device_count()?;
-    let generated = codegen::generate(model, &[])?;
-    let ctx = cudarc::driver::CudaContext::new(device).map_err(cuda)?;
-    let (major, minor) = ctx.compute_capability().map_err(cuda)?;
-    let tuning = Tuning::from_env();
-    let source = cuda_source(&generated, &tuning);
-    nvrtc::compile(&source, (major * 10 + minor) as u32, &tuning.nvrtc_options()).map_err(GpuError::Compile)
+    compile_source_for_device(model, &[], device, cuda_source)
 }
 
 /// Launching the cycle-detection kernels of a session's module.
@@ -349,6 +320,8 @@ struct Search<'a> {
     /// Vertices: the real states, then the error state if a step raised an error.
     n: u32,
     real: u32,
+    /// Edges recorded.
+    edges: u64,
 }
 
 /// Device pointers of the graph and the arrays, for kernel arguments.
@@ -506,22 +479,8 @@ impl Search<'_> {
     /// to the host; the CPU's witness search finds the lasso.
     fn lasso(&self, model: &Model, algorithm: GpuAlgorithm) -> Result<Lasso, GpuError> {
         let d = self.device;
-        let g = self.session.graph.as_ref().expect("graph");
         let n = self.n as usize;
-        // Only the first `n` entries: the buffers are sized for the store's capacity.
-        let read_n = |s: &CudaSlice<u64>| -> Result<Vec<u64>, GpuError> {
-            let mut host = vec![0u64; n];
-            self.session.stream.memcpy_dtoh(&s.slice(..n), &mut host).map_err(cuda)?;
-            Ok(host)
-        };
-        let first = read_n(&g.first)?;
-        let mut degree = vec![0u32; n];
-        self.session.stream.memcpy_dtoh(&g.degree.slice(..n), &mut degree).map_err(cuda)?;
-        let edges = d.read(&g.edges)?[0] as usize;
-        let mut all = vec![0u32; edges];
-        self.session.stream.memcpy_dtoh(&g.targets.slice(..edges), &mut all).map_err(cuda)?;
-        let csr = adjacency_csr(&first, &degree, &all, self.real as usize, n)?;
-        drop(all);
+        let csr = copy_adjacency(self.session, self.real as usize, n, self.edges)?;
         // MAP removed acceptances on the device: the witness needs the original ones.
         let acc = self.ptrs().acc;
         let states = ptr(&self.session.store.states, &self.session.stream);
@@ -552,27 +511,6 @@ impl Search<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
-    #[test]
-    fn adjacency_blocks_in_any_order_become_a_csr_with_the_error_state_last() {
-        // Vertex 0 -> 1, 2 (block at 3), vertex 1 -> 1 (block at 0), vertex 2 -> 3 (the
-        // error state; block at 1, with a stale entry after it), vertex 3: the error state.
-        let first = [3, 0, 1, 0];
-        let degree = [2, 1, 1, 0];
-        let targets = [1, 3, 9, 1, 2];
-        let csr = adjacency_csr(&first, &degree, &targets, 3, 4).unwrap();
-        assert_eq!(csr.vertices(), 4);
-        let lists: Vec<&[u32]> = (0..4).map(|v| csr.successors(v)).collect();
-        assert_eq!(lists, [&[1, 2][..], &[1], &[3], &[]]);
-    }
-
-    #[test]
-    fn a_block_outside_the_edges_or_a_target_outside_the_vertices_is_an_error() {
-        assert!(adjacency_csr(&[4, 0], &[2, 0], &[1, 1, 1, 1], 1, 2).is_err());
-        assert!(adjacency_csr(&[0, 0], &[1, 0], &[7], 2, 2).is_err());
-    }
-
     #[test]
     fn every_kernel_launched_is_defined() {
         let cuda = format!("{}{}", include_str!("kernel.cu"), include_str!("ltl.cu"));
