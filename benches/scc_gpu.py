@@ -58,7 +58,7 @@ def gpu_total(r):
     return r["seconds"] + r["upload_seconds"] + r["download_seconds"]
 
 
-def row(name, lines, timeout):
+def row(name, lines, args):
     head = next((l for l in lines if "vertices" in l and "algorithm" not in l), None)
     if head is None:
         return f"| {name} | (no result) |", []
@@ -71,7 +71,8 @@ def row(name, lines, timeout):
     for key in ORDER:
         r = results.get(key)
         if r is None:
-            cells.append(f">{timeout}" if ref else "-")
+            skipped = f"{key[0]}-{key[1]}" in args.skip.split(",")
+            cells.append(f">{args.timeout}" if ref and not skipped else "-")
         elif key[0] == "gpu":
             cells.append(f"{r['seconds']:.3f} ({gpu_total(r):.3f})")
         else:
@@ -143,7 +144,7 @@ def main():
         wrap = ref is not None and ref["source"].startswith("ltsmin")
         lines = measure(model, ["--overflow", "wrap"] if wrap else [])
         device = next((l["device"] for l in lines if "device" in l), device)
-        text, bad = row(inst, lines, args.timeout)
+        text, bad = row(inst, lines, args)
         head = next((l for l in lines if "vertices" in l and "algorithm" not in l), None)
         if ref and head and (head["vertices"], head["edges"]) != (int(ref["states"]), int(ref["transitions"])):
             bad.append(f"state graph of {head['vertices']} vertices and {head['edges']} edges, reference "
@@ -154,7 +155,7 @@ def main():
         for size in [int(s) for s in args.sizes.split(",") if s]:
             lines = measure(f"{family}:{size << 20}")
             device = next((l["device"] for l in lines if "device" in l), device)
-            text, bad = row(f"{family} {size}Mi", lines, args.timeout)
+            text, bad = row(f"{family} {size}Mi", lines, args)
             synthetic_rows.append(text)
             disagreements += [f"{family} {size}Mi: {b}" for b in bad]
     lines = [
