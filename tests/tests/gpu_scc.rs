@@ -11,18 +11,23 @@
 //! ```
 //!
 //! the same graphs on the device, and the state graphs of every BEEM instance of
-//! `reference.csv` up to `WARPCHECK_MAX_STATES` (default 200,000) states.
+//! `reference.csv` up to `WARPCHECK_MAX_STATES` (default 200,000) states; and the
+//! state graphs the GPU engine builds (`warpcheck_gpu::state_graph`) against the CPU's,
+//! up to `WARPCHECK_MAX_STATES` (default 2,000,000) states, leaving out the models
+//! named in `WARPCHECK_SKIP` (e.g. `plc`, whose NVRTC compilation takes minutes).
 
 use std::io::Write;
 use std::process::{Command, Stdio};
 
 use warpcheck_conformance::*;
-use warpcheck_gpu::scc::SccDevice;
+use warpcheck_gpu::scc::{GpuSccAlgorithm, SccDevice};
+use warpcheck_gpu::state_graph::{compile_for_device, state_graph_gpu};
+use warpcheck_gpu::GpuOptions;
 use warpcheck_graph::generate::{erdos_renyi, rmat, ssca2, RmatParams, SplitMix64, Ssca2Params};
 use warpcheck_graph::Graph;
-use warpcheck_scc::{tarjan::tarjan, Algorithm, Components};
+use warpcheck_scc::{tarjan::tarjan, Components, Summary};
 
-const GPU_ALGORITHMS: [Algorithm; 3] = [Algorithm::FbTrim, Algorithm::Coloring, Algorithm::Obf];
+const GPU_ALGORITHMS: [GpuSccAlgorithm; 4] = GpuSccAlgorithm::ALL;
 
 /// A shuffled order of `0..n`.
 fn shuffled(n: usize, rng: &mut SplitMix64) -> Vec<u32> {
@@ -143,7 +148,8 @@ fn emulated_kernels_match_tarjan_on_thousands_of_random_graphs() {
             input += &format!("{u} {v}\n");
         }
     }
-    let mut child = Command::new(emulator()).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut child =
+        Command::new(emulator()).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
     let out = child.wait_with_output().unwrap();
@@ -164,6 +170,10 @@ fn emulated_kernels_match_tarjan_on_thousands_of_random_graphs() {
         }
     }
     assert!(lines.next().is_none(), "the emulator wrote too many lines");
+    // fb-coloring must have run both kinds of rounds on many graphs.
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let hand_overs: u64 = stderr.trim().strip_prefix("hand-overs ").and_then(|n| n.parse().ok()).unwrap();
+    assert!(hand_overs > GRAPHS / 10, "fb-coloring handed over to Coloring on only {hand_overs} graphs");
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
 
@@ -232,7 +242,7 @@ fn gpu_matches_tarjan_on_larger_synthetic_graphs() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn gpu_matches_tarjan_on_beem_state_graphs() {
-    let max: u64 = std::env::var("WARPCHECK_MAX_STATES").ok().and_then(|v| v.parse().ok()).unwrap_or(200_000);
+    let max = max_states(200_000);
     let beem = beem_dir();
     let rows: Vec<Reference> = references(&beem).into_iter().filter(|r| r.states <= max).collect();
     let device = SccDevice::new(0).unwrap_or_else(|e| panic!("{e}"));
@@ -258,5 +268,80 @@ fn gpu_matches_tarjan_on_beem_state_graphs() {
         }
     }
     eprintln!("{} BEEM instances up to {max} states, {} algorithms", rows.len(), GPU_ALGORITHMS.len());
+    assert!(failures.is_empty(), "{} of {} instances fail:\n{}", failures.len(), rows.len(), failures.join("\n"));
+}
+
+fn max_states(default: u64) -> u64 {
+    std::env::var("WARPCHECK_MAX_STATES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+/// The GPU engine's state graphs: the CPU's vertices, edges, deadlocks and error state,
+/// the same SCC summary (Tarjan on both), and fb-coloring equal to Tarjan on them.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_state_graphs_are_the_cpus() {
+    let max = max_states(2_000_000);
+    let skip: Vec<String> =
+        std::env::var("WARPCHECK_SKIP").map_or(Vec::new(), |v| v.split(',').map(String::from).collect());
+    let beem = beem_dir();
+    let rows: Vec<Reference> = references(&beem)
+        .into_iter()
+        .filter(|r| r.states <= max && !skip.iter().any(|m| r.instance.split('.').next() == Some(m.as_str())))
+        .collect();
+    let model = |r: &Reference| {
+        let mut dve = load_file(&r.model_path(&beem));
+        dve.model.overflow = r.overflow();
+        dve.model
+    };
+    // Compile every model first, in parallel (NVRTC takes up to seconds per model).
+    let compile_failures = parallel_failures(&rows, |r| {
+        compile_for_device(&model(r), 0).map(|_| ()).map_err(|e| format!("{}: {e}", r.instance))
+    });
+    assert!(compile_failures.is_empty(), "compilation failed:\n{}", compile_failures.join("\n"));
+    let device = SccDevice::new(0).unwrap_or_else(|e| panic!("{e}"));
+    // 8 GiB: the instances tested fit, and smaller buffers are set up faster.
+    let options = GpuOptions { memory: Some(8 << 30), ..GpuOptions::default() };
+    let mut failures = Vec::new();
+    let (mut cpu_seconds, mut gpu_seconds) = (0.0, 0.0);
+    for r in &rows {
+        let m = model(r);
+        let start = std::time::Instant::now();
+        let cpu = warpcheck_explore::state_graph(&m, None).unwrap_or_else(|e| panic!("{}: {e}", r.instance));
+        cpu_seconds += start.elapsed().as_secs_f64();
+        let start = std::time::Instant::now();
+        let gpu = match state_graph_gpu(&m, &options) {
+            Ok(g) => {
+                gpu_seconds += start.elapsed().as_secs_f64();
+                g.state_graph
+            }
+            Err(e) => {
+                failures.push(format!("{}: {e}", r.instance));
+                continue;
+            }
+        };
+        let shape = |sg: &warpcheck_explore::StateGraph| {
+            (sg.graph.vertices() as u64, sg.graph.edges(), sg.deadlocks, sg.error_state)
+        };
+        if shape(&gpu) != shape(&cpu) {
+            failures.push(format!("{}: GPU {:?}, CPU {:?}", r.instance, shape(&gpu), shape(&cpu)));
+            continue;
+        }
+        // Counts and the size histogram: equal for isomorphic graphs.
+        let want = Summary::of(&tarjan(cpu.graph.forward()));
+        let components = tarjan(gpu.graph.forward());
+        if Summary::of(&components) != want {
+            failures.push(format!("{}: SCCs of the GPU's graph differ from the CPU's", r.instance));
+        }
+        match device.decompose(&gpu.graph, GpuSccAlgorithm::FbColoring) {
+            Ok(d) if d.components == components => {}
+            Ok(_) => failures.push(format!("{}: fb-coloring differs from Tarjan on the GPU's graph", r.instance)),
+            Err(e) => failures.push(format!("{}: fb-coloring: {e}", r.instance)),
+        }
+    }
+    eprintln!(
+        "{} BEEM instances up to {max} states: state graphs built in {cpu_seconds:.1} s on the CPU (sequential), \
+         {gpu_seconds:.1} s by the GPU engine (compiled kernels cached)",
+        rows.len()
+    );
     assert!(failures.is_empty(), "{} of {} instances fail:\n{}", failures.len(), rows.len(), failures.join("\n"));
 }

@@ -3,7 +3,8 @@
 // host code of crates/gpu/src/scc.rs (`Run::rounds`). It checks the algorithms' logic (labels,
 // pivots, naming, trimming, the OBF steps) without a GPU, not the races of real
 // parallel execution. Reads graphs from stdin (`n m` then m lines `u v`), repeatedly,
-// and writes per graph and algorithm (FB, Coloring, OBF) one line of n component ids.
+// and writes per graph and algorithm (FB, Coloring, OBF, FB then Coloring) one line of n
+// component ids; at the end, on stderr, how many times FB handed over to Coloring.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -29,6 +30,8 @@ static unsigned atomicExch(unsigned* a, unsigned v) { unsigned o = *a; *a = v; r
 
 typedef std::vector<u32> Vec;
 
+static unsigned long long hand_overs = 0;
+
 static u32 salt(u64 round) {
     u64 z = (round + 1) * 0x9e3779b97f4a7c15ull;
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -44,15 +47,15 @@ template <class F> static void drain(Vec& ctl, F kernel) {
     }
 }
 
-// Algorithm 0 FB, 1 Coloring, 2 OBF; mirrors Run::rounds.
+// Algorithm 0 FB, 1 Coloring, 2 OBF, 3 FB handing over to Coloring; mirrors Run::rounds.
 static Vec decompose(u32 n, std::vector<u64>& fo, Vec& ft, std::vector<u64>& bo, Vec& bt, int algorithm) {
     Vec label(n, 0), flags(n, 0), comp(n, 0), din(n), dout(n), slot(n), child(3 * (size_t)n), color(n), mark(n, 0);
     Vec q0(n), q1(n), q2(n), q3(n), ctl(8, 0);
     Scc s{fo.data(), ft.data(), bo.data(), bt.data(), label.data(), flags.data(), comp.data(), din.data(),
           dout.data(), slot.data(), child.data(), color.data(), mark.data(), q0.data(), q1.data(), q2.data(),
           q3.data(), ctl.data(), n, 0};
-    u64 round = 0, fewest = ~0ull;
-    int stalled = 0;
+    u64 round = 0, fewest = ~0ull, previous_live = ~0ull;
+    int stalled = 0, step = algorithm;
     for (;;) {
         s.salt = salt(round);
         ctl[LIVE] = 0;
@@ -63,8 +66,10 @@ static Vec decompose(u32 n, std::vector<u64>& fo, Vec& ft, std::vector<u64>& bo,
         if (!live) break;
         if (live < fewest) fewest = live, stalled = 0;
         else if (++stalled > 4) { fprintf(stderr, "no progress\n"); exit(1); }
+        if (step == 3 && round > 0 && 2 * live > previous_live) step = 1, hand_overs++;  // hand_over
+        previous_live = live;
         round++;
-        if (algorithm == 0) {
+        if (step == 0 || step == 3) {
             std::fill(slot.begin(), slot.end(), 0);
             scc_pick(s, PICK_ALL);
             scc_seed(s, SEED_FB);
@@ -72,7 +77,7 @@ static Vec decompose(u32 n, std::vector<u64>& fo, Vec& ft, std::vector<u64>& bo,
             std::fill(child.begin(), child.end(), 0);
             scc_fb_name(s);
             scc_fb_relabel(s);
-        } else if (algorithm == 1) {
+        } else if (step == 1) {
             scc_pick(s, PICK_NONE);
             scc_color_init(s);
             drain(ctl, [&] { scc_color_push(s); });
@@ -106,11 +111,12 @@ int main() {
         Vec ft(m), bt(m);
         std::vector<u64> fa(fo.begin(), fo.end() - 1), ba(bo.begin(), bo.end() - 1);
         for (auto& e : edges) ft[fa[e.first]++] = e.second, bt[ba[e.second]++] = e.first;
-        for (int a = 0; a < 3; a++) {
+        for (int a = 0; a < 4; a++) {
             Vec comp = decompose(n, fo, ft, bo, bt, a);
             for (u32 v = 0; v < n; v++) printf("%u ", comp[v]);
             printf("\n");
         }
     }
+    fprintf(stderr, "hand-overs %llu\n", hand_overs);
     return 0;
 }

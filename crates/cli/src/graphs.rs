@@ -63,11 +63,29 @@ pub fn explore_graph(path: &Path, overflow: Overflow) -> Result<StateGraph, Exit
     })
 }
 
-/// Reads `path`: a `.dve` model is explored, anything else read as a graph file.
-pub fn load_input(path: &Path, format: Option<FormatArg>, overflow: Overflow) -> Result<Graph, ExitCode> {
+/// Explores the model in `path` into its state graph with the GPU engine of `device`.
+fn explore_graph_gpu(path: &Path, overflow: Overflow, device: usize) -> Result<StateGraph, ExitCode> {
+    let mut dve = crate::read_model(path)?;
+    dve.model.overflow = overflow;
+    let options = warpcheck_gpu::GpuOptions { device, ..Default::default() };
+    warpcheck_gpu::state_graph::state_graph_gpu(&dve.model, &options).map(|g| g.state_graph).map_err(crate::gpu_error)
+}
+
+/// Reads `path`: a `.dve` model is explored (by the GPU engine of `gpu`'s device if
+/// given), anything else read as a graph file.
+pub fn load_input(
+    path: &Path,
+    format: Option<FormatArg>,
+    overflow: Overflow,
+    gpu: Option<usize>,
+) -> Result<Graph, ExitCode> {
     let is_model = format.is_none() && path.extension().is_some_and(|e| e == "dve");
     if is_model {
-        return explore_graph(path, overflow).map(|sg| sg.graph);
+        let sg = match gpu {
+            Some(device) => explore_graph_gpu(path, overflow, device)?,
+            None => explore_graph(path, overflow)?,
+        };
+        return Ok(sg.graph);
     }
     io::read(path, format.map(FormatArg::format)).map_err(|e| match e {
         warpcheck_graph::GraphError::OutOfMemory { .. } => {

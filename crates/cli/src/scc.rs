@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 use serde_json::json;
-use warpcheck_gpu::scc::SccDevice;
+use warpcheck_gpu::scc::{GpuSccAlgorithm, SccDevice};
 use warpcheck_scc::{decompose, Algorithm, Components, Options, Summary};
 
 use crate::graphs::{load_input, FormatArg};
@@ -25,13 +25,16 @@ enum AlgorithmArg {
     Coloring,
     /// Recursive OBF with trimming (parallel).
     Obf,
+    /// FB, handing over to Coloring once a round removes less than half (GPU only).
+    FbColoring,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum SccBackend {
     /// The CPU: Tarjan sequential, the others on all threads.
     Cpu,
-    /// A CUDA GPU (FB, Coloring, OBF; not Tarjan).
+    /// A CUDA GPU (FB, Coloring, OBF, FB then Coloring; not Tarjan); a model's state
+    /// graph is built by the GPU engine too.
     Gpu,
 }
 
@@ -86,38 +89,72 @@ fn write_file(
     })
 }
 
+/// The decomposition to run: the CPU's algorithm or the GPU's.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Choice {
+    Cpu(Algorithm),
+    Gpu(GpuSccAlgorithm),
+}
+
+impl Choice {
+    /// The choice of `arg` on `backend`, or the message why there is none.
+    fn of(arg: AlgorithmArg, backend: SccBackend) -> Result<Choice, String> {
+        let cpu = match arg {
+            AlgorithmArg::Tarjan => Algorithm::Tarjan,
+            AlgorithmArg::Fb => Algorithm::FbTrim,
+            AlgorithmArg::Coloring => Algorithm::Coloring,
+            AlgorithmArg::Obf => Algorithm::Obf,
+            AlgorithmArg::FbColoring if backend == SccBackend::Gpu => {
+                return Ok(Choice::Gpu(GpuSccAlgorithm::FbColoring))
+            }
+            AlgorithmArg::FbColoring => return Err("fb-coloring runs on the GPU only (--backend gpu)".into()),
+        };
+        match backend {
+            SccBackend::Cpu => Ok(Choice::Cpu(cpu)),
+            SccBackend::Gpu => GpuSccAlgorithm::try_from(cpu).map(Choice::Gpu).map_err(|_| {
+                format!(
+                    "{} does not run on the GPU; choose fb, coloring, obf or fb-coloring, or --backend cpu",
+                    cpu.name()
+                )
+            }),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Choice::Cpu(a) => a.name(),
+            Choice::Gpu(a) => a.name(),
+        }
+    }
+}
+
 /// Runs `scc`.
 pub fn run(args: SccArgs) -> Result<ExitCode, ExitCode> {
-    let algorithm = match args.algorithm {
-        AlgorithmArg::Tarjan => Algorithm::Tarjan,
-        AlgorithmArg::Fb => Algorithm::FbTrim,
-        AlgorithmArg::Coloring => Algorithm::Coloring,
-        AlgorithmArg::Obf => Algorithm::Obf,
-    };
+    let choice = Choice::of(args.algorithm, args.backend).map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(exit::BAD_INPUT)
+    })?;
     let gpu = args.backend == SccBackend::Gpu;
-    if gpu && !warpcheck_gpu::scc::supported(algorithm) {
-        eprintln!("error: {} does not run on the GPU; choose fb, coloring or obf, or --backend cpu", algorithm.name());
-        return Err(ExitCode::from(exit::BAD_INPUT));
-    }
     // Open the device before loading the input: no GPU is a quick, clear error.
     let device = if gpu { Some(SccDevice::new(args.device).map_err(gpu_error)?) } else { None };
     let threads = crate::thread_count(args.threads);
     let pool = crate::thread_pool(threads)?;
     let start = Instant::now();
-    let graph = load_input(&args.input, args.format, args.overflow.into())?;
+    let graph = load_input(&args.input, args.format, args.overflow.into(), gpu.then_some(args.device))?;
     let load_seconds = start.elapsed().as_secs_f64();
     let start = Instant::now();
-    if algorithm.needs_backward() {
+    if choice != Choice::Cpu(Algorithm::Tarjan) {
         graph.backward();
     }
     let backward_seconds = start.elapsed().as_secs_f64();
     let start = Instant::now();
-    let (components, gpu_report) = match &device {
-        None => (pool.install(|| decompose(&graph, algorithm, &Options::default())), None),
-        Some(d) => {
-            let r = d.decompose(&graph, algorithm).map_err(gpu_error)?;
+    let (components, gpu_report) = match (choice, &device) {
+        (Choice::Gpu(a), Some(d)) => {
+            let r = d.decompose(&graph, a).map_err(gpu_error)?;
             (r.components, Some(r.report))
         }
+        (Choice::Cpu(a), _) => (pool.install(|| decompose(&graph, a, &Options::default())), None),
+        (Choice::Gpu(_), None) => unreachable!("a GPU choice opens the device"),
     };
     let seconds = start.elapsed().as_secs_f64();
     let summary = Summary::of(&components);
@@ -128,7 +165,8 @@ pub fn run(args: SccArgs) -> Result<ExitCode, ExitCode> {
         let title = format!("SCC sizes of {}", args.input.display());
         write_file(path, |out| out.write_all(summary.histogram_svg(&title).as_bytes()))?;
     }
-    let threads_used = if algorithm == Algorithm::Tarjan || gpu { 1 } else { threads };
+    let threads_used = if choice == Choice::Cpu(Algorithm::Tarjan) || gpu { 1 } else { threads };
+    let name = choice.name();
     if args.json {
         let histogram: Vec<_> = summary
             .histogram
@@ -139,7 +177,7 @@ pub fn run(args: SccArgs) -> Result<ExitCode, ExitCode> {
             "input": args.input.display().to_string(),
             "vertices": graph.vertices(),
             "edges": graph.edges(),
-            "algorithm": algorithm.name(),
+            "algorithm": name,
             "threads": threads_used,
             "sccs": summary.sccs,
             "trivial": summary.trivial,
@@ -170,8 +208,8 @@ pub fn run(args: SccArgs) -> Result<ExitCode, ExitCode> {
         println!("vertices:     {}", graph.vertices());
         println!("edges:        {}", graph.edges());
         match &gpu_report {
-            None => println!("algorithm:    {} ({threads_used} thread(s))", algorithm.name()),
-            Some(g) => println!("algorithm:    {} (GPU: {})", algorithm.name(), g.device_name),
+            None => println!("algorithm:    {name} ({threads_used} thread(s))"),
+            Some(g) => println!("algorithm:    {} (GPU: {})", name, g.device_name),
         }
         println!("sccs:         {}", summary.sccs);
         println!("trivial:      {} (one vertex, self-loop or not)", summary.trivial);

@@ -326,16 +326,17 @@ fn generated_graphs_decompose_alike() {
 fn scc_on_the_gpu_agrees_or_says_there_is_no_gpu() {
     let want = scc_json(&["scc", "examples/peterson.dve", "--json", "--algorithm", "tarjan"]);
     assert_eq!(want["backend"], "cpu");
-    for algorithm in ["fb", "coloring", "obf"] {
+    for algorithm in ["fb", "coloring", "obf", "fb-coloring"] {
         let out = warpcheck(&["scc", "examples/peterson.dve", "--backend", "gpu", "--algorithm", algorithm, "--json"]);
         match out.status.code() {
             // A machine with a GPU: the same components as Tarjan, and the GPU's timings.
             Some(0) => {
                 let r: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
-                for key in ["sccs", "trivial", "nontrivial", "largest", "histogram"] {
+                // The state graph is the GPU engine's: the CPU's up to vertex numbering.
+                for key in ["vertices", "edges", "sccs", "trivial", "nontrivial", "largest", "histogram"] {
                     assert_eq!(r[key], want[key], "{algorithm}: {key}");
                 }
-                assert_eq!(r["backend"], "gpu");
+                assert_eq!((&r["backend"], &r["algorithm"]), (&"gpu".into(), &algorithm.into()));
                 assert!(r["kernel_seconds"].is_number() && r["upload_seconds"].is_number());
                 assert!(r["device"].is_string());
             }
@@ -353,6 +354,13 @@ fn scc_with_tarjan_on_the_gpu_is_refused() {
     let out = warpcheck(&["scc", "examples/peterson.dve", "--backend", "gpu", "--algorithm", "tarjan"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("tarjan does not run on the GPU"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn scc_with_fb_coloring_on_the_cpu_is_refused() {
+    let out = warpcheck(&["scc", "examples/peterson.dve", "--algorithm", "fb-coloring"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("fb-coloring runs on the GPU only"), "{}", text(&out.stderr));
 }
 
 #[test]

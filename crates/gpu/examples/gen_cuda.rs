@@ -1,7 +1,8 @@
 //! Prints the complete CUDA source warpcheck generates for a DVE model, or with
 //! `--compile` compiles it with NVRTC for sm_90 (no GPU needed, only libnvrtc) and
 //! prints the time: `cargo run -p warpcheck-gpu --example gen_cuda -- model.dve [--compile]`.
-//! With `--ltl`, the source of an LTL check (graph recording, OWCTY and MAP kernels).
+//! With `--ltl`, the source of an LTL check (graph recording, OWCTY and MAP kernels);
+//! with `--graph`, that of a state-graph exploration (graph recording alone).
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let path = args.first().expect("usage: gen_cuda MODEL.dve [--compile]");
@@ -11,6 +12,8 @@ fn main() {
     let tuning = warpcheck_gpu::engine::Tuning::from_env();
     let cuda = if args.iter().any(|a| a == "--ltl") {
         warpcheck_gpu::ltl::cuda_source(&generated, &tuning)
+    } else if args.iter().any(|a| a == "--graph") {
+        warpcheck_gpu::state_graph::cuda_source(&generated, &tuning)
     } else {
         warpcheck_gpu::engine::tuned_source(&generated, &tuning)
     };

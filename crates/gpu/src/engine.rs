@@ -172,12 +172,23 @@ unsafe impl DeviceRepr for TableArgs {}
 /// Compiles (or finds in the cache) the kernels of `model` with `invariants` for
 /// `device`, without exploring: lets a caller compile many models in parallel first.
 pub fn compile_for_device(model: &Model, invariants: &[Expr], device: usize) -> Result<nvrtc::Compiled, GpuError> {
+    compile_source_for_device(model, invariants, device, tuned_source)
+}
+
+/// Compiles (or finds in the cache) the CUDA source `source` makes of `model`'s
+/// generated code for `device`.
+pub(crate) fn compile_source_for_device(
+    model: &Model,
+    invariants: &[Expr],
+    device: usize,
+    source: impl FnOnce(&Generated, &Tuning) -> String,
+) -> Result<nvrtc::Compiled, GpuError> {
     device_count()?;
     let generated = codegen::generate(model, invariants)?;
     let ctx = CudaContext::new(device).map_err(cuda)?;
     let (major, minor) = ctx.compute_capability().map_err(cuda)?;
     let tuning = Tuning::from_env();
-    let source = tuned_source(&generated, &tuning);
+    let source = source(&generated, &tuning);
     nvrtc::compile(&source, (major * 10 + minor) as u32, &tuning.nvrtc_options()).map_err(GpuError::Compile)
 }
 
@@ -221,8 +232,9 @@ pub fn explore_gpu(model: &Model, options: &GpuOptions<'_>) -> Result<GpuReport,
     explore(model, options, None).map(|(report, _)| report)
 }
 
-/// An exploration that also records the product graph on the device (`WC_GRAPH` in
-/// kernel.cu), for the LTL checker ([`crate::ltl`]).
+/// An exploration that also records the (product) graph on the device (`WC_GRAPH` in
+/// kernel.cu), for the LTL checker ([`crate::ltl`]) and for state graphs
+/// ([`crate::state_graph`]).
 pub(crate) struct GraphSpec {
     /// CUDA source appended to the kernels (the cycle-detection kernels).
     pub source: &'static str,

@@ -12,12 +12,12 @@
 // (acquire). The host guarantees room for every successor of a launch, and an id past
 // the end sets `full` (the run then fails; no state is ever silently dropped).
 //
-// With WC_GRAPH defined (LTL, see ltl.cu), expanding a state also records its
-// successors' ids as the product graph's adjacency: `first[id]`, `degree[id]` and the
-// targets back to back in `targets`, a block per state reserved one atomic per warp;
-// a step that raises an evaluation error is an edge to WC_ERROR_TARGET (the error
-// state, numbered after exploration). Running out of edge room sets the overflow
-// flags (the run fails; no edge is ever dropped).
+// With WC_GRAPH defined (LTL, see ltl.cu; state graphs, state_graph.rs), expanding a
+// state also records its successors' ids as the graph's adjacency: `first[id]`,
+// `degree[id]` and the targets back to back in `targets`, a block per state reserved
+// one atomic per warp; a step that raises an evaluation error is an edge to
+// WC_ERROR_TARGET (the error state, numbered after exploration). Running out of edge
+// room sets the overflow flags (the run fails; no edge is ever dropped).
 
 typedef unsigned int u32;
 typedef unsigned long long u64;

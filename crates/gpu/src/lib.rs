@@ -7,6 +7,8 @@
 //! - [`nvrtc`]: run-time compilation to a cubin, cached on disk;
 //! - [`engine`]: the device-resident state store and the breadth-first search (optionally
 //!   recording the product graph);
+//! - [`state_graph`]: a model's state graph recorded by the engine on the device and
+//!   copied back as a CSR;
 //! - [`scc`]: SCC decomposition of explicit graphs (FB with trimming, Coloring, OBF);
 //! - [`howard`]: Howard's policy iteration for the optimal cycle mean and ratio, all
 //!   SCCs at once, exact by a host-side certificate;
@@ -20,5 +22,6 @@ pub mod howard;
 pub mod ltl;
 pub mod nvrtc;
 pub mod scc;
+pub mod state_graph;
 
 pub use engine::{device_available, explore_gpu, GpuError, GpuOptions, GpuReport};

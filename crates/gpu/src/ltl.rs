@@ -61,13 +61,14 @@ use warpcheck_explore::{Checks, Lasso};
 use warpcheck_ltl::Outcome;
 use warpcheck_model::Model;
 
-use crate::codegen::{self, Generated};
-use crate::engine::{explore, graph_source, ptr, tuned_source, GpuError, GpuOptions, GraphSpec, Session, Tuning};
+use crate::codegen::Generated;
+use crate::engine::{
+    compile_source_for_device, explore, graph_source, ptr, tuned_source, GpuError, GpuOptions, GraphSpec, Session,
+    Tuning,
+};
 use crate::nvrtc;
+use crate::state_graph::{recorded_edges, EDGES_PER_STATE};
 
-/// Edge room reserved per state the store can hold (BEEM products have 1.5-9
-/// successors per state, most of them 2-4).
-pub const EDGES_PER_STATE: f64 = 8.0;
 /// Bytes per vertex of the cycle-detection arrays: OWCTY flags or MAP values (4),
 /// in-degrees or queued marks (4), acceptance (1), two queues (8).
 const CYCLE_BYTES: f64 = 17.0;
@@ -130,15 +131,9 @@ pub fn check_gpu(model: &Model, algorithm: GpuAlgorithm, options: &GpuOptions<'_
     let spec = graph_spec();
     let (report, session) = explore(model, &explore_options, Some(&spec))?;
     let real = report.report.states - (report.report.error_transitions > 0) as u64;
+    let edges = recorded_edges(&session, report.report.transitions)?;
     let device = Device::new(&session)?;
     let graph = session.graph.as_ref().expect("a graph-recording exploration has a graph");
-    let edges = device.read(&graph.edges)?[0];
-    if edges != report.report.transitions {
-        return Err(GpuError::Cuda(format!(
-            "the GPU recorded {edges} edges for {} transitions",
-            report.report.transitions
-        )));
-    }
     // The error state, when a step raised an evaluation error, is vertex `real`.
     let n = real as u32 + (report.report.error_transitions > 0) as u32;
     let arrays = Arrays::new(&session, n as usize)?;
@@ -204,13 +199,7 @@ pub fn cuda_source(generated: &Generated, tuning: &Tuning) -> String {
 /// Compiles (or finds in the cache) the kernels of an LTL check of `model` for
 /// `device`, without running them: lets a caller compile many models in parallel first.
 pub fn compile_for_device(model: &Model, device: usize) -> Result<nvrtc::Compiled, GpuError> {
-    crate::engine::device_count()?;
-    let generated = codegen::generate(model, &[])?;
-    let ctx = cudarc::driver::CudaContext::new(device).map_err(cuda)?;
-    let (major, minor) = ctx.compute_capability().map_err(cuda)?;
-    let tuning = Tuning::from_env();
-    let source = cuda_source(&generated, &tuning);
-    nvrtc::compile(&source, (major * 10 + minor) as u32, &tuning.nvrtc_options()).map_err(GpuError::Compile)
+    compile_source_for_device(model, &[], device, cuda_source)
 }
 
 /// Launching the cycle-detection kernels of a session's module.
@@ -570,8 +559,6 @@ impl Search<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
     fn every_kernel_launched_is_defined() {
         let cuda = format!("{}{}", include_str!("kernel.cu"), include_str!("ltl.cu"));
