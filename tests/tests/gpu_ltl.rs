@@ -69,7 +69,7 @@ fn min_states() -> u64 {
 /// the first GPU algorithm that answered.
 struct Expected {
     counts: Option<(u64, u64, u64)>,
-    owcty: Option<(Option<u64>, Option<u64>)>,
+    owcty: Option<(Option<u64>, Option<u32>)>,
     from_cpu: bool,
 }
 
