@@ -66,7 +66,8 @@ use rayon::prelude::*;
 use warpcheck_cycle::certificate::{certify_with, Rejected};
 use warpcheck_cycle::components::{reject_zero_time_cycles, scc};
 use warpcheck_cycle::{
-    combine, component_result, cycle_result, howard, CycleError, Options, Problem, Solution, WeightedGraph,
+    combine, component_result, cycle_result, howard, ComponentResult, CycleError, Options, Problem, Solution,
+    WeightedGraph,
 };
 
 use crate::engine::{device_count, GpuError};
@@ -311,33 +312,8 @@ impl GpuHoward {
             out
         };
 
-        // The exact finish: certificate per component, the CPU Howard where it fails.
         let certify_start = Instant::now();
-        let finished: Vec<(warpcheck_cycle::ComponentResult, Option<u64>)> = (0..compact.components())
-            .into_par_iter()
-            .map(|i| {
-                let view = compact.view(graph, i);
-                let local: Vec<usize> =
-                    policy[view.vb..view.vb + view.len].iter().map(|&e| (e as usize).wrapping_sub(view.eb)).collect();
-                let s = (sources[i] as usize).wrapping_sub(view.vb);
-                let name = (compact.verts[view.vb], view.len, compact.ebase[i + 1] - view.eb);
-                let hint = &values[view.vb..view.vb + view.len];
-                match certify_with(&view, &local, s, Some(hint)) {
-                    Ok(c) => {
-                        let cycle: Vec<usize> = c.cycle.iter().map(|&e| compact.orig[view.eb + e] as usize).collect();
-                        Ok((cycle_result(graph, name, &cycle, options.problem)?, None))
-                    }
-                    Err(rejected) => {
-                        let sub = view.subgraph()?;
-                        let (cycle, rounds) = match rejected {
-                            Rejected::Malformed => howard::howard(&sub, true)?,
-                            _ => howard::howard_from(&sub, &local, true)?,
-                        };
-                        Ok((component_result(graph, &sub, &cycle, options.problem)?, Some(rounds)))
-                    }
-                }
-            })
-            .collect::<Result<_, CycleError>>()?;
+        let finished = finish(graph, &compact, options.problem, &policy, &sources, &values)?;
         report.certify_seconds = certify_start.elapsed().as_secs_f64();
         report.fallbacks = finished.iter().filter(|f| f.1.is_some()).count();
         report.fallback_rounds = finished.iter().filter_map(|f| f.1).sum();
@@ -347,6 +323,49 @@ impl GpuHoward {
             combine(components, options.sense, report.rounds + report.fallback_rounds, scc_seconds, seconds);
         Ok(report)
     }
+}
+
+/// The exact finish of a run: per component of `compact` (in parallel), the
+/// certificate of the device's final `policy` (compact edge ids) with the cycle through
+/// `sources[c]` (a compact vertex) and `values` as the hint; where it fails, the CPU
+/// Howard started from that policy. Each component's result, with the CPU rounds of a
+/// fallback.
+pub fn finish(
+    graph: &WeightedGraph,
+    compact: &Compact,
+    problem: Problem,
+    policy: &[u32],
+    sources: &[u32],
+    values: &[f64],
+) -> Result<Vec<(ComponentResult, Option<u64>)>, CycleError> {
+    (0..compact.components())
+        .into_par_iter()
+        .map(|i| {
+            let view = compact.view(graph, i);
+            let local: Vec<usize> = policy[view.vb..view.vb + view.len]
+                .par_iter()
+                .with_min_len(1 << 14)
+                .map(|&e| (e as usize).wrapping_sub(view.eb))
+                .collect();
+            let s = (sources[i] as usize).wrapping_sub(view.vb);
+            let name = (compact.verts[view.vb], view.len, compact.ebase[i + 1] - view.eb);
+            let hint = &values[view.vb..view.vb + view.len];
+            match certify_with(&view, &local, s, Some(hint)) {
+                Ok(c) => {
+                    let cycle: Vec<usize> = c.cycle.iter().map(|&e| compact.orig[view.eb + e] as usize).collect();
+                    Ok((cycle_result(graph, name, &cycle, problem)?, None))
+                }
+                Err(rejected) => {
+                    let sub = view.subgraph()?;
+                    let (cycle, rounds) = match rejected {
+                        Rejected::Malformed => howard::howard(&sub, true)?,
+                        _ => howard::howard_from(&sub, &local, true)?,
+                    };
+                    Ok((component_result(graph, &sub, &cycle, problem)?, Some(rounds)))
+                }
+            }
+        })
+        .collect()
 }
 
 /// The CUDA source of the kernels.
