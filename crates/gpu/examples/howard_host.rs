@@ -50,11 +50,6 @@ fn main() {
     pool.install(|| {
         let best = |f: &mut dyn FnMut() -> f64| (0..runs.max(1)).map(|_| f()).fold(f64::INFINITY, f64::min);
         let comps = scc(&graph, false);
-        let csr = best(&mut || {
-            let start = Instant::now();
-            drop(graph.csr());
-            secs(start)
-        });
         let split = best(&mut || {
             let start = Instant::now();
             drop(scc(&graph, false));
@@ -80,7 +75,7 @@ fn main() {
         };
         let (hinted, walked) = (certify(&values), certify(&nan));
         println!(
-            "threads {threads}: SCC split {split:.3} s (graph.csr() {csr:.3} s), layout {layout:.3} s, \
+            "threads {threads}: SCC split {split:.3} s, layout {layout:.3} s, \
              finish {hinted:.3} s (hint), {walked:.3} s (walk)"
         );
     });
