@@ -93,9 +93,16 @@ impl Compact {
             }
         }
         // Forward edges: internal degrees, offsets, then a parallel fill of disjoint ranges.
-        let inside = |v: u32, e: usize| of[graph.target(e) as usize] == of[v as usize];
-        let degree: Vec<u32> =
-            verts.par_iter().map(|&v| graph.out_edges(v).filter(|&e| inside(v, e)).count() as u32).collect();
+        // The compact target of edge e of compact vertex i if it stays in i's component:
+        // one random read (pos is u32::MAX outside cyclic components).
+        let inside = |i: usize, e: usize| {
+            let (c, x) = (comp[i] as usize, pos[graph.target(e) as usize] as usize);
+            (vbase[c]..vbase[c + 1]).contains(&x).then_some(x as u32)
+        };
+        let degree: Vec<u32> = (0..total)
+            .into_par_iter()
+            .map(|i| graph.out_edges(verts[i]).filter(|&e| inside(i, e).is_some()).count() as u32)
+            .collect();
         let mut off = Vec::with_capacity(total + 1);
         off.push(0u64);
         for &d in &degree {
@@ -112,14 +119,14 @@ impl Compact {
             (Shared(tgt.as_mut_ptr()), Shared(w.as_mut_ptr()), Shared(orig.as_mut_ptr()), Shared(t.as_mut_ptr()));
         let overflow = (0..total).into_par_iter().with_min_len(1 << 10).any(|i| {
             let p = ptrs;
-            let v = verts[i];
             let mut bad = false;
-            for (at, e) in (off[i] as usize..).zip(graph.out_edges(v).filter(|&e| inside(v, e))) {
+            let kept = graph.out_edges(verts[i]).filter_map(|e| Some((e, inside(i, e)?)));
+            for (at, (e, x)) in (off[i] as usize..).zip(kept) {
                 let weight = graph.weight(e);
                 bad |= negate && weight == i64::MIN;
                 // SAFETY: vertex i alone writes its range off[i]..off[i + 1] of each buffer.
                 unsafe {
-                    *p.0 .0.add(at) = pos[graph.target(e) as usize];
+                    *p.0 .0.add(at) = x;
                     *p.1 .0.add(at) = if negate { -(weight as f64) } else { weight as f64 };
                     *p.2 .0.add(at) = e as u32;
                     if !unit {
