@@ -19,6 +19,13 @@
 //! the potentials were found, so a float rounding, a tie broken the wrong way or a bug
 //! on the device can only make it reject (the caller then finishes exactly on the
 //! CPU), never accept a wrong value. An overflow of `i128` also rejects.
+//!
+//! **Parallel.** In a component of at least 2¹⁶ vertices and edges together, the
+//! checks over all vertices (each policy edge leaves its vertex, the rounding of a
+//! hint, step 3) run on the rayon pool, so one giant component (most state graphs) is
+//! not certified on one core. Each returns the rejection of the first vertex in order
+//! that fails, as the sequential loop does: same verdict, same [`Rejected`]. The walks
+//! along the policy (step 1, and step 2 when a hint fails) stay sequential.
 
 use rayon::prelude::*;
 
@@ -87,8 +94,9 @@ pub enum Rejected {
 const UNSEEN: u8 = 0;
 const ON_PATH: u8 = 1;
 const DONE: u8 = 2;
-/// Subgraphs with at least this many edges check their edges in parallel.
-const PARALLEL_EDGES: usize = 1 << 16;
+/// Components with at least this many vertices and edges together are checked in
+/// parallel.
+const PARALLEL: usize = 1 << 16;
 
 /// Certifies that the policy cycle through `s` has the minimum ratio of `sub`.
 pub fn certify<C: Component + Sync>(sub: &C, policy: &[usize], s: usize) -> Result<Certified, Rejected> {
@@ -106,11 +114,43 @@ pub fn certify_with<C: Component + Sync>(
     s: usize,
     hint: Option<&[f64]>,
 ) -> Result<Certified, Rejected> {
+    certify_from(sub, policy, s, hint, PARALLEL)
+}
+
+/// `f(v)` for every vertex, the error of the first `v` in order that fails (what a
+/// sequential loop returns), in parallel if `parallel`: first whether all pass (the
+/// common case, cheaper than keeping the order), then the first failure if one fails.
+fn first_failure<F>(n: usize, parallel: bool, f: F) -> Result<(), Rejected>
+where
+    F: Fn(usize) -> Result<(), Rejected> + Sync,
+{
+    let vertices = || (0..n).into_par_iter().with_min_len(1 << 12);
+    if parallel {
+        if vertices().all(|v| f(v).is_ok()) {
+            return Ok(());
+        }
+        vertices().map(&f).find_first(|r| r.is_err()).unwrap_or(Ok(()))
+    } else {
+        (0..n).try_for_each(f)
+    }
+}
+
+/// [`certify_with`], with the parallel checks from `parallel_from` vertices and edges
+/// on (the tests move it; the verdict is the same either way).
+fn certify_from<C: Component + Sync>(
+    sub: &C,
+    policy: &[usize],
+    s: usize,
+    hint: Option<&[f64]>,
+    parallel_from: usize,
+) -> Result<Certified, Rejected> {
     let n = sub.len();
-    if policy.len() != n || s >= n || (0..n).any(|v| !sub.out_edges(v).contains(&policy[v])) {
+    if policy.len() != n || s >= n {
         return Err(Rejected::Malformed);
     }
-    let edges = if n == 0 { 0 } else { sub.out_edges(n - 1).end - sub.out_edges(0).start };
+    let parallel = n + (sub.out_edges(n - 1).end - sub.out_edges(0).start) >= parallel_from;
+    let leaves = |v: usize| if sub.out_edges(v).contains(&policy[v]) { Ok(()) } else { Err(Rejected::Malformed) };
+    first_failure(n, parallel, leaves)?;
     let next = |v: usize| sub.target(policy[v]);
     // 1. The cycle through s.
     let (mut cycle, mut weight, mut time) = (Vec::new(), 0i128, 0i128);
@@ -135,9 +175,10 @@ pub fn certify_with<C: Component + Sync>(
     let (lw, lt) = (weight / g, time / g);
     let reduced =
         |e: usize| -> Option<i128> { sub.weight(e).checked_mul(lt)?.checked_sub(sub.time(e).checked_mul(lw)?) };
-    // 3. No edge improves any potential.
+    // 3. No edge improves any potential: the first vertex with an edge that does (or
+    // overflows), in vertex order.
     let check = |p: &[i128]| -> Result<(), Rejected> {
-        let edge_ok = |u: usize| -> Result<(), Rejected> {
+        first_failure(n, parallel, |u| {
             for e in sub.out_edges(u) {
                 let through =
                     p[sub.target(e)].checked_add(reduced(e).ok_or(Rejected::Overflow)?).ok_or(Rejected::Overflow)?;
@@ -146,24 +187,20 @@ pub fn certify_with<C: Component + Sync>(
                 }
             }
             Ok(())
-        };
-        if edges >= PARALLEL_EDGES {
-            (0..n).into_par_iter().with_min_len(1 << 12).try_for_each(edge_ok)
-        } else {
-            (0..n).try_for_each(edge_ok)
-        }
+        })
     };
     let certified = Certified { cycle, weight, time };
     if let Some(hint) = hint.filter(|h| h.len() == n) {
         let scale = lt as f64;
-        let guess: Option<Vec<i128>> = (0..n)
-            .into_par_iter()
-            .with_min_len(1 << 12)
-            .map(|v| {
-                let x = (hint[v] * scale).round();
-                (x.is_finite() && x.abs() < 1e36).then_some(x as i128)
-            })
-            .collect();
+        let round = |&h: &f64| {
+            let x = (h * scale).round();
+            (x.is_finite() && x.abs() < 1e36).then_some(x as i128)
+        };
+        let guess: Option<Vec<i128>> = if parallel {
+            hint.par_iter().with_min_len(1 << 12).map(round).collect()
+        } else {
+            hint.iter().map(round).collect()
+        };
         if guess.is_some_and(|p| check(&p).is_ok()) {
             return Ok(certified);
         }
@@ -285,30 +322,101 @@ mod tests {
         assert_eq!(certify(&s, &[0, 2, 3, 4], 0), Err(Rejected::Overflow));
     }
 
-    /// The optimal policy for the cycle through `s` with ratio `w/t`: every other vertex
-    /// takes an edge of a shortest reduced path to `s` (Bellman–Ford, exact).
-    fn optimal_policy(s: &Subgraph, cycle: &[usize], w: i128, t: i128) -> Vec<usize> {
+    /// The optimal policy for the cycle through `s` with ratio `w/t`, and the potentials:
+    /// every other vertex takes an edge of a shortest reduced path to `s` (exact
+    /// label-correcting; no negative cycle when `w/t` is optimal).
+    fn optimal_policy(s: &Subgraph, cycle: &[usize], w: i128, t: i128) -> (Vec<usize>, Vec<i128>) {
         let n = s.len();
         let r = |e: usize| s.weights[e] as i128 * t - s.times[e] as i128 * w;
-        let mut policy: Vec<usize> = vec![usize::MAX; n];
-        let mut d = vec![i128::MAX; n];
+        let (rev_off, rev) = s.reverse();
+        let (mut policy, mut d, mut queued) = (vec![usize::MAX; n], vec![i128::MAX; n], vec![false; n]);
         let start = s.source(cycle[0]);
-        d[start] = 0;
-        policy[start] = cycle[0];
-        for _ in 0..n {
-            for u in 0..n {
-                if u == start {
-                    continue;
-                }
-                for e in s.out_edges(u) {
-                    let v = s.targets[e] as usize;
-                    if d[v] != i128::MAX && d[v] + r(e) < d[u] {
-                        (d[u], policy[u]) = (d[v] + r(e), e);
+        (d[start], policy[start]) = (0, cycle[0]);
+        let mut queue = std::collections::VecDeque::from([start]);
+        while let Some(v) = queue.pop_front() {
+            queued[v] = false;
+            for &e in &rev[rev_off[v]..rev_off[v + 1]] {
+                let u = s.source(e);
+                if u != start && d[v] + r(e) < d[u] {
+                    (d[u], policy[u]) = (d[v] + r(e), e);
+                    if !queued[u] {
+                        queued[u] = true;
+                        queue.push_back(u);
                     }
                 }
             }
         }
-        policy
+        (policy, d)
+    }
+
+    /// The parallel checks give the sequential verdict, rejection included, on random
+    /// rings with chords (up to 30,000 vertices, so the parallel path really splits) and
+    /// policies that pass, improve, leave their vertex, or close a second cycle, with
+    /// exact, perturbed and useless hints.
+    #[test]
+    fn parallel_checks_agree_with_sequential() {
+        let mut seed = 11u64;
+        let mut next = |k: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % k
+        };
+        let (mut accepted, mut rejected) = (0, 0);
+        for round in 0..60 {
+            let n = if round % 10 == 0 { 20_000 + next(10_000) as u32 } else { 2 + next(60) as u32 };
+            let mut arcs = Vec::new();
+            for v in 0..n {
+                arcs.push(Arc {
+                    source: v,
+                    target: (v + 1) % n,
+                    weight: next(19) as i64 - 9,
+                    time: 1 + next(3) as i64,
+                });
+                for _ in 0..next(3) {
+                    let target = next(n as u64) as u32;
+                    arcs.push(Arc { source: v, target, weight: next(19) as i64 - 9, time: next(3) as i64 });
+                }
+            }
+            let problem = if round % 2 == 0 { Problem::Mean } else { Problem::Ratio };
+            let g = WeightedGraph::from_arcs(n as u64, &arcs).unwrap();
+            let Ok(subs) = subgraphs(&g, &scc(&g, false), problem, Sense::Min, false) else {
+                continue; // a zero-time cycle
+            };
+            let s = &subs[0];
+            let (cycle, _) = howard::howard(s, false).unwrap();
+            let (w, t) =
+                cycle.iter().fold((0i128, 0i128), |(w, t), &e| (w + s.weights[e] as i128, t + s.times[e] as i128));
+            let g = crate::ratio::gcd(w.unsigned_abs(), t as u128) as i128;
+            let (optimal, d) = optimal_policy(s, &cycle, w / g, t / g);
+            let exact: Vec<f64> = d.iter().map(|&p| p as f64 / (t / g) as f64).collect();
+            let mut perturbed = exact.clone();
+            perturbed[next(n as u64) as usize] += 1.0;
+            let useless = vec![f64::NAN; s.len()];
+            let mut policies = vec![optimal.clone(), (0..s.len()).map(|v| s.out_edges(v).start).collect()];
+            let random: Vec<usize> =
+                (0..s.len()).map(|v| s.out_edges(v).start + next(s.out_edges(v).len() as u64) as usize).collect();
+            policies.push(random);
+            let mut changed = optimal.clone();
+            let v = next(n as u64) as usize;
+            changed[v] = s.out_edges(v).start + next(s.out_edges(v).len() as u64) as usize;
+            policies.push(changed);
+            let mut malformed = optimal.clone();
+            malformed[next(n as u64) as usize] = next(s.edges() as u64) as usize;
+            policies.push(malformed);
+            for policy in &policies {
+                for at in [s.source(cycle[0]), next(n as u64) as usize] {
+                    for hint in [Some(&exact[..]), Some(&perturbed[..]), Some(&useless[..]), None] {
+                        let sequential = certify_from(s, policy, at, hint, usize::MAX);
+                        assert_eq!(certify_from(s, policy, at, hint, 0), sequential, "round {round}");
+                        if sequential.is_ok() {
+                            accepted += 1;
+                        } else {
+                            rejected += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(accepted > 20 && rejected > 100, "{accepted} accepted, {rejected} rejected");
     }
 
     #[test]
@@ -327,7 +435,7 @@ mod tests {
                 let (w, t) =
                     cycle.iter().fold((0i128, 0i128), |(w, t), &e| (w + s.weights[e] as i128, t + s.times[e] as i128));
                 let g = crate::ratio::gcd(w.unsigned_abs(), t as u128) as i128;
-                let policy = optimal_policy(&s, &cycle, w / g, t / g);
+                let (policy, _) = optimal_policy(&s, &cycle, w / g, t / g);
                 let c = certify(&s, &policy, s.source(cycle[0])).unwrap();
                 assert_eq!(c.weight * t, w * c.time, "seed {seed}: an optimal cycle");
                 // The plain ring is a policy too; unless its cycle is optimal, it fails.

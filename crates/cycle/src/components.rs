@@ -171,11 +171,10 @@ pub fn reject_zero_time_cycles(graph: &WeightedGraph) -> Result<(), CycleError> 
 
 /// The SCC labelling of `graph` (sequential Tarjan, or parallel FB with trimming).
 pub fn scc(graph: &WeightedGraph, parallel: bool) -> Components {
-    let csr = graph.csr();
     if parallel {
-        decompose(&Graph::new(csr), SccAlgorithm::FbTrim, &Default::default())
+        decompose(&Graph::new(graph.csr().clone()), SccAlgorithm::FbTrim, &Default::default())
     } else {
-        warpcheck_scc::tarjan::tarjan(&csr)
+        warpcheck_scc::tarjan::tarjan(graph.csr())
     }
 }
 

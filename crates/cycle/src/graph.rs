@@ -23,8 +23,7 @@ pub struct Arc {
 /// A weighted directed graph in CSR form.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WeightedGraph {
-    offsets: Vec<u64>,
-    targets: Vec<u32>,
+    csr: Csr,
     weights: Vec<i64>,
     times: Vec<i64>,
 }
@@ -65,7 +64,8 @@ impl WeightedGraph {
             *slot += 1;
             (targets[e], weights[e], times[e]) = (a.target, a.weight, a.time);
         }
-        Ok(WeightedGraph { offsets, targets, weights, times })
+        let csr = Csr::from_parts(offsets, targets).map_err(CycleError::Graph)?;
+        Ok(WeightedGraph { csr, weights, times })
     }
 
     /// Weights and times on the edges of an existing topology (in its edge order).
@@ -81,26 +81,27 @@ impl WeightedGraph {
         if let Some(e) = times.iter().position(|&t| t < 0) {
             return Err(CycleError::Graph(format!("edge {e} has a negative transit time {}", times[e])));
         }
-        Ok(WeightedGraph { offsets: csr.offsets().to_vec(), targets: csr.targets().to_vec(), weights, times })
+        Ok(WeightedGraph { csr: csr.clone(), weights, times })
     }
 
     pub fn vertices(&self) -> usize {
-        self.offsets.len() - 1
+        self.csr.vertices()
     }
 
     pub fn edges(&self) -> usize {
-        self.targets.len()
+        self.csr.targets().len()
     }
 
     /// The edge ids leaving `v`.
     #[inline]
     pub fn out_edges(&self, v: u32) -> std::ops::Range<usize> {
-        self.offsets[v as usize] as usize..self.offsets[v as usize + 1] as usize
+        let offsets = self.csr.offsets();
+        offsets[v as usize] as usize..offsets[v as usize + 1] as usize
     }
 
     #[inline]
     pub fn target(&self, e: usize) -> u32 {
-        self.targets[e]
+        self.csr.targets()[e]
     }
 
     #[inline]
@@ -115,12 +116,12 @@ impl WeightedGraph {
 
     /// The source of edge `e` (a binary search over the offsets).
     pub fn source(&self, e: usize) -> u32 {
-        (self.offsets.partition_point(|&o| o <= e as u64) - 1) as u32
+        (self.csr.offsets().partition_point(|&o| o <= e as u64) - 1) as u32
     }
 
     /// The topology alone, for the SCC decomposition.
-    pub fn csr(&self) -> Csr {
-        Csr::from_parts(self.offsets.clone(), self.targets.clone()).expect("a WeightedGraph is a valid CSR")
+    pub fn csr(&self) -> &Csr {
+        &self.csr
     }
 
     /// All arcs, in edge-id order.
@@ -128,7 +129,7 @@ impl WeightedGraph {
         (0..self.vertices() as u32).flat_map(move |v| {
             self.out_edges(v).map(move |e| Arc {
                 source: v,
-                target: self.targets[e],
+                target: self.csr.targets()[e],
                 weight: self.weights[e],
                 time: self.times[e],
             })

@@ -10,9 +10,10 @@
 //! [`warpcheck_cycle::components`] with sequential Tarjan: on state graphs parallel FB
 //! with trimming is slower (lamport.6's 20,060 cyclic SCCs: 5.5 s on 16 threads of the
 //! H100 machine against Tarjan's 1.6 s on 2 cores; `benches/results`), and the GPU SCC
-//! decomposition ([`crate::scc`]) is not yet measured on these graphs. [`Compact`] lays them out one after
-//! another straight from the graph (component id per vertex, edges inside components
-//! only, weights negated for a maximum, a reverse CSR) and they are solved together.
+//! decomposition ([`crate::scc`]) is not yet measured on these graphs. [`Compact`] lays
+//! them out one after another straight from the graph (component id per vertex, edges
+//! inside components only, weights negated for a maximum, a reverse CSR by a parallel
+//! counting sort) and they are solved together.
 //! A round, for every component still improving:
 //! 1. *improve* (`hw_improve`): each vertex takes its best out-edge under the current
 //!    values and λ of its component, if it beats its current edge by more than a
@@ -53,7 +54,14 @@
 //!
 //! **Where the time goes** (H100, `benches/results/cycle-mean-gpu-h100.md`): the
 //! kernels take a few per cent; the host's SCC decomposition, layout and certificate
-//! the rest. Moving those to the device is the next step.
+//! the rest (`fischer.3`, one cyclic SCC of 12 M edges: 0.02 s on the device of 1.29 s).
+//! So the host parts use every core, also inside one giant component: the layout's
+//! edge fill and reverse CSR, and [`finish`], which certifies components in parallel
+//! and a big component with parallel checks ([`certify_with`]). What stays sequential:
+//! Tarjan's SCC split, the O(n) passes of the layout (component sizes, vertex order,
+//! prefix sums) and the certificate's walks along the policy (the exact potentials,
+//! only needed when the device's values fail). `examples/howard_host.rs` times these
+//! parts without a GPU. Moving them to the device is the next step.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -66,7 +74,8 @@ use rayon::prelude::*;
 use warpcheck_cycle::certificate::{certify_with, Rejected};
 use warpcheck_cycle::components::{reject_zero_time_cycles, scc};
 use warpcheck_cycle::{
-    combine, component_result, cycle_result, howard, CycleError, Options, Problem, Solution, WeightedGraph,
+    combine, component_result, cycle_result, howard, ComponentResult, CycleError, Options, Problem, Solution,
+    WeightedGraph,
 };
 
 use crate::engine::{device_count, GpuError};
@@ -311,33 +320,8 @@ impl GpuHoward {
             out
         };
 
-        // The exact finish: certificate per component, the CPU Howard where it fails.
         let certify_start = Instant::now();
-        let finished: Vec<(warpcheck_cycle::ComponentResult, Option<u64>)> = (0..compact.components())
-            .into_par_iter()
-            .map(|i| {
-                let view = compact.view(graph, i);
-                let local: Vec<usize> =
-                    policy[view.vb..view.vb + view.len].iter().map(|&e| (e as usize).wrapping_sub(view.eb)).collect();
-                let s = (sources[i] as usize).wrapping_sub(view.vb);
-                let name = (compact.verts[view.vb], view.len, compact.ebase[i + 1] - view.eb);
-                let hint = &values[view.vb..view.vb + view.len];
-                match certify_with(&view, &local, s, Some(hint)) {
-                    Ok(c) => {
-                        let cycle: Vec<usize> = c.cycle.iter().map(|&e| compact.orig[view.eb + e] as usize).collect();
-                        Ok((cycle_result(graph, name, &cycle, options.problem)?, None))
-                    }
-                    Err(rejected) => {
-                        let sub = view.subgraph()?;
-                        let (cycle, rounds) = match rejected {
-                            Rejected::Malformed => howard::howard(&sub, true)?,
-                            _ => howard::howard_from(&sub, &local, true)?,
-                        };
-                        Ok((component_result(graph, &sub, &cycle, options.problem)?, Some(rounds)))
-                    }
-                }
-            })
-            .collect::<Result<_, CycleError>>()?;
+        let finished = finish(graph, &compact, options.problem, &policy, &sources, &values)?;
         report.certify_seconds = certify_start.elapsed().as_secs_f64();
         report.fallbacks = finished.iter().filter(|f| f.1.is_some()).count();
         report.fallback_rounds = finished.iter().filter_map(|f| f.1).sum();
@@ -347,6 +331,49 @@ impl GpuHoward {
             combine(components, options.sense, report.rounds + report.fallback_rounds, scc_seconds, seconds);
         Ok(report)
     }
+}
+
+/// The exact finish of a run: per component of `compact` (in parallel), the
+/// certificate of the device's final `policy` (compact edge ids) with the cycle through
+/// `sources[c]` (a compact vertex) and `values` as the hint; where it fails, the CPU
+/// Howard started from that policy. Each component's result, with the CPU rounds of a
+/// fallback.
+pub fn finish(
+    graph: &WeightedGraph,
+    compact: &Compact,
+    problem: Problem,
+    policy: &[u32],
+    sources: &[u32],
+    values: &[f64],
+) -> Result<Vec<(ComponentResult, Option<u64>)>, CycleError> {
+    (0..compact.components())
+        .into_par_iter()
+        .map(|i| {
+            let view = compact.view(graph, i);
+            let local: Vec<usize> = policy[view.vb..view.vb + view.len]
+                .par_iter()
+                .with_min_len(1 << 14)
+                .map(|&e| (e as usize).wrapping_sub(view.eb))
+                .collect();
+            let s = (sources[i] as usize).wrapping_sub(view.vb);
+            let name = (compact.verts[view.vb], view.len, compact.ebase[i + 1] - view.eb);
+            let hint = &values[view.vb..view.vb + view.len];
+            match certify_with(&view, &local, s, Some(hint)) {
+                Ok(c) => {
+                    let cycle: Vec<usize> = c.cycle.iter().map(|&e| compact.orig[view.eb + e] as usize).collect();
+                    Ok((cycle_result(graph, name, &cycle, problem)?, None))
+                }
+                Err(rejected) => {
+                    let sub = view.subgraph()?;
+                    let (cycle, rounds) = match rejected {
+                        Rejected::Malformed => howard::howard(&sub, true)?,
+                        _ => howard::howard_from(&sub, &local, true)?,
+                    };
+                    Ok((component_result(graph, &sub, &cycle, problem)?, Some(rounds)))
+                }
+            }
+        })
+        .collect()
 }
 
 /// The CUDA source of the kernels.

@@ -93,9 +93,16 @@ impl Compact {
             }
         }
         // Forward edges: internal degrees, offsets, then a parallel fill of disjoint ranges.
-        let inside = |v: u32, e: usize| of[graph.target(e) as usize] == of[v as usize];
-        let degree: Vec<u32> =
-            verts.par_iter().map(|&v| graph.out_edges(v).filter(|&e| inside(v, e)).count() as u32).collect();
+        // The compact target of edge e of compact vertex i if it stays in i's component:
+        // one random read (pos is u32::MAX outside cyclic components).
+        let inside = |i: usize, e: usize| {
+            let (c, x) = (comp[i] as usize, pos[graph.target(e) as usize] as usize);
+            (vbase[c]..vbase[c + 1]).contains(&x).then_some(x as u32)
+        };
+        let degree: Vec<u32> = (0..total)
+            .into_par_iter()
+            .map(|i| graph.out_edges(verts[i]).filter(|&e| inside(i, e).is_some()).count() as u32)
+            .collect();
         let mut off = Vec::with_capacity(total + 1);
         off.push(0u64);
         for &d in &degree {
@@ -112,14 +119,14 @@ impl Compact {
             (Shared(tgt.as_mut_ptr()), Shared(w.as_mut_ptr()), Shared(orig.as_mut_ptr()), Shared(t.as_mut_ptr()));
         let overflow = (0..total).into_par_iter().with_min_len(1 << 10).any(|i| {
             let p = ptrs;
-            let v = verts[i];
             let mut bad = false;
-            for (at, e) in (off[i] as usize..).zip(graph.out_edges(v).filter(|&e| inside(v, e))) {
+            let kept = graph.out_edges(verts[i]).filter_map(|e| Some((e, inside(i, e)?)));
+            for (at, (e, x)) in (off[i] as usize..).zip(kept) {
                 let weight = graph.weight(e);
                 bad |= negate && weight == i64::MIN;
                 // SAFETY: vertex i alone writes its range off[i]..off[i + 1] of each buffer.
                 unsafe {
-                    *p.0 .0.add(at) = pos[graph.target(e) as usize];
+                    *p.0 .0.add(at) = x;
                     *p.1 .0.add(at) = if negate { -(weight as f64) } else { weight as f64 };
                     *p.2 .0.add(at) = e as u32;
                     if !unit {
@@ -132,23 +139,7 @@ impl Compact {
         if overflow {
             return Err(CycleError::Overflow.into());
         }
-        // Reverse CSR by a counting sort on targets.
-        let mut roff = vec![0u32; total + 1];
-        for &x in &tgt {
-            roff[x as usize + 1] += 1;
-        }
-        for v in 0..total {
-            roff[v + 1] += roff[v];
-        }
-        let (mut rsrc, mut redge) = (vec![0u32; m], vec![0u32; m]);
-        let mut next = roff[..total].to_vec();
-        for v in 0..total {
-            for e in off[v] as u32..off[v + 1] as u32 {
-                let slot = &mut next[tgt[e as usize] as usize];
-                (rsrc[*slot as usize], redge[*slot as usize]) = (v as u32, e);
-                *slot += 1;
-            }
-        }
+        let (roff, rsrc, redge) = reverse(&off, &tgt);
         let ebase = vbase.iter().map(|&v| off[v] as usize).collect();
         let largest = vbase.windows(2).map(|p| p[1] - p[0]).max().unwrap_or(0);
         let off = off.into_iter().map(|o| o as u32).collect();
@@ -181,6 +172,56 @@ impl Compact {
         let component = c * (4 + 4 + 8 + 4 + 8);
         graph + vertex + component + 64
     }
+}
+
+/// The reverse CSR of the forward one (`off`, `tgt`): per vertex, the edges entering it
+/// in edge order and their sources. A counting sort on targets in parallel: the targets
+/// are cut into one block per thread, each block scans all edges and keeps those into
+/// it, so the blocks fill disjoint ranges, in the order of the sequential sort.
+fn reverse(off: &[u64], tgt: &[u32]) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+    let n = off.len() - 1;
+    let blocks = rayon::current_num_threads().clamp(1, n.max(1));
+    let bounds: Vec<usize> = (0..=blocks).map(|b| b * n / blocks).collect();
+    let mut roff = vec![0u32; n + 1];
+    split(&mut roff[1..], &bounds).into_par_iter().zip(bounds.par_windows(2)).for_each(|(count, b)| {
+        for &x in tgt {
+            if let Some(c) = count.get_mut((x as usize).wrapping_sub(b[0])) {
+                *c += 1;
+            }
+        }
+    });
+    for v in 0..n {
+        roff[v + 1] += roff[v];
+    }
+    let (mut rsrc, mut redge) = (vec![0u32; tgt.len()], vec![0u32; tgt.len()]);
+    let slots: Vec<usize> = bounds.iter().map(|&v| roff[v] as usize).collect();
+    let parts = split(&mut rsrc, &slots).into_par_iter().zip(split(&mut redge, &slots));
+    parts.zip(bounds.par_windows(2)).for_each(|((src, edge), b)| {
+        let mut next = roff[b[0]..b[1]].to_vec();
+        let base = roff[b[0]];
+        for v in 0..n {
+            for e in off[v] as u32..off[v + 1] as u32 {
+                if let Some(slot) = next.get_mut((tgt[e as usize] as usize).wrapping_sub(b[0])) {
+                    let at = (*slot - base) as usize;
+                    (src[at], edge[at]) = (v as u32, e);
+                    *slot += 1;
+                }
+            }
+        }
+    });
+    (roff, rsrc, redge)
+}
+
+/// `data` cut into `bounds.len() - 1` slices at the ascending offsets `bounds` (the
+/// first 0, the last at most `data.len()`).
+fn split<'a, T>(mut data: &'a mut [T], bounds: &[usize]) -> Vec<&'a mut [T]> {
+    let mut parts = Vec::with_capacity(bounds.len());
+    for b in bounds.windows(2) {
+        let (part, rest) = std::mem::take(&mut data).split_at_mut(b[1] - b[0]);
+        parts.push(part);
+        data = rest;
+    }
+    parts
 }
 
 /// One component of a [`Compact`] in local ids, with the exact weights of the graph.
@@ -269,13 +310,7 @@ mod tests {
         assert_eq!(c.w, vec![-5.0, -7.0, 2.0, -4.0]); // negated for the maximum
         assert_eq!(c.t, vec![1.0, 3.0, 2.0, 1.0]);
         assert_eq!(c.orig, vec![0, 1, 2, 5]);
-        for v in 0..c.vertices() {
-            for r in c.roff[v] as usize..c.roff[v + 1] as usize {
-                let (u, e) = (c.rsrc[r], c.redge[r]);
-                assert_eq!(c.tgt[e as usize], v as u32);
-                assert!((c.off[u as usize]..c.off[u as usize + 1]).contains(&e));
-            }
-        }
+        assert_eq!((c.roff.clone(), c.rsrc.clone(), c.redge.clone()), sequential_reverse(&c));
         assert_eq!(c.roff, vec![0, 1, 3, 4]);
         assert!(Compact::new(&g, &scc(&g, false), Problem::Mean, Sense::Min).unwrap().t.is_empty());
         assert!(c.device_bytes() > 0);
@@ -284,6 +319,24 @@ mod tests {
             Compact::new(&min, &scc(&min, false), Problem::Mean, Sense::Max),
             Err(HowardGpuError::Cycle(CycleError::Overflow))
         ));
+    }
+
+    /// The reverse CSR by a sequential counting sort: the edges into each vertex, in
+    /// edge order, with their sources.
+    fn sequential_reverse(c: &Compact) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+        let mut into = vec![Vec::new(); c.vertices()];
+        for v in 0..c.vertices() {
+            for e in c.off[v]..c.off[v + 1] {
+                into[c.tgt[e as usize] as usize].push((v as u32, e));
+            }
+        }
+        let mut roff = vec![0u32];
+        roff.extend(into.iter().scan(0, |sum, list| {
+            *sum += list.len() as u32;
+            Some(*sum)
+        }));
+        let (rsrc, redge) = into.into_iter().flatten().unzip();
+        (roff, rsrc, redge)
     }
 
     /// The views of the compact layout are the CPU's subgraphs, component by
@@ -306,6 +359,10 @@ mod tests {
                 let subs = subgraphs(&g, &comps, problem, sense, false).unwrap();
                 let c = Compact::new(&g, &comps, problem, sense).unwrap();
                 assert_eq!(c.components(), subs.len(), "round {round}");
+                let off: Vec<u64> = c.off.iter().map(|&o| o as u64).collect();
+                let blocks = 1 + round % 5;
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(blocks).build().unwrap();
+                assert_eq!(pool.install(|| reverse(&off, &c.tgt)), sequential_reverse(&c), "round {round}");
                 for (i, sub) in subs.iter().enumerate() {
                     let view = c.view(&g, i);
                     let copy = view.subgraph().unwrap();
