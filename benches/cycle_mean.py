@@ -158,11 +158,13 @@ def main():
     ap.add_argument("--er", default="100000,1000000", help="vertex counts of the ER graphs (degree 8)")
     ap.add_argument("--karp-nm", type=float, default=2e9)
     ap.add_argument("--work", default="/tmp/warpcheck-cycle-bench")
+    ap.add_argument("--only", help="run only these algorithms (e.g. howard-gpu,howard); the others show '-'")
     ap.add_argument("--out")
     args = ap.parse_args()
     # The GPU first: its runs are short, and a timeout then costs only the slow CPU ones.
     args.columns = CPU_ALGORITHMS[:2] + (["howard-gpu"] if args.gpu else []) + CPU_ALGORITHMS[2:]
-    args.algorithms = (["howard-gpu"] if args.gpu else []) + ["howard-par", "yto", "howard", "karp"]
+    args.algorithms = [a for a in (["howard-gpu"] if args.gpu else []) + ["howard-par", "yto", "howard", "karp"]
+                       if not args.only or a in args.only.split(",")]
     os.makedirs(args.work, exist_ok=True)
     lines = [f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
              f"--threads {args.threads}; median of {args.runs} run(s) (howard-par, howard-gpu) and "
