@@ -73,13 +73,14 @@ struct Expected {
     from_cpu: bool,
 }
 
-/// Checks `model` on the GPU with both algorithms against the expected verdict and
-/// the CPU's OWCTY (instances up to `WARPCHECK_CPU_MAX_STATES`); one table row.
-/// Products that do not fit count in `full` when that is allowed.
+/// Checks `model` on the GPU with both algorithms against the expected verdict (if
+/// known; else the two must agree) and the CPU's OWCTY (instances up to
+/// `WARPCHECK_CPU_MAX_STATES`); one table row. Products that do not fit count in
+/// `full` when that is allowed.
 fn compare(
     name: &str,
     model: &Model,
-    holds: bool,
+    holds: Option<bool>,
     instance_states: u64,
     failures: &mut Vec<String>,
     full: &mut Vec<String>,
@@ -94,7 +95,7 @@ fn compare(
             from_cpu: true,
         };
     }
-    let mut counted = Vec::new();
+    let mut verdicts = Vec::new();
     for algorithm in [GpuAlgorithm::Owcty, GpuAlgorithm::Map] {
         let what = format!("{name} ({} on the GPU)", algorithm.name());
         match check_gpu(model, algorithm, &gpu_options(instance_states)) {
@@ -109,11 +110,11 @@ fn compare(
             Ok(g) => {
                 let o = &g.outcome;
                 let mut problems = Vec::new();
-                if o.holds() != holds {
-                    problems.push(format!("verdict {}, expected {}", o.holds(), holds));
+                if holds.is_some_and(|h| o.holds() != h) {
+                    problems.push(format!("verdict {}, expected {holds:?}", o.holds()));
                 }
+                verdicts.push(o.holds());
                 let counts = (o.states, o.transitions, o.error_transitions);
-                counted.push(counts);
                 let want = *expected.counts.get_or_insert(counts);
                 if counts != want {
                     let by = if expected.from_cpu { "CPU" } else { "GPU OWCTY" };
@@ -151,6 +152,9 @@ fn compare(
                 ));
             }
         }
+    }
+    if verdicts.windows(2).any(|w| w[0] != w[1]) {
+        failures.push(format!("{name}: GPU OWCTY and MAP disagree on the verdict"));
     }
     let (states, transitions) = expected.counts.map_or(("-".into(), "-".into()), |c| (c.0.to_string(), c.1.to_string()));
     cells.insert(1, states);
@@ -192,7 +196,7 @@ fn gpu_ltl_gives_the_reference_verdicts_and_the_cpu_counts() {
     );
     let (mut failures, mut full) = (Vec::new(), Vec::new());
     for ((s, r), model) in rows.iter().zip(&models) {
-        table += &compare(&r.property_file, model, r.holds, *s, &mut failures, &mut full);
+        table += &compare(&r.property_file, model, Some(r.holds), *s, &mut failures, &mut full);
         table.push('\n');
     }
     if !full.is_empty() {
@@ -222,8 +226,44 @@ fn gpu_ltl_on_the_rule_models() {
             continue;
         };
         count += 1;
-        compare(&name, &load_file(&entry.path()).model, holds, 0, &mut failures, &mut Vec::new());
+        compare(&name, &load_file(&entry.path()).model, Some(holds), 0, &mut failures, &mut Vec::new());
     }
     assert!(count >= 5, "expected the models of {}", dir.display());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The property files without a reference verdict (all of large instances): the GPU's
+/// OWCTY and MAP must agree on the verdict and the counts, every lasso valid; the
+/// table (`WARPCHECK_GPU_LTL_TABLE`) lists the new verdicts. No CPU run
+/// (`WARPCHECK_CPU_MAX_STATES` applies as above).
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_ltl_on_the_files_without_a_reference() {
+    let beem = beem_dir();
+    let sizes: HashMap<String, u64> = references(&beem).into_iter().map(|r| (r.instance, r.states)).collect();
+    let known: Vec<String> = ltl_references(&beem).into_iter().map(|r| r.property_file).collect();
+    let files: Vec<String> = all_property_files(&beem).into_iter().filter(|f| !known.contains(f)).collect();
+    let models: Vec<Model> = files.iter().map(|f| load_file(&property_path(&beem, f)).model).collect();
+    let indices: Vec<usize> = (0..models.len()).collect();
+    let compile_failures = parallel_failures(&indices, |&i| {
+        compile_for_device(&models[i], 0).map(|_| ()).map_err(|e| format!("{}: {e}", files[i]))
+    });
+    assert!(compile_failures.is_empty(), "compilation failed:\n{}", compile_failures.join("\n"));
+    let mut table = String::from(
+        "| property file | product states | transitions | counts checked by | GPU OWCTY | GPU MAP |\n\
+         |---|---:|---:|---|---|---|\n",
+    );
+    let (mut failures, mut full) = (Vec::new(), Vec::new());
+    for (file, model) in files.iter().zip(&models) {
+        let instance = file.rsplit_once('.').map_or(file.as_str(), |(i, _)| i);
+        let states = sizes.get(instance).copied().unwrap_or(u64::MAX);
+        table += &compare(file, model, None, states, &mut failures, &mut full);
+        table.push('\n');
+    }
+    if let Some(path) = std::env::var_os("WARPCHECK_GPU_LTL_TABLE") {
+        std::fs::File::create(path).and_then(|mut f| f.write_all(table.as_bytes())).expect("write the table");
+    }
+    assert!(failures.is_empty(), "{} of {} property files fail:\n{}", failures.len(), files.len(), failures.join("\n"));
+    assert!(!files.is_empty(), "expected property files without a reference in {}", beem.display());
+    eprintln!("{} property files without a reference ({} checks did not fit): OWCTY and MAP agree", files.len(), full.len());
 }

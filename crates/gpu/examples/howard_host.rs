@@ -19,7 +19,7 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
-use warpcheck_cycle::components::{scc, subgraphs, Subgraph};
+use warpcheck_cycle::components::{split, subgraphs, Subgraph};
 use warpcheck_cycle::{howard, Problem, Sense, WeightedGraph};
 use warpcheck_gpu::howard::{finish, Compact};
 
@@ -49,10 +49,15 @@ fn main() {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
     pool.install(|| {
         let best = |f: &mut dyn FnMut() -> f64| (0..runs.max(1)).map(|_| f()).fold(f64::INFINITY, f64::min);
-        let comps = scc(&graph, false);
+        let comps = split(&graph);
         let split = best(&mut || {
             let start = Instant::now();
-            drop(scc(&graph, false));
+            drop(split(&graph));
+            secs(start)
+        });
+        let tarjan = best(&mut || {
+            let start = Instant::now();
+            drop(warpcheck_scc::tarjan::tarjan(graph.csr()));
             secs(start)
         });
         let layout = best(&mut || {
@@ -75,7 +80,7 @@ fn main() {
         };
         let (hinted, walked) = (certify(&values), certify(&nan));
         println!(
-            "threads {threads}: SCC split {split:.3} s, layout {layout:.3} s, \
+            "threads {threads}: SCC split {split:.3} s (Tarjan alone {tarjan:.3} s), layout {layout:.3} s, \
              finish {hinted:.3} s (hint), {walked:.3} s (walk)"
         );
     });

@@ -72,7 +72,7 @@ use cudarc::driver::{
 use cudarc::nvrtc::Ptx;
 use rayon::prelude::*;
 use warpcheck_cycle::certificate::{certify_with, Rejected};
-use warpcheck_cycle::components::{reject_zero_time_cycles, scc};
+use warpcheck_cycle::components::{reject_zero_time_cycles, split};
 use warpcheck_cycle::{
     combine, component_result, cycle_result, howard, ComponentResult, CycleError, Options, Problem, Solution,
     WeightedGraph,
@@ -277,7 +277,7 @@ impl GpuHoward {
         if options.problem == Problem::Ratio {
             reject_zero_time_cycles(graph)?;
         }
-        let comps = scc(graph, false);
+        let comps = split(graph);
         let scc_seconds = start.elapsed().as_secs_f64();
         let solve_start = Instant::now();
         let compact = Compact::new(graph, &comps, options.problem, options.sense)?;
