@@ -7,10 +7,10 @@
 //!
 //! **Algorithm** (Barnat, Bauch, Brim, Češka, PDMC 2011, digest 002, Algorithm 3 with
 //! §3.3's concurrent components). The cyclic SCCs come from the CPU pre-decomposition
-//! [`warpcheck_cycle::components`] with sequential Tarjan: on state graphs parallel FB
-//! with trimming is slower (lamport.6's 20,060 cyclic SCCs: 5.5 s on 16 threads of the
-//! H100 machine against Tarjan's 1.6 s on 2 cores; `benches/results`), and the GPU SCC
-//! decomposition ([`crate::scc`]) is not yet measured on these graphs. [`Compact`] lays
+//! [`warpcheck_cycle::components::split`]: vertex 0's SCC by a parallel forward and
+//! backward search, then Tarjan on the other vertices (fischer.3, one SCC of 12 M
+//! edges: 0.17 s on the H100 machine against Tarjan's 0.72 s; parallel FB with
+//! trimming pays for every SCC: lamport.6's 20,060 took it 5.5 s). [`Compact`] lays
 //! them out one after another straight from the graph (component id per vertex, edges
 //! inside components only, weights negated for a maximum, a reverse CSR by a parallel
 //! counting sort) and they are solved together.
@@ -54,11 +54,11 @@
 //!
 //! **Where the time goes** (H100, `benches/results/cycle-mean-gpu-h100.md`): the
 //! kernels take a few per cent; the host's SCC decomposition, layout and certificate
-//! the rest (`fischer.3`, one cyclic SCC of 12 M edges: 0.02 s on the device of 1.29 s).
+//! the rest (`fischer.3`, one cyclic SCC of 12 M edges: 0.02 s on the device of 0.43 s).
 //! So the host parts use every core, also inside one giant component: the layout's
 //! edge fill and reverse CSR, and [`finish`], which certifies components in parallel
 //! and a big component with parallel checks ([`certify_with`]). What stays sequential:
-//! Tarjan's SCC split, the O(n) passes of the layout (component sizes, vertex order,
+//! the transpose and Tarjan in the SCC split, the O(n) passes of the layout (component sizes, vertex order,
 //! prefix sums) and the certificate's walks along the policy (the exact potentials,
 //! only needed when the device's values fail). `examples/howard_host.rs` times these
 //! parts without a GPU. Moving them to the device is the next step.
