@@ -41,7 +41,7 @@
 //!
 //! **Exactness.** The device computes in `f64`. After the last round the host takes,
 //! per component, the device's final policy, best cycle and values and runs the exact
-//! [`certify_with`] through a [`Component`] view of the layout that reads
+//! [`certify_with`] through a `Component` view of the layout that reads
 //! the original integer weights (the cycle's λ = W/T exactly; potentials rounded from
 //! the device's values, or if those fail, exact potentials along the policy; every edge
 //! checked in `i128`). A certified
