@@ -156,7 +156,8 @@ fn compare(
     if verdicts.windows(2).any(|w| w[0] != w[1]) {
         failures.push(format!("{name}: GPU OWCTY and MAP disagree on the verdict"));
     }
-    let (states, transitions) = expected.counts.map_or(("-".into(), "-".into()), |c| (c.0.to_string(), c.1.to_string()));
+    let (states, transitions) =
+        expected.counts.map_or(("-".into(), "-".into()), |c| (c.0.to_string(), c.1.to_string()));
     cells.insert(1, states);
     cells.insert(2, transitions);
     cells.insert(3, if expected.from_cpu { "CPU and GPU" } else { "GPU" }.into());
@@ -206,7 +207,11 @@ fn gpu_ltl_gives_the_reference_verdicts_and_the_cpu_counts() {
         std::fs::File::create(path).and_then(|mut f| f.write_all(table.as_bytes())).expect("write the table");
     }
     assert!(failures.is_empty(), "{} of {} property files fail:\n{}", failures.len(), rows.len(), failures.join("\n"));
-    eprintln!("{} property files ({} checks did not fit): the GPU's verdicts and counts are right", rows.len(), full.len());
+    eprintln!(
+        "{} property files ({} checks did not fit): the GPU's verdicts and counts are right",
+        rows.len(),
+        full.len()
+    );
 }
 
 /// Our own property models (`tests/models/ltl/`): the verdict their name says.
@@ -265,5 +270,9 @@ fn gpu_ltl_on_the_files_without_a_reference() {
     }
     assert!(failures.is_empty(), "{} of {} property files fail:\n{}", failures.len(), files.len(), failures.join("\n"));
     assert!(!files.is_empty(), "expected property files without a reference in {}", beem.display());
-    eprintln!("{} property files without a reference ({} checks did not fit): OWCTY and MAP agree", files.len(), full.len());
+    eprintln!(
+        "{} property files without a reference ({} checks did not fit): OWCTY and MAP agree",
+        files.len(),
+        full.len()
+    );
 }

@@ -221,9 +221,7 @@ fn split_above(graph: &WeightedGraph, pivot_edges: u64) -> Components {
     }
     let sub = warpcheck_graph::Csr::from_parts(offsets, targets).expect("an induced subgraph is a valid CSR");
     let inner = warpcheck_scc::tarjan::tarjan(&sub);
-    let of = (0..n)
-        .map(|v| if pivot[v] { 0 } else { rest[inner.of[local[v] as usize] as usize] })
-        .collect();
+    let of = (0..n).map(|v| if pivot[v] { 0 } else { rest[inner.of[local[v] as usize] as usize] }).collect();
     Components { of }
 }
 
