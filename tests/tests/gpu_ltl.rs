@@ -166,28 +166,24 @@ fn compare(
     row
 }
 
-#[test]
-#[ignore = "needs a CUDA device"]
-fn gpu_ltl_gives_the_reference_verdicts_and_the_cpu_counts() {
-    let beem = beem_dir();
-    let sizes: HashMap<String, u64> = references(&beem).into_iter().map(|r| (r.instance, r.states)).collect();
-    // Instances without a reference count are larger than any with one.
-    let mut rows: Vec<(u64, LtlReference)> = ltl_references(&beem)
-        .into_iter()
-        .map(|r| (sizes.get(r.instance()).copied().unwrap_or(u64::MAX), r))
-        .filter(|&(s, _)| (min_states()..=max_states()).contains(&s))
-        .filter(|(_, r)| !skipped().iter().any(|m| r.property_file.split('.').next() == Some(m.as_str())))
-        .collect();
-    rows.sort_by_key(|(s, r)| (*s, r.property_file.clone()));
-    let models: Vec<Model> =
-        rows.iter().map(|(_, r)| load_file(&property_path(&beem, &r.property_file)).model).collect();
-    // Compile every model first, in parallel, largest source first (NVRTC takes up to
-    // seconds per model, a minute for plc's).
+/// A property file to check: its name, its instance's states (`u64::MAX` if unknown)
+/// and the expected verdict, if any.
+struct File {
+    name: String,
+    instance_states: u64,
+    holds: Option<bool>,
+}
+
+/// Compiles the `files`' models (in parallel, largest source first: NVRTC takes up to
+/// seconds per model, a minute for plc's), then [`compare`]s each; writes the table
+/// to `WARPCHECK_GPU_LTL_TABLE`. Returns the failures and the checks that did not fit.
+fn check_files(beem: &Path, files: &[File]) -> (Vec<String>, Vec<String>) {
+    let models: Vec<Model> = files.iter().map(|f| load_file(&property_path(beem, &f.name)).model).collect();
     let mut indices: Vec<usize> = (0..models.len()).collect();
-    let bytes = |i: usize| std::fs::metadata(property_path(&beem, &rows[i].1.property_file)).map_or(0, |m| m.len());
+    let bytes = |i: usize| std::fs::metadata(property_path(beem, &files[i].name)).map_or(0, |m| m.len());
     indices.sort_by_key(|&i| std::cmp::Reverse(bytes(i)));
     let compile_failures = parallel_failures(&indices, |&i| {
-        compile_for_device(&models[i], 0).map(|_| ()).map_err(|e| format!("{}: {e}", rows[i].1.property_file))
+        compile_for_device(&models[i], 0).map(|_| ()).map_err(|e| format!("{}: {e}", files[i].name))
     });
     assert!(compile_failures.is_empty(), "compilation failed:\n{}", compile_failures.join("\n"));
     eprintln!("{} property files compiled", models.len());
@@ -196,8 +192,8 @@ fn gpu_ltl_gives_the_reference_verdicts_and_the_cpu_counts() {
          |---|---:|---:|---|---|---|\n",
     );
     let (mut failures, mut full) = (Vec::new(), Vec::new());
-    for ((s, r), model) in rows.iter().zip(&models) {
-        table += &compare(&r.property_file, model, Some(r.holds), *s, &mut failures, &mut full);
+    for (f, model) in files.iter().zip(&models) {
+        table += &compare(&f.name, model, f.holds, f.instance_states, &mut failures, &mut full);
         table.push('\n');
     }
     if !full.is_empty() {
@@ -206,10 +202,36 @@ fn gpu_ltl_gives_the_reference_verdicts_and_the_cpu_counts() {
     if let Some(path) = std::env::var_os("WARPCHECK_GPU_LTL_TABLE") {
         std::fs::File::create(path).and_then(|mut f| f.write_all(table.as_bytes())).expect("write the table");
     }
-    assert!(failures.is_empty(), "{} of {} property files fail:\n{}", failures.len(), rows.len(), failures.join("\n"));
+    (failures, full)
+}
+
+/// The states of each instance in `reference.csv`.
+fn instance_sizes(beem: &Path) -> HashMap<String, u64> {
+    references(beem).into_iter().map(|r| (r.instance, r.states)).collect()
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_ltl_gives_the_reference_verdicts_and_the_cpu_counts() {
+    let beem = beem_dir();
+    let sizes = instance_sizes(&beem);
+    // Instances without a reference count are larger than any with one.
+    let mut files: Vec<File> = ltl_references(&beem)
+        .into_iter()
+        .map(|r| File {
+            instance_states: sizes.get(r.instance()).copied().unwrap_or(u64::MAX),
+            name: r.property_file,
+            holds: Some(r.holds),
+        })
+        .filter(|f| (min_states()..=max_states()).contains(&f.instance_states))
+        .filter(|f| !skipped().iter().any(|m| f.name.split('.').next() == Some(m.as_str())))
+        .collect();
+    files.sort_by(|a, b| (a.instance_states, &a.name).cmp(&(b.instance_states, &b.name)));
+    let (failures, full) = check_files(&beem, &files);
+    assert!(failures.is_empty(), "{} of {} property files fail:\n{}", failures.len(), files.len(), failures.join("\n"));
     eprintln!(
         "{} property files ({} checks did not fit): the GPU's verdicts and counts are right",
-        rows.len(),
+        files.len(),
         full.len()
     );
 }
@@ -245,31 +267,19 @@ fn gpu_ltl_on_the_rule_models() {
 #[ignore = "needs a CUDA device"]
 fn gpu_ltl_on_the_files_without_a_reference() {
     let beem = beem_dir();
-    let sizes: HashMap<String, u64> = references(&beem).into_iter().map(|r| (r.instance, r.states)).collect();
+    let sizes = instance_sizes(&beem);
     let known: Vec<String> = ltl_references(&beem).into_iter().map(|r| r.property_file).collect();
-    let files: Vec<String> = all_property_files(&beem).into_iter().filter(|f| !known.contains(f)).collect();
-    let models: Vec<Model> = files.iter().map(|f| load_file(&property_path(&beem, f)).model).collect();
-    let indices: Vec<usize> = (0..models.len()).collect();
-    let compile_failures = parallel_failures(&indices, |&i| {
-        compile_for_device(&models[i], 0).map(|_| ()).map_err(|e| format!("{}: {e}", files[i]))
-    });
-    assert!(compile_failures.is_empty(), "compilation failed:\n{}", compile_failures.join("\n"));
-    let mut table = String::from(
-        "| property file | product states | transitions | counts checked by | GPU OWCTY | GPU MAP |\n\
-         |---|---:|---:|---|---|---|\n",
-    );
-    let (mut failures, mut full) = (Vec::new(), Vec::new());
-    for (file, model) in files.iter().zip(&models) {
-        let instance = file.rsplit_once('.').map_or(file.as_str(), |(i, _)| i);
-        let states = sizes.get(instance).copied().unwrap_or(u64::MAX);
-        table += &compare(file, model, None, states, &mut failures, &mut full);
-        table.push('\n');
-    }
-    if let Some(path) = std::env::var_os("WARPCHECK_GPU_LTL_TABLE") {
-        std::fs::File::create(path).and_then(|mut f| f.write_all(table.as_bytes())).expect("write the table");
-    }
-    assert!(failures.is_empty(), "{} of {} property files fail:\n{}", failures.len(), files.len(), failures.join("\n"));
+    let files: Vec<File> = all_property_files(&beem)
+        .into_iter()
+        .filter(|f| !known.contains(f))
+        .map(|name| {
+            let instance = name.rsplit_once('.').map_or(name.as_str(), |(i, _)| i);
+            File { instance_states: sizes.get(instance).copied().unwrap_or(u64::MAX), name, holds: None }
+        })
+        .collect();
     assert!(!files.is_empty(), "expected property files without a reference in {}", beem.display());
+    let (failures, full) = check_files(&beem, &files);
+    assert!(failures.is_empty(), "{} of {} property files fail:\n{}", failures.len(), files.len(), failures.join("\n"));
     eprintln!(
         "{} property files without a reference ({} checks did not fit): OWCTY and MAP agree",
         files.len(),

@@ -280,6 +280,24 @@ pub(crate) struct Session {
     pub words: usize,
 }
 
+/// Explores `model` recording its graph with `spec`, on the device, memory and
+/// progress of `options` and with no checks (the graph's users check it themselves).
+pub(crate) fn explore_graph(
+    model: &Model,
+    options: &GpuOptions<'_>,
+    spec: &GraphSpec,
+) -> Result<(GpuReport, Session), GpuError> {
+    let graph_only = GpuOptions {
+        device: options.device,
+        memory: options.memory,
+        checks: Checks { deadlock: false, assertions: false, invariants: vec![] },
+        stop_at_first: false,
+        profile: false,
+        progress: options.progress,
+    };
+    explore(model, &graph_only, Some(spec))
+}
+
 /// Explores `model`; with `graph`, also records the product graph on the device.
 pub(crate) fn explore(
     model: &Model,

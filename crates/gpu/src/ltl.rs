@@ -57,14 +57,14 @@
 use std::time::Instant;
 
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
-use warpcheck_explore::{Checks, Lasso};
+use warpcheck_explore::Lasso;
 use warpcheck_ltl::Outcome;
 use warpcheck_model::Model;
 
 use crate::codegen::Generated;
 use crate::engine::{
-    compile_source_for_device, explore, graph_source, ptr, tuned_source, GpuError, GpuOptions, GraphSpec, Session,
-    Tuning,
+    compile_source_for_device, explore_graph, graph_source, ptr, tuned_source, GpuError, GpuOptions, GraphSpec,
+    Session, Tuning,
 };
 use crate::nvrtc;
 use crate::state_graph::{recorded_edges, EDGES_PER_STATE};
@@ -107,7 +107,8 @@ pub struct GpuLtl {
     /// OWCTY or MAP on the device, first launch to last (CUDA events; includes the
     /// host's reads of the frontier counters).
     pub cycle_seconds: f64,
-    /// Copying the graph back and building the lasso (violated properties only).
+    /// Finding the lasso on the device and building it from its states (violated
+    /// properties only).
     pub lasso_seconds: f64,
     /// Edges stored (= transitions, steps into the error state included).
     pub edges: u64,
@@ -120,16 +121,8 @@ pub fn check_gpu(model: &Model, algorithm: GpuAlgorithm, options: &GpuOptions<'_
         return Err(GpuError::NoProperty);
     }
     let start = Instant::now();
-    let explore_options = GpuOptions {
-        device: options.device,
-        memory: options.memory,
-        checks: Checks { deadlock: false, assertions: false, invariants: vec![] },
-        stop_at_first: false,
-        profile: false,
-        progress: options.progress,
-    };
     let spec = graph_spec();
-    let (report, session) = explore(model, &explore_options, Some(&spec))?;
+    let (report, session) = explore_graph(model, options, &spec)?;
     let real = report.report.states - (report.report.error_transitions > 0) as u64;
     let edges = recorded_edges(&session, report.report.transitions)?;
     let device = Device::new(&session)?;

@@ -19,13 +19,13 @@
 use std::time::Instant;
 
 use cudarc::driver::CudaSlice;
-use warpcheck_explore::{Checks, StateGraph};
+use warpcheck_explore::StateGraph;
 use warpcheck_graph::{Csr, Graph};
 use warpcheck_model::Model;
 
 use crate::codegen::Generated;
 use crate::engine::{
-    compile_source_for_device, explore, graph_source, tuned_source, GpuError, GpuOptions, GpuReport, GraphSpec,
+    compile_source_for_device, explore_graph, graph_source, tuned_source, GpuError, GpuOptions, GpuReport, GraphSpec,
     Session, Tuning,
 };
 
@@ -64,15 +64,7 @@ pub struct GpuStateGraph {
 /// Explores `model` on the GPU of `options` (its `device`, `memory` and `progress`; no
 /// checks run) and returns its state graph.
 pub fn state_graph_gpu(model: &Model, options: &GpuOptions<'_>) -> Result<GpuStateGraph, GpuError> {
-    let explore_options = GpuOptions {
-        device: options.device,
-        memory: options.memory,
-        checks: Checks { deadlock: false, assertions: false, invariants: vec![] },
-        stop_at_first: false,
-        profile: false,
-        progress: options.progress,
-    };
-    let (report, session) = explore(model, &explore_options, Some(&SPEC))?;
+    let (report, session) = explore_graph(model, options, &SPEC)?;
     let start = Instant::now();
     let r = &report.report;
     let errors = r.error_transitions > 0;
