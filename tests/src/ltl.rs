@@ -1,10 +1,65 @@
 //! LTL helpers of the conformance suites: the reference verdicts of BEEM's property
-//! files (`ltl-reference.csv`) and an independent check of a lasso counterexample.
+//! files (`ltl-reference.csv`), BEEM's formulas through our translation, and an
+//! independent check of a lasso counterexample.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use warpcheck_explore::Lasso;
+use warpcheck_ltl::formula::{parse, Atom};
+use warpcheck_ltl::propositions::Definition;
+use warpcheck_ltl::{formula_model, FormulaModel};
 use warpcheck_model::{Generator, Model};
+
+use crate::beem_xml::{ltl_formulas, LtlFormula};
+use crate::{load_file, references};
+
+/// The proposition names `formula` uses (BEEM's formulas name `model.xml`'s `<ap>`s).
+fn names(formula: &str) -> Vec<String> {
+    let f = parse(formula).unwrap_or_else(|e| panic!("BEEM formula `{formula}`: {}", e.render(formula)));
+    f.atoms
+        .into_iter()
+        .filter_map(|(a, _)| match a {
+            Atom::Name(n) => Some(n),
+            Atom::Expression(_) => None,
+        })
+        .collect()
+}
+
+/// Every LTL formula of BEEM's `model.xml` files whose property file exists, with its
+/// instance's states in `reference.csv` (if listed).
+pub fn beem_formulas(beem: &Path) -> Vec<(LtlFormula, Option<u64>)> {
+    let sizes: HashMap<String, u64> = references(beem).into_iter().map(|r| (r.instance, r.states)).collect();
+    let mut all = Vec::new();
+    let mut dirs: Vec<_> = std::fs::read_dir(beem).expect("read the BEEM folder").flatten().map(|e| e.path()).collect();
+    dirs.sort();
+    for dir in dirs.into_iter().filter(|d| d.join("model.xml").is_file()) {
+        for f in ltl_formulas(&dir, names) {
+            if property_path(beem, &f.property_file()).is_file() {
+                let size = sizes.get(&f.instance).copied();
+                all.push((f, size));
+            }
+        }
+    }
+    all
+}
+
+/// `f`'s plain instance (`model.i.dve`) with the automaton of `f`'s negation, made by
+/// our translation, as its property process.
+pub fn formula_instance(beem: &Path, f: &LtlFormula) -> Result<FormulaModel, String> {
+    let instance = load_file(&beem.join(f.instance.split('.').next().unwrap()).join(format!("{}.dve", f.instance)));
+    let definitions: Vec<Definition> = f
+        .propositions
+        .iter()
+        .map(|(name, expression)| Definition {
+            name: name.clone(),
+            expression: expression.clone(),
+            origin: "model.xml".into(),
+        })
+        .collect();
+    formula_model(&instance.model, &f.formula, &definitions, |e| instance.expression(e))
+        .map_err(|e| format!("{}: `{}`: {e}", f.property_file(), f.formula))
+}
 
 /// One row of `ltl-reference.csv`.
 #[derive(Clone, Debug)]

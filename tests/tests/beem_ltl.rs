@@ -9,21 +9,86 @@
 //! without one (ignored by default; minutes on 16 cores, much longer on 2):
 //! `cargo test --release -p warpcheck-conformance --test beem_ltl -- --ignored --nocapture`
 //! (`WARPCHECK_MIN_STATES` and `WARPCHECK_MAX_STATES` bound the instances' states).
+//!
+//! For the large products, the ignored tests also take:
+//! - `WARPCHECK_LTL_FILES=a.4.prop2,b.5.prop3`: exactly these property files (the size
+//!   bounds do not apply);
+//! - `WARPCHECK_LTL_THREADS` (default 2): threads of each parallel algorithm;
+//! - `WARPCHECK_LTL_JOBS` (default: cores / threads): property files checked at once;
+//! - `WARPCHECK_LTL_ALGORITHMS=ndfs,owcty`: only these algorithms (default: all five).
+//!   A run that leaves one out checks less: say so wherever its result is quoted.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use warpcheck_conformance::ltl::*;
 use warpcheck_conformance::*;
 use warpcheck_ltl::{check, Algorithm, Options};
 
+fn env_number(name: &str) -> Option<u64> {
+    std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok())
+}
+
+/// Threads of each parallel algorithm (`WARPCHECK_LTL_THREADS`, default 2).
+fn threads() -> usize {
+    env_number("WARPCHECK_LTL_THREADS").unwrap_or(2).max(1) as usize
+}
+
+/// The algorithms to run (`WARPCHECK_LTL_ALGORITHMS`, default all five).
+fn algorithms() -> Vec<Algorithm> {
+    match std::env::var("WARPCHECK_LTL_ALGORITHMS") {
+        Err(_) => Algorithm::ALL.to_vec(),
+        Ok(names) => names
+            .split(',')
+            .map(|n| {
+                Algorithm::ALL
+                    .into_iter()
+                    .find(|a| a.name() == n.trim())
+                    .unwrap_or_else(|| panic!("WARPCHECK_LTL_ALGORITHMS: no algorithm `{n}`"))
+            })
+            .collect(),
+    }
+}
+
+/// The property files named by `WARPCHECK_LTL_FILES`, if set.
+fn named_files() -> Option<Vec<String>> {
+    std::env::var("WARPCHECK_LTL_FILES").ok().map(|v| v.split(',').map(|f| f.trim().to_string()).collect())
+}
+
+/// Runs `job` on every item, `WARPCHECK_LTL_JOBS` at once (default: cores / threads),
+/// in order; collects the `Err`s.
+fn failures_of<T: Sync>(items: &[T], job: impl Fn(&T) -> Result<(), String> + Sync) -> Vec<String> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let jobs = env_number("WARPCHECK_LTL_JOBS").map_or((cores / threads()).max(1), |j| j.max(1) as usize);
+    if std::env::var_os("WARPCHECK_LTL_JOBS").is_none() && std::env::var_os("WARPCHECK_LTL_THREADS").is_none() {
+        return parallel_failures(items, job);
+    }
+    let next = AtomicUsize::new(0);
+    let failures = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| loop {
+                let Some(item) = items.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
+                if let Err(e) = job(item) {
+                    failures.lock().unwrap().push(e);
+                }
+            });
+        }
+    });
+    let mut f = failures.into_inner().unwrap();
+    f.sort();
+    f
+}
+
 /// Runs every algorithm on one property file; the verdict (`true`: holds) if they
 /// agree and every counterexample is valid.
 fn verdict_of(beem: &std::path::Path, file: &str, verbose: bool) -> Result<bool, String> {
     let model = load_file(&property_path(beem, file)).model;
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads()).build().unwrap();
     let mut verdicts = Vec::new();
-    for algorithm in Algorithm::ALL {
+    for algorithm in algorithms() {
         let options = Options { algorithm, ..Options::default() };
         let start = Instant::now();
         let outcome = pool.install(|| check(&model, &options)).map_err(|e| format!("{file}: {e}"))?;
@@ -59,8 +124,26 @@ fn check_references(min_states: u64, max_states: Option<u64>, verbose: bool) -> 
         .filter(|r| max_states.is_none_or(|m| sizes.get(r.instance()).is_some_and(|&s| s <= m)))
         .filter(|r| min_states == 0 || sizes.get(r.instance()).is_some_and(|&s| s >= min_states))
         .collect();
-    let failures = parallel_failures(&rows, |r| {
-        let holds = verdict_of(&beem, &r.property_file, verbose)?;
+    check_rows(&beem, &rows, verbose)
+}
+
+/// Checks the referenced property files of `files`, in that order; every name must
+/// have a reference. Returns how many.
+fn check_named_references(files: &[String]) -> usize {
+    let beem = beem_dir();
+    let references = ltl_references(&beem);
+    let row = |f: &String| references.iter().find(|r| &r.property_file == f).cloned();
+    let rows: Vec<LtlReference> = files
+        .iter()
+        .map(|f| row(f).unwrap_or_else(|| panic!("WARPCHECK_LTL_FILES: `{f}` has no reference verdict")))
+        .collect();
+    check_rows(&beem, &rows, true)
+}
+
+/// Every algorithm on every row gives the row's verdict; returns how many rows.
+fn check_rows(beem: &std::path::Path, rows: &[LtlReference], verbose: bool) -> usize {
+    let failures = failures_of(rows, |r| {
+        let holds = verdict_of(beem, &r.property_file, verbose)?;
         if holds != r.holds {
             let word = |h: bool| if h { "holds" } else { "violated" };
             return Err(format!("{}: {}, reference ({}): {}", r.property_file, word(holds), r.source, word(r.holds)));
@@ -79,9 +162,14 @@ fn small_property_files_give_the_reference_verdicts() {
 #[test]
 #[ignore = "every referenced property file, up to tens of millions of product states: long"]
 fn all_property_files_give_the_reference_verdicts() {
-    let bound = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok());
-    let checked = check_references(bound("WARPCHECK_MIN_STATES").unwrap_or(0), bound("WARPCHECK_MAX_STATES"), true);
-    eprintln!("{checked} property files: every algorithm gives the reference verdict");
+    let checked = match named_files() {
+        Some(files) => check_named_references(&files),
+        None => {
+            check_references(env_number("WARPCHECK_MIN_STATES").unwrap_or(0), env_number("WARPCHECK_MAX_STATES"), true)
+        }
+    };
+    let names: Vec<&str> = algorithms().iter().map(|a| a.name()).collect();
+    eprintln!("{checked} property files: {} give the reference verdict", names.join(", "));
 }
 
 #[test]
@@ -89,8 +177,12 @@ fn all_property_files_give_the_reference_verdicts() {
 fn property_files_without_a_reference_agree() {
     let beem = beem_dir();
     let known: Vec<String> = ltl_references(&beem).into_iter().map(|r| r.property_file).collect();
-    let files: Vec<String> = all_property_files(&beem).into_iter().filter(|f| !known.contains(f)).collect();
-    let failures = parallel_failures(&files, |f| {
+    let files: Vec<String> = all_property_files(&beem)
+        .into_iter()
+        .filter(|f| !known.contains(f))
+        .filter(|f| named_files().is_none_or(|named| named.contains(f)))
+        .collect();
+    let failures = failures_of(&files, |f| {
         let holds = verdict_of(&beem, f, true)?;
         eprintln!("NEW VERDICT {f}: {}", if holds { "holds" } else { "violated" });
         Ok(())

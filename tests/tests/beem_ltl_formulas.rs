@@ -17,40 +17,11 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use warpcheck_conformance::beem_xml::{ltl_formulas, LtlFormula};
+use warpcheck_conformance::beem_xml::LtlFormula;
 use warpcheck_conformance::ltl::*;
 use warpcheck_conformance::*;
-use warpcheck_ltl::formula::{parse, Atom};
-use warpcheck_ltl::propositions::Definition;
-use warpcheck_ltl::{check, formula_model, Algorithm, LtlError, Options};
-
-fn names(formula: &str) -> Vec<String> {
-    let f = parse(formula).unwrap_or_else(|e| panic!("BEEM formula `{formula}`: {}", e.render(formula)));
-    f.atoms
-        .into_iter()
-        .filter_map(|(a, _)| match a {
-            Atom::Name(n) => Some(n),
-            Atom::Expression(_) => None,
-        })
-        .collect()
-}
-
-/// Every BEEM LTL formula whose property file exists, with the instance's size.
-fn formulas(beem: &Path) -> Vec<(LtlFormula, Option<u64>)> {
-    let sizes: HashMap<String, u64> = references(beem).into_iter().map(|r| (r.instance, r.states)).collect();
-    let mut all = Vec::new();
-    let mut dirs: Vec<_> = std::fs::read_dir(beem).expect("read the BEEM folder").flatten().map(|e| e.path()).collect();
-    dirs.sort();
-    for dir in dirs.into_iter().filter(|d| d.join("model.xml").is_file()) {
-        for f in ltl_formulas(&dir, names) {
-            if property_path(beem, &f.property_file()).is_file() {
-                let size = sizes.get(&f.instance).copied();
-                all.push((f, size));
-            }
-        }
-    }
-    all
-}
+use warpcheck_ltl::formula::parse;
+use warpcheck_ltl::{check, Algorithm, LtlError, Options};
 
 fn word(holds: bool) -> &'static str {
     if holds {
@@ -71,18 +42,7 @@ fn compare(
     verbose: bool,
 ) -> Result<bool, String> {
     let file = f.property_file();
-    let instance = load_file(&beem.join(f.instance.split('.').next().unwrap()).join(format!("{}.dve", f.instance)));
-    let definitions: Vec<Definition> = f
-        .propositions
-        .iter()
-        .map(|(name, expression)| Definition {
-            name: name.clone(),
-            expression: expression.clone(),
-            origin: "model.xml".into(),
-        })
-        .collect();
-    let ready = formula_model(&instance.model, &f.formula, &definitions, |e| instance.expression(e))
-        .map_err(|e| format!("{file}: `{}`: {e}", f.formula))?;
+    let ready = formula_instance(beem, f)?;
     let options = Options { algorithm: Algorithm::Ndfs, max_states: limit };
     let undecided = |e: &LtlError| limit.is_some() && matches!(e, LtlError::TooManyStates { .. });
     let ours = match check(&ready.model, &options) {
@@ -127,7 +87,7 @@ fn check_formulas(max_states: Option<u64>, verbose: bool) -> (usize, usize) {
     let beem = beem_dir();
     let references: HashMap<String, bool> =
         ltl_references(&beem).into_iter().map(|r| (r.property_file, r.holds)).collect();
-    let chosen: Vec<LtlFormula> = formulas(&beem)
+    let chosen: Vec<LtlFormula> = beem_formulas(&beem)
         .into_iter()
         .filter(|(_, size)| max_states.is_none_or(|m| size.is_some_and(|s| s <= m)))
         .map(|(f, _)| f)
@@ -145,7 +105,7 @@ fn check_formulas(max_states: Option<u64>, verbose: bool) -> (usize, usize) {
 #[test]
 fn every_beem_formula_translates_to_an_automaton_no_larger_than_beems() {
     let beem = beem_dir();
-    let all = formulas(&beem);
+    let all = beem_formulas(&beem);
     assert_eq!(all.len(), 375, "every property file has its formula in model.xml");
     let failures = parallel_failures(&all, |(f, _)| {
         let parsed = parse(&f.formula).map_err(|e| e.render(&f.formula))?;
@@ -184,7 +144,7 @@ fn violated_formulas_on_large_instances_agree_with_their_property_files() {
     let limit = std::env::var("WARPCHECK_MAX_PRODUCT").ok().and_then(|v| v.parse().ok()).unwrap_or(30_000_000u64);
     let violated: HashMap<String, bool> =
         ltl_references(&beem).into_iter().filter(|r| !r.holds).map(|r| (r.property_file, r.holds)).collect();
-    let chosen: Vec<LtlFormula> = formulas(&beem)
+    let chosen: Vec<LtlFormula> = beem_formulas(&beem)
         .into_iter()
         .filter(|(f, size)| violated.contains_key(&f.property_file()) && size.is_none_or(|s| s > max))
         .map(|(f, _)| f)

@@ -17,7 +17,9 @@
 //! `WARPCHECK_SKIP=plc` leaves models out;
 //! `WARPCHECK_GPU_LTL_ALLOW_FULL=1` lists a product that does not fit in device
 //! memory (the engine's `Full` errors) as such instead of failing;
-//! `WARPCHECK_GPU_LTL_TABLE=FILE` writes the per-file results (markdown).
+//! `WARPCHECK_GPU_LTL_TABLE=FILE` writes the per-file results (markdown);
+//! `WARPCHECK_LTL_FILES=a.6.prop2,...` keeps only these property files (the files
+//! without a reference, and the formulas).
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -27,7 +29,7 @@ use warpcheck_conformance::ltl::*;
 use warpcheck_conformance::*;
 use warpcheck_gpu::ltl::{check_gpu, compile_for_device, GpuAlgorithm};
 use warpcheck_gpu::{GpuError, GpuOptions};
-use warpcheck_ltl::{check, Algorithm, Options};
+use warpcheck_ltl::{check, Algorithm, FormulaModel, Options};
 use warpcheck_model::Model;
 
 fn env_u64(name: &str) -> Option<u64> {
@@ -59,6 +61,11 @@ fn allow_full() -> bool {
 /// NVRTC minutes each.
 fn skipped() -> Vec<String> {
     std::env::var("WARPCHECK_SKIP").map_or(Vec::new(), |v| v.split(',').map(str::to_string).collect())
+}
+
+/// Whether `property_file` is among `WARPCHECK_LTL_FILES` (a comma list; unset: all).
+fn named(property_file: &str) -> bool {
+    std::env::var("WARPCHECK_LTL_FILES").map_or(true, |v| v.split(',').any(|f| f.trim() == property_file))
 }
 
 fn min_states() -> u64 {
@@ -271,7 +278,7 @@ fn gpu_ltl_on_the_files_without_a_reference() {
     let known: Vec<String> = ltl_references(&beem).into_iter().map(|r| r.property_file).collect();
     let files: Vec<File> = all_property_files(&beem)
         .into_iter()
-        .filter(|f| !known.contains(f))
+        .filter(|f| !known.contains(f) && named(f))
         .map(|name| {
             let instance = name.rsplit_once('.').map_or(name.as_str(), |(i, _)| i);
             File { instance_states: sizes.get(instance).copied().unwrap_or(u64::MAX), name, holds: None }
@@ -285,4 +292,91 @@ fn gpu_ltl_on_the_files_without_a_reference() {
         files.len(),
         full.len()
     );
+}
+
+/// BEEM's formulas through our translation, on the GPU: for every LTL formula of a
+/// `model.xml` whose instance has between `WARPCHECK_MIN_STATES` and
+/// `WARPCHECK_MAX_STATES` states (unknown counts as larger than any), GPU OWCTY on
+/// the instance with our automaton gives the verdict of GPU OWCTY on the property
+/// file, and the reference's where there is one; every lasso is valid.
+/// `WARPCHECK_LTL_FILES=a.6.prop2,...` keeps only those property files' formulas.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_formulas_agree_with_their_property_files() {
+    let beem = beem_dir();
+    let references: HashMap<String, bool> =
+        ltl_references(&beem).into_iter().map(|r| (r.property_file, r.holds)).collect();
+    let chosen: Vec<_> = beem_formulas(&beem)
+        .into_iter()
+        .filter(|(_, size)| (min_states()..=max_states()).contains(&size.unwrap_or(u64::MAX)))
+        .filter(|(f, _)| named(&f.property_file()))
+        .collect();
+    assert!(!chosen.is_empty(), "no BEEM formula in the bounds");
+    // Both models of every pair, compiled in parallel first (NVRTC takes seconds each).
+    let models: Vec<(FormulaModel, Model)> = chosen
+        .iter()
+        .map(|(f, _)| {
+            let ready = formula_instance(&beem, f).unwrap_or_else(|e| panic!("{e}"));
+            (ready, load_file(&property_path(&beem, &f.property_file())).model)
+        })
+        .collect();
+    let all: Vec<&Model> = models.iter().flat_map(|(r, p)| [&r.model, p]).collect();
+    let compile_failures = parallel_failures(&all, |m| compile_for_device(m, 0).map(|_| ()).map_err(|e| e.to_string()));
+    assert!(compile_failures.is_empty(), "compilation failed:\n{}", compile_failures.join("\n"));
+    let mut table = String::from(
+        "| property file | formula | our automaton | product (ours) | verdict (ours) | product (file) | verdict (file) | reference |\n\
+         |---|---|---:|---:|---|---:|---|---|\n",
+    );
+    let (mut failures, mut full) = (Vec::new(), Vec::new());
+    let word = |h: bool| if h { "holds" } else { "violated" };
+    for ((f, size), (ready, property_model)) in chosen.iter().zip(&models) {
+        let file = f.property_file();
+        let options = gpu_options(size.unwrap_or(u64::MAX));
+        let mut cells = vec![file.clone(), format!("`{}`", f.formula), ready.automaton.states().to_string()];
+        let mut verdicts = Vec::new();
+        for (what, model) in [("formula", &ready.model), ("property file", property_model)] {
+            match check_gpu(model, GpuAlgorithm::Owcty, &options) {
+                Err(e @ (GpuError::Full { .. } | GpuError::EdgesFull { .. })) if allow_full() => {
+                    full.push(format!("{file} ({what}): {e}"));
+                    cells.extend(["-".to_string(), "does not fit".to_string()]);
+                }
+                Err(e) => {
+                    failures.push(format!("{file} ({what}): {e}"));
+                    cells.extend(["-".to_string(), format!("error: {e}")]);
+                }
+                Ok(g) => {
+                    if let Some(Err(e)) = g.outcome.lasso.as_ref().map(|l| validate_lasso(model, l)) {
+                        failures.push(format!("{file} ({what}): bad lasso: {e}"));
+                    }
+                    verdicts.push(g.outcome.holds());
+                    cells.extend([g.outcome.states.to_string(), word(g.outcome.holds()).to_string()]);
+                }
+            }
+        }
+        let reference = references.get(&file).copied();
+        if verdicts.len() == 2 && verdicts[0] != verdicts[1] {
+            failures.push(format!(
+                "{file} `{}`: {} by our translation, {} by the property file",
+                f.formula,
+                word(verdicts[0]),
+                word(verdicts[1])
+            ));
+        }
+        if let Some(r) = reference.filter(|&r| verdicts.iter().any(|&v| v != r)) {
+            failures.push(format!("{file} `{}`: verdicts {verdicts:?}, reference {}", f.formula, word(r)));
+        }
+        cells.push(reference.map_or("-", word).to_string());
+        let row = format!("| {} |", cells.join(" | "));
+        println!("{row}");
+        table += &row;
+        table.push('\n');
+    }
+    if let Some(path) = std::env::var_os("WARPCHECK_GPU_LTL_TABLE") {
+        std::fs::File::create(path).and_then(|mut f| f.write_all(table.as_bytes())).expect("write the table");
+    }
+    if !full.is_empty() {
+        eprintln!("{} checks did not fit in device memory:\n{}", full.len(), full.join("\n"));
+    }
+    assert!(failures.is_empty(), "{} of {} formulas fail:\n{}", failures.len(), chosen.len(), failures.join("\n"));
+    eprintln!("{} BEEM formulas ({} checks did not fit): our translation agrees on the GPU", chosen.len(), full.len());
 }

@@ -1,6 +1,7 @@
 //! Prints the complete CUDA source warpcheck generates for a DVE model, or with
 //! `--compile` compiles it with NVRTC for sm_90 (no GPU needed, only libnvrtc) and
-//! prints the time: `cargo run -p warpcheck-gpu --example gen_cuda -- model.dve [--compile]`.
+//! prints the time: `cargo run -p warpcheck-gpu --example gen_cuda -- model.dve [--compile]`;
+//! `--resources` prints ptxas's report of each kernel's registers and stack frame.
 //! With `--ltl`, the source of an LTL check (graph recording, OWCTY and MAP kernels);
 //! with `--graph`, that of a state-graph exploration (graph recording alone).
 fn main() {
@@ -17,7 +18,12 @@ fn main() {
     } else {
         warpcheck_gpu::engine::tuned_source(&generated, &tuning)
     };
-    if args.iter().any(|a| a == "--compile") {
+    if args.iter().any(|a| a == "--resources") {
+        match warpcheck_gpu::nvrtc::resource_report(&cuda, 90, &tuning.nvrtc_options()) {
+            Ok(log) => print!("{log}"),
+            Err(e) => println!("{path}: {e}"),
+        }
+    } else if args.iter().any(|a| a == "--compile") {
         std::env::set_var("WARPCHECK_CACHE", "/nonexistent/warpcheck-no-cache");
         match warpcheck_gpu::nvrtc::compile(&cuda, 90, &[]) {
             Ok(c) => println!("{path}: {} bytes of cubin in {:.2} s", c.cubin.len(), c.seconds),

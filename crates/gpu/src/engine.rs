@@ -52,7 +52,7 @@ impl Tuning {
         }
     }
 
-    pub(crate) fn nvrtc_options(&self) -> Vec<String> {
+    pub fn nvrtc_options(&self) -> Vec<String> {
         self.max_registers.map(|r| format!("--maxrregcount={r}")).into_iter().collect()
     }
 }
@@ -222,6 +222,13 @@ pub(crate) struct Store {
     args: TableArgs,
 }
 
+/// The launch of a kernel meant for one thread. (cudarc's `for_num_elems(1)` starts a
+/// block of 1024 threads: a race in kernels written for one thread, and a launch that
+/// fails with "too many resources" once the kernel needs more than 64 registers, as
+/// `wc_seed` does for leader_election.6.)
+pub(crate) const ONE_THREAD: LaunchConfig =
+    LaunchConfig { grid_dim: (1, 1, 1), block_dim: (1, 1, 1), shared_mem_bytes: 0 };
+
 pub(crate) fn ptr<T>(s: &CudaSlice<T>, stream: &CudaStream) -> u64 {
     let (p, _sync) = s.device_ptr(stream);
     p
@@ -329,6 +336,10 @@ pub(crate) fn explore(
     let expand = module.load_function("wc_expand").map_err(cuda)?;
     let advance = module.load_function("wc_advance").map_err(cuda)?;
     let seed = module.load_function("wc_seed").map_err(cuda)?;
+    // A block never asks for more registers than a multiprocessor has (only a
+    // `WARPCHECK_GPU_BLOCK` over 256 can).
+    let most_threads = expand.max_threads_per_block().map_err(cuda)? as u32;
+    let tuning = Tuning { block: tuning.block.min(most_threads / 32 * 32).max(32), ..tuning };
     let stream = ctx.default_stream();
     let words = model.state_words().max(1);
     let categories = 2 + model.assertions.len() + invariants.len();
@@ -381,15 +392,13 @@ pub(crate) fn explore(
                 edges_full: ptr(&ctl, &stream) + 24,
             };
             let init = module.load_function("wc_graph_init").map_err(cuda)?;
-            unsafe { stream.launch_builder(&init).arg(&g_args).launch(LaunchConfig::for_num_elems(1)) }
-                .map_err(cuda)?;
+            unsafe { stream.launch_builder(&init).arg(&g_args).launch(ONE_THREAD) }.map_err(cuda)?;
             Some(g)
         }
     };
     let store = Store { states, parents, _table: table, ctl, counters, viol_first, viol_count, args };
     let initial = stream.clone_htod(&model.initial_state()).map_err(cuda)?;
-    unsafe { stream.launch_builder(&seed).arg(&store.args).arg(&initial).launch(LaunchConfig::for_num_elems(1)) }
-        .map_err(cuda)?;
+    unsafe { stream.launch_builder(&seed).arg(&store.args).arg(&initial).launch(ONE_THREAD) }.map_err(cuda)?;
     stream.synchronize().map_err(cuda)?;
     let setup_seconds = setup_start.elapsed().as_secs_f64();
     let sms = ctx
@@ -526,7 +535,6 @@ impl Run<'_> {
         let categories = s.viol_count.len() as u32;
         let stop = self.options.stop_at_first as u32;
         for _ in 0..levels {
-            let one = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (1, 1, 1), shared_mem_bytes: 0 };
             unsafe {
                 stream
                     .launch_builder(self.advance)
@@ -536,7 +544,7 @@ impl Run<'_> {
                     .arg(&viol_count)
                     .arg(&categories)
                     .arg(&stop)
-                    .launch(one)
+                    .launch(ONE_THREAD)
             }
             .map_err(cuda)?;
             self.enqueue_expand(0, 0, true, flags)?;

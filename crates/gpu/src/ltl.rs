@@ -248,7 +248,7 @@ impl<'s> Device<'s> {
 
     /// Launches kernel `name` on one thread.
     fn launch_one(&self, name: &str, args: &[Arg]) -> Result<(), GpuError> {
-        self.launch_with(name, LaunchConfig::for_num_elems(1), args)
+        self.launch_with(name, crate::engine::ONE_THREAD, args)
     }
 
     fn launch_with(&self, name: &str, cfg: LaunchConfig, args: &[Arg]) -> Result<(), GpuError> {

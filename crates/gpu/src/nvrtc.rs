@@ -68,23 +68,36 @@ pub fn compile(source: &str, arch: u32, extra: &[String]) -> Result<Compiled, St
 }
 
 fn compile_uncached(source: &str, arch: u32, extra: &[String]) -> Result<Vec<u8>, String> {
+    let (image, log) = compile_with_log(source, arch, extra)?;
+    image.map_err(|e| format!("NVRTC failed to compile the generated code ({e}):\n{log}"))
+}
+
+/// ptxas's report of what every kernel of `source` uses (registers, stack frame,
+/// spills, constant memory): the compilation log with `--ptxas-options=-v`.
+pub fn resource_report(source: &str, arch: u32, extra: &[String]) -> Result<String, String> {
+    let mut options = extra.to_vec();
+    options.push("--ptxas-options=-v".to_string());
+    let (image, log) = compile_with_log(source, arch, &options)?;
+    image.map(|_| log.clone()).map_err(|e| format!("NVRTC failed to compile the generated code ({e}):\n{log}"))
+}
+
+/// Compiles `source`; returns the image (or NVRTC's error) and the program log.
+fn compile_with_log(source: &str, arch: u32, extra: &[String]) -> Result<(Result<Vec<u8>, String>, String), String> {
     let src = CString::new(source).map_err(|_| "generated source contains a NUL byte".to_string())?;
     let name = CString::new("warpcheck_model.cu").unwrap();
     let prog = result::create_program(&src, Some(&name)).map_err(|e| format!("NVRTC: {e:?}"))?;
     let mut options = vec![format!("--gpu-architecture=sm_{arch}"), "--std=c++17".to_string(), "-w".to_string()];
     options.extend(extra.iter().cloned());
     let compiled = unsafe { result::compile_program(prog, &options) };
-    let outcome = match compiled {
-        Err(e) => {
-            let log = unsafe { result::get_program_log(prog) }
-                .map(|raw| unsafe { CStr::from_ptr(raw.as_ptr()) }.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            Err(format!("NVRTC failed to compile the generated code ({e:?}):\n{log}"))
-        }
+    let log = unsafe { result::get_program_log(prog) }
+        .map(|raw| unsafe { CStr::from_ptr(raw.as_ptr()) }.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let image = match compiled {
+        Err(e) => Err(format!("{e:?}")),
         Ok(()) => cubin(prog),
     };
     unsafe { result::destroy_program(prog) }.map_err(|e| format!("NVRTC: {e:?}"))?;
-    outcome
+    Ok((image, log))
 }
 
 fn cubin(prog: sys::nvrtcProgram) -> Result<Vec<u8>, String> {

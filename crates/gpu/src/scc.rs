@@ -480,10 +480,10 @@ impl Run<'_> {
     }
 
     fn advance(&mut self) -> Result<(), GpuError> {
-        let one = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (1, 1, 1), shared_mem_bytes: 0 };
         let ctl = self.ptr(&self.b.ctl);
         let stream = self.device.stream.clone();
-        unsafe { stream.launch_builder(&self.device.kernels.advance).arg(&ctl).launch(one) }.map_err(cuda)?;
+        unsafe { stream.launch_builder(&self.device.kernels.advance).arg(&ctl).launch(crate::engine::ONE_THREAD) }
+            .map_err(cuda)?;
         self.report.launches += 1;
         Ok(())
     }
