@@ -43,6 +43,7 @@ def main():
     p.add_argument("--deadline", type=float)
     p.add_argument("--log", required=True)
     p.add_argument("--out", help="markdown table of every file in the log")
+    p.add_argument("--host", default=os.uname().nodename, help="the machine's name in the log")
     a = p.parse_args()
     deadline = a.deadline or a.budget + 30
     references = {r["property_file"]: r["reference_answer"] == "yes"
@@ -80,7 +81,8 @@ def main():
         match = next((m for m in LINE.finditer(out) if m and m.group(1) == f and m.group(2) == alg), None)
         record = {"file": f, "algorithm": alg, "ok": proc.returncode == 0 and match is not None,
                   "verdict": match.group(3) if match else None, "states": int(match.group(4)) if match else None,
-                  "seconds": float(match.group(5)) if match else None, "reference": references.get(f)}
+                  "seconds": float(match.group(5)) if match else None, "reference": references.get(f),
+                  "host": a.host, "threads": 1 if alg in SEQUENTIAL else a.threads}
         if not record["ok"]:
             record["error"] = out[-2000:]
         return record
@@ -111,8 +113,8 @@ def main():
 
     failures = []
     complete = 0
-    rows = ["| property file | reference | " + " | ".join(algorithms) + " | product states |",
-            "|---|---|" + "---|" * len(algorithms) + "---:|"]
+    rows = ["| property file | reference | " + " | ".join(algorithms) + " | product states | host |",
+            "|---|---|" + "---|" * len(algorithms) + "---:|---|"]
     for f in files:
         records = [done.get((f, alg)) for alg in algorithms]
         if not any(records):
@@ -131,6 +133,7 @@ def main():
         cells += ["not run" if r is None else (f"{r['verdict']} ({r['seconds']:.1f} s)" if r["ok"] else "FAILED")
                   for r in records]
         cells.append(", ".join(str(s) for s in sorted(states)) or "-")
+        cells.append(", ".join(sorted({r.get("host", "?") for r in records if r})))
         rows.append("| " + " | ".join(cells) + " |")
     table = "\n".join(rows) + "\n"
     if a.out:
