@@ -103,18 +103,28 @@ pub fn compare(reference: &Reference, stats: &Stats) -> Result<(), String> {
 
 /// Runs `job` on every item with one worker per core, collecting the `Err`s.
 pub fn parallel_failures<T: Sync>(items: &[T], job: impl Fn(&T) -> Result<(), String> + Sync) -> Vec<String> {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    parallel_failures_with(workers, items, job)
+}
+
+/// Runs `job` on every item, `workers` at once (items taken in order), collecting the
+/// `Err`s, sorted.
+pub fn parallel_failures_with<T: Sync>(
+    workers: usize,
+    items: &[T],
+    job: impl Fn(&T) -> Result<(), String> + Sync,
+) -> Vec<String> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
     let next = AtomicUsize::new(0);
     let failures = Mutex::new(Vec::new());
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(item) = items.get(i) else { break };
-                if let Err(e) = job(item) {
-                    failures.lock().unwrap().push(e);
+        for _ in 0..workers.max(1) {
+            s.spawn(|| {
+                while let Some(item) = items.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    if let Err(e) = job(item) {
+                        failures.lock().unwrap().push(e);
+                    }
                 }
             });
         }

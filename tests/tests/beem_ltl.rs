@@ -14,13 +14,11 @@
 //! - `WARPCHECK_LTL_FILES=a.4.prop2,b.5.prop3`: exactly these property files (the size
 //!   bounds do not apply);
 //! - `WARPCHECK_LTL_THREADS` (default 2): threads of each parallel algorithm;
-//! - `WARPCHECK_LTL_JOBS` (default: cores / threads): property files checked at once;
+//! - `WARPCHECK_LTL_JOBS` (default: one per core): property files checked at once;
 //! - `WARPCHECK_LTL_ALGORITHMS=ndfs,owcty`: only these algorithms (default: all five).
 //!   A run that leaves one out checks less: say so wherever its result is quoted.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
 use warpcheck_conformance::ltl::*;
@@ -57,29 +55,13 @@ fn named_files() -> Option<Vec<String>> {
     std::env::var("WARPCHECK_LTL_FILES").ok().map(|v| v.split(',').map(|f| f.trim().to_string()).collect())
 }
 
-/// Runs `job` on every item, `WARPCHECK_LTL_JOBS` at once (default: cores / threads),
-/// in order; collects the `Err`s.
+/// Runs `job` on every item, `WARPCHECK_LTL_JOBS` at once (default: one per core), in
+/// order; collects the `Err`s.
 fn failures_of<T: Sync>(items: &[T], job: impl Fn(&T) -> Result<(), String> + Sync) -> Vec<String> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let jobs = env_number("WARPCHECK_LTL_JOBS").map_or((cores / threads()).max(1), |j| j.max(1) as usize);
-    if std::env::var_os("WARPCHECK_LTL_JOBS").is_none() && std::env::var_os("WARPCHECK_LTL_THREADS").is_none() {
-        return parallel_failures(items, job);
+    match env_number("WARPCHECK_LTL_JOBS") {
+        Some(jobs) => parallel_failures_with(jobs as usize, items, job),
+        None => parallel_failures(items, job),
     }
-    let next = AtomicUsize::new(0);
-    let failures = Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..jobs {
-            s.spawn(|| loop {
-                let Some(item) = items.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
-                if let Err(e) = job(item) {
-                    failures.lock().unwrap().push(e);
-                }
-            });
-        }
-    });
-    let mut f = failures.into_inner().unwrap();
-    f.sort();
-    f
 }
 
 /// Runs every algorithm on one property file; the verdict (`true`: holds) if they
