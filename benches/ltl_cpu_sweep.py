@@ -56,7 +56,8 @@ def main():
             r = json.loads(line)
             done[(r["file"], r["algorithm"])] = r
     todo = [(f, alg) for f in files for alg in algorithms if (f, alg) not in done]
-    print(f"{len(todo)} pairs to run, {len(done)} in the log", file=sys.stderr, flush=True)
+    if a.budget >= 0:
+        print(f"{len(todo)} pairs to run, {len(done)} in the log", file=sys.stderr, flush=True)
     start = time.time()
     lock = threading.Lock()
     running = []
@@ -117,8 +118,6 @@ def main():
             "|---|---|" + "---|" * len(algorithms) + "---:|---|"]
     for f in files:
         records = [done.get((f, alg)) for alg in algorithms]
-        if not any(records):
-            continue
         verdicts = {r["verdict"] for r in records if r and r["ok"]}
         bad = [r for r in records if r and not r["ok"]]
         if len(verdicts) > 1:
