@@ -101,6 +101,11 @@ pub fn compare(reference: &Reference, stats: &Stats) -> Result<(), String> {
     }
 }
 
+/// The number in environment variable `name`, if it is set to one.
+pub fn env_u64(name: &str) -> Option<u64> {
+    std::env::var(name).ok().and_then(|v| v.parse().ok())
+}
+
 /// Runs `job` on every item with one worker per core, collecting the `Err`s.
 pub fn parallel_failures<T: Sync>(items: &[T], job: impl Fn(&T) -> Result<(), String> + Sync) -> Vec<String> {
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());

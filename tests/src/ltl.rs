@@ -79,6 +79,12 @@ impl LtlReference {
     }
 }
 
+/// The property files named by `WARPCHECK_LTL_FILES` (a comma list), if it is set:
+/// how the ignored LTL tests are pointed at chosen files.
+pub fn named_files() -> Option<Vec<String>> {
+    std::env::var("WARPCHECK_LTL_FILES").ok().map(|v| v.split(',').map(|f| f.trim().to_string()).collect())
+}
+
 /// Path of a property file `model.i.propN` in the BEEM folder.
 pub fn property_path(beem: &Path, property_file: &str) -> PathBuf {
     let model = property_file.split_once('.').map_or(property_file, |(m, _)| m);

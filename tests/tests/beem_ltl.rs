@@ -25,13 +25,9 @@ use warpcheck_conformance::ltl::*;
 use warpcheck_conformance::*;
 use warpcheck_ltl::{check, Algorithm, Options};
 
-fn env_number(name: &str) -> Option<u64> {
-    std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok())
-}
-
 /// Threads of each parallel algorithm (`WARPCHECK_LTL_THREADS`, default 2).
 fn threads() -> usize {
-    env_number("WARPCHECK_LTL_THREADS").unwrap_or(2).max(1) as usize
+    env_u64("WARPCHECK_LTL_THREADS").unwrap_or(2).max(1) as usize
 }
 
 /// The algorithms to run (`WARPCHECK_LTL_ALGORITHMS`, default all five).
@@ -50,15 +46,10 @@ fn algorithms() -> Vec<Algorithm> {
     }
 }
 
-/// The property files named by `WARPCHECK_LTL_FILES`, if set.
-fn named_files() -> Option<Vec<String>> {
-    std::env::var("WARPCHECK_LTL_FILES").ok().map(|v| v.split(',').map(|f| f.trim().to_string()).collect())
-}
-
 /// Runs `job` on every item, `WARPCHECK_LTL_JOBS` at once (default: one per core), in
 /// order; collects the `Err`s.
 fn failures_of<T: Sync>(items: &[T], job: impl Fn(&T) -> Result<(), String> + Sync) -> Vec<String> {
-    match env_number("WARPCHECK_LTL_JOBS") {
+    match env_u64("WARPCHECK_LTL_JOBS") {
         Some(jobs) => parallel_failures_with(jobs as usize, items, job),
         None => parallel_failures(items, job),
     }
@@ -146,9 +137,7 @@ fn small_property_files_give_the_reference_verdicts() {
 fn all_property_files_give_the_reference_verdicts() {
     let checked = match named_files() {
         Some(files) => check_named_references(&files),
-        None => {
-            check_references(env_number("WARPCHECK_MIN_STATES").unwrap_or(0), env_number("WARPCHECK_MAX_STATES"), true)
-        }
+        None => check_references(env_u64("WARPCHECK_MIN_STATES").unwrap_or(0), env_u64("WARPCHECK_MAX_STATES"), true),
     };
     let names: Vec<&str> = algorithms().iter().map(|a| a.name()).collect();
     eprintln!("{checked} property files: {} give the reference verdict", names.join(", "));

@@ -157,13 +157,12 @@ fn violated_formulas_on_large_instances_agree_with_their_property_files() {
 #[ignore = "named formulas, of any size: long"]
 fn named_formulas_agree_with_their_property_files() {
     let beem = beem_dir();
-    let names = std::env::var("WARPCHECK_LTL_FILES").expect("set WARPCHECK_LTL_FILES=model.i.propN,...");
-    let names: Vec<&str> = names.split(',').map(str::trim).collect();
+    let names = named_files().expect("set WARPCHECK_LTL_FILES=model.i.propN,...");
     let references: HashMap<String, bool> =
         ltl_references(&beem).into_iter().map(|r| (r.property_file, r.holds)).collect();
     let chosen: Vec<(LtlFormula, Option<bool>)> = beem_formulas(&beem)
         .into_iter()
-        .filter(|(f, _)| names.contains(&f.property_file().as_str()))
+        .filter(|(f, _)| names.contains(&f.property_file()))
         .map(|(f, _)| {
             let reference = references.get(&f.property_file()).copied();
             (f, reference)

@@ -32,10 +32,6 @@ use warpcheck_gpu::{GpuError, GpuOptions};
 use warpcheck_ltl::{check, Algorithm, FormulaModel, Options};
 use warpcheck_model::Model;
 
-fn env_u64(name: &str) -> Option<u64> {
-    std::env::var(name).ok().and_then(|v| v.parse().ok())
-}
-
 fn max_states() -> u64 {
     env_u64("WARPCHECK_MAX_STATES").unwrap_or(u64::MAX)
 }
@@ -63,13 +59,13 @@ fn skipped() -> Vec<String> {
     std::env::var("WARPCHECK_SKIP").map_or(Vec::new(), |v| v.split(',').map(str::to_string).collect())
 }
 
-/// Whether `property_file` is among `WARPCHECK_LTL_FILES` (a comma list; unset: all).
+/// Whether `property_file` is among `WARPCHECK_LTL_FILES` (unset: all).
 fn named(property_file: &str) -> bool {
-    std::env::var("WARPCHECK_LTL_FILES").map_or(true, |v| v.split(',').any(|f| f.trim() == property_file))
+    named_files().is_none_or(|files| files.iter().any(|f| f == property_file))
 }
 
 fn min_states() -> u64 {
-    std::env::var("WARPCHECK_MIN_STATES").ok().and_then(|v| v.parse().ok()).unwrap_or(0)
+    env_u64("WARPCHECK_MIN_STATES").unwrap_or(0)
 }
 
 /// What a row is compared with: the CPU's OWCTY, or (on the GPU only) the counts of
@@ -189,10 +185,7 @@ fn check_files(beem: &Path, files: &[File]) -> (Vec<String>, Vec<String>) {
     let mut indices: Vec<usize> = (0..models.len()).collect();
     let bytes = |i: usize| std::fs::metadata(property_path(beem, &files[i].name)).map_or(0, |m| m.len());
     indices.sort_by_key(|&i| std::cmp::Reverse(bytes(i)));
-    let compile_failures = parallel_failures(&indices, |&i| {
-        compile_for_device(&models[i], 0).map(|_| ()).map_err(|e| format!("{}: {e}", files[i].name))
-    });
-    assert!(compile_failures.is_empty(), "compilation failed:\n{}", compile_failures.join("\n"));
+    compile_all(&indices.iter().map(|&i| (files[i].name.clone(), &models[i])).collect::<Vec<_>>());
     eprintln!("{} property files compiled", models.len());
     let mut table = String::from(
         "| property file | product states | transitions | counts checked by | GPU OWCTY | GPU MAP |\n\
@@ -203,13 +196,27 @@ fn check_files(beem: &Path, files: &[File]) -> (Vec<String>, Vec<String>) {
         table += &compare(&f.name, model, f.holds, f.instance_states, &mut failures, &mut full);
         table.push('\n');
     }
-    if !full.is_empty() {
-        eprintln!("{} checks did not fit in device memory:\n{}", full.len(), full.join("\n"));
-    }
+    report(&table, &full);
+    (failures, full)
+}
+
+/// Compiles every model for device 0, in parallel, in the order given (NVRTC takes up
+/// to seconds per model: the kernels are cached for the checks that follow).
+fn compile_all(models: &[(String, &Model)]) {
+    let failures =
+        parallel_failures(models, |(name, m)| compile_for_device(m, 0).map(|_| ()).map_err(|e| format!("{name}: {e}")));
+    assert!(failures.is_empty(), "compilation failed:\n{}", failures.join("\n"));
+}
+
+/// Writes `table` to `WARPCHECK_GPU_LTL_TABLE` (if set) and lists the checks that did
+/// not fit.
+fn report(table: &str, full: &[String]) {
     if let Some(path) = std::env::var_os("WARPCHECK_GPU_LTL_TABLE") {
         std::fs::File::create(path).and_then(|mut f| f.write_all(table.as_bytes())).expect("write the table");
     }
-    (failures, full)
+    if !full.is_empty() {
+        eprintln!("{} checks did not fit in device memory:\n{}", full.len(), full.join("\n"));
+    }
 }
 
 /// The states of each instance in `reference.csv`.
@@ -320,9 +327,12 @@ fn gpu_formulas_agree_with_their_property_files() {
             (ready, load_file(&property_path(&beem, &f.property_file())).model)
         })
         .collect();
-    let all: Vec<&Model> = models.iter().flat_map(|(r, p)| [&r.model, p]).collect();
-    let compile_failures = parallel_failures(&all, |m| compile_for_device(m, 0).map(|_| ()).map_err(|e| e.to_string()));
-    assert!(compile_failures.is_empty(), "compilation failed:\n{}", compile_failures.join("\n"));
+    let all: Vec<(String, &Model)> = chosen
+        .iter()
+        .zip(&models)
+        .flat_map(|((f, _), (r, p))| [(format!("{} (formula)", f.property_file()), &r.model), (f.property_file(), p)])
+        .collect();
+    compile_all(&all);
     let mut table = String::from(
         "| property file | formula | our automaton | product (ours) | verdict (ours) | product (file) | verdict (file) | reference |\n\
          |---|---|---:|---:|---|---:|---|---|\n",
@@ -371,12 +381,7 @@ fn gpu_formulas_agree_with_their_property_files() {
         table += &row;
         table.push('\n');
     }
-    if let Some(path) = std::env::var_os("WARPCHECK_GPU_LTL_TABLE") {
-        std::fs::File::create(path).and_then(|mut f| f.write_all(table.as_bytes())).expect("write the table");
-    }
-    if !full.is_empty() {
-        eprintln!("{} checks did not fit in device memory:\n{}", full.len(), full.join("\n"));
-    }
+    report(&table, &full);
     assert!(failures.is_empty(), "{} of {} formulas fail:\n{}", failures.len(), chosen.len(), failures.join("\n"));
     eprintln!("{} BEEM formulas ({} checks did not fit): our translation agrees on the GPU", chosen.len(), full.len());
 }

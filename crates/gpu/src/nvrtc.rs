@@ -78,7 +78,10 @@ pub fn resource_report(source: &str, arch: u32, extra: &[String]) -> Result<Stri
     let mut options = extra.to_vec();
     options.push("--ptxas-options=-v".to_string());
     let (image, log) = compile_with_log(source, arch, &options)?;
-    image.map(|_| log.clone()).map_err(|e| format!("NVRTC failed to compile the generated code ({e}):\n{log}"))
+    match image {
+        Ok(_) => Ok(log),
+        Err(e) => Err(format!("NVRTC failed to compile the generated code ({e}):\n{log}")),
+    }
 }
 
 /// Compiles `source`; returns the image (or NVRTC's error) and the program log.
