@@ -43,7 +43,7 @@ fn compare(
 ) -> Result<bool, String> {
     let file = f.property_file();
     let ready = formula_instance(beem, f)?;
-    let options = Options { algorithm: Algorithm::Ndfs, max_states: limit };
+    let options = Options { algorithm: Algorithm::Ndfs, max_states: limit, ..Options::default() };
     let undecided = |e: &LtlError| limit.is_some() && matches!(e, LtlError::TooManyStates { .. });
     let ours = match check(&ready.model, &options) {
         Err(e) if undecided(&e) => return Ok(false),

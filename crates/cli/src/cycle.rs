@@ -120,11 +120,9 @@ fn load(args: &CycleArgs) -> Result<Input, ExitCode> {
     };
     let weight_expr = compile("--weight", weight)?;
     let time_expr = args.time.as_deref().map(|t| compile("--time", t)).transpose()?;
-    let (sg, states) = state_graph_with_states(&dve.model, None).map_err(|e| match e {
-        StateGraphError::TooManyStates { .. } => {
-            eprintln!("error: {e}");
-            ExitCode::from(exit::RESOURCE)
-        }
+    let (sg, states) = state_graph_with_states(&dve.model, None).map_err(|e: StateGraphError| {
+        eprintln!("error: {e}");
+        ExitCode::from(exit::RESOURCE)
     })?;
     let words = dve.model.state_words();
     let real = states.len() / words.max(1);

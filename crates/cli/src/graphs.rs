@@ -55,11 +55,9 @@ fn bad_input(e: impl std::fmt::Display) -> ExitCode {
 pub fn explore_graph(path: &Path, overflow: Overflow) -> Result<StateGraph, ExitCode> {
     let mut dve = crate::read_model(path)?;
     dve.model.overflow = overflow;
-    state_graph(&dve.model, None).map_err(|e| match e {
-        StateGraphError::TooManyStates { .. } => {
-            eprintln!("error: {e}");
-            ExitCode::from(exit::RESOURCE)
-        }
+    state_graph(&dve.model, None).map_err(|e: StateGraphError| {
+        eprintln!("error: {e}");
+        ExitCode::from(exit::RESOURCE)
     })
 }
 

@@ -164,20 +164,25 @@ fn check_model(
         return run_gpu(args, model, algorithm, formula);
     }
     let algorithm: Algorithm = algorithm.map_or(Algorithm::Ndfs, Algorithm::from);
-    // `--memory` bounds the state store: about 4 bytes per state word and 16 of table.
-    let max_states = args.memory.map(|bytes| bytes / (4 * model.state_words() as u64 + 16));
+    // `--memory` bounds the state store. Nested DFS's: about 4 bytes per state word and
+    // 16 of table; the product graph's (OWCTY, MAP) is sized from it directly.
+    let max_states = match algorithm {
+        Algorithm::Ndfs => args.memory.map(|bytes| bytes / (4 * model.state_words() as u64 + 16)),
+        _ => None,
+    };
     let threads = threads_used(args);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| {
         eprintln!("error: cannot start {threads} threads: {e}");
         ExitCode::from(exit::RESOURCE)
     })?;
-    let outcome = pool.install(|| check(model, &Options { algorithm, max_states })).map_err(|e| {
-        eprintln!("error: {e}");
-        ExitCode::from(match e {
-            LtlError::NoProperty => exit::BAD_INPUT,
-            LtlError::TooManyStates { .. } => exit::RESOURCE,
-        })
-    })?;
+    let outcome =
+        pool.install(|| check(model, &Options { algorithm, max_states, memory: args.memory })).map_err(|e| {
+            eprintln!("error: {e}");
+            ExitCode::from(match e {
+                LtlError::NoProperty => exit::BAD_INPUT,
+                LtlError::TooManyStates { .. } | LtlError::StoreFull(_) => exit::RESOURCE,
+            })
+        })?;
     let threads = if algorithm.parallel() { threads } else { 1 };
     Ok(finish(args, model, &Engine::Cpu { algorithm, threads }, &outcome, formula))
 }

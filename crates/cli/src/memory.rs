@@ -23,13 +23,7 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     Ok((n * scale as f64) as u64)
 }
 
-/// Memory the OS says is available (`MemAvailable`), if known.
-pub fn available() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
-}
+pub use warpcheck_explore::memory::available;
 
 /// Peak resident memory of this process (`VmHWM`), if known.
 pub fn peak_resident() -> Option<u64> {

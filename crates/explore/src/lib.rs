@@ -3,6 +3,8 @@
 //! - [`store`]: a sequential state store giving states dense ids;
 //! - [`bfs`]: the sequential breadth-first explorer (the reference engine);
 //! - [`graph`]: the explicit state graph (CSR) by a sequential breadth-first search;
+//! - [`graph_parallel`]: the same graph built on all cores over the parallel store;
+//! - [`memory`]: the memory the OS reports available;
 //! - [`table`] and [`tree`]: the lock-free, tree-compressed state store of the
 //!   parallel engine;
 //! - [`parallel`]: the parallel breadth-first engine with property checks;
@@ -11,6 +13,8 @@
 pub mod bfs;
 pub mod check;
 pub mod graph;
+pub mod graph_parallel;
+pub mod memory;
 pub mod parallel;
 pub mod store;
 pub mod table;
@@ -21,5 +25,6 @@ pub mod zeroed;
 pub use bfs::{explore, BfsOptions, Stats};
 pub use check::{Checks, Invariant, Violation, ViolationKind};
 pub use graph::{state_graph, state_graph_with_states, StateGraph, StateGraphError};
+pub use graph_parallel::{state_graph_parallel, GraphOptions, ParallelStateGraph};
 pub use parallel::{explore_parallel, ExploreError, Options, Order, Progress, Report};
 pub use trace::{Lasso, Trace, TraceStep};

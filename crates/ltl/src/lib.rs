@@ -62,7 +62,8 @@ pub mod tableau;
 
 use std::time::Instant;
 
-use warpcheck_explore::{state_graph_with_states, Lasso, StateGraphError};
+use warpcheck_explore::memory::available;
+use warpcheck_explore::{state_graph_parallel, GraphOptions, Lasso, ParallelStateGraph, StateGraphError};
 use warpcheck_model::{ir::Expr, Model};
 
 pub use buchi::{Buchi, TranslateError};
@@ -79,8 +80,8 @@ pub enum Algorithm {
     /// Nested DFS on the fly: stops at the first cycle (sequential).
     #[default]
     Ndfs,
-    /// OWCTY on the explicit state graph (built first, sequentially), parallel on the
-    /// current rayon pool.
+    /// OWCTY on the explicit state graph, parallel on the current rayon pool. (The
+    /// graph of every OWCTY and MAP variant is built first, on the whole pool.)
     Owcty,
     /// OWCTY, sequential (the reference of the parallel one).
     OwctySequential,
@@ -117,6 +118,9 @@ pub struct Options {
     pub algorithm: Algorithm,
     /// At most this many product states (`None`: up to the `u32` id limit).
     pub max_states: Option<u64>,
+    /// Bytes for the store of the product graph's states (OWCTY and MAP; `None`: up
+    /// to half of the available memory, the table growing as needed).
+    pub memory: Option<u64>,
 }
 
 /// Why no verdict.
@@ -126,6 +130,8 @@ pub enum LtlError {
     NoProperty,
     #[error("the product has more than {limit} states")]
     TooManyStates { limit: u64 },
+    #[error("the product graph's store: {0}")]
+    StoreFull(StateGraphError),
 }
 
 /// The result of an LTL check.
@@ -242,56 +248,80 @@ fn check_ndfs(model: &Model, options: &Options) -> Result<Outcome, LtlError> {
     })
 }
 
+/// The explicit product graph that OWCTY and MAP search, with its states.
+pub struct ProductGraph {
+    pub built: ParallelStateGraph,
+    /// Seconds to build it.
+    pub seconds: f64,
+}
+
+/// Builds the product graph of `model` (with its property process) on all threads of
+/// the current rayon pool, its store sized by `options.memory` (default: half of the
+/// available memory).
+pub fn product_graph(model: &Model, options: &Options) -> Result<ProductGraph, LtlError> {
+    if model.property.is_none() {
+        return Err(LtlError::NoProperty);
+    }
+    let start = Instant::now();
+    let budget = options.memory.or_else(|| available().map(|a| a / 2)).unwrap_or(4 << 30);
+    let max_log2_table = GraphOptions::max_log2_for(budget);
+    let graph_options = GraphOptions {
+        threads: rayon::current_num_threads(),
+        max_states: options.max_states,
+        log2_table: if options.memory.is_some() { max_log2_table } else { 22 },
+        max_log2_table,
+    };
+    let built = state_graph_parallel(model, &graph_options).map_err(|e| match e {
+        StateGraphError::TooManyStates { limit } => LtlError::TooManyStates { limit },
+        e @ StateGraphError::TableFull { .. } => LtlError::StoreFull(e),
+    })?;
+    Ok(ProductGraph { built, seconds: start.elapsed().as_secs_f64() })
+}
+
 /// OWCTY or MAP on the explicit state graph, built first.
 fn check_graph(model: &Model, options: &Options) -> Result<Outcome, LtlError> {
+    let graph = product_graph(model, options)?;
+    Ok(check_product_graph(model, &graph, options.algorithm))
+}
+
+/// Runs `algorithm` (OWCTY or MAP; nested DFS runs OWCTY's witness search alone) on
+/// a product graph of `model` built by [`product_graph`].
+pub fn check_product_graph(model: &Model, graph: &ProductGraph, algorithm: Algorithm) -> Outcome {
     let start = Instant::now();
-    let (sg, states) = state_graph_with_states(model, options.max_states).map_err(|e| match e {
-        StateGraphError::TooManyStates { limit } => LtlError::TooManyStates { limit },
-    })?;
-    let graph_seconds = start.elapsed().as_secs_f64();
+    let sg = &graph.built.graph;
     let csr = sg.graph.forward();
-    // Vertex v < real is the state `states[v * words..][..words]`; the error state has none.
-    let words = model.state_words();
-    let real = csr.vertices() - sg.error_state.is_some() as usize;
-    let state = |v: u32| &states[v as usize * words..(v as usize + 1) * words];
-    let accepting: Vec<bool> = (0..csr.vertices()).map(|v| v < real && model.is_accepting(state(v as u32))).collect();
-    let (cycle, iterations, remaining) = match options.algorithm {
-        Algorithm::Owcty | Algorithm::OwctySequential => {
-            let result = if options.algorithm.parallel() {
-                owcty::owcty_parallel(csr, &accepting)
-            } else {
-                owcty::owcty(csr, &accepting)
-            };
+    let accepting = &graph.built.accepting;
+    let (cycle, iterations, remaining) = match algorithm {
+        Algorithm::Map | Algorithm::MapSequential => {
+            let result =
+                if algorithm.parallel() { map::map_parallel(csr, accepting) } else { map::map(csr, accepting) };
+            // MAP proved a cycle; the witness search (linear) finds one with a shortest
+            // stem to its first accepting vertex.
+            let cycle = result.on_cycle.map(|_| {
+                owcty::witness(csr, accepting, &vec![true; csr.vertices()]).expect("MAP found an accepting cycle")
+            });
+            (cycle, result.rounds, None)
+        }
+        _ => {
+            let result =
+                if algorithm.parallel() { owcty::owcty_parallel(csr, accepting) } else { owcty::owcty(csr, accepting) };
             let cycle = (result.size > 0).then(|| {
-                owcty::witness(csr, &accepting, &result.remaining)
+                owcty::witness(csr, accepting, &result.remaining)
                     .expect("a non-empty OWCTY fixpoint holds an accepting cycle")
             });
             (cycle, result.iterations, Some(result.size as u64))
         }
-        _ => {
-            let result = if options.algorithm.parallel() {
-                map::map_parallel(csr, &accepting)
-            } else {
-                map::map(csr, &accepting)
-            };
-            // MAP proved a cycle; the witness search (linear) finds one with a shortest
-            // stem to its first accepting vertex.
-            let cycle = result.on_cycle.map(|_| {
-                owcty::witness(csr, &accepting, &vec![true; csr.vertices()]).expect("MAP found an accepting cycle")
-            });
-            (cycle, result.rounds, None)
-        }
     };
-    let lasso = cycle.map(|c| lasso(model, |v| state(v).to_vec(), &c));
+    let lasso = cycle.map(|c| lasso(model, |v| graph.built.state(v), &c));
     let error_transitions = sg.error_state.map_or(0, |e| csr.edge_iter().filter(|&(_, t)| t == e).count() as u64);
-    Ok(Outcome {
+    Outcome {
         lasso,
-        states: real as u64,
+        states: graph.built.states() as u64,
         transitions: csr.edges(),
         error_transitions,
         iterations: Some(iterations),
         remaining,
-        graph_seconds: Some(graph_seconds),
-        seconds: start.elapsed().as_secs_f64(),
-    })
+        graph_seconds: Some(graph.seconds),
+        seconds: graph.seconds + start.elapsed().as_secs_f64(),
+    }
 }
