@@ -19,6 +19,8 @@
 //! - `WARPCHECK_LTL_JOBS` (default: one per core): property files checked at once;
 //! - `WARPCHECK_LTL_ALGORITHMS=ndfs,owcty`: only these algorithms (default: all five).
 //!   A run that leaves one out checks less: say so wherever its result is quoted;
+//! - `WARPCHECK_LTL_MEMORY=BYTES`: the product graph's store gets a table of that
+//!   size from the start (no restarts as it grows; a full table is an error);
 //! - `WARPCHECK_LTL_CONCURRENT=1`: the OWCTY and MAP variants at once on the shared
 //!   product graph (faster on many cores, more memory; their times then overlap).
 
@@ -76,7 +78,8 @@ fn verdict_of(beem: &std::path::Path, file: &str, verbose: bool) -> Result<bool,
         verdicts.push(report(&model, file, algorithm, &outcome, verbose)?);
     }
     if !graph_algorithms.is_empty() {
-        let graph = pool.install(|| product_graph(&model, &Options::default())).map_err(|e| format!("{file}: {e}"))?;
+        let options = Options { memory: env_u64("WARPCHECK_LTL_MEMORY"), ..Options::default() };
+        let graph = pool.install(|| product_graph(&model, &options)).map_err(|e| format!("{file}: {e}"))?;
         let run = |algorithm: Algorithm| {
             let outcome = if algorithm.parallel() {
                 pool.install(|| check_product_graph(&model, &graph, algorithm))
