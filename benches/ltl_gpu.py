@@ -9,7 +9,7 @@ adjacency recorded, graph finishing, cycle detection, each timed by CUDA events,
 the whole check's wall clock without the NVRTC compilation, which is reported apart;
 `--gpu-memory` of device memory, default 24G);
 GPU exploration alone (`explore --backend gpu`, kernel time) to show what recording the
-graph costs; the CPU's OWCTY on THREADS threads (sequential state-graph building, then
+graph costs; the CPU's OWCTY on THREADS threads (the product graph built on them, then
 parallel OWCTY). Environment: WARPCHECK (binary, default target/release/warpcheck),
 WARPCHECK_CACHE (kernel cache).
 """

@@ -27,7 +27,7 @@ use crate::{exit, gpu_error, progress, report, threads_used, BackendArg, RunArgs
 pub enum AlgorithmArg {
     /// Nested depth-first search on the fly (sequential; stops at the first cycle).
     Ndfs,
-    /// OWCTY on the explicit state graph (built sequentially), on all threads.
+    /// OWCTY on the explicit product graph (built on all threads), on all threads.
     Owcty,
     /// OWCTY, sequential.
     OwctySeq,
