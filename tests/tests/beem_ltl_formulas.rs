@@ -131,7 +131,7 @@ fn small_instances_agree_with_their_property_files() {
 #[test]
 #[ignore = "every instance with a property file, up to tens of millions of product states: long"]
 fn all_instances_agree_with_their_property_files() {
-    let max = std::env::var("WARPCHECK_MAX_STATES").ok().and_then(|v| v.parse().ok());
+    let max = env_u64("WARPCHECK_MAX_STATES");
     let (checked, referenced) = check_formulas(max, true);
     eprintln!("{checked} formulas ({referenced} with a reference verdict) agree with their property files");
 }
@@ -140,7 +140,7 @@ fn all_instances_agree_with_their_property_files() {
 #[ignore = "violated formulas on large instances: long"]
 fn violated_formulas_on_large_instances_agree_with_their_property_files() {
     let beem = beem_dir();
-    let max = std::env::var("WARPCHECK_MAX_STATES").ok().and_then(|v| v.parse().ok()).unwrap_or(200_000u64);
+    let max = env_u64("WARPCHECK_MAX_STATES").unwrap_or(200_000);
     let violated: HashMap<String, bool> =
         ltl_references(&beem).into_iter().filter(|r| !r.holds).map(|r| (r.property_file, r.holds)).collect();
     let chosen: Vec<(LtlFormula, Option<bool>)> = beem_formulas(&beem)
@@ -176,7 +176,7 @@ fn named_formulas_agree_with_their_property_files() {
 /// check bounded by `WARPCHECK_MAX_PRODUCT` product states (default 30 M; beyond, the
 /// formula is undecided and listed).
 fn check_bounded(beem: &Path, chosen: &[(LtlFormula, Option<bool>)]) {
-    let limit = std::env::var("WARPCHECK_MAX_PRODUCT").ok().and_then(|v| v.parse().ok()).unwrap_or(30_000_000u64);
+    let limit = env_u64("WARPCHECK_MAX_PRODUCT").unwrap_or(30_000_000);
     let decided = std::sync::atomic::AtomicUsize::new(0);
     let failures = parallel_failures(chosen, |(f, reference)| {
         let done = compare(beem, f, *reference, Some(limit), true)?;

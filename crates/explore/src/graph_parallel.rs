@@ -121,6 +121,8 @@ struct LevelOut {
     targets: Vec<u32>,
     /// Positions in `targets` of steps into the error state.
     errors: Vec<usize>,
+    /// States expanded without successors.
+    deadlocks: u64,
 }
 
 /// The buffers of one worker.
@@ -146,7 +148,6 @@ const FULL_AT_EIGHTHS: u64 = 7;
 
 struct Build<'m> {
     model: &'m Model,
-    threads: usize,
     store: TreeStore,
     /// Vertex → store id, and store id → vertex.
     roots: ZeroedSlice<AtomicU32>,
@@ -191,7 +192,6 @@ impl<'m> Build<'m> {
         let state_limit = options.max_states.unwrap_or(MAX_VERTICES - 1).min(MAX_VERTICES - 1);
         let build = Build {
             model,
-            threads,
             roots: ZeroedSlice::new(capacity),
             vertex_of: ZeroedSlice::new(capacity),
             accepting: ZeroedSlice::new(if model.property.is_some() { capacity.div_ceil(64) } else { 0 }),
@@ -245,7 +245,7 @@ impl<'m> Build<'m> {
     }
 
     /// One worker: per level, expand chunks of the level, then translate its targets;
-    /// worker 0 also starts each level and appends the chunks to the CSR.
+    /// the barrier's leader also starts each level and appends the chunks to the CSR.
     fn work(&self, worker: usize, barrier: &Barrier) {
         let mut w = Worker {
             generator: Generator::new(self.model),
@@ -266,7 +266,7 @@ impl<'m> Build<'m> {
                 break;
             }
             let (begin, end) = *self.level.lock().unwrap();
-            let chunk = ((end - begin) as u64 / (self.threads as u64 * 16)).clamp(1, 512);
+            let chunk = ((end - begin) as u64 / (self.outs.len() as u64 * 16)).clamp(1, 512);
             let mut out = self.outs[worker].lock().unwrap();
             while !self.stop.load(Relaxed) {
                 let first = self.cursor.fetch_add(chunk, Relaxed);
@@ -320,7 +320,6 @@ impl<'m> Build<'m> {
         w.steps.clear();
         w.degrees.clear();
         let mut deadlocks = 0;
-        let mut errors = 0;
         for j in 0..roots.len() {
             let state = &w.cursors[j].words;
             if !self.accepting.is_empty() && self.model.is_accepting(state) {
@@ -335,10 +334,7 @@ impl<'m> Build<'m> {
                     successors.extend_from_slice(target);
                     base_of.push(j as u32);
                 }
-                Err(_) => {
-                    errors += 1;
-                    steps.push(ERROR_STEP);
-                }
+                Err(_) => steps.push(ERROR_STEP),
             });
             deadlocks += deadlock as u64;
             w.degrees.push((w.steps.len() - before) as u32);
@@ -359,6 +355,7 @@ impl<'m> Build<'m> {
             self.vertex_of[root as usize].store(id as u32, Relaxed);
         }
         out.degrees.extend_from_slice(&w.degrees);
+        out.deadlocks += deadlocks;
         for &step in &w.steps {
             if step == ERROR_STEP {
                 out.errors.push(out.targets.len());
@@ -366,11 +363,6 @@ impl<'m> Build<'m> {
             } else {
                 out.targets.push(w.inserted[step as usize].0);
             }
-        }
-        let mut csr = (deadlocks > 0 || errors > 0).then(|| self.csr.lock().unwrap());
-        if let Some(csr) = csr.as_mut() {
-            csr.deadlocks += deadlocks;
-            csr.errors += errors;
         }
         Ok(())
     }
@@ -383,7 +375,6 @@ impl<'m> Build<'m> {
         for &e in &out.errors {
             out.targets[e] = ERROR_TARGET;
         }
-        out.errors.clear();
     }
 
     /// Appends every worker's chunks of the level to the CSR, in vertex order (none
@@ -400,7 +391,11 @@ impl<'m> Build<'m> {
         }
         order.sort_unstable();
         let mut csr = self.csr.lock().unwrap();
-        let CsrParts { offsets, targets, .. } = &mut *csr;
+        let CsrParts { offsets, targets, deadlocks, errors } = &mut *csr;
+        for out in &outs {
+            *deadlocks += out.deadlocks;
+            *errors += out.errors.len() as u64;
+        }
         for (_, w, c) in order {
             let out = &outs[w];
             let (_, n, degree_start, target_start) = out.chunks[c];
@@ -417,6 +412,8 @@ impl<'m> Build<'m> {
             out.chunks.clear();
             out.degrees.clear();
             out.targets.clear();
+            out.errors.clear();
+            out.deadlocks = 0;
         }
     }
 

@@ -284,8 +284,9 @@ fn check_graph(model: &Model, options: &Options) -> Result<Outcome, LtlError> {
     Ok(check_product_graph(model, &graph, options.algorithm))
 }
 
-/// Runs `algorithm` (OWCTY or MAP; nested DFS runs OWCTY's witness search alone) on
-/// a product graph of `model` built by [`product_graph`].
+/// Runs `algorithm` on a product graph of `model` built by [`product_graph`]: MAP for
+/// the MAP variants, else OWCTY (parallel for [`Algorithm::Owcty`], sequential for the
+/// others), then the witness search for the lasso.
 pub fn check_product_graph(model: &Model, graph: &ProductGraph, algorithm: Algorithm) -> Outcome {
     let start = Instant::now();
     let sg = &graph.built.graph;
