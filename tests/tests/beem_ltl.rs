@@ -22,13 +22,16 @@
 //! - `WARPCHECK_LTL_MEMORY=BYTES`: the product graph's store gets a table of that
 //!   size from the start (no restarts as it grows; a full table is an error);
 //! - `WARPCHECK_LTL_CONCURRENT=1`: the OWCTY and MAP variants at once on the shared
-//!   product graph (faster on many cores, more memory; their times then overlap).
+//!   product graph (faster on many cores, more memory; their times then overlap);
+//! - `WARPCHECK_LTL_INCREMENTAL=N`: the OWCTY and MAP variants on breadth-first
+//!   prefixes of the product of N, 8N, 64N, ... states, until they find a cycle or
+//!   the prefix is the whole product (lines of a cycle found in a prefix say so).
 
 use std::collections::HashMap;
 
 use warpcheck_conformance::ltl::*;
 use warpcheck_conformance::*;
-use warpcheck_ltl::{check, check_product_graph, product_graph, Algorithm, Options, Outcome};
+use warpcheck_ltl::{check, check_product_graph, product_prefix, Algorithm, Options, Outcome, PREFIX_GROWTH};
 
 /// Threads of each parallel algorithm (`WARPCHECK_LTL_THREADS`, default 2).
 fn threads() -> usize {
@@ -60,47 +63,74 @@ fn failures_of<T: Sync>(items: &[T], job: impl Fn(&T) -> Result<(), String> + Sy
     }
 }
 
+/// How to check property files: which algorithms, whether in prefixes, whether to
+/// print a line per algorithm.
+#[derive(Clone)]
+struct Plan {
+    algorithms: Vec<Algorithm>,
+    incremental: Option<u64>,
+    verbose: bool,
+}
+
+impl Plan {
+    /// The plan of the ignored tests: `WARPCHECK_LTL_ALGORITHMS`,
+    /// `WARPCHECK_LTL_INCREMENTAL`, verbose.
+    fn from_env() -> Plan {
+        Plan { algorithms: algorithms(), incremental: env_u64("WARPCHECK_LTL_INCREMENTAL"), verbose: true }
+    }
+}
+
 /// Runs every algorithm on one property file; the verdict (`true`: holds) if they
 /// agree and every counterexample is valid. The product graph is built once (on the
 /// pool of `WARPCHECK_LTL_THREADS`) and every OWCTY and MAP variant runs on it, one
 /// after the other or, with `WARPCHECK_LTL_CONCURRENT=1`, all at once (the sequential
 /// ones on threads of their own); each line's time is the graph's plus the
-/// algorithm's own.
-fn verdict_of(beem: &std::path::Path, file: &str, verbose: bool) -> Result<bool, String> {
+/// algorithm's own. With `incremental`, the graph is built in breadth-first prefixes
+/// (`Options::incremental`), all variants on each, until they find a cycle or the
+/// prefix is the whole product; times then add up the rounds.
+fn verdict_of(beem: &std::path::Path, file: &str, plan: &Plan) -> Result<bool, String> {
+    let verbose = plan.verbose;
     let model = load_file(&property_path(beem, file)).model;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads()).build().unwrap();
     let (graph_algorithms, others): (Vec<Algorithm>, Vec<Algorithm>) =
-        algorithms().into_iter().partition(|&a| a != Algorithm::Ndfs);
+        plan.algorithms.iter().partition(|&&a| a != Algorithm::Ndfs);
     let mut verdicts = Vec::new();
     for algorithm in others {
         let outcome =
             check(&model, &Options { algorithm, ..Options::default() }).map_err(|e| format!("{file}: {e}"))?;
         verdicts.push(report(&model, file, algorithm, &outcome, verbose)?);
     }
-    if !graph_algorithms.is_empty() {
-        let options = Options { memory: env_u64("WARPCHECK_LTL_MEMORY"), ..Options::default() };
-        let graph = pool.install(|| product_graph(&model, &options)).map_err(|e| format!("{file}: {e}"))?;
+    let options = Options { memory: env_u64("WARPCHECK_LTL_MEMORY"), ..Options::default() };
+    let mut prefix = plan.incremental.map(|p| p.max(1));
+    let mut spent = vec![0.0; graph_algorithms.len()];
+    while !graph_algorithms.is_empty() {
+        let graph = pool.install(|| product_prefix(&model, &options, prefix)).map_err(|e| format!("{file}: {e}"))?;
         let run = |algorithm: Algorithm| {
-            let outcome = if algorithm.parallel() {
+            if algorithm.parallel() {
                 pool.install(|| check_product_graph(&model, &graph, algorithm))
             } else {
                 check_product_graph(&model, &graph, algorithm)
-            };
-            report(&model, file, algorithm, &outcome, verbose)
+            }
         };
-        if env_u64("WARPCHECK_LTL_CONCURRENT") == Some(1) {
-            let results: Vec<_> = std::thread::scope(|s| {
+        let mut outcomes: Vec<Outcome> = if env_u64("WARPCHECK_LTL_CONCURRENT") == Some(1) {
+            std::thread::scope(|s| {
                 let handles: Vec<_> = graph_algorithms.iter().map(|&a| s.spawn(move || run(a))).collect();
                 handles.into_iter().map(|h| h.join().expect("an algorithm panicked")).collect()
-            });
-            for r in results {
-                verdicts.push(r?);
-            }
+            })
         } else {
-            for &algorithm in &graph_algorithms {
-                verdicts.push(run(algorithm)?);
-            }
+            graph_algorithms.iter().map(|&a| run(a)).collect()
+        };
+        for (outcome, spent) in outcomes.iter_mut().zip(&mut spent) {
+            *spent += outcome.seconds;
+            outcome.seconds = *spent;
         }
+        if graph.built.complete || outcomes.iter().any(|o| !o.holds()) {
+            for (&algorithm, outcome) in graph_algorithms.iter().zip(&outcomes) {
+                verdicts.push(report(&model, file, algorithm, outcome, verbose)?);
+            }
+            break;
+        }
+        prefix = prefix.map(|p| p.saturating_mul(PREFIX_GROWTH));
     }
     if verdicts.iter().any(|&(_, v)| v != verdicts[0].1) {
         return Err(format!("{file}: the algorithms disagree: {verdicts:?}"));
@@ -122,13 +152,14 @@ fn report(
     }
     if verbose {
         eprintln!(
-            "{file} {}: {} ({} states, {:.2} s{}{})",
+            "{file} {}: {} ({} states, {:.2} s{}{}{})",
             algorithm.name(),
             if outcome.holds() { "holds" } else { "violated" },
             outcome.states,
             outcome.seconds,
             outcome.graph_seconds.map_or(String::new(), |g| format!(", graph {g:.2} s")),
             outcome.lasso.as_ref().map_or(String::new(), |l| format!(", lasso {}+{}", l.stem.len(), l.cycle.len())),
+            if outcome.partial { ", in a prefix" } else { "" },
         );
     }
     Ok((algorithm, outcome.holds()))
@@ -137,7 +168,7 @@ fn report(
 /// Checks the referenced property files whose instance has at least `min_states` and
 /// at most `max_states` states (`None`: all, listed in `reference.csv` or not);
 /// returns how many.
-fn check_references(min_states: u64, max_states: Option<u64>, verbose: bool) -> usize {
+fn check_references(min_states: u64, max_states: Option<u64>, plan: &Plan) -> usize {
     let beem = beem_dir();
     let sizes: HashMap<String, u64> = references(&beem).into_iter().map(|r| (r.instance, r.states)).collect();
     let rows: Vec<LtlReference> = ltl_references(&beem)
@@ -145,7 +176,7 @@ fn check_references(min_states: u64, max_states: Option<u64>, verbose: bool) -> 
         .filter(|r| max_states.is_none_or(|m| sizes.get(r.instance()).is_some_and(|&s| s <= m)))
         .filter(|r| min_states == 0 || sizes.get(r.instance()).is_some_and(|&s| s >= min_states))
         .collect();
-    check_rows(&beem, &rows, verbose)
+    check_rows(&beem, &rows, plan)
 }
 
 /// Checks the referenced property files of `files`, in that order; every name must
@@ -158,13 +189,13 @@ fn check_named_references(files: &[String]) -> usize {
         .iter()
         .map(|f| row(f).unwrap_or_else(|| panic!("WARPCHECK_LTL_FILES: `{f}` has no reference verdict")))
         .collect();
-    check_rows(&beem, &rows, true)
+    check_rows(&beem, &rows, &Plan::from_env())
 }
 
 /// Every algorithm on every row gives the row's verdict; returns how many rows.
-fn check_rows(beem: &std::path::Path, rows: &[LtlReference], verbose: bool) -> usize {
+fn check_rows(beem: &std::path::Path, rows: &[LtlReference], plan: &Plan) -> usize {
     let failures = failures_of(rows, |r| {
-        let holds = verdict_of(beem, &r.property_file, verbose)?;
+        let holds = verdict_of(beem, &r.property_file, plan)?;
         if holds != r.holds {
             let word = |h: bool| if h { "holds" } else { "violated" };
             return Err(format!("{}: {}, reference ({}): {}", r.property_file, word(holds), r.source, word(r.holds)));
@@ -177,7 +208,18 @@ fn check_rows(beem: &std::path::Path, rows: &[LtlReference], verbose: bool) -> u
 
 #[test]
 fn small_property_files_give_the_reference_verdicts() {
-    assert_eq!(check_references(0, Some(200_000), false), 158, "ltl-reference.csv changed: update the expected number");
+    let plan = Plan { algorithms: Algorithm::ALL.to_vec(), incremental: None, verbose: false };
+    assert_eq!(check_references(0, Some(200_000), &plan), 158, "ltl-reference.csv changed: update the expected number");
+}
+
+/// OWCTY and MAP on breadth-first prefixes of 64, 512, ... product states: the same
+/// verdicts, the violations found in a prefix (a valid lasso) and the properties that
+/// hold decided on the whole product.
+#[test]
+fn small_property_files_give_the_reference_verdicts_in_prefixes() {
+    let graph_algorithms = Algorithm::ALL.into_iter().filter(|&a| a != Algorithm::Ndfs).collect();
+    let plan = Plan { algorithms: graph_algorithms, incremental: Some(64), verbose: false };
+    assert_eq!(check_references(0, Some(200_000), &plan), 158, "ltl-reference.csv changed: update the expected number");
 }
 
 #[test]
@@ -185,7 +227,11 @@ fn small_property_files_give_the_reference_verdicts() {
 fn all_property_files_give_the_reference_verdicts() {
     let checked = match named_files() {
         Some(files) => check_named_references(&files),
-        None => check_references(env_u64("WARPCHECK_MIN_STATES").unwrap_or(0), env_u64("WARPCHECK_MAX_STATES"), true),
+        None => check_references(
+            env_u64("WARPCHECK_MIN_STATES").unwrap_or(0),
+            env_u64("WARPCHECK_MAX_STATES"),
+            &Plan::from_env(),
+        ),
     };
     let names: Vec<&str> = algorithms().iter().map(|a| a.name()).collect();
     eprintln!("{checked} property files: {} give the reference verdict", names.join(", "));
@@ -202,7 +248,7 @@ fn property_files_without_a_reference_agree() {
         .filter(|f| named_files().is_none_or(|named| named.contains(f)))
         .collect();
     let failures = failures_of(&files, |f| {
-        let holds = verdict_of(&beem, f, true)?;
+        let holds = verdict_of(&beem, f, &Plan::from_env())?;
         eprintln!("NEW VERDICT {f}: {}", if holds { "holds" } else { "violated" });
         Ok(())
     });

@@ -114,3 +114,27 @@ fn too_many_states_is_an_error() {
         assert!(e.to_string().contains("more than 3 states"), "{e}");
     }
 }
+
+#[test]
+fn incremental_checks_stop_at_the_first_prefix_with_a_cycle() {
+    let model = load_file(&path("violated_early_cycle.dve")).model;
+    let graph_algorithms = [Algorithm::Owcty, Algorithm::OwctySequential, Algorithm::Map, Algorithm::MapSequential];
+    for algorithm in graph_algorithms {
+        let whole = check(&model, &Options { algorithm, ..Options::default() }).unwrap();
+        assert_eq!((whole.states, whole.partial), (201, false), "{}", algorithm.name());
+        // Prefixes of 1, then 8 states: the first is the initial state alone (no
+        // edge), the second the first 8 levels of the chain, with Q's idle loops.
+        let o = check(&model, &Options { algorithm, incremental: Some(1), ..Options::default() }).unwrap();
+        assert_eq!((o.states, o.transitions, o.partial), (8, 14, true), "{}", algorithm.name());
+        validate_lasso(&model, o.lasso.as_ref().expect("violated")).unwrap();
+        // A first prefix larger than the product: the whole product, in one round.
+        let o = check(&model, &Options { algorithm, incremental: Some(1_000), ..Options::default() }).unwrap();
+        assert_eq!((o.states, o.partial), (201, false), "{}", algorithm.name());
+    }
+    // A property that holds is decided on the whole product, after the prefixes.
+    let model = load_file(&path("holds_infinitely_often_zero.dve")).model;
+    for algorithm in graph_algorithms {
+        let o = check(&model, &Options { algorithm, incremental: Some(1), ..Options::default() }).unwrap();
+        assert_eq!((o.states, o.transitions, o.partial, o.holds()), (5, 6, false, true), "{}", algorithm.name());
+    }
+}

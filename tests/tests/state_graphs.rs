@@ -107,19 +107,20 @@ fn parallel_state_graphs_equal_the_sequential_ones() {
     assert_eq!(rows.len(), 86, "reference.csv changed: update the expected number");
 }
 
+/// x counts up; at x == 3 one step divides by zero, and at x == 6 an array index is
+/// out of bounds; a, b and the deadlock at x == 9 give other shapes.
+const ERRORS: &str = "byte x; byte a[4];
+    process P { state s; init s;
+      trans s -> s { guard x < 9; effect x = x + 1; },
+            s -> s { guard x == 3; effect x = 10 / (x - 3); },
+            s -> s { guard x == 6; effect a[x] = 1; },
+            s -> s { guard x < 4 && a[x] < 2; effect a[x] = a[x] + 1; }; }
+    process Q { state t, u; init t; trans t -> u { guard x > 1; }, u -> t { guard x < 8; }; }
+    system async;";
+
 #[test]
 fn steps_into_the_error_state_are_kept_in_order() {
-    // x counts up; at x == 3 one step divides by zero, and at x == 6 an array index is
-    // out of bounds; a, b and the deadlock at x == 9 give other shapes.
-    let source = "byte x; byte a[4];
-        process P { state s; init s;
-          trans s -> s { guard x < 9; effect x = x + 1; },
-                s -> s { guard x == 3; effect x = 10 / (x - 3); },
-                s -> s { guard x == 6; effect a[x] = 1; },
-                s -> s { guard x < 4 && a[x] < 2; effect a[x] = a[x] + 1; }; }
-        process Q { state t, u; init t; trans t -> u { guard x > 1; }, u -> t { guard x < 8; }; }
-        system async;";
-    let model = load_source("errors.dve", source).model;
+    let model = load_source("errors.dve", ERRORS).model;
     for threads in [1, 2, 3] {
         assert_eq!(same_graph(&model, threads), Ok(true), "{threads} threads");
     }
@@ -161,4 +162,86 @@ fn a_bounded_build_fails_instead_of_cutting_the_graph() {
     // A table that may grow gets there.
     let growing = GraphOptions { threads: 2, log2_table: 4, max_log2_table: 20, ..GraphOptions::default() };
     assert_eq!(state_graph_parallel(&model, &growing).unwrap().graph.graph.vertices() as u64, n);
+}
+
+/// Checks a breadth-first prefix of `model`'s graph (`GraphOptions::prefix`) against
+/// the whole sequential graph: its states are exactly those within distance `K` of
+/// the initial state, `K` the first distance with at least `prefix` states within it;
+/// those nearer than `K` have all their successors in order, the others none; and it
+/// is `complete` exactly when no such `K` exists.
+fn same_prefix(model: &Model, prefix: u64) -> Result<(), String> {
+    let (seq, states) = state_graph_with_states(model, None).map_err(|e| e.to_string())?;
+    let options = GraphOptions { threads: 2, log2_table: 8, prefix: Some(prefix), ..GraphOptions::default() };
+    let par = state_graph_parallel(model, &options).map_err(|e| e.to_string())?;
+    let words = model.state_words();
+    let (s, p) = (seq.graph.forward(), par.graph.graph.forward());
+    let real = states.len() / words.max(1);
+    let mut distance = vec![u32::MAX; s.vertices()];
+    distance[0] = 0;
+    let mut queue = std::collections::VecDeque::from([0u32]);
+    while let Some(u) = queue.pop_front() {
+        for &t in s.successors(u) {
+            if distance[t as usize] == u32::MAX {
+                distance[t as usize] = distance[u as usize] + 1;
+                queue.push_back(t);
+            }
+        }
+    }
+    let within = |d: u32| (0..real).filter(|&v| distance[v] <= d).count() as u64;
+    // The level not expanded: the first that brings the count to `prefix`.
+    let depth = *distance[..real].iter().max().unwrap();
+    let cut = (0..=depth).find(|&k| within(k) >= prefix);
+    let expected = cut.map_or(real as u64, within);
+    if par.states() as u64 != expected || par.complete != cut.is_none() {
+        return Err(format!(
+            "prefix {prefix}: {} states (complete {}), expected {expected} (complete {})",
+            par.states(),
+            par.complete,
+            cut.is_none()
+        ));
+    }
+    let index: HashMap<&[u32], u32> = (0..real).map(|v| (&states[v * words..(v + 1) * words], v as u32)).collect();
+    let mut to_seq = vec![u32::MAX; p.vertices()];
+    for v in 0..par.states() {
+        to_seq[v as usize] = index[par.state(v).as_slice()];
+    }
+    if let (Some(pe), Some(se)) = (par.graph.error_state, seq.error_state) {
+        to_seq[pe as usize] = se;
+    }
+    for v in 0..par.states() {
+        let w = to_seq[v as usize];
+        let mapped: Vec<u32> = p.successors(v).iter().map(|&t| to_seq[t as usize]).collect();
+        let expanded = cut.is_none_or(|k| distance[w as usize] < k);
+        let want = if expanded { s.successors(w).to_vec() } else { Vec::new() };
+        if mapped != want {
+            return Err(format!(
+                "prefix {prefix}: vertex {v} (sequential {w}): successors {mapped:?}, expected {want:?}"
+            ));
+        }
+        if model.property.is_some() && expanded && par.accepting[v as usize] != model.is_accepting(&par.state(v)) {
+            return Err(format!("prefix {prefix}: vertex {v}: wrong acceptance"));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn prefixes_are_the_first_breadth_first_levels() {
+    let beem = beem_dir();
+    let sizes: HashMap<String, u64> = references(&beem).into_iter().map(|r| (r.instance.clone(), r.states)).collect();
+    let files: Vec<LtlReference> =
+        ltl_references(&beem).into_iter().filter(|f| sizes.get(f.instance()).is_some_and(|&s| s <= 20_000)).collect();
+    let failures = parallel_failures(&files, |f| {
+        let model = load_file(&property_path(&beem, &f.property_file)).model;
+        for prefix in [1, 2, 50, 1_000, 10_000, u32::MAX as u64] {
+            same_prefix(&model, prefix).map_err(|e| format!("{}: {e}", f.property_file))?;
+        }
+        Ok(())
+    });
+    assert!(failures.is_empty(), "{} of {} files fail:\n{}", failures.len(), files.len(), failures.join("\n"));
+    // A model with error steps: the error state stays in a prefix that reaches it.
+    let model = load_source("errors.dve", ERRORS).model;
+    for prefix in 1..=12 {
+        same_prefix(&model, prefix).unwrap();
+    }
 }

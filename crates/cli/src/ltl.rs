@@ -37,6 +37,21 @@ pub enum AlgorithmArg {
     MapSeq,
 }
 
+/// How `check` searches for an accepting cycle.
+#[derive(Args, Default)]
+pub struct SearchArgs {
+    /// LTL (a model with a property process): the accepting-cycle algorithm
+    /// (default: ndfs).
+    #[arg(long, value_enum)]
+    pub algorithm: Option<AlgorithmArg>,
+    /// LTL with owcty or map on the CPU: build the product in breadth-first prefixes,
+    /// the first of STATES states (default 1000000), each next one 8 times larger, and
+    /// stop at the first prefix with an accepting cycle. Finds violations without the
+    /// whole product; a property that holds is decided on the whole product.
+    #[arg(long, value_name = "STATES", num_args = 0..=1, default_missing_value = "1000000")]
+    pub incremental: Option<u64>,
+}
+
 impl From<AlgorithmArg> for Algorithm {
     fn from(a: AlgorithmArg) -> Algorithm {
         match a {
@@ -116,7 +131,7 @@ pub fn run_formula(
     dve: &DveModel,
     f: &FormulaArgs,
     others: bool,
-    algorithm: Option<AlgorithmArg>,
+    search: &SearchArgs,
 ) -> Result<ExitCode, ExitCode> {
     let Some(text) = &f.ltl else {
         return Err(bad_input("--ap and --ap-file define the atomic propositions of --ltl, which is missing"));
@@ -144,26 +159,33 @@ pub fn run_formula(
         }
         ExitCode::from(exit::BAD_INPUT)
     })?;
-    check_model(args, &ready.model, algorithm, Some((text, &ready)))
+    check_model(args, &ready.model, search, Some((text, &ready)))
 }
 
 /// Checks the model's property; exit status 0 holds, 1 violated, 2 bad usage, 3 too
 /// many states. `--backend gpu` runs OWCTY (default) or MAP on the GPU; `auto` runs on
 /// the CPU (nested DFS, the fastest on violated properties, needs no graph).
-pub fn run(args: &RunArgs, dve: &DveModel, algorithm: Option<AlgorithmArg>) -> Result<ExitCode, ExitCode> {
-    check_model(args, &dve.model, algorithm, None)
+pub fn run(args: &RunArgs, dve: &DveModel, search: &SearchArgs) -> Result<ExitCode, ExitCode> {
+    check_model(args, &dve.model, search, None)
 }
 
 fn check_model(
     args: &RunArgs,
     model: &Model,
-    algorithm: Option<AlgorithmArg>,
+    search: &SearchArgs,
     formula: Option<(&str, &FormulaModel)>,
 ) -> Result<ExitCode, ExitCode> {
-    if args.backend == BackendArg::Gpu {
-        return run_gpu(args, model, algorithm, formula);
+    let incremental = search.incremental;
+    if incremental.is_some()
+        && (args.backend == BackendArg::Gpu
+            || !matches!(search.algorithm, Some(a) if Algorithm::from(a) != Algorithm::Ndfs))
+    {
+        return Err(bad_input("--incremental grows the product graph of owcty, owcty-seq, map or map-seq on the CPU: name one with --algorithm (nested DFS stops at the first cycle by itself)"));
     }
-    let algorithm: Algorithm = algorithm.map_or(Algorithm::Ndfs, Algorithm::from);
+    if args.backend == BackendArg::Gpu {
+        return run_gpu(args, model, search.algorithm, formula);
+    }
+    let algorithm: Algorithm = search.algorithm.map_or(Algorithm::Ndfs, Algorithm::from);
     // `--memory` bounds the state store. Nested DFS's: about 4 bytes per state word and
     // 16 of table; the product graph's (OWCTY, MAP) is sized from it directly.
     let max_states = match algorithm {
@@ -175,14 +197,15 @@ fn check_model(
         eprintln!("error: cannot start {threads} threads: {e}");
         ExitCode::from(exit::RESOURCE)
     })?;
-    let outcome =
-        pool.install(|| check(model, &Options { algorithm, max_states, memory: args.memory })).map_err(|e| {
-            eprintln!("error: {e}");
-            ExitCode::from(match e {
-                LtlError::NoProperty => exit::BAD_INPUT,
-                LtlError::TooManyStates { .. } | LtlError::StoreFull(_) => exit::RESOURCE,
-            })
-        })?;
+    let outcome = pool
+        .install(|| check(model, &Options { algorithm, max_states, memory: args.memory, incremental }))
+        .map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(match e {
+            LtlError::NoProperty => exit::BAD_INPUT,
+            LtlError::TooManyStates { .. } | LtlError::StoreFull(_) => exit::RESOURCE,
+        })
+    })?;
     let threads = if algorithm.parallel() { threads } else { 1 };
     Ok(finish(args, model, &Engine::Cpu { algorithm, threads }, &outcome, formula))
 }
@@ -262,7 +285,11 @@ fn print(model: &Model, engine: &Engine, o: &Outcome, from_formula: bool) {
         Engine::Cpu { algorithm, threads } => println!("algorithm:    {} ({threads} thread(s))", algorithm.name()),
         Engine::Gpu { algorithm, run } => println!("algorithm:    {} (GPU: {})", algorithm.name(), run.device_name),
     }
-    println!("states:       {} (product states stored)", o.states);
+    if o.partial {
+        println!("states:       {} (a breadth-first prefix of the product, where the cycle was found)", o.states);
+    } else {
+        println!("states:       {} (product states stored)", o.states);
+    }
     println!("transitions:  {}", o.transitions);
     if o.error_transitions > 0 {
         println!("error steps:  {} (to the error state, which lies on no cycle)", o.error_transitions);
@@ -344,6 +371,7 @@ fn to_json(path: &str, model: &Model, engine: &Engine, o: &Outcome) -> Value {
         "threads": threads,
         "gpu": gpu,
         "states": o.states,
+        "partial": o.partial,
         "transitions": o.transitions,
         "error_transitions": o.error_transitions,
         "owcty_iterations": o.iterations.filter(|_| o.remaining.is_some()),

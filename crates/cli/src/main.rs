@@ -87,10 +87,8 @@ enum Command {
         /// Explore everything and count every violation instead of stopping at the first.
         #[arg(long)]
         all: bool,
-        /// LTL (a model with a property process): the accepting-cycle algorithm
-        /// (default: ndfs).
-        #[arg(long, value_enum)]
-        algorithm: Option<ltl::AlgorithmArg>,
+        #[command(flatten)]
+        search: ltl::SearchArgs,
         #[command(flatten)]
         formula: ltl::FormulaArgs,
     },
@@ -323,19 +321,19 @@ fn check(
     assertions: bool,
     invariants: Vec<String>,
     all: bool,
-    algorithm: Option<ltl::AlgorithmArg>,
+    search: ltl::SearchArgs,
     formula: ltl::FormulaArgs,
 ) -> Result<ExitCode, ExitCode> {
     let dve = load(&args)?;
     let none_named = !deadlock && !assertions && invariants.is_empty();
     if formula.given() {
-        return ltl::run_formula(&args, &dve, &formula, !none_named || all, algorithm);
+        return ltl::run_formula(&args, &dve, &formula, !none_named || all, &search);
     }
     if none_named && !all && dve.model.property.is_some() {
-        return ltl::run(&args, &dve, algorithm);
+        return ltl::run(&args, &dve, &search);
     }
-    if algorithm.is_some() {
-        eprintln!("error: --algorithm chooses how an LTL property is checked: it needs a model with a property process and no --deadlock, --assert, --invariant or --all");
+    if search.algorithm.is_some() || search.incremental.is_some() {
+        eprintln!("error: --algorithm and --incremental choose how an LTL property is checked: each needs a model with a property process and no --deadlock, --assert, --invariant or --all");
         return Err(ExitCode::from(exit::BAD_INPUT));
     }
     let mut checks =
@@ -399,8 +397,8 @@ fn main() -> ExitCode {
         Command::Scc(args) => scc::run(args),
         Command::CycleMean(args) => cycle::run(args),
         Command::Generate(args) => graphs::generate(args),
-        Command::Check { run, deadlock, assertions, invariants, all, algorithm, formula } => {
-            check(run, deadlock, assertions, invariants, all, algorithm, formula)
+        Command::Check { run, deadlock, assertions, invariants, all, search, formula } => {
+            check(run, deadlock, assertions, invariants, all, search, formula)
         }
     };
     result.unwrap_or_else(|code| code)

@@ -20,6 +20,13 @@
 //! Like the parallel engine, the table starts small and the build restarts with a
 //! table 8 times larger when it passes 6/8 load; a table that may not grow is full at
 //! 7/8, an error ([`StateGraphError::TableFull`]), never a dropped state.
+//!
+//! A build may stop early, on purpose only: with [`GraphOptions::prefix`] it stops at
+//! the first level boundary with that many states discovered. The graph is then a
+//! breadth-first prefix: every state within the expanded levels with all its edges,
+//! and the states of the next level without theirs ([`ParallelStateGraph::complete`]
+//! is false). Each of its cycles is a cycle of the whole graph, which is what lets
+//! OWCTY and MAP find a violation without building all of it.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::{Barrier, Mutex};
@@ -43,11 +50,14 @@ pub struct GraphOptions {
     /// within `2^max_log2_table` (at most 2^32).
     pub log2_table: u32,
     pub max_log2_table: u32,
+    /// Stop at the first level boundary with at least this many states discovered
+    /// (`None`: build the whole graph); see the module's documentation.
+    pub prefix: Option<u64>,
 }
 
 impl Default for GraphOptions {
     fn default() -> Self {
-        GraphOptions { threads: 1, max_states: None, log2_table: 22, max_log2_table: 28 }
+        GraphOptions { threads: 1, max_states: None, log2_table: 22, max_log2_table: 28, prefix: None }
     }
 }
 
@@ -70,6 +80,9 @@ pub struct ParallelStateGraph {
     /// Per vertex, whether the property automaton accepts (the error state does not);
     /// empty when the model has no property process.
     pub accepting: Vec<bool>,
+    /// False for a breadth-first prefix ([`GraphOptions::prefix`]): the states of its
+    /// last level are vertices without edges, neither expanded nor deadlocks.
+    pub complete: bool,
     store: TreeStore,
     /// Store id of each vertex's state.
     roots: ZeroedSlice<AtomicU32>,
@@ -163,6 +176,9 @@ struct Build<'m> {
     entry_limit: u64,
     may_grow: bool,
     state_limit: u64,
+    prefix: u64,
+    /// Set when the build stopped at `prefix`.
+    cut: AtomicBool,
     stop: AtomicBool,
     done: AtomicBool,
     failure: Mutex<Option<Stop>>,
@@ -203,6 +219,8 @@ impl<'m> Build<'m> {
             entry_limit,
             may_grow,
             state_limit,
+            prefix: options.prefix.unwrap_or(u64::MAX),
+            cut: AtomicBool::new(false),
             stop: AtomicBool::new(false),
             done: AtomicBool::new(false),
             failure: Mutex::new(None),
@@ -286,13 +304,16 @@ impl<'m> Build<'m> {
         }
     }
 
-    /// Starts the next level: the vertices given since the last one began.
+    /// Starts the next level: the vertices given since the last one began; or ends the
+    /// build, when there are none, when it failed, or at the prefix's size.
     fn start_level(&self) {
         let mut level = self.level.lock().unwrap();
         let given = self.next_id.load(Relaxed) as u32;
         *level = (level.1, given);
         self.cursor.store(level.0 as u64, Relaxed);
-        self.done.store(level.0 == level.1 || self.stop.load(Relaxed), Relaxed);
+        let cut = level.0 < level.1 && given as u64 >= self.prefix;
+        self.cut.store(cut, Relaxed);
+        self.done.store(level.0 == level.1 || self.stop.load(Relaxed) || cut, Relaxed);
     }
 
     /// Expands vertices `first..last` into `out`, a batch at a time.
@@ -421,6 +442,8 @@ impl<'m> Build<'m> {
         let real = self.next_id.load(Relaxed) as u32;
         let CsrParts { mut offsets, mut targets, mut deadlocks, errors } =
             std::mem::take(&mut *self.csr.lock().unwrap());
+        // A prefix's last level: vertices without edges.
+        offsets.resize(real as usize + 1, *offsets.last().unwrap());
         let error_state = (errors > 0).then_some(real);
         if let Some(e) = error_state {
             targets.iter_mut().filter(|t| **t == ERROR_TARGET).for_each(|t| *t = e);
@@ -439,6 +462,7 @@ impl<'m> Build<'m> {
         ParallelStateGraph {
             graph: StateGraph { graph: Graph::new(csr), error_state, deadlocks },
             accepting,
+            complete: !self.cut.load(Relaxed),
             store: self.store,
             roots: self.roots,
             real,

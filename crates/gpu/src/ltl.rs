@@ -168,6 +168,7 @@ pub fn check_gpu(model: &Model, algorithm: GpuAlgorithm, options: &GpuOptions<'_
             remaining,
             graph_seconds: Some(generated + graph_seconds),
             seconds: start.elapsed().as_secs_f64(),
+            partial: false,
         },
         device_name: report.device_name,
         compile_seconds: report.compile_seconds,

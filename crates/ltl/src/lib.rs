@@ -121,7 +121,16 @@ pub struct Options {
     /// Bytes for the store of the product graph's states (OWCTY and MAP; `None`: up
     /// to half of the available memory, the table growing as needed).
     pub memory: Option<u64>,
+    /// OWCTY and MAP only: build the product in breadth-first prefixes, the first of
+    /// at least this many states and each next one [`PREFIX_GROWTH`] times larger,
+    /// and stop at the first prefix with an accepting cycle (a cycle of a prefix is
+    /// one of the product). A property that holds is decided on the whole product, in
+    /// the last round. `None`: the whole product at once.
+    pub incremental: Option<u64>,
 }
+
+/// How much larger each prefix of an incremental check is than the one before.
+pub const PREFIX_GROWTH: u64 = 8;
 
 /// Why no verdict.
 #[derive(Debug, thiserror::Error)]
@@ -153,6 +162,9 @@ pub struct Outcome {
     /// Time to build the state graph (OWCTY), and in all.
     pub graph_seconds: Option<f64>,
     pub seconds: f64,
+    /// The cycle was found in a breadth-first prefix of the product
+    /// ([`Options::incremental`]): `states` and `transitions` count that prefix.
+    pub partial: bool,
 }
 
 impl Outcome {
@@ -245,6 +257,7 @@ fn check_ndfs(model: &Model, options: &Options) -> Result<Outcome, LtlError> {
         remaining: None,
         graph_seconds: None,
         seconds: start.elapsed().as_secs_f64(),
+        partial: false,
     })
 }
 
@@ -259,6 +272,13 @@ pub struct ProductGraph {
 /// the current rayon pool, its store sized by `options.memory` (default: half of the
 /// available memory).
 pub fn product_graph(model: &Model, options: &Options) -> Result<ProductGraph, LtlError> {
+    product_prefix(model, options, None)
+}
+
+/// [`product_graph`], or with `prefix` only its first breadth-first levels up to the
+/// first with `prefix` states discovered ([`GraphOptions::prefix`]; the whole graph
+/// when it is smaller: see [`ParallelStateGraph::complete`]).
+pub fn product_prefix(model: &Model, options: &Options, prefix: Option<u64>) -> Result<ProductGraph, LtlError> {
     if model.property.is_none() {
         return Err(LtlError::NoProperty);
     }
@@ -270,6 +290,7 @@ pub fn product_graph(model: &Model, options: &Options) -> Result<ProductGraph, L
         max_states: options.max_states,
         log2_table: if options.memory.is_some() { max_log2_table } else { 22 },
         max_log2_table,
+        prefix,
     };
     let built = state_graph_parallel(model, &graph_options).map_err(|e| match e {
         StateGraphError::TooManyStates { limit } => LtlError::TooManyStates { limit },
@@ -278,15 +299,29 @@ pub fn product_graph(model: &Model, options: &Options) -> Result<ProductGraph, L
     Ok(ProductGraph { built, seconds: start.elapsed().as_secs_f64() })
 }
 
-/// OWCTY or MAP on the explicit state graph, built first.
+/// OWCTY or MAP on the explicit state graph, built first: whole, or in growing
+/// prefixes ([`Options::incremental`]), the times of all rounds added up.
 fn check_graph(model: &Model, options: &Options) -> Result<Outcome, LtlError> {
-    let graph = product_graph(model, options)?;
-    Ok(check_product_graph(model, &graph, options.algorithm))
+    let mut prefix = options.incremental.map(|p| p.max(1));
+    let (mut graph_seconds, mut seconds) = (0.0, 0.0);
+    loop {
+        let graph = product_prefix(model, options, prefix)?;
+        let mut outcome = check_product_graph(model, &graph, options.algorithm);
+        graph_seconds += graph.seconds;
+        seconds += outcome.seconds;
+        if outcome.lasso.is_some() || graph.built.complete {
+            outcome.graph_seconds = Some(graph_seconds);
+            outcome.seconds = seconds;
+            return Ok(outcome);
+        }
+        prefix = prefix.map(|p| p.saturating_mul(PREFIX_GROWTH));
+    }
 }
 
-/// Runs `algorithm` on a product graph of `model` built by [`product_graph`]: MAP for
-/// the MAP variants, else OWCTY (parallel for [`Algorithm::Owcty`], sequential for the
-/// others), then the witness search for the lasso.
+/// Runs `algorithm` on a product graph of `model` built by [`product_graph`] or
+/// [`product_prefix`]: MAP for the MAP variants, else OWCTY (parallel for
+/// [`Algorithm::Owcty`], sequential for the others), then the witness search for the
+/// lasso. On a prefix, no lasso means only that the prefix has no accepting cycle.
 pub fn check_product_graph(model: &Model, graph: &ProductGraph, algorithm: Algorithm) -> Outcome {
     let start = Instant::now();
     let sg = &graph.built.graph;
@@ -324,5 +359,6 @@ pub fn check_product_graph(model: &Model, graph: &ProductGraph, algorithm: Algor
         remaining,
         graph_seconds: Some(graph.seconds),
         seconds: graph.seconds + start.elapsed().as_secs_f64(),
+        partial: !graph.built.complete,
     }
 }
