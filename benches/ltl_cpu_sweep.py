@@ -16,6 +16,11 @@ With `--per-file`, one process runs every algorithm of a file: the test builds t
 graph once (on `--threads` threads) and runs each OWCTY and MAP variant on it, so a pair's
 time is the graph's plus its own; the pairs a killed process finished are still logged.
 
+With `--incremental N`, OWCTY and MAP run on breadth-first prefixes of the product (N,
+8N, 64N, ... states) until they find a cycle or the prefix is the whole product
+(`WARPCHECK_LTL_INCREMENTAL`); a pair whose cycle was found in a prefix is logged with
+`"prefix": true` and its prefix's state count, and its cell says "prefix".
+
 `--log` keeps one JSON line per finished pair and is read again on start, so repeated
 calls continue where the last one stopped; `--budget` stops starting pairs after that
 many seconds (pairs running then are killed at `--deadline`, default budget + 30 s, and
@@ -50,6 +55,7 @@ def main():
     p.add_argument("--out", help="markdown table of every file in the log")
     p.add_argument("--host", default=os.uname().nodename, help="the machine's name in the log")
     p.add_argument("--per-file", action="store_true", help="one process per file, the graph built once")
+    p.add_argument("--incremental", type=int, help="OWCTY and MAP on growing prefixes, the first of N states")
     a = p.parse_args()
     deadline = a.deadline or a.budget + 30
     references = {r["property_file"]: r["reference_answer"] == "yes"
@@ -74,6 +80,8 @@ def main():
         threads = 1 if all(alg in SEQUENTIAL for alg in algs) and not a.per_file else a.threads
         env = dict(os.environ, WARPCHECK_BEEM=a.beem, WARPCHECK_LTL_FILES=f, WARPCHECK_LTL_ALGORITHMS=",".join(algs),
                    WARPCHECK_LTL_THREADS=str(threads), WARPCHECK_LTL_JOBS="1")
+        if a.incremental:
+            env["WARPCHECK_LTL_INCREMENTAL"] = str(a.incremental)
         proc = subprocess.Popen([a.binary, "--ignored", "--nocapture", "--test-threads", "1", test],
                                 env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         with lock:
@@ -102,9 +110,12 @@ def main():
                       "verdict": verdict, "states": int(match.group(4)) if match else None,
                       "seconds": float(match.group(5)) if match else None, "reference": references.get(f),
                       "host": a.host, "threads": 1 if alg in SEQUENTIAL and not a.per_file else a.threads}
-            graph = re.search(re.escape(f"{f} {alg}: ") + r".*graph ([\d.]+) s", out)
+            line = re.search(re.escape(f"{f} {alg}: ") + r".*", out)
+            graph = line and re.search(r"graph ([\d.]+) s", line.group(0))
             if graph:
                 record["graph_seconds"] = float(graph.group(1))
+            if line and "in a prefix" in line.group(0):
+                record["prefix"] = True
             if not record["ok"]:
                 record["error"] = out[-2000:]
             records.append(record)
@@ -147,14 +158,17 @@ def main():
             failures.append(f"{f}: the algorithms disagree")
         failures += [f"{f} {r['algorithm']}: failed" for r in bad]
         complete += all(records)
-        states = {r["states"] for r in records if r and r["ok"] and r["algorithm"] != "ndfs"}
+        states = {r["states"] for r in records if r and r["ok"] and r["algorithm"] != "ndfs" and not r.get("prefix")}
         if len(states) > 1:
             failures.append(f"{f}: the algorithms count different products {sorted(states)}")
+        prefixes = {r["states"] for r in records if r and r["ok"] and r.get("prefix")}
         reference = references.get(f)
         cells = [f, "-" if reference is None else ("holds" if reference else "violated")]
-        cells += ["not run" if r is None else (f"{r['verdict']} ({r['seconds']:.1f} s)" if r["ok"] else "FAILED")
+        cells += ["not run" if r is None else
+                  (f"{r['verdict']} ({r['seconds']:.1f} s{', prefix' if r.get('prefix') else ''})" if r["ok"]
+                   else "FAILED")
                   for r in records]
-        cells.append(", ".join(str(s) for s in sorted(states)) or "-")
+        cells.append(", ".join([str(s) for s in sorted(states)] + [f"prefix {s}" for s in sorted(prefixes)]) or "-")
         cells.append(", ".join(sorted({r.get("host", "?") for r in records if r})))
         rows.append("| " + " | ".join(cells) + " |")
     table = "\n".join(rows) + "\n"
