@@ -15,6 +15,22 @@ use warpcheck_conformance::*;
 use warpcheck_explore::{state_graph_parallel, state_graph_with_states, GraphOptions, StateGraphError};
 use warpcheck_model::Model;
 
+/// The breadth-first distance of every vertex from vertex 0 (`u32::MAX`: unreachable).
+fn distances(g: &warpcheck_graph::Csr) -> Vec<u32> {
+    let mut distance = vec![u32::MAX; g.vertices()];
+    distance[0] = 0;
+    let mut queue = std::collections::VecDeque::from([0u32]);
+    while let Some(u) = queue.pop_front() {
+        for &t in g.successors(u) {
+            if distance[t as usize] == u32::MAX {
+                distance[t as usize] = distance[u as usize] + 1;
+                queue.push_back(t);
+            }
+        }
+    }
+    distance
+}
+
 /// Compares the two builders on `model`; whether the graph has an error state.
 fn same_graph(model: &Model, threads: usize) -> Result<bool, String> {
     let (seq, states) = state_graph_with_states(model, None).map_err(|e| e.to_string())?;
@@ -73,17 +89,7 @@ fn same_graph(model: &Model, threads: usize) -> Result<bool, String> {
         return Err("acceptance recorded for a model without a property".into());
     }
     // Breadth-first numbering: the distance from vertex 0 never decreases with the id.
-    let mut distance = vec![u32::MAX; p.vertices()];
-    distance[0] = 0;
-    let mut queue = std::collections::VecDeque::from([0u32]);
-    while let Some(u) = queue.pop_front() {
-        for &t in p.successors(u) {
-            if distance[t as usize] == u32::MAX {
-                distance[t as usize] = distance[u as usize] + 1;
-                queue.push_back(t);
-            }
-        }
-    }
+    let distance = distances(p);
     let levels = &distance[..real];
     if let Some(v) = levels.windows(2).position(|d| d[0] > d[1]) {
         return Err(format!("vertex {} is at distance {}, vertex {v} at {}", v + 1, levels[v + 1], levels[v]));
@@ -176,17 +182,7 @@ fn same_prefix(model: &Model, prefix: u64) -> Result<(), String> {
     let words = model.state_words();
     let (s, p) = (seq.graph.forward(), par.graph.graph.forward());
     let real = states.len() / words.max(1);
-    let mut distance = vec![u32::MAX; s.vertices()];
-    distance[0] = 0;
-    let mut queue = std::collections::VecDeque::from([0u32]);
-    while let Some(u) = queue.pop_front() {
-        for &t in s.successors(u) {
-            if distance[t as usize] == u32::MAX {
-                distance[t as usize] = distance[u as usize] + 1;
-                queue.push_back(t);
-            }
-        }
-    }
+    let distance = distances(s);
     let within = |d: u32| (0..real).filter(|&v| distance[v] <= d).count() as u64;
     // The level not expanded: the first that brings the count to `prefix`.
     let depth = *distance[..real].iter().max().unwrap();
