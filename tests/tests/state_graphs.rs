@@ -132,12 +132,16 @@ fn steps_into_the_error_state_are_kept_in_order() {
     }
 }
 
+/// The referenced property files of the instances up to 20,000 states.
+fn small_property_files(beem: &std::path::Path) -> Vec<LtlReference> {
+    let sizes: HashMap<String, u64> = references(beem).into_iter().map(|r| (r.instance.clone(), r.states)).collect();
+    ltl_references(beem).into_iter().filter(|f| sizes.get(f.instance()).is_some_and(|&s| s <= 20_000)).collect()
+}
+
 #[test]
 fn parallel_product_graphs_equal_the_sequential_ones() {
     let beem = beem_dir();
-    let sizes: HashMap<String, u64> = references(&beem).into_iter().map(|r| (r.instance.clone(), r.states)).collect();
-    let files: Vec<LtlReference> =
-        ltl_references(&beem).into_iter().filter(|f| sizes.get(f.instance()).is_some_and(|&s| s <= 20_000)).collect();
+    let files = small_property_files(&beem);
     let failures = parallel_failures(&files, |f| {
         let model = load_file(&property_path(&beem, &f.property_file)).model;
         for threads in [1, 3] {
@@ -224,9 +228,7 @@ fn same_prefix(model: &Model, prefix: u64) -> Result<(), String> {
 #[test]
 fn prefixes_are_the_first_breadth_first_levels() {
     let beem = beem_dir();
-    let sizes: HashMap<String, u64> = references(&beem).into_iter().map(|r| (r.instance.clone(), r.states)).collect();
-    let files: Vec<LtlReference> =
-        ltl_references(&beem).into_iter().filter(|f| sizes.get(f.instance()).is_some_and(|&s| s <= 20_000)).collect();
+    let files = small_property_files(&beem);
     let failures = parallel_failures(&files, |f| {
         let model = load_file(&property_path(&beem, &f.property_file)).model;
         for prefix in [1, 2, 50, 1_000, 10_000, u32::MAX as u64] {
