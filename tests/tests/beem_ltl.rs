@@ -31,7 +31,7 @@ use std::collections::HashMap;
 
 use warpcheck_conformance::ltl::*;
 use warpcheck_conformance::*;
-use warpcheck_ltl::{check, check_product_graph, product_prefix, Algorithm, Options, Outcome, PREFIX_GROWTH};
+use warpcheck_ltl::{check, check_product_graph, Algorithm, Options, Outcome, ProductBuilder, PREFIX_GROWTH};
 
 /// Threads of each parallel algorithm (`WARPCHECK_LTL_THREADS`, default 2).
 fn threads() -> usize {
@@ -86,8 +86,8 @@ impl Plan {
 /// after the other or, with `WARPCHECK_LTL_CONCURRENT=1`, all at once (the sequential
 /// ones on threads of their own); each line's time is the graph's plus the
 /// algorithm's own. With `incremental`, the graph is built in breadth-first prefixes
-/// (`Options::incremental`), all variants on each, until they find a cycle or the
-/// prefix is the whole product; times then add up the rounds.
+/// (`Options::incremental`, each continuing the last), all variants on each, until
+/// they find a cycle or the prefix is the whole product; times then add up the rounds.
 fn verdict_of(beem: &std::path::Path, file: &str, plan: &Plan) -> Result<bool, String> {
     let verbose = plan.verbose;
     let model = load_file(&property_path(beem, file)).model;
@@ -103,8 +103,9 @@ fn verdict_of(beem: &std::path::Path, file: &str, plan: &Plan) -> Result<bool, S
     let options = Options { memory: env_u64("WARPCHECK_LTL_MEMORY"), ..Options::default() };
     let mut prefix = plan.incremental.map(|p| p.max(1));
     let mut spent = vec![0.0; graph_algorithms.len()];
+    let mut builder = pool.install(|| ProductBuilder::new(&model, &options)).map_err(|e| format!("{file}: {e}"))?;
     while !graph_algorithms.is_empty() {
-        let graph = pool.install(|| product_prefix(&model, &options, prefix)).map_err(|e| format!("{file}: {e}"))?;
+        let graph = builder.next(prefix).map_err(|e| format!("{file}: {e}"))?;
         let run = |algorithm: Algorithm| {
             if algorithm.parallel() {
                 pool.install(|| check_product_graph(&model, &graph, algorithm))

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use warpcheck_conformance::ltl::*;
 use warpcheck_conformance::*;
-use warpcheck_explore::{state_graph_parallel, state_graph_with_states, GraphOptions, StateGraphError};
+use warpcheck_explore::{state_graph_parallel, state_graph_with_states, GraphOptions, PrefixBuilder, StateGraphError};
 use warpcheck_model::Model;
 
 /// The breadth-first distance of every vertex from vertex 0 (`u32::MAX`: unreachable).
@@ -174,52 +174,62 @@ fn a_bounded_build_fails_instead_of_cutting_the_graph() {
     assert_eq!(state_graph_parallel(&model, &growing).unwrap().graph.graph.vertices() as u64, n);
 }
 
-/// Checks a breadth-first prefix of `model`'s graph (`GraphOptions::prefix`) against
-/// the whole sequential graph: its states are exactly those within distance `K` of
-/// the initial state, `K` the first distance with at least `prefix` states within it;
-/// those nearer than `K` have all their successors in order, the others none; and it
-/// is `complete` exactly when no such `K` exists.
-fn same_prefix(model: &Model, prefix: u64) -> Result<(), String> {
+/// Checks breadth-first prefixes of `model`'s graph, at each of `prefixes` (in
+/// increasing order), built afresh (`GraphOptions::prefix`) and by one
+/// `PrefixBuilder` extended from one to the next, against the whole sequential graph:
+/// a prefix's states are exactly those within distance `K` of the initial state, `K`
+/// the first distance with at least `prefix` states within it; those nearer than `K`
+/// have all their successors in order, the others none; and it is `complete` exactly
+/// when no such `K` exists.
+fn same_prefixes(model: &Model, prefixes: &[u64]) -> Result<(), String> {
     let (seq, states) = state_graph_with_states(model, None).map_err(|e| e.to_string())?;
-    let options = GraphOptions { threads: 2, log2_table: 8, prefix: Some(prefix), ..GraphOptions::default() };
-    let par = state_graph_parallel(model, &options).map_err(|e| e.to_string())?;
     let words = model.state_words();
-    let (s, p) = (seq.graph.forward(), par.graph.graph.forward());
+    let s = seq.graph.forward();
     let real = states.len() / words.max(1);
     let distance = distances(s);
-    let within = |d: u32| (0..real).filter(|&v| distance[v] <= d).count() as u64;
-    // The level not expanded: the first that brings the count to `prefix`.
-    let depth = *distance[..real].iter().max().unwrap();
-    let cut = (0..=depth).find(|&k| within(k) >= prefix);
-    let expected = cut.map_or(real as u64, within);
-    if par.states() as u64 != expected || par.complete != cut.is_none() {
-        return Err(format!(
-            "prefix {prefix}: {} states (complete {}), expected {expected} (complete {})",
-            par.states(),
-            par.complete,
-            cut.is_none()
-        ));
-    }
     let index: HashMap<&[u32], u32> = (0..real).map(|v| (&states[v * words..(v + 1) * words], v as u32)).collect();
-    let mut to_seq = vec![u32::MAX; p.vertices()];
-    for v in 0..par.states() {
-        to_seq[v as usize] = index[par.state(v).as_slice()];
-    }
-    if let (Some(pe), Some(se)) = (par.graph.error_state, seq.error_state) {
-        to_seq[pe as usize] = se;
-    }
-    for v in 0..par.states() {
-        let w = to_seq[v as usize];
-        let mapped: Vec<u32> = p.successors(v).iter().map(|&t| to_seq[t as usize]).collect();
-        let expanded = cut.is_none_or(|k| distance[w as usize] < k);
-        let want = if expanded { s.successors(w).to_vec() } else { Vec::new() };
-        if mapped != want {
-            return Err(format!(
-                "prefix {prefix}: vertex {v} (sequential {w}): successors {mapped:?}, expected {want:?}"
-            ));
-        }
-        if model.property.is_some() && expanded && par.accepting[v as usize] != model.is_accepting(&par.state(v)) {
-            return Err(format!("prefix {prefix}: vertex {v}: wrong acceptance"));
+    let within = |d: u32| (0..real).filter(|&v| distance[v] <= d).count() as u64;
+    let depth = *distance[..real].iter().max().unwrap();
+    let options = GraphOptions { threads: 2, log2_table: 8, ..GraphOptions::default() };
+    let mut builder = PrefixBuilder::new(model, &options);
+    for &prefix in prefixes {
+        let fresh = GraphOptions { prefix: Some(prefix), ..options };
+        let built = [
+            ("fresh", state_graph_parallel(model, &fresh).map_err(|e| e.to_string())?),
+            ("extended", builder.build(Some(prefix)).map_err(|e| e.to_string())?),
+        ];
+        for (how, par) in built {
+            let p = par.graph.graph.forward();
+            let fail = |what: String| Err(format!("prefix {prefix} ({how}): {what}"));
+            // The level not expanded: the first that brings the count to `prefix`.
+            let cut = (0..=depth).find(|&k| within(k) >= prefix);
+            let expected = cut.map_or(real as u64, within);
+            if par.states() as u64 != expected || par.complete != cut.is_none() {
+                let (n, c) = (par.states(), par.complete);
+                return fail(format!("{n} states (complete {c}), expected {expected} (complete {})", cut.is_none()));
+            }
+            let mut to_seq = vec![u32::MAX; p.vertices()];
+            for v in 0..par.states() {
+                to_seq[v as usize] = index[par.state(v).as_slice()];
+            }
+            if let (Some(pe), Some(se)) = (par.graph.error_state, seq.error_state) {
+                to_seq[pe as usize] = se;
+            }
+            for v in 0..par.states() {
+                let w = to_seq[v as usize];
+                let mapped: Vec<u32> = p.successors(v).iter().map(|&t| to_seq[t as usize]).collect();
+                let expanded = cut.is_none_or(|k| distance[w as usize] < k);
+                let want = if expanded { s.successors(w).to_vec() } else { Vec::new() };
+                if mapped != want {
+                    return fail(format!("vertex {v} (sequential {w}): successors {mapped:?}, expected {want:?}"));
+                }
+                if model.property.is_some()
+                    && expanded
+                    && par.accepting[v as usize] != model.is_accepting(&par.state(v))
+                {
+                    return fail(format!("vertex {v}: wrong acceptance"));
+                }
+            }
         }
     }
     Ok(())
@@ -231,15 +241,19 @@ fn prefixes_are_the_first_breadth_first_levels() {
     let files = small_property_files(&beem);
     let failures = parallel_failures(&files, |f| {
         let model = load_file(&property_path(&beem, &f.property_file)).model;
-        for prefix in [1, 2, 50, 1_000, 10_000, u32::MAX as u64] {
-            same_prefix(&model, prefix).map_err(|e| format!("{}: {e}", f.property_file))?;
-        }
-        Ok(())
+        same_prefixes(&model, &[1, 2, 50, 1_000, 10_000, u32::MAX as u64])
+            .map_err(|e| format!("{}: {e}", f.property_file))
     });
     assert!(failures.is_empty(), "{} of {} files fail:\n{}", failures.len(), files.len(), failures.join("\n"));
     // A model with error steps: the error state stays in a prefix that reaches it.
     let model = load_source("errors.dve", ERRORS).model;
-    for prefix in 1..=12 {
-        same_prefix(&model, prefix).unwrap();
-    }
+    same_prefixes(&model, &(1..=12).collect::<Vec<u64>>()).unwrap();
+    // A table of 16 entries that must grow while a build is extended.
+    let tiny = GraphOptions { threads: 2, log2_table: 4, ..GraphOptions::default() };
+    let row = references(&beem).into_iter().find(|r| r.instance == "peterson.1").expect("peterson.1 in reference.csv");
+    let model = load_file(&row.model_path(&beem)).model;
+    let mut builder = PrefixBuilder::new(&model, &tiny);
+    let sizes: Vec<u32> = [10, 1_000, u64::MAX].iter().map(|&p| builder.build(Some(p)).unwrap().states()).collect();
+    assert_eq!(sizes.last(), Some(&(row.states as u32)), "{sizes:?}");
+    assert!(sizes[0] >= 10 && sizes[0] < sizes[1] && sizes[1] < sizes[2], "{sizes:?}");
 }

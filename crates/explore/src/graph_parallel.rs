@@ -26,10 +26,13 @@
 //! breadth-first prefix: every state within the expanded levels with all its edges,
 //! and the states of the next level without theirs ([`ParallelStateGraph::complete`]
 //! is false). Each of its cycles is a cycle of the whole graph, which is what lets
-//! OWCTY and MAP find a violation without building all of it.
+//! OWCTY and MAP find a violation without building all of it. A [`PrefixBuilder`]
+//! extends one build prefix by prefix: each larger prefix continues where the last
+//! stopped (a copy of the edges so far is handed out each time), so checking growing
+//! prefixes costs the whole graph's building once.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
-use std::sync::{Barrier, Mutex};
+use std::sync::{Arc, Barrier, Mutex};
 
 use warpcheck_graph::{Csr, Graph, MAX_VERTICES};
 use warpcheck_model::{Generator, Model};
@@ -83,18 +86,23 @@ pub struct ParallelStateGraph {
     /// False for a breadth-first prefix ([`GraphOptions::prefix`]): the states of its
     /// last level are vertices without edges, neither expanded nor deadlocks.
     pub complete: bool,
-    store: TreeStore,
-    /// Store id of each vertex's state.
-    roots: ZeroedSlice<AtomicU32>,
+    stored: Arc<Stored>,
     real: u32,
+}
+
+/// The states of a build: the store, and the store id of each vertex's state.
+struct Stored {
+    store: TreeStore,
+    roots: ZeroedSlice<AtomicU32>,
 }
 
 impl ParallelStateGraph {
     /// The state of vertex `v` (`v` below the number of real states).
     pub fn state(&self, v: u32) -> Vec<u32> {
         assert!(v < self.real, "vertex {v} has no state");
-        let mut cursor = self.store.cursor();
-        self.store.load(self.roots[v as usize].load(Relaxed), &mut cursor);
+        let Stored { store, roots } = &*self.stored;
+        let mut cursor = store.cursor();
+        store.load(roots[v as usize].load(Relaxed), &mut cursor);
         cursor.words
     }
 
@@ -104,15 +112,49 @@ impl ParallelStateGraph {
     }
 }
 
-/// Builds the state graph of `model` on `options.threads` threads.
+/// Builds the state graph of `model` on `options.threads` threads (or, with
+/// `options.prefix`, a breadth-first prefix of it).
 pub fn state_graph_parallel(model: &Model, options: &GraphOptions) -> Result<ParallelStateGraph, StateGraphError> {
-    let max_log2 = options.max_log2_table.clamp(4, 32);
-    let mut log2 = options.log2_table.clamp(4, max_log2);
-    loop {
-        match Build::attempt(model, options, log2, log2 < max_log2) {
-            Ok(graph) => return Ok(graph),
-            Err(Stop::Grow) => log2 = (log2 + 3).min(max_log2),
-            Err(Stop::Failed(e)) => return Err(e),
+    PrefixBuilder::new(model, options).build(options.prefix)
+}
+
+/// One build extended prefix by prefix ([`GraphOptions::prefix`] is ignored; each
+/// call names its own).
+pub struct PrefixBuilder<'m> {
+    model: &'m Model,
+    options: GraphOptions,
+    log2: u32,
+    build: Option<Build<'m>>,
+}
+
+impl<'m> PrefixBuilder<'m> {
+    pub fn new(model: &'m Model, options: &GraphOptions) -> PrefixBuilder<'m> {
+        let max_log2 = options.max_log2_table.clamp(4, 32);
+        let log2 = options.log2_table.clamp(4, max_log2);
+        PrefixBuilder { model, options: GraphOptions { max_log2_table: max_log2, ..*options }, log2, build: None }
+    }
+
+    /// Extends the build to the first level boundary with at least `prefix` states
+    /// (`None`: to the end) and returns the graph so far: a copy while it is a prefix,
+    /// the build itself once complete (a later call then starts afresh). A table that
+    /// must grow restarts the build, 8 times larger, up to the same point.
+    pub fn build(&mut self, prefix: Option<u64>) -> Result<ParallelStateGraph, StateGraphError> {
+        loop {
+            let may_grow = self.log2 < self.options.max_log2_table;
+            let started = match self.build.take() {
+                Some(build) => Ok(build),
+                None => Build::new(self.model, &self.options, self.log2, may_grow),
+            };
+            match started.and_then(|build| build.run(prefix.unwrap_or(u64::MAX)).map(|()| build)) {
+                Ok(build) if build.cut.load(Relaxed) => {
+                    let graph = build.snapshot();
+                    self.build = Some(build);
+                    return Ok(graph);
+                }
+                Ok(build) => return Ok(build.finish()),
+                Err(Stop::Grow) => self.log2 = (self.log2 + 3).min(self.options.max_log2_table),
+                Err(Stop::Failed(e)) => return Err(e),
+            }
         }
     }
 }
@@ -161,9 +203,9 @@ const FULL_AT_EIGHTHS: u64 = 7;
 
 struct Build<'m> {
     model: &'m Model,
-    store: TreeStore,
-    /// Vertex → store id, and store id → vertex.
-    roots: ZeroedSlice<AtomicU32>,
+    threads: usize,
+    /// The store, with the vertex → store id map; and the store id → vertex map.
+    stored: Arc<Stored>,
     vertex_of: ZeroedSlice<AtomicU32>,
     /// Accepting vertices, one bit each.
     accepting: ZeroedSlice<AtomicU64>,
@@ -176,8 +218,8 @@ struct Build<'m> {
     entry_limit: u64,
     may_grow: bool,
     state_limit: u64,
-    prefix: u64,
-    /// Set when the build stopped at `prefix`.
+    /// The current run stops at this many states, and sets `cut` when it does.
+    prefix: AtomicU64,
     cut: AtomicBool,
     stop: AtomicBool,
     done: AtomicBool,
@@ -186,7 +228,7 @@ struct Build<'m> {
     csr: Mutex<CsrParts>,
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct CsrParts {
     offsets: Vec<u64>,
     targets: Vec<u32>,
@@ -195,12 +237,8 @@ struct CsrParts {
 }
 
 impl<'m> Build<'m> {
-    fn attempt(
-        model: &'m Model,
-        options: &GraphOptions,
-        log2: u32,
-        may_grow: bool,
-    ) -> Result<ParallelStateGraph, Stop> {
+    /// A build holding the initial state as vertex 0, nothing expanded.
+    fn new(model: &'m Model, options: &GraphOptions, log2: u32, may_grow: bool) -> Result<Build<'m>, Stop> {
         let store = TreeStore::new(model.state_words(), log2);
         let capacity = store.capacity() as usize;
         let entry_limit = store.capacity() / 8 * if may_grow { GROW_AT_EIGHTHS } else { FULL_AT_EIGHTHS };
@@ -208,10 +246,10 @@ impl<'m> Build<'m> {
         let state_limit = options.max_states.unwrap_or(MAX_VERTICES - 1).min(MAX_VERTICES - 1);
         let build = Build {
             model,
-            roots: ZeroedSlice::new(capacity),
+            threads,
+            stored: Arc::new(Stored { store, roots: ZeroedSlice::new(capacity) }),
             vertex_of: ZeroedSlice::new(capacity),
             accepting: ZeroedSlice::new(if model.property.is_some() { capacity.div_ceil(64) } else { 0 }),
-            store,
             next_id: AtomicU64::new(1),
             level: Mutex::new((0, 0)),
             cursor: AtomicU64::new(0),
@@ -219,7 +257,7 @@ impl<'m> Build<'m> {
             entry_limit,
             may_grow,
             state_limit,
-            prefix: options.prefix.unwrap_or(u64::MAX),
+            prefix: AtomicU64::new(u64::MAX),
             cut: AtomicBool::new(false),
             stop: AtomicBool::new(false),
             done: AtomicBool::new(false),
@@ -227,25 +265,42 @@ impl<'m> Build<'m> {
             outs: (0..threads).map(|_| Mutex::new(LevelOut::default())).collect(),
             csr: Mutex::new(CsrParts { offsets: vec![0], ..CsrParts::default() }),
         };
-        let (root, _, created) = build.store.insert_fresh(&model.initial_state()).map_err(|e| build.full(e))?;
+        let (root, _, created) = build.store().insert_fresh(&model.initial_state()).map_err(|e| build.full(e))?;
         build.entries.store(created, Relaxed);
-        build.roots[0].store(root, Relaxed);
+        build.stored.roots[0].store(root, Relaxed);
         build.vertex_of[root as usize].store(0, Relaxed);
-        let barrier = Barrier::new(threads);
+        Ok(build)
+    }
+
+    fn store(&self) -> &TreeStore {
+        &self.stored.store
+    }
+
+    fn roots(&self) -> &ZeroedSlice<AtomicU32> {
+        &self.stored.roots
+    }
+
+    /// Expands levels until there are none left or the level boundary at `prefix`
+    /// states (then `cut` is set).
+    fn run(&self, prefix: u64) -> Result<(), Stop> {
+        self.prefix.store(prefix, Relaxed);
+        self.cut.store(false, Relaxed);
+        self.done.store(false, Relaxed);
+        let barrier = Barrier::new(self.threads);
         std::thread::scope(|s| {
-            for worker in 0..threads {
-                let (build, barrier) = (&build, &barrier);
-                s.spawn(move || build.work(worker, barrier));
+            for worker in 0..self.threads {
+                let barrier = &barrier;
+                s.spawn(move || self.work(worker, barrier));
             }
         });
-        if let Some(stop) = build.failure.lock().unwrap().take() {
+        if let Some(stop) = self.failure.lock().unwrap().take() {
             return Err(stop);
         }
-        let errors = build.csr.lock().unwrap().errors;
-        if build.next_id.load(Relaxed) + (errors > 0) as u64 > state_limit {
-            return Err(Stop::Failed(StateGraphError::TooManyStates { limit: state_limit }));
+        let errors = self.csr.lock().unwrap().errors;
+        if self.next_id.load(Relaxed) + (errors > 0) as u64 > self.state_limit {
+            return Err(Stop::Failed(StateGraphError::TooManyStates { limit: self.state_limit }));
         }
-        Ok(build.finish())
+        Ok(())
     }
 
     fn full(&self, source: TableFull) -> Stop {
@@ -267,7 +322,7 @@ impl<'m> Build<'m> {
     fn work(&self, worker: usize, barrier: &Barrier) {
         let mut w = Worker {
             generator: Generator::new(self.model),
-            cursors: (0..BATCH).map(|_| self.store.cursor()).collect(),
+            cursors: (0..BATCH).map(|_| self.store().cursor()).collect(),
             successors: Vec::new(),
             base_of: Vec::new(),
             steps: Vec::new(),
@@ -306,14 +361,19 @@ impl<'m> Build<'m> {
 
     /// Starts the next level: the vertices given since the last one began; or ends the
     /// build, when there are none, when it failed, or at the prefix's size.
+    /// The level stays where it was at a cut, so that the next run expands it.
     fn start_level(&self) {
         let mut level = self.level.lock().unwrap();
         let given = self.next_id.load(Relaxed) as u32;
+        let cut = level.1 < given && given as u64 >= self.prefix.load(Relaxed);
+        if cut {
+            self.cut.store(true, Relaxed);
+            self.done.store(true, Relaxed);
+            return;
+        }
         *level = (level.1, given);
         self.cursor.store(level.0 as u64, Relaxed);
-        let cut = level.0 < level.1 && given as u64 >= self.prefix;
-        self.cut.store(cut, Relaxed);
-        self.done.store(level.0 == level.1 || self.stop.load(Relaxed) || cut, Relaxed);
+        self.done.store(level.0 == level.1 || self.stop.load(Relaxed), Relaxed);
     }
 
     /// Expands vertices `first..last` into `out`, a batch at a time.
@@ -323,7 +383,7 @@ impl<'m> Build<'m> {
         for start in (first..last).step_by(BATCH) {
             let n = (last - start).min(BATCH as u32) as usize;
             for (k, id) in ids[..n].iter_mut().enumerate() {
-                *id = self.roots[start as usize + k].load(Relaxed);
+                *id = self.roots()[start as usize + k].load(Relaxed);
             }
             if let Err(e) = self.expand_batch(start, &ids[..n], w, out) {
                 self.fail(self.full(e));
@@ -335,7 +395,7 @@ impl<'m> Build<'m> {
     /// Expands the vertices `start..` with store ids `roots`: records acceptance and
     /// degrees, inserts all their successors together and gives the new ones ids.
     fn expand_batch(&self, start: u32, roots: &[u32], w: &mut Worker<'_>, out: &mut LevelOut) -> Result<(), TableFull> {
-        self.store.load_batch(roots, &mut w.cursors);
+        self.store().load_batch(roots, &mut w.cursors);
         w.successors.clear();
         w.base_of.clear();
         w.steps.clear();
@@ -361,9 +421,10 @@ impl<'m> Build<'m> {
             w.degrees.push((w.steps.len() - before) as u32);
         }
         w.inserted.clear();
-        let created = self.store.insert_batch(&w.successors, &w.cursors, &w.base_of, &mut w.batch, &mut w.inserted)?;
+        let created =
+            self.store().insert_batch(&w.successors, &w.cursors, &w.base_of, &mut w.batch, &mut w.inserted)?;
         if self.entries.fetch_add(created, Relaxed) + created > self.entry_limit {
-            return Err(TableFull { capacity: self.store.capacity() });
+            return Err(TableFull { capacity: self.store().capacity() });
         }
         let new = w.inserted.iter().filter(|(_, new)| *new).count() as u64;
         let first = self.next_id.fetch_add(new, Relaxed);
@@ -372,7 +433,7 @@ impl<'m> Build<'m> {
             return Ok(());
         }
         for (id, &(root, _)) in (first..).zip(w.inserted.iter().filter(|(_, new)| *new)) {
-            self.roots[id as usize].store(root, Relaxed);
+            self.roots()[id as usize].store(root, Relaxed);
             self.vertex_of[root as usize].store(id as u32, Relaxed);
         }
         out.degrees.extend_from_slice(&w.degrees);
@@ -438,10 +499,21 @@ impl<'m> Build<'m> {
         }
     }
 
+    /// The complete graph, the build's own arrays moved into it.
     fn finish(self) -> ParallelStateGraph {
+        let parts = std::mem::take(&mut *self.csr.lock().unwrap());
+        self.graph(parts)
+    }
+
+    /// The prefix built so far, its arrays copied: the build may go on.
+    fn snapshot(&self) -> ParallelStateGraph {
+        let parts = self.csr.lock().unwrap().clone();
+        self.graph(parts)
+    }
+
+    fn graph(&self, parts: CsrParts) -> ParallelStateGraph {
         let real = self.next_id.load(Relaxed) as u32;
-        let CsrParts { mut offsets, mut targets, mut deadlocks, errors } =
-            std::mem::take(&mut *self.csr.lock().unwrap());
+        let CsrParts { mut offsets, mut targets, mut deadlocks, errors } = parts;
         // A prefix's last level: vertices without edges.
         offsets.resize(real as usize + 1, *offsets.last().unwrap());
         let error_state = (errors > 0).then_some(real);
@@ -463,8 +535,7 @@ impl<'m> Build<'m> {
             graph: StateGraph { graph: Graph::new(csr), error_state, deadlocks },
             accepting,
             complete: !self.cut.load(Relaxed),
-            store: self.store,
-            roots: self.roots,
+            stored: Arc::clone(&self.stored),
             real,
         }
     }

@@ -63,7 +63,7 @@ pub mod tableau;
 use std::time::Instant;
 
 use warpcheck_explore::memory::available;
-use warpcheck_explore::{state_graph_parallel, GraphOptions, Lasso, ParallelStateGraph, StateGraphError};
+use warpcheck_explore::{GraphOptions, Lasso, ParallelStateGraph, PrefixBuilder, StateGraphError};
 use warpcheck_model::{ir::Expr, Model};
 
 pub use buchi::{Buchi, TranslateError};
@@ -122,10 +122,11 @@ pub struct Options {
     /// to half of the available memory, the table growing as needed).
     pub memory: Option<u64>,
     /// OWCTY and MAP only: build the product in breadth-first prefixes, the first of
-    /// at least this many states and each next one [`PREFIX_GROWTH`] times larger,
-    /// and stop at the first prefix with an accepting cycle (a cycle of a prefix is
-    /// one of the product). A property that holds is decided on the whole product, in
-    /// the last round. `None`: the whole product at once.
+    /// at least this many states and each next one [`PREFIX_GROWTH`] times larger
+    /// (each continuing the last build), and stop at the first prefix with an
+    /// accepting cycle (a cycle of a prefix is one of the product). A property that
+    /// holds is decided on the whole product, in the last round. `None`: the whole
+    /// product at once.
     pub incremental: Option<u64>,
 }
 
@@ -272,31 +273,44 @@ pub struct ProductGraph {
 /// the current rayon pool, its store sized by `options.memory` (default: half of the
 /// available memory).
 pub fn product_graph(model: &Model, options: &Options) -> Result<ProductGraph, LtlError> {
-    product_prefix(model, options, None)
+    ProductBuilder::new(model, options)?.next(None)
 }
 
-/// [`product_graph`], or with `prefix` only its first breadth-first levels up to the
-/// first with `prefix` states discovered ([`GraphOptions::prefix`]; the whole graph
-/// when it is smaller: see [`ParallelStateGraph::complete`]).
-pub fn product_prefix(model: &Model, options: &Options, prefix: Option<u64>) -> Result<ProductGraph, LtlError> {
-    if model.property.is_none() {
-        return Err(LtlError::NoProperty);
+/// Builds the product graph of `model` prefix by prefix ([`PrefixBuilder`]): each
+/// call extends the same build to a larger breadth-first prefix.
+pub struct ProductBuilder<'m> {
+    builder: PrefixBuilder<'m>,
+}
+
+impl<'m> ProductBuilder<'m> {
+    /// A build on all threads of the current rayon pool, its store sized as in
+    /// [`product_graph`].
+    pub fn new(model: &'m Model, options: &Options) -> Result<ProductBuilder<'m>, LtlError> {
+        if model.property.is_none() {
+            return Err(LtlError::NoProperty);
+        }
+        let budget = options.memory.or_else(|| available().map(|a| a / 2)).unwrap_or(4 << 30);
+        let max_log2_table = GraphOptions::max_log2_for(budget);
+        let graph_options = GraphOptions {
+            threads: rayon::current_num_threads(),
+            max_states: options.max_states,
+            log2_table: if options.memory.is_some() { max_log2_table } else { 22 },
+            max_log2_table,
+            prefix: None,
+        };
+        Ok(ProductBuilder { builder: PrefixBuilder::new(model, &graph_options) })
     }
-    let start = Instant::now();
-    let budget = options.memory.or_else(|| available().map(|a| a / 2)).unwrap_or(4 << 30);
-    let max_log2_table = GraphOptions::max_log2_for(budget);
-    let graph_options = GraphOptions {
-        threads: rayon::current_num_threads(),
-        max_states: options.max_states,
-        log2_table: if options.memory.is_some() { max_log2_table } else { 22 },
-        max_log2_table,
-        prefix,
-    };
-    let built = state_graph_parallel(model, &graph_options).map_err(|e| match e {
-        StateGraphError::TooManyStates { limit } => LtlError::TooManyStates { limit },
-        e @ StateGraphError::TableFull { .. } => LtlError::StoreFull(e),
-    })?;
-    Ok(ProductGraph { built, seconds: start.elapsed().as_secs_f64() })
+
+    /// The graph up to the first level boundary with at least `prefix` states (`None`:
+    /// all of it; see [`ParallelStateGraph::complete`]); `seconds` is this call's time.
+    pub fn next(&mut self, prefix: Option<u64>) -> Result<ProductGraph, LtlError> {
+        let start = Instant::now();
+        let built = self.builder.build(prefix).map_err(|e| match e {
+            StateGraphError::TooManyStates { limit } => LtlError::TooManyStates { limit },
+            e @ StateGraphError::TableFull { .. } => LtlError::StoreFull(e),
+        })?;
+        Ok(ProductGraph { built, seconds: start.elapsed().as_secs_f64() })
+    }
 }
 
 /// OWCTY or MAP on the explicit state graph, built first: whole, or in growing
@@ -304,8 +318,9 @@ pub fn product_prefix(model: &Model, options: &Options, prefix: Option<u64>) -> 
 fn check_graph(model: &Model, options: &Options) -> Result<Outcome, LtlError> {
     let mut prefix = options.incremental.map(|p| p.max(1));
     let (mut graph_seconds, mut seconds) = (0.0, 0.0);
+    let mut builder = ProductBuilder::new(model, options)?;
     loop {
-        let graph = product_prefix(model, options, prefix)?;
+        let graph = builder.next(prefix)?;
         let mut outcome = check_product_graph(model, &graph, options.algorithm);
         graph_seconds += graph.seconds;
         seconds += outcome.seconds;
@@ -319,7 +334,7 @@ fn check_graph(model: &Model, options: &Options) -> Result<Outcome, LtlError> {
 }
 
 /// Runs `algorithm` on a product graph of `model` built by [`product_graph`] or
-/// [`product_prefix`]: MAP for the MAP variants, else OWCTY (parallel for
+/// [`ProductBuilder`]: MAP for the MAP variants, else OWCTY (parallel for
 /// [`Algorithm::Owcty`], sequential for the others), then the witness search for the
 /// lasso. On a prefix, no lasso means only that the prefix has no accepting cycle.
 pub fn check_product_graph(model: &Model, graph: &ProductGraph, algorithm: Algorithm) -> Outcome {
