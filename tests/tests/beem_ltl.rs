@@ -31,7 +31,7 @@ use std::collections::HashMap;
 
 use warpcheck_conformance::ltl::*;
 use warpcheck_conformance::*;
-use warpcheck_ltl::{check, check_product_graph, Algorithm, Options, Outcome, ProductBuilder, PREFIX_GROWTH};
+use warpcheck_ltl::{check, check_product_graph, next_prefix, Algorithm, Options, Outcome, ProductBuilder};
 
 /// Threads of each parallel algorithm (`WARPCHECK_LTL_THREADS`, default 2).
 fn threads() -> usize {
@@ -103,6 +103,7 @@ fn verdict_of(beem: &std::path::Path, file: &str, plan: &Plan) -> Result<bool, S
     let options = Options { memory: env_u64("WARPCHECK_LTL_MEMORY"), ..Options::default() };
     let mut prefix = plan.incremental.map(|p| p.max(1));
     let mut spent = vec![0.0; graph_algorithms.len()];
+    let mut graph_spent = 0.0;
     let mut builder = pool.install(|| ProductBuilder::new(&model, &options)).map_err(|e| format!("{file}: {e}"))?;
     while !graph_algorithms.is_empty() {
         let graph = builder.next(prefix).map_err(|e| format!("{file}: {e}"))?;
@@ -121,9 +122,11 @@ fn verdict_of(beem: &std::path::Path, file: &str, plan: &Plan) -> Result<bool, S
         } else {
             graph_algorithms.iter().map(|&a| run(a)).collect()
         };
+        graph_spent += graph.seconds;
         for (outcome, spent) in outcomes.iter_mut().zip(&mut spent) {
             *spent += outcome.seconds;
             outcome.seconds = *spent;
+            outcome.graph_seconds = Some(graph_spent);
         }
         if graph.built.complete || outcomes.iter().any(|o| !o.holds()) {
             for (&algorithm, outcome) in graph_algorithms.iter().zip(&outcomes) {
@@ -131,7 +134,7 @@ fn verdict_of(beem: &std::path::Path, file: &str, plan: &Plan) -> Result<bool, S
             }
             break;
         }
-        prefix = prefix.map(|p| p.saturating_mul(PREFIX_GROWTH));
+        prefix = prefix.map(|p| next_prefix(p, graph.built.states() as u64));
     }
     if verdicts.iter().any(|&(_, v)| v != verdicts[0].1) {
         return Err(format!("{file}: the algorithms disagree: {verdicts:?}"));

@@ -181,7 +181,7 @@ fn a_bounded_build_fails_instead_of_cutting_the_graph() {
 /// the first distance with at least `prefix` states within it; those nearer than `K`
 /// have all their successors in order, the others none; and it is `complete` exactly
 /// when no such `K` exists.
-fn same_prefixes(model: &Model, prefixes: &[u64]) -> Result<(), String> {
+fn same_prefixes(model: &Model, prefixes: &[u64], log2_table: u32) -> Result<(), String> {
     let (seq, states) = state_graph_with_states(model, None).map_err(|e| e.to_string())?;
     let words = model.state_words();
     let s = seq.graph.forward();
@@ -190,8 +190,9 @@ fn same_prefixes(model: &Model, prefixes: &[u64]) -> Result<(), String> {
     let index: HashMap<&[u32], u32> = (0..real).map(|v| (&states[v * words..(v + 1) * words], v as u32)).collect();
     let within = |d: u32| (0..real).filter(|&v| distance[v] <= d).count() as u64;
     let depth = *distance[..real].iter().max().unwrap();
-    let options = GraphOptions { threads: 2, log2_table: 8, ..GraphOptions::default() };
+    let options = GraphOptions { threads: 2, log2_table, ..GraphOptions::default() };
     let mut builder = PrefixBuilder::new(model, &options);
+    let mut generator = warpcheck_model::Generator::new(model);
     for &prefix in prefixes {
         let fresh = GraphOptions { prefix: Some(prefix), ..options };
         let built = [
@@ -214,6 +215,22 @@ fn same_prefixes(model: &Model, prefixes: &[u64]) -> Result<(), String> {
             }
             if let (Some(pe), Some(se)) = (par.graph.error_state, seq.error_state) {
                 to_seq[pe as usize] = se;
+            }
+            // Deadlocks and steps into the error state among the expanded vertices.
+            // (A deadlock is a state where the system has no step, as the generator says.)
+            let expanded_states = (0..real as u32).filter(|&w| cut.is_none_or(|k| distance[w as usize] < k));
+            let (mut deadlocks, mut errors) = (0, false);
+            for w in expanded_states {
+                let state = &states[w as usize * words..(w as usize + 1) * words];
+                deadlocks += generator.successors(state, |_, _| {}) as u64;
+                errors |= s.successors(w).iter().any(|&t| Some(t) == seq.error_state);
+            }
+            if (par.graph.deadlocks, par.graph.error_state.is_some()) != (deadlocks + errors as u64, errors) {
+                let (d, e) = (par.graph.deadlocks, par.graph.error_state);
+                return fail(format!("deadlocks {d}, error state {e:?}; expected {deadlocks} (+1), {errors}"));
+            }
+            if model.property.is_some() && par.accepting.len() != p.vertices() {
+                return fail(format!("{} acceptance flags for {} vertices", par.accepting.len(), p.vertices()));
             }
             for v in 0..par.states() {
                 let w = to_seq[v as usize];
@@ -241,19 +258,14 @@ fn prefixes_are_the_first_breadth_first_levels() {
     let files = small_property_files(&beem);
     let failures = parallel_failures(&files, |f| {
         let model = load_file(&property_path(&beem, &f.property_file)).model;
-        same_prefixes(&model, &[1, 2, 50, 1_000, 10_000, u32::MAX as u64])
+        same_prefixes(&model, &[1, 2, 50, 1_000, 10_000, u32::MAX as u64], 8)
             .map_err(|e| format!("{}: {e}", f.property_file))
     });
     assert!(failures.is_empty(), "{} of {} files fail:\n{}", failures.len(), files.len(), failures.join("\n"));
     // A model with error steps: the error state stays in a prefix that reaches it.
     let model = load_source("errors.dve", ERRORS).model;
-    same_prefixes(&model, &(1..=12).collect::<Vec<u64>>()).unwrap();
+    same_prefixes(&model, &(1..=12).collect::<Vec<u64>>(), 8).unwrap();
     // A table of 16 entries that must grow while a build is extended.
-    let tiny = GraphOptions { threads: 2, log2_table: 4, ..GraphOptions::default() };
     let row = references(&beem).into_iter().find(|r| r.instance == "peterson.1").expect("peterson.1 in reference.csv");
-    let model = load_file(&row.model_path(&beem)).model;
-    let mut builder = PrefixBuilder::new(&model, &tiny);
-    let sizes: Vec<u32> = [10, 1_000, u64::MAX].iter().map(|&p| builder.build(Some(p)).unwrap().states()).collect();
-    assert_eq!(sizes.last(), Some(&(row.states as u32)), "{sizes:?}");
-    assert!(sizes[0] >= 10 && sizes[0] < sizes[1] && sizes[1] < sizes[2], "{sizes:?}");
+    same_prefixes(&load_file(&row.model_path(&beem)).model, &[10, 1_000, u64::MAX], 4).unwrap();
 }

@@ -45,10 +45,18 @@ pub struct SearchArgs {
     #[arg(long, value_enum)]
     pub algorithm: Option<AlgorithmArg>,
     /// LTL with owcty or map on the CPU: build the product in breadth-first prefixes,
-    /// the first of STATES states (default 1000000), each next one 8 times larger, and
+    /// the first of STATES states (`--incremental=STATES`, default 1000000), each next
+    /// one 8 times larger, and
     /// stop at the first prefix with an accepting cycle. Finds violations without the
     /// whole product; a property that holds is decided on the whole product.
-    #[arg(long, value_name = "STATES", num_args = 0..=1, default_missing_value = "1000000")]
+    #[arg(
+        long,
+        value_name = "STATES",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "1000000",
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
     pub incremental: Option<u64>,
 }
 

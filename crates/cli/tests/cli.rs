@@ -457,7 +457,7 @@ fn ltl_usage_errors_and_limits() {
 #[test]
 fn ltl_incremental_finds_the_cycle_in_a_prefix() {
     let model = "tests/models/ltl/violated_early_cycle.dve";
-    let out = warpcheck(&["check", model, "--algorithm", "owcty", "--incremental", "8", "--json"]);
+    let out = warpcheck(&["check", model, "--algorithm", "owcty", "--incremental=8", "--json"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
     assert_eq!((report["verdict"].as_str(), report["partial"].as_bool()), (Some("violated"), Some(true)));
@@ -467,13 +467,21 @@ fn ltl_incremental_finds_the_cycle_in_a_prefix() {
     assert!(text(&out.stdout).contains("states:       201 (product states stored)"), "{}", text(&out.stdout));
     for bad in [
         &["--incremental"][..],
-        &["--algorithm", "ndfs", "--incremental", "8"],
+        &["--algorithm", "ndfs", "--incremental=8"],
         &["--backend", "gpu", "--algorithm", "owcty", "--incremental"],
     ] {
         let out = warpcheck(&[&["check", model][..], bad].concat());
         assert_eq!(out.status.code(), Some(2), "{bad:?}");
         assert!(text(&out.stderr).contains("--incremental grows the product graph"), "{}", text(&out.stderr));
     }
+    // A count of at least 1, given with `=`.
+    for bad in ["--incremental=0", "--incremental=many"] {
+        let out = warpcheck(&["check", model, "--algorithm", "owcty", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(text(&out.stderr).contains("--incremental"), "{}", text(&out.stderr));
+    }
+    let out = warpcheck(&["check", "--algorithm", "owcty", "--incremental", "8", model]);
+    assert_eq!(out.status.code(), Some(2));
     let out = warpcheck(&["check", "examples/peterson.dve", "--incremental"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("needs a model with a property process"), "{}", text(&out.stderr));

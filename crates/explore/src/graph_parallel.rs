@@ -80,7 +80,8 @@ impl GraphOptions {
 /// the error state (if any) has none.
 pub struct ParallelStateGraph {
     pub graph: StateGraph,
-    /// Per vertex, whether the property automaton accepts (the error state does not);
+    /// Per vertex, whether the property automaton accepts (the error state does not;
+    /// in a prefix, neither do the unexpanded vertices, which are never evaluated);
     /// empty when the model has no property process.
     pub accepting: Vec<bool>,
     /// False for a breadth-first prefix ([`GraphOptions::prefix`]): the states of its

@@ -133,6 +133,13 @@ pub struct Options {
 /// How much larger each prefix of an incremental check is than the one before.
 pub const PREFIX_GROWTH: u64 = 8;
 
+/// The prefix to ask for after one of `prefix` states was asked for and `built`
+/// states were built: [`PREFIX_GROWTH`] times more, and at least one level more (a
+/// level may overshoot the request by far).
+pub fn next_prefix(prefix: u64, built: u64) -> u64 {
+    prefix.saturating_mul(PREFIX_GROWTH).max(built.saturating_add(1))
+}
+
 /// Why no verdict.
 #[derive(Debug, thiserror::Error)]
 pub enum LtlError {
@@ -163,8 +170,11 @@ pub struct Outcome {
     /// Time to build the state graph (OWCTY), and in all.
     pub graph_seconds: Option<f64>,
     pub seconds: f64,
-    /// The cycle was found in a breadth-first prefix of the product
-    /// ([`Options::incremental`]): `states` and `transitions` count that prefix.
+    /// The graph searched was a breadth-first prefix of the product, not all of it
+    /// ([`Options::incremental`]): `states` and `transitions` count that prefix. From
+    /// [`check`], only with a cycle (found in that prefix); from
+    /// [`check_product_graph`] on a prefix, also without one, which then decides
+    /// nothing.
     pub partial: bool,
 }
 
@@ -329,7 +339,7 @@ fn check_graph(model: &Model, options: &Options) -> Result<Outcome, LtlError> {
             outcome.seconds = seconds;
             return Ok(outcome);
         }
-        prefix = prefix.map(|p| p.saturating_mul(PREFIX_GROWTH));
+        prefix = prefix.map(|p| next_prefix(p, graph.built.states() as u64));
     }
 }
 
