@@ -46,9 +46,9 @@ pub struct SearchArgs {
     pub algorithm: Option<AlgorithmArg>,
     /// LTL with owcty or map on the CPU: build the product in breadth-first prefixes,
     /// the first of STATES states (`--incremental=STATES`, default 1000000), each next
-    /// one 8 times larger, and
-    /// stop at the first prefix with an accepting cycle. Finds violations without the
-    /// whole product; a property that holds is decided on the whole product.
+    /// one 8 times larger, and stop at the first prefix with an accepting cycle. Finds
+    /// violations without the whole product; a property that holds is decided on the
+    /// whole product.
     #[arg(
         long,
         value_name = "STATES",
@@ -184,10 +184,9 @@ fn check_model(
     formula: Option<(&str, &FormulaModel)>,
 ) -> Result<ExitCode, ExitCode> {
     let incremental = search.incremental;
-    if incremental.is_some()
-        && (args.backend == BackendArg::Gpu
-            || !matches!(search.algorithm, Some(a) if Algorithm::from(a) != Algorithm::Ndfs))
-    {
+    let graph_algorithm_on_cpu =
+        args.backend != BackendArg::Gpu && search.algorithm.is_some_and(|a| Algorithm::from(a) != Algorithm::Ndfs);
+    if incremental.is_some() && !graph_algorithm_on_cpu {
         return Err(bad_input("--incremental grows the product graph of owcty, owcty-seq, map or map-seq on the CPU: name one with --algorithm (nested DFS stops at the first cycle by itself)"));
     }
     if args.backend == BackendArg::Gpu {

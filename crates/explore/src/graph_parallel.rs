@@ -146,7 +146,7 @@ impl<'m> PrefixBuilder<'m> {
                 Some(build) => Ok(build),
                 None => Build::new(self.model, &self.options, self.log2, may_grow),
             };
-            match started.and_then(|build| build.run(prefix.unwrap_or(u64::MAX)).map(|()| build)) {
+            match started.and_then(|mut build| build.run(prefix.unwrap_or(u64::MAX)).map(|()| build)) {
                 Ok(build) if build.cut.load(Relaxed) => {
                     let graph = build.snapshot();
                     self.build = Some(build);
@@ -160,7 +160,7 @@ impl<'m> PrefixBuilder<'m> {
     }
 }
 
-/// Why an attempt stopped.
+/// Why a run stopped short.
 enum Stop {
     /// The table passed its load limit and may grow.
     Grow,
@@ -204,7 +204,6 @@ const FULL_AT_EIGHTHS: u64 = 7;
 
 struct Build<'m> {
     model: &'m Model,
-    threads: usize,
     /// The store, with the vertex → store id map; and the store id → vertex map.
     stored: Arc<Stored>,
     vertex_of: ZeroedSlice<AtomicU32>,
@@ -220,7 +219,7 @@ struct Build<'m> {
     may_grow: bool,
     state_limit: u64,
     /// The current run stops at this many states, and sets `cut` when it does.
-    prefix: AtomicU64,
+    prefix: u64,
     cut: AtomicBool,
     stop: AtomicBool,
     done: AtomicBool,
@@ -247,7 +246,6 @@ impl<'m> Build<'m> {
         let state_limit = options.max_states.unwrap_or(MAX_VERTICES - 1).min(MAX_VERTICES - 1);
         let build = Build {
             model,
-            threads,
             stored: Arc::new(Stored { store, roots: ZeroedSlice::new(capacity) }),
             vertex_of: ZeroedSlice::new(capacity),
             accepting: ZeroedSlice::new(if model.property.is_some() { capacity.div_ceil(64) } else { 0 }),
@@ -258,7 +256,7 @@ impl<'m> Build<'m> {
             entry_limit,
             may_grow,
             state_limit,
-            prefix: AtomicU64::new(u64::MAX),
+            prefix: u64::MAX,
             cut: AtomicBool::new(false),
             stop: AtomicBool::new(false),
             done: AtomicBool::new(false),
@@ -283,15 +281,17 @@ impl<'m> Build<'m> {
 
     /// Expands levels until there are none left or the level boundary at `prefix`
     /// states (then `cut` is set).
-    fn run(&self, prefix: u64) -> Result<(), Stop> {
-        self.prefix.store(prefix, Relaxed);
+    fn run(&mut self, prefix: u64) -> Result<(), Stop> {
+        self.prefix = prefix;
         self.cut.store(false, Relaxed);
         self.done.store(false, Relaxed);
-        let barrier = Barrier::new(self.threads);
+        let threads = self.outs.len();
+        let barrier = Barrier::new(threads);
+        let build = &*self;
         std::thread::scope(|s| {
-            for worker in 0..self.threads {
+            for worker in 0..threads {
                 let barrier = &barrier;
-                s.spawn(move || self.work(worker, barrier));
+                s.spawn(move || build.work(worker, barrier));
             }
         });
         if let Some(stop) = self.failure.lock().unwrap().take() {
@@ -366,7 +366,7 @@ impl<'m> Build<'m> {
     fn start_level(&self) {
         let mut level = self.level.lock().unwrap();
         let given = self.next_id.load(Relaxed) as u32;
-        let cut = level.1 < given && given as u64 >= self.prefix.load(Relaxed);
+        let cut = level.1 < given && given as u64 >= self.prefix;
         if cut {
             self.cut.store(true, Relaxed);
             self.done.store(true, Relaxed);
