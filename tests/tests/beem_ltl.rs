@@ -1,6 +1,7 @@
 //! LTL verdicts of BEEM's property files (`*.propN.dve`): every accepting-cycle
-//! algorithm (nested DFS; OWCTY and MAP, parallel on 2 threads and sequential, on one
-//! product graph built on the same 2 threads) gives the verdict of
+//! algorithm (nested DFS, sequential and parallel (CNDFS) on 2 threads; OWCTY and MAP,
+//! parallel on 2 threads and sequential, on one product graph built on the same 2
+//! threads) gives the verdict of
 //! `ltl-reference.csv`, and every counterexample is a valid lasso (checked with a fresh
 //! `Generator`: real steps from the initial state, a cycle back to its first state
 //! through an accepting state).
@@ -15,9 +16,9 @@
 //! - `WARPCHECK_LTL_FILES=a.4.prop2,b.5.prop3`: exactly these property files (the size
 //!   bounds do not apply);
 //! - `WARPCHECK_LTL_THREADS` (default 2): threads of the graph building and of each
-//!   parallel algorithm;
+//!   parallel algorithm (CNDFS's workers);
 //! - `WARPCHECK_LTL_JOBS` (default: one per core): property files checked at once;
-//! - `WARPCHECK_LTL_ALGORITHMS=ndfs,owcty`: only these algorithms (default: all five).
+//! - `WARPCHECK_LTL_ALGORITHMS=ndfs,owcty`: only these algorithms (default: all six).
 //!   A run that leaves one out checks less: say so wherever its result is quoted;
 //! - `WARPCHECK_LTL_MEMORY=BYTES`: the product graph's store gets a table of that
 //!   size from the start (no restarts as it grows; a full table is an error);
@@ -38,7 +39,7 @@ fn threads() -> usize {
     env_u64("WARPCHECK_LTL_THREADS").unwrap_or(2).max(1) as usize
 }
 
-/// The algorithms to run (`WARPCHECK_LTL_ALGORITHMS`, default all five).
+/// The algorithms to run (`WARPCHECK_LTL_ALGORITHMS`, default all six).
 fn algorithms() -> Vec<Algorithm> {
     match std::env::var("WARPCHECK_LTL_ALGORITHMS") {
         Err(_) => Algorithm::ALL.to_vec(),
@@ -93,11 +94,12 @@ fn verdict_of(beem: &std::path::Path, file: &str, plan: &Plan) -> Result<bool, S
     let model = load_file(&property_path(beem, file)).model;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads()).build().unwrap();
     let (graph_algorithms, others): (Vec<Algorithm>, Vec<Algorithm>) =
-        plan.algorithms.iter().partition(|&&a| a != Algorithm::Ndfs);
+        plan.algorithms.iter().partition(|&&a| !a.on_the_fly());
     let mut verdicts = Vec::new();
     for algorithm in others {
-        let outcome =
-            check(&model, &Options { algorithm, ..Options::default() }).map_err(|e| format!("{file}: {e}"))?;
+        let outcome = pool
+            .install(|| check(&model, &Options { algorithm, ..Options::default() }))
+            .map_err(|e| format!("{file}: {e}"))?;
         verdicts.push(report(&model, file, algorithm, &outcome, verbose)?);
     }
     let options = Options { memory: env_u64("WARPCHECK_LTL_MEMORY"), ..Options::default() };
@@ -221,7 +223,7 @@ fn small_property_files_give_the_reference_verdicts() {
 /// hold decided on the whole product.
 #[test]
 fn small_property_files_give_the_reference_verdicts_in_prefixes() {
-    let graph_algorithms = Algorithm::ALL.into_iter().filter(|&a| a != Algorithm::Ndfs).collect();
+    let graph_algorithms = Algorithm::ALL.into_iter().filter(|&a| !a.on_the_fly()).collect();
     let plan = Plan { algorithms: graph_algorithms, incremental: Some(64), verbose: false };
     assert_eq!(check_references(0, Some(200_000), &plan), 158, "ltl-reference.csv changed: update the expected number");
 }

@@ -109,7 +109,7 @@ fn a_model_without_property_is_an_error() {
 #[test]
 fn too_many_states_is_an_error() {
     let model = load_file(&path("violated_eventually_two.dve")).model;
-    for algorithm in [Algorithm::Ndfs, Algorithm::Owcty] {
+    for algorithm in [Algorithm::Ndfs, Algorithm::Cndfs, Algorithm::Owcty] {
         let e = check(&model, &Options { algorithm, max_states: Some(3), ..Options::default() }).unwrap_err();
         assert!(e.to_string().contains("more than 3 states"), "{e}");
     }

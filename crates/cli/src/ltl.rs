@@ -27,6 +27,9 @@ use crate::{exit, gpu_error, progress, report, threads_used, BackendArg, RunArgs
 pub enum AlgorithmArg {
     /// Nested depth-first search on the fly (sequential; stops at the first cycle).
     Ndfs,
+    /// Parallel nested depth-first search on the fly (CNDFS) on all threads (at most
+    /// 30); stops at the first cycle.
+    Cndfs,
     /// OWCTY on the explicit product graph (built on all threads), on all threads.
     Owcty,
     /// OWCTY, sequential.
@@ -64,6 +67,7 @@ impl From<AlgorithmArg> for Algorithm {
     fn from(a: AlgorithmArg) -> Algorithm {
         match a {
             AlgorithmArg::Ndfs => Algorithm::Ndfs,
+            AlgorithmArg::Cndfs => Algorithm::Cndfs,
             AlgorithmArg::Owcty => Algorithm::Owcty,
             AlgorithmArg::OwctySeq => Algorithm::OwctySequential,
             AlgorithmArg::Map => Algorithm::Map,
@@ -185,7 +189,7 @@ fn check_model(
 ) -> Result<ExitCode, ExitCode> {
     let incremental = search.incremental;
     let graph_algorithm_on_cpu =
-        args.backend != BackendArg::Gpu && search.algorithm.is_some_and(|a| Algorithm::from(a) != Algorithm::Ndfs);
+        args.backend != BackendArg::Gpu && search.algorithm.is_some_and(|a| !Algorithm::from(a).on_the_fly());
     if incremental.is_some() && !graph_algorithm_on_cpu {
         return Err(bad_input("--incremental grows the product graph of owcty, owcty-seq, map or map-seq on the CPU: name one with --algorithm (nested DFS stops at the first cycle by itself)"));
     }
@@ -194,7 +198,8 @@ fn check_model(
     }
     let algorithm: Algorithm = search.algorithm.map_or(Algorithm::Ndfs, Algorithm::from);
     // `--memory` bounds the state store. Nested DFS's: about 4 bytes per state word and
-    // 16 of table; the product graph's (OWCTY, MAP) is sized from it directly.
+    // 16 of table; CNDFS's and the product graph's (OWCTY, MAP) are sized from it
+    // directly.
     let max_states = match algorithm {
         Algorithm::Ndfs => args.memory.map(|bytes| bytes / (4 * model.state_words() as u64 + 16)),
         _ => None,
@@ -210,7 +215,7 @@ fn check_model(
         eprintln!("error: {e}");
         ExitCode::from(match e {
             LtlError::NoProperty => exit::BAD_INPUT,
-            LtlError::TooManyStates { .. } | LtlError::StoreFull(_) => exit::RESOURCE,
+            LtlError::TooManyStates { .. } | LtlError::StoreFull(_) | LtlError::TableFull(_) => exit::RESOURCE,
         })
     })?;
     let threads = if algorithm.parallel() { threads } else { 1 };

@@ -5,6 +5,8 @@
 //! - [`product`]: the graphs searched: [`Successors`] and the on-the-fly product
 //!   [`Product`] over the model's `Generator`;
 //! - [`ndfs`]: iterative nested DFS (Schwoon–Esparza colours), on the fly;
+//! - [`cndfs`]: parallel nested DFS on the fly (CNDFS), over the tree-compressed
+//!   concurrent store;
 //! - [`owcty`]: One-Way-Catch-Them-Young on the explicit state graph, sequential and
 //!   parallel, and the extraction of a cycle from what it leaves;
 //! - [`map`]: Maximal Accepting Predecessors on the explicit state graph, sequential
@@ -49,6 +51,7 @@
 //! ```
 
 pub mod buchi;
+pub mod cndfs;
 pub mod formula;
 pub mod map;
 pub mod ndfs;
@@ -80,6 +83,9 @@ pub enum Algorithm {
     /// Nested DFS on the fly: stops at the first cycle (sequential).
     #[default]
     Ndfs,
+    /// Parallel nested DFS on the fly (CNDFS): one worker per thread of the current
+    /// rayon pool (at most [`cndfs::MAX_WORKERS`]), stops at the first cycle.
+    Cndfs,
     /// OWCTY on the explicit state graph, parallel on the current rayon pool. (The
     /// graph of every OWCTY and MAP variant is built first, on the whole pool.)
     Owcty,
@@ -93,12 +99,19 @@ pub enum Algorithm {
 }
 
 impl Algorithm {
-    pub const ALL: [Algorithm; 5] =
-        [Algorithm::Ndfs, Algorithm::Owcty, Algorithm::OwctySequential, Algorithm::Map, Algorithm::MapSequential];
+    pub const ALL: [Algorithm; 6] = [
+        Algorithm::Ndfs,
+        Algorithm::Cndfs,
+        Algorithm::Owcty,
+        Algorithm::OwctySequential,
+        Algorithm::Map,
+        Algorithm::MapSequential,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             Algorithm::Ndfs => "ndfs",
+            Algorithm::Cndfs => "cndfs",
             Algorithm::Owcty => "owcty",
             Algorithm::OwctySequential => "owcty-seq",
             Algorithm::Map => "map",
@@ -108,7 +121,13 @@ impl Algorithm {
 
     /// Whether it runs on all threads of the current rayon pool.
     pub fn parallel(self) -> bool {
-        matches!(self, Algorithm::Owcty | Algorithm::Map)
+        matches!(self, Algorithm::Cndfs | Algorithm::Owcty | Algorithm::Map)
+    }
+
+    /// Whether it searches the product on the fly (the nested DFS variants), rather
+    /// than the explicit product graph built first (OWCTY and MAP).
+    pub fn on_the_fly(self) -> bool {
+        matches!(self, Algorithm::Ndfs | Algorithm::Cndfs)
     }
 }
 
@@ -118,8 +137,9 @@ pub struct Options {
     pub algorithm: Algorithm,
     /// At most this many product states (`None`: up to the `u32` id limit).
     pub max_states: Option<u64>,
-    /// Bytes for the store of the product graph's states (OWCTY and MAP; `None`: up
-    /// to half of the available memory, the table growing as needed).
+    /// Bytes for the store of the product graph's states (OWCTY and MAP) or of the
+    /// states and colours of CNDFS (`None`: up to half of the available memory, the
+    /// table growing as needed).
     pub memory: Option<u64>,
     /// OWCTY and MAP only: build the product in breadth-first prefixes, the first of
     /// at least this many states and each next one [`PREFIX_GROWTH`] times larger
@@ -149,6 +169,8 @@ pub enum LtlError {
     TooManyStates { limit: u64 },
     #[error("the product graph's store: {0}")]
     StoreFull(StateGraphError),
+    #[error("{0}: give the search more memory with --memory")]
+    TableFull(warpcheck_explore::table::TableFull),
 }
 
 /// The result of an LTL check.
@@ -244,6 +266,7 @@ pub fn check(model: &Model, options: &Options) -> Result<Outcome, LtlError> {
     }
     match options.algorithm {
         Algorithm::Ndfs => check_ndfs(model, options),
+        Algorithm::Cndfs => check_cndfs(model, options),
         _ => check_graph(model, options),
     }
 }
@@ -264,6 +287,22 @@ fn check_ndfs(model: &Model, options: &Options) -> Result<Outcome, LtlError> {
         states: product.vertices() as u64,
         transitions: product.transitions,
         error_transitions: product.error_transitions,
+        iterations: None,
+        remaining: None,
+        graph_seconds: None,
+        seconds: start.elapsed().as_secs_f64(),
+        partial: false,
+    })
+}
+
+fn check_cndfs(model: &Model, options: &Options) -> Result<Outcome, LtlError> {
+    let start = Instant::now();
+    let found = cndfs::cndfs(model, options, rayon::current_num_threads())?;
+    Ok(Outcome {
+        lasso: found.lasso.map(|(stem, cycle)| Lasso::build(model, &stem, &cycle)),
+        states: found.states,
+        transitions: found.transitions,
+        error_transitions: found.error_transitions,
         iterations: None,
         remaining: None,
         graph_seconds: None,

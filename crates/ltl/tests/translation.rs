@@ -257,7 +257,7 @@ fn model_checking_random_kripke_structures_agrees_with_lassos() {
         let definitions: Vec<_> = k.propositions().iter().map(|a| parse_argument(a).unwrap()).collect();
         let ready = formula_model(&dve.model, &text(&f), &definitions, |e| dve.expression(e))
             .unwrap_or_else(|e| panic!("case {case}: {f}: {e}"));
-        let algorithm = if case % 3 == 0 { Algorithm::Owcty } else { Algorithm::Ndfs };
+        let algorithm = [Algorithm::Owcty, Algorithm::Ndfs, Algorithm::Cndfs][case % 3];
         let outcome = check(&ready.model, &Options { algorithm, ..Options::default() }).unwrap();
         let context = || format!("case {case}: {f} on {source} ({})", k.propositions().join(", "));
         match &outcome.lasso {
