@@ -138,3 +138,44 @@ fn incremental_checks_stop_at_the_first_prefix_with_a_cycle() {
         assert_eq!((o.states, o.transitions, o.partial, o.holds()), (5, 6, false, true), "{}", algorithm.name());
     }
 }
+
+/// CNDFS with 1 to 16 workers (more workers than cores: they interleave) gives every
+/// model's verdict with a valid lasso, each run on a fresh pool.
+#[test]
+fn cndfs_gives_every_verdict_with_any_number_of_workers() {
+    let mut names: Vec<String> = std::fs::read_dir(path(""))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".dve"))
+        .collect();
+    names.sort();
+    for name in names {
+        let holds = std::fs::read_to_string(path(&name)).unwrap().contains("Expect: holds");
+        let model = load_file(&path(&name)).model;
+        for workers in [1, 3, 16] {
+            for _ in 0..4 {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(workers).build().unwrap();
+                let options = Options { algorithm: Algorithm::Cndfs, ..Options::default() };
+                let o = pool.install(|| check(&model, &options)).unwrap();
+                assert_eq!(o.holds(), holds, "{name} with {workers} workers");
+                if let Some(lasso) = &o.lasso {
+                    validate_lasso(&model, lasso).unwrap_or_else(|e| panic!("{name} with {workers} workers: {e}"));
+                }
+            }
+        }
+    }
+}
+
+/// A search whose depth-first stacks outgrow `--memory` stops with an error that says
+/// so (the chain's 30,001 states are all on the stack at once), and passes with more.
+#[test]
+fn cndfs_stacks_beyond_the_memory_are_an_error() {
+    let model = load_file(&path("holds_deep_chain.dve")).model;
+    let options = |memory| Options { algorithm: Algorithm::Cndfs, memory: Some(memory), ..Options::default() };
+    let e = check(&model, &options(3_000_000)).unwrap_err();
+    assert!(matches!(e, warpcheck_ltl::LtlError::StacksFull { .. }), "{e}");
+    assert!(e.to_string().contains("depth-first stacks need more than"), "{e}");
+    let o = check(&model, &options(64_000_000)).unwrap();
+    assert!(o.holds());
+    assert_eq!(o.states, 30_001);
+}

@@ -13,6 +13,7 @@ use warpcheck_dve::DveModel;
 use warpcheck_explore::{Lasso, TraceStep};
 use warpcheck_gpu::ltl::{check_gpu, GpuAlgorithm, GpuLtl};
 use warpcheck_gpu::GpuOptions;
+use warpcheck_ltl::cndfs::MAX_WORKERS;
 use warpcheck_ltl::formula::render_at;
 use warpcheck_ltl::propositions::{parse_argument, parse_file, Definition};
 use warpcheck_ltl::{
@@ -44,7 +45,7 @@ pub enum AlgorithmArg {
 #[derive(Args, Default)]
 pub struct SearchArgs {
     /// LTL (a model with a property process): the accepting-cycle algorithm
-    /// (default: ndfs).
+    /// (default: cndfs on more than one thread, else ndfs).
     #[arg(long, value_enum)]
     pub algorithm: Option<AlgorithmArg>,
     /// LTL with owcty or map on the CPU: build the product in breadth-first prefixes,
@@ -196,7 +197,9 @@ fn check_model(
     if args.backend == BackendArg::Gpu {
         return run_gpu(args, model, search.algorithm, formula);
     }
-    let algorithm: Algorithm = search.algorithm.map_or(Algorithm::Ndfs, Algorithm::from);
+    let threads = threads_used(args);
+    let default = if threads > 1 { Algorithm::Cndfs } else { Algorithm::Ndfs };
+    let algorithm: Algorithm = search.algorithm.map_or(default, Algorithm::from);
     // `--memory` bounds the state store. Nested DFS's: about 4 bytes per state word and
     // 16 of table; CNDFS's and the product graph's (OWCTY, MAP) are sized from it
     // directly.
@@ -204,7 +207,6 @@ fn check_model(
         Algorithm::Ndfs => args.memory.map(|bytes| bytes / (4 * model.state_words() as u64 + 16)),
         _ => None,
     };
-    let threads = threads_used(args);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| {
         eprintln!("error: cannot start {threads} threads: {e}");
         ExitCode::from(exit::RESOURCE)
@@ -215,10 +217,17 @@ fn check_model(
         eprintln!("error: {e}");
         ExitCode::from(match e {
             LtlError::NoProperty => exit::BAD_INPUT,
-            LtlError::TooManyStates { .. } | LtlError::StoreFull(_) | LtlError::TableFull(_) => exit::RESOURCE,
+            LtlError::TooManyStates { .. }
+            | LtlError::StoreFull(_)
+            | LtlError::TableFull(_)
+            | LtlError::StacksFull { .. } => exit::RESOURCE,
         })
     })?;
-    let threads = if algorithm.parallel() { threads } else { 1 };
+    let threads = match algorithm {
+        Algorithm::Cndfs => threads.min(MAX_WORKERS),
+        a if a.parallel() => threads,
+        _ => 1,
+    };
     Ok(finish(args, model, &Engine::Cpu { algorithm, threads }, &outcome, formula))
 }
 

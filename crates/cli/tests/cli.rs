@@ -365,7 +365,7 @@ fn scc_with_fb_coloring_on_the_cpu_is_refused() {
 
 #[test]
 fn ltl_property_holds_with_every_algorithm() {
-    for algorithm in ["ndfs", "owcty", "owcty-seq", "map", "map-seq"] {
+    for algorithm in ["ndfs", "cndfs", "owcty", "owcty-seq", "map", "map-seq"] {
         let out = warpcheck(&["check", "tests/models/ltl/holds_infinitely_often_zero.dve", "--algorithm", algorithm]);
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
         let stdout = text(&out.stdout);
@@ -377,10 +377,10 @@ fn ltl_property_holds_with_every_algorithm() {
 
 #[test]
 fn ltl_violation_prints_the_stem_and_the_cycle() {
-    let out = warpcheck(&["check", "tests/models/ltl/violated_eventually_two.dve"]);
+    let out = warpcheck(&["check", "tests/models/ltl/violated_eventually_two.dve", "--threads", "1"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("algorithm:    ndfs "), "{stdout}");
+    assert!(stdout.contains("algorithm:    ndfs (1 thread(s))"), "{stdout}");
     assert!(stdout.contains("verdict:      violated\n"), "{stdout}");
     assert!(stdout.contains("counterexample (6 steps: stem 3, cycle 3):"), "{stdout}");
     assert!(stdout.contains("    3. P: s -> s; LTL_property: q0 -> q1\n       x = 0 (was 2)"), "{stdout}");
@@ -388,8 +388,20 @@ fn ltl_violation_prints_the_stem_and_the_cycle() {
 }
 
 #[test]
+fn ltl_default_is_cndfs_on_several_threads_and_ndfs_on_one() {
+    let model = "tests/models/ltl/violated_eventually_two.dve";
+    for (threads, expected) in [("1", "ndfs (1 thread(s))"), ("3", "cndfs (3 thread(s))")] {
+        let out = warpcheck(&["check", model, "--threads", threads]);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        assert!(text(&out.stdout).contains(&format!("algorithm:    {expected}\n")), "{}", text(&out.stdout));
+    }
+    let out = warpcheck(&["check", model, "--threads", "64", "--algorithm", "cndfs"]);
+    assert!(text(&out.stdout).contains("algorithm:    cndfs (30 thread(s))\n"), "{}", text(&out.stdout));
+}
+
+#[test]
 fn ltl_json_has_the_verdict_and_the_lasso() {
-    for algorithm in ["ndfs", "owcty", "map"] {
+    for algorithm in ["ndfs", "cndfs", "owcty", "map"] {
         let out =
             warpcheck(&["check", "tests/models/ltl/violated_by_stuttering.dve", "--json", "--algorithm", algorithm]);
         assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
@@ -445,9 +457,23 @@ fn ltl_usage_errors_and_limits() {
     let out = warpcheck(&["check", model, "--backend", "gpu", "--algorithm", "ndfs"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("runs on the CPU only"), "{}", text(&out.stderr));
-    let out = warpcheck(&["check", model, "--memory", "40"]);
+    let out = warpcheck(&["check", model, "--memory", "40", "--algorithm", "ndfs"]);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out.stdout));
     assert!(text(&out.stderr).contains("more than"), "{}", text(&out.stderr));
+    // CNDFS's table: 16 entries, full long before the product of a property that holds
+    // is all in.
+    let out = warpcheck(&[
+        "check",
+        "examples/peterson.dve",
+        "--ltl",
+        "G \"entries >= 0\"",
+        "--memory",
+        "40",
+        "--algorithm",
+        "cndfs",
+    ]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stdout));
+    assert!(text(&out.stderr).contains("the state table is full (16 entries)"), "{}", text(&out.stderr));
     // Naming a reachability check on a property model checks that instead.
     let out = warpcheck(&["check", model, "--deadlock"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));

@@ -29,7 +29,15 @@
 //! when expanded. The store cannot grow while workers hold ids into it, so when its
 //! table is [`FULL_AT`] full the search restarts from scratch with a table
 //! [`GROWTH`] times larger (the work lost is at most a seventh of the last search);
-//! at the largest table allowed (`Options::memory`) a full table is an error.
+//! at the largest table allowed a full table is an error.
+//!
+//! Memory: the search gets `Options::memory` bytes (default: three quarters of the
+//! available memory). The table takes at most half of it; the workers' stacks (blue
+//! and red frames with their successors, and the red search's set) may take half of
+//! what the table leaves, so that doubling a stack's buffer stays within the rest.
+//! Depth-first stacks can be as deep as the state space is large, one per worker, so a
+//! search that outgrows this stops with [`LtlError::StacksFull`], never with the
+//! machine out of memory.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -56,6 +64,9 @@ pub const FULL_AT: f64 = 0.75;
 pub const GROWTH: u32 = 8;
 /// Bytes per table entry: the entry, its root bit and its colour word.
 pub const BYTES_PER_ENTRY: f64 = 8.0 + 1.0 / 8.0 + 4.0;
+/// How often (in steps of a search loop) a worker checks for a stop and accounts its
+/// stacks.
+const CHECK_EVERY: u32 = 1024;
 
 /// The result of a search.
 pub struct Found {
@@ -74,17 +85,24 @@ pub struct Found {
 }
 
 /// Runs CNDFS on `model` (with its property process) with `workers` workers (at most
-/// [`MAX_WORKERS`]); `options.memory` bounds the store (default: half of the available
-/// memory) and `options.max_states` the states.
+/// [`MAX_WORKERS`]); `options.memory` bounds the store and the stacks (see the module
+/// documentation) and `options.max_states` the states.
 pub fn cndfs(model: &Model, options: &Options, workers: usize) -> Result<Found, LtlError> {
+    cndfs_from(model, options, workers, FIRST_LOG2_TABLE)
+}
+
+/// [`cndfs`] with a first table of `2^first_log2` entries.
+fn cndfs_from(model: &Model, options: &Options, workers: usize, first_log2: u32) -> Result<Found, LtlError> {
     let workers = workers.clamp(1, MAX_WORKERS);
-    let budget = options.memory.or_else(|| available().map(|a| a / 2)).unwrap_or(4 << 30);
-    let max_log2 = ((budget as f64 / BYTES_PER_ENTRY).max(16.0).log2().floor() as u32).clamp(4, 32);
-    let mut log2 = FIRST_LOG2_TABLE.min(max_log2);
+    let budget = options.memory.or_else(|| available().map(|a| a / 4 * 3)).unwrap_or(4 << 30);
+    let max_log2 = ((budget as f64 / 2.0 / BYTES_PER_ENTRY).max(16.0).log2().floor() as u32).clamp(4, 32);
+    let mut log2 = first_log2.min(max_log2);
     let mut restarts = 0;
     loop {
         let last = log2 == max_log2;
-        match Search::new(model, options, log2, last).run(workers)? {
+        let table_bytes = ((1u64 << log2) as f64 * BYTES_PER_ENTRY) as u64;
+        let stack_limit = budget.saturating_sub(table_bytes) / 2;
+        match Search::new(model, options, log2, last, stack_limit).run(workers)? {
             Some(mut found) => {
                 found.restarts = restarts;
                 return Ok(found);
@@ -120,10 +138,13 @@ struct Search<'m> {
     max_states: u64,
     /// Entries at which to restart larger (`None`: the largest table).
     grow_at: Option<u64>,
+    /// Bytes the workers' stacks may hold together, and hold now (as last accounted).
+    stack_limit: u64,
+    stack_bytes: AtomicU64,
 }
 
 impl<'m> Search<'m> {
-    fn new(model: &'m Model, options: &Options, log2: u32, last: bool) -> Search<'m> {
+    fn new(model: &'m Model, options: &Options, log2: u32, last: bool, stack_limit: u64) -> Search<'m> {
         let store = TreeStore::new(model.state_words(), log2);
         let capacity = store.capacity();
         Search {
@@ -138,6 +159,8 @@ impl<'m> Search<'m> {
             error_transitions: AtomicU64::new(0),
             max_states: options.max_states.unwrap_or(u64::MAX).min(u32::MAX as u64),
             grow_at: (!last).then_some((capacity as f64 * FULL_AT) as u64),
+            stack_limit,
+            stack_bytes: AtomicU64::new(0),
         }
     }
 
@@ -230,6 +253,9 @@ struct Worker<'s, 'm> {
     /// The states of the current red search (the paper's `R`), as a set and in order.
     pink: FxHashSet<u32>,
     pink_list: Vec<Succ>,
+    /// Steps of the search loops, and the stack bytes last added to the shared total.
+    ticks: u32,
+    accounted: u64,
 }
 
 impl<'s, 'm> Worker<'s, 'm> {
@@ -250,7 +276,33 @@ impl<'s, 'm> Worker<'s, 'm> {
             red_succ: Vec::new(),
             pink: FxHashSet::default(),
             pink_list: Vec::new(),
+            ticks: 0,
+            accounted: 0,
         }
+    }
+
+    /// Every [`CHECK_EVERY`] steps: accounts this worker's stacks in the shared total
+    /// (an error once the total is over the limit) and says whether the search was
+    /// stopped.
+    fn checkpoint(&mut self) -> Result<bool, Stop> {
+        self.ticks = self.ticks.wrapping_add(1);
+        if !self.ticks.is_multiple_of(CHECK_EVERY) {
+            return Ok(false);
+        }
+        use std::mem::size_of;
+        let bytes = ((self.blue.capacity() + self.red.capacity()) * size_of::<Frame>()
+            + (self.blue_succ.capacity() + self.red_succ.capacity() + self.pink_list.capacity()) * size_of::<Succ>()
+            + self.pink.capacity() * (size_of::<u32>() + 1)) as u64;
+        let total = if bytes >= self.accounted {
+            self.search.stack_bytes.fetch_add(bytes - self.accounted, Ordering::Relaxed) + (bytes - self.accounted)
+        } else {
+            self.search.stack_bytes.fetch_sub(self.accounted - bytes, Ordering::Relaxed) - (self.accounted - bytes)
+        };
+        self.accounted = bytes;
+        if total > self.search.stack_limit {
+            return Err(Stop::Error(LtlError::StacksFull { limit: self.search.stack_limit }));
+        }
+        Ok(self.search.stopped())
     }
 
     fn colour(&self, v: u32) -> u32 {
@@ -345,12 +397,11 @@ impl<'s, 'm> Worker<'s, 'm> {
     /// The blue search from the initial state; a cycle, or `None` when done.
     fn blue_search(&mut self, root: u32, root_accepting: bool) -> Result<Option<Cycle>, Stop> {
         self.push_blue(root, root_accepting)?;
-        let mut tick = 0u32;
-        while let Some(top) = self.blue.last_mut() {
-            tick = tick.wrapping_add(1);
-            if tick.is_multiple_of(1024) && self.search.stopped() {
+        while !self.blue.is_empty() {
+            if self.checkpoint()? {
                 return Ok(None);
             }
+            let top = self.blue.last_mut().expect("the loop holds a frame");
             if top.next < top.end {
                 let (s, s_accepting) = (top.v, top.accepting);
                 let (t, t_accepting) = self.blue_succ[top.next];
@@ -396,14 +447,13 @@ impl<'s, 'm> Worker<'s, 'm> {
         self.pink.insert(seed);
         self.pink_list.push((seed, true));
         self.push_red(seed, true)?;
-        let mut tick = 0u32;
-        while let Some(top) = self.red.last_mut() {
-            tick = tick.wrapping_add(1);
-            if tick.is_multiple_of(1024) && self.search.stopped() {
+        while !self.red.is_empty() {
+            if self.checkpoint()? {
                 self.red.clear();
                 self.red_succ.clear();
                 return Ok(None);
             }
+            let top = self.red.last_mut().expect("the loop holds a frame");
             if top.next < top.end {
                 let (t, t_accepting) = self.red_succ[top.next];
                 top.next += 1;
@@ -474,5 +524,37 @@ impl<'s, 'm> Worker<'s, 'm> {
             cycle.extend_from_slice(&stack[at + 1..]);
             Cycle { stem: stack, cycle }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(name: &str) -> Model {
+        let path = format!("{}/../../tests/models/ltl/{name}", env!("CARGO_MANIFEST_DIR"));
+        warpcheck_dve::load(&std::fs::read_to_string(path).unwrap()).unwrap().model
+    }
+
+    /// From a table of 16 entries, each search restarts 8x larger until the product
+    /// fits: the result is that of one search with a large table.
+    #[test]
+    fn restarts_with_larger_tables_give_the_same_result() {
+        let options = Options::default();
+        let chain = model("holds_deep_chain.dve");
+        for workers in [1, 4] {
+            let found = cndfs_from(&chain, &options, workers, 4).unwrap();
+            assert!(found.lasso.is_none());
+            assert_eq!(found.states, 30_001);
+            // 2^4, 2^7, 2^10, 2^13 are too small; 2^16 entries (3/4 of them 49,152) hold
+            // the chain's 30,001 roots and their inner nodes.
+            assert_eq!((found.restarts, found.table_entries), (4, 1 << 16), "{workers} workers");
+            let once = cndfs(&chain, &options, workers).unwrap();
+            assert_eq!((once.states, once.transitions, once.restarts), (30_001, found.transitions, 0));
+        }
+        let off_the_stack = model("violated_accepting_cycle_off_the_stack.dve");
+        let found = cndfs_from(&off_the_stack, &options, 2, 4).unwrap();
+        let (stem, cycle) = found.lasso.expect("violated");
+        assert_eq!((cycle.len(), stem.last()), (3, cycle.first()));
     }
 }

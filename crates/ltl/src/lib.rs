@@ -137,9 +137,9 @@ pub struct Options {
     pub algorithm: Algorithm,
     /// At most this many product states (`None`: up to the `u32` id limit).
     pub max_states: Option<u64>,
-    /// Bytes for the store of the product graph's states (OWCTY and MAP) or of the
-    /// states and colours of CNDFS (`None`: up to half of the available memory, the
-    /// table growing as needed).
+    /// Bytes for the store of the product graph's states (OWCTY and MAP; `None`: up to
+    /// half of the available memory, the table growing as needed), or for CNDFS's store
+    /// and stacks (`None`: three quarters of the available memory; see [`cndfs`]).
     pub memory: Option<u64>,
     /// OWCTY and MAP only: build the product in breadth-first prefixes, the first of
     /// at least this many states and each next one [`PREFIX_GROWTH`] times larger
@@ -171,6 +171,8 @@ pub enum LtlError {
     StoreFull(StateGraphError),
     #[error("{0}: give the search more memory with --memory")]
     TableFull(warpcheck_explore::table::TableFull),
+    #[error("the depth-first stacks need more than {limit} bytes: give the search more memory with --memory, or fewer threads (each has its own stacks)")]
+    StacksFull { limit: u64 },
 }
 
 /// The result of an LTL check.
