@@ -68,10 +68,14 @@ pub const BYTES_PER_ENTRY: f64 = 8.0 + 1.0 / 8.0 + 4.0;
 /// stacks.
 const CHECK_EVERY: u32 = 1024;
 
+/// States from the initial state to the cycle's first state, and the cycle (its first
+/// state again at the end).
+pub type StateLasso = (Vec<Vec<u32>>, Vec<Vec<u32>>);
+
 /// The result of a search.
 pub struct Found {
     /// The accepting cycle, with its states (`None`: the property holds).
-    pub lasso: Option<(Vec<Vec<u32>>, Vec<Vec<u32>>)>,
+    pub lasso: Option<StateLasso>,
     /// Distinct states stored by the last search (all reachable ones if the property
     /// holds), transitions of the states its blue searches finished, each counted
     /// once, and those among them that raised an evaluation error.
