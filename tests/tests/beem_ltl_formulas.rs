@@ -13,6 +13,9 @@
 //! check bounded by `WARPCHECK_MAX_PRODUCT` product states (default 30 M; beyond, the
 //! formula counts as undecided):
 //! `cargo test --release -p warpcheck-conformance --test beem_ltl_formulas -- --ignored --nocapture`
+//!
+//! The checks run nested DFS; the bounded ones (the last two tests) run CNDFS instead
+//! with `WARPCHECK_LTL_ALGORITHM=cndfs`, on `WARPCHECK_LTL_THREADS` workers (default 2).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -31,21 +34,36 @@ fn word(holds: bool) -> &'static str {
     }
 }
 
-/// The verdict of `f` through our translation (nested DFS), checked against the
-/// property file's (nested DFS) and `reference`. With `limit`, a product of more
+/// The algorithm of the bounded checks: nested DFS, or CNDFS with
+/// `WARPCHECK_LTL_ALGORITHM=cndfs`.
+fn bounded_algorithm() -> Algorithm {
+    match std::env::var("WARPCHECK_LTL_ALGORITHM").as_deref() {
+        Err(_) | Ok("ndfs") => Algorithm::Ndfs,
+        Ok("cndfs") => Algorithm::Cndfs,
+        Ok(other) => panic!("WARPCHECK_LTL_ALGORITHM: `{other}` is not ndfs or cndfs"),
+    }
+}
+
+/// The verdict of `f` through our translation, checked against the property file's
+/// (both with `algorithm`, nested DFS or CNDFS, the latter on a pool of
+/// `WARPCHECK_LTL_THREADS` threads) and `reference`. With `limit`, a product of more
 /// states leaves the formula undecided: `Ok(false)`.
 fn compare(
     beem: &Path,
     f: &LtlFormula,
     reference: Option<bool>,
     limit: Option<u64>,
+    algorithm: Algorithm,
     verbose: bool,
 ) -> Result<bool, String> {
     let file = f.property_file();
     let ready = formula_instance(beem, f)?;
-    let options = Options { algorithm: Algorithm::Ndfs, max_states: limit, ..Options::default() };
+    let options = Options { algorithm, max_states: limit, ..Options::default() };
+    let threads = env_u64("WARPCHECK_LTL_THREADS").unwrap_or(2).max(1) as usize;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    let check = |model| pool.install(|| check(model, &options));
     let undecided = |e: &LtlError| limit.is_some() && matches!(e, LtlError::TooManyStates { .. });
-    let ours = match check(&ready.model, &options) {
+    let ours = match check(&ready.model) {
         Err(e) if undecided(&e) => return Ok(false),
         result => result.map_err(|e| format!("{file} (formula): {e}"))?,
     };
@@ -53,15 +71,16 @@ fn compare(
         validate_lasso(&ready.model, lasso).map_err(|e| format!("{file} (formula): bad lasso: {e}"))?;
     }
     let property_model = load_file(&property_path(beem, &file)).model;
-    let theirs = match check(&property_model, &options) {
+    let theirs = match check(&property_model) {
         Err(e) if undecided(&e) => return Ok(false),
         result => result.map_err(|e| format!("{file}: {e}"))?,
     };
     if verbose {
         eprintln!(
-            "{file} `{}`: {} (automaton {} states, {} product states; property file {} product states)",
+            "{file} `{}`: {} by {} (automaton {} states, {} product states; property file {} product states)",
             f.formula,
             word(ours.holds()),
+            algorithm.name(),
             ready.automaton.states(),
             ours.states,
             theirs.states
@@ -93,7 +112,7 @@ fn check_formulas(max_states: Option<u64>, verbose: bool) -> (usize, usize) {
         .map(|(f, _)| f)
         .collect();
     let failures = parallel_failures(&chosen, |f| {
-        compare(&beem, f, references.get(&f.property_file()).copied(), None, verbose).map(|_| ())
+        compare(&beem, f, references.get(&f.property_file()).copied(), None, Algorithm::Ndfs, verbose).map(|_| ())
     });
     assert!(failures.is_empty(), "{} of {} formulas fail:\n{}", failures.len(), chosen.len(), failures.join("\n"));
     let referenced = chosen.iter().filter(|f| references.contains_key(&f.property_file())).count();
@@ -179,7 +198,7 @@ fn check_bounded(beem: &Path, chosen: &[(LtlFormula, Option<bool>)]) {
     let limit = env_u64("WARPCHECK_MAX_PRODUCT").unwrap_or(30_000_000);
     let decided = std::sync::atomic::AtomicUsize::new(0);
     let failures = parallel_failures(chosen, |(f, reference)| {
-        let done = compare(beem, f, *reference, Some(limit), true)?;
+        let done = compare(beem, f, *reference, Some(limit), bounded_algorithm(), true)?;
         if done {
             decided.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         } else {
