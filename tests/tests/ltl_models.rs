@@ -37,8 +37,8 @@ fn run(name: &str) -> (Model, Vec<(Algorithm, Outcome)>) {
     (model, outcomes)
 }
 
-#[test]
-fn every_model_has_its_verdict() {
+/// The models of `tests/models/ltl/`, sorted.
+fn model_names() -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(path(""))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -46,7 +46,12 @@ fn every_model_has_its_verdict() {
         .collect();
     names.sort();
     assert!(names.len() >= 5, "{names:?}");
-    for name in names {
+    names
+}
+
+#[test]
+fn every_model_has_its_verdict() {
+    for name in model_names() {
         run(&name);
     }
 }
@@ -143,13 +148,7 @@ fn incremental_checks_stop_at_the_first_prefix_with_a_cycle() {
 /// model's verdict with a valid lasso, each run on a fresh pool.
 #[test]
 fn cndfs_gives_every_verdict_with_any_number_of_workers() {
-    let mut names: Vec<String> = std::fs::read_dir(path(""))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".dve"))
-        .collect();
-    names.sort();
-    for name in names {
+    for name in model_names() {
         let holds = std::fs::read_to_string(path(&name)).unwrap().contains("Expect: holds");
         let model = load_file(&path(&name)).model;
         for workers in [1, 3, 16] {

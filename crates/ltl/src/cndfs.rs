@@ -8,6 +8,8 @@
 //! tree-compressed state store ([`TreeStore`]) and one colour word per store id:
 //!
 //! - bit `i < MAX_WORKERS`: the state is *cyan* for worker `i` (on its blue stack);
+//! - `EXPANDED`: some worker's blue search expanded the state (so its steps are counted
+//!   once, as nested DFS counts them);
 //! - `BLUE`: some worker's blue search has finished the state (all workers then skip
 //!   it in their blue searches);
 //! - `RED`: the state lies on no accepting cycle (all workers skip it in their red
@@ -48,11 +50,13 @@ use warpcheck_explore::tree::{BatchScratch, TreeCursor, TreeStore};
 use warpcheck_explore::zeroed::ZeroedSlice;
 use warpcheck_model::{Generator, Model};
 
-use crate::ndfs::Cycle;
+use crate::ndfs::{cycle_closed_on_stack, Cycle};
 use crate::{LtlError, Options};
 
 /// Workers one search runs at most (one cyan bit each in the colour word).
-pub const MAX_WORKERS: usize = 30;
+pub const MAX_WORKERS: usize = 29;
+/// Some worker expanded the state in a blue search (its steps are counted).
+const EXPANDED: u32 = 1 << 29;
 const BLUE: u32 = 1 << 30;
 const RED: u32 = 1 << 31;
 
@@ -77,7 +81,7 @@ pub struct Found {
     /// The accepting cycle, with its states (`None`: the property holds).
     pub lasso: Option<StateLasso>,
     /// Distinct states stored by the last search (all reachable ones if the property
-    /// holds), transitions of the states its blue searches finished, each counted
+    /// holds), steps of the states its blue searches expanded, each state counted
     /// once, and those among them that raised an evaluation error.
     pub states: u64,
     pub transitions: u64,
@@ -227,10 +231,6 @@ impl<'m> Search<'m> {
 struct Frame {
     v: u32,
     accepting: bool,
-    /// Its steps and the erroneous ones among them (added to the totals when the
-    /// state turns blue).
-    steps: u32,
-    errors: u32,
     start: usize,
     next: usize,
     end: usize,
@@ -384,17 +384,21 @@ impl<'s, 'm> Worker<'s, 'm> {
     }
 
     fn push_blue(&mut self, v: u32, accepting: bool) -> Result<(), Stop> {
-        self.paint(v, self.cyan);
+        let first = self.paint(v, self.cyan | EXPANDED) & EXPANDED == 0;
         let start = self.blue_succ.len();
         let (steps, errors) = self.expand(v, false)?;
-        self.blue.push(Frame { v, accepting, steps, errors, start, next: start, end: self.blue_succ.len() });
+        if first {
+            self.search.transitions.fetch_add(steps as u64, Ordering::Relaxed);
+            self.search.error_transitions.fetch_add(errors as u64, Ordering::Relaxed);
+        }
+        self.blue.push(Frame { v, accepting, start, next: start, end: self.blue_succ.len() });
         Ok(())
     }
 
     fn push_red(&mut self, v: u32, accepting: bool) -> Result<(), Stop> {
         let start = self.red_succ.len();
-        let (steps, errors) = self.expand(v, true)?;
-        self.red.push(Frame { v, accepting, steps, errors, start, next: start, end: self.red_succ.len() });
+        self.expand(v, true)?;
+        self.red.push(Frame { v, accepting, start, next: start, end: self.red_succ.len() });
         Ok(())
     }
 
@@ -420,11 +424,8 @@ impl<'s, 'm> Worker<'s, 'm> {
                 }
                 continue;
             }
-            let (v, accepting, steps, errors) = (top.v, top.accepting, top.steps, top.errors);
-            if self.paint(v, BLUE) & BLUE == 0 {
-                self.search.transitions.fetch_add(steps as u64, Ordering::Relaxed);
-                self.search.error_transitions.fetch_add(errors as u64, Ordering::Relaxed);
-            }
+            let (v, accepting) = (top.v, top.accepting);
+            self.paint(v, BLUE);
             if accepting {
                 if let Some(cycle) = self.red_search(v)? {
                     return Ok(Some(cycle));
@@ -515,19 +516,9 @@ impl<'s, 'm> Worker<'s, 'm> {
     }
 
     /// The cycle closed by the blue edge `s → t` (`s` on top of the stack, `t` cyan,
-    /// one of them accepting), starting at the accepting one.
+    /// one of them accepting).
     fn blue_cycle(&self, s: u32, t: u32, t_accepting: bool) -> Cycle {
-        let stack: Vec<u32> = self.blue.iter().map(|f| f.v).collect();
-        let at = stack.iter().rposition(|&v| v == t).expect("a cyan state is on the blue stack");
-        if t_accepting {
-            let mut cycle = stack[at..].to_vec();
-            cycle.push(t);
-            Cycle { stem: stack[..=at].to_vec(), cycle }
-        } else {
-            let mut cycle = vec![s, t];
-            cycle.extend_from_slice(&stack[at + 1..]);
-            Cycle { stem: stack, cycle }
-        }
+        cycle_closed_on_stack(self.blue.iter().map(|f| f.v).collect(), s, t, t_accepting)
     }
 }
 

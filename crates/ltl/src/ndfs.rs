@@ -167,17 +167,24 @@ impl Ndfs {
     /// one of them accepting), starting at the accepting one.
     fn blue_cycle<G: Successors>(&self, g: &G, s: u32, t: u32) -> Cycle {
         let stack: Vec<u32> = self.blue.iter().map(|f| f.v).collect();
-        let at = stack.iter().rposition(|&v| v == t).expect("a cyan vertex is on the blue stack");
-        if g.is_accepting(t) {
-            // t → ... → s → t along the stack.
-            let mut cycle = stack[at..].to_vec();
-            cycle.push(t);
-            Cycle { stem: stack[..=at].to_vec(), cycle }
-        } else {
-            // s → t → ... → s along the stack.
-            let mut cycle = vec![s, t];
-            cycle.extend_from_slice(&stack[at + 1..]);
-            Cycle { stem: stack, cycle }
-        }
+        cycle_closed_on_stack(stack, s, t, g.is_accepting(t))
+    }
+}
+
+/// The cycle closed by an edge `s → t` of a blue search whose stack is `stack` (`s` on
+/// top, `t` on it, `s` or `t` accepting): it starts at the accepting one, the stem is
+/// the stack up to it.
+pub(crate) fn cycle_closed_on_stack(stack: Vec<u32>, s: u32, t: u32, t_accepting: bool) -> Cycle {
+    let at = stack.iter().rposition(|&v| v == t).expect("a cyan vertex is on the blue stack");
+    if t_accepting {
+        // t → ... → s → t along the stack.
+        let mut cycle = stack[at..].to_vec();
+        cycle.push(t);
+        Cycle { stem: stack[..=at].to_vec(), cycle }
+    } else {
+        // s → t → ... → s along the stack.
+        let mut cycle = vec![s, t];
+        cycle.extend_from_slice(&stack[at + 1..]);
+        Cycle { stem: stack, cycle }
     }
 }
