@@ -322,6 +322,9 @@ fn print(model: &Model, engine: &Engine, o: &Outcome, from_formula: bool) {
         (Some(rounds), None) => println!("map:          {rounds} round(s) of propagation"),
         _ => {}
     }
+    if let Some(restarts @ 1..) = o.restarts {
+        println!("restarts:     {restarts} (the store filled up; the last search, with a table 8x larger each time, is counted)");
+    }
     let graph = o.graph_seconds.map_or(String::new(), |g| format!(" (state graph {g:.3} s)"));
     println!("time:         {:.3} s{graph}, {:.0} states/s", o.seconds, o.states as f64 / o.seconds.max(1e-9));
     if let Engine::Gpu { run, .. } = engine {
@@ -398,6 +401,7 @@ fn to_json(path: &str, model: &Model, engine: &Engine, o: &Outcome) -> Value {
         "owcty_iterations": o.iterations.filter(|_| o.remaining.is_some()),
         "owcty_remaining": o.remaining,
         "map_rounds": o.iterations.filter(|_| o.remaining.is_none()),
+        "restarts": o.restarts,
         "graph_seconds": o.graph_seconds,
         "seconds": o.seconds,
         "verdict": if o.holds() { "holds" } else { "violated" },

@@ -46,6 +46,7 @@ use std::sync::Mutex;
 
 use rustc_hash::FxHashSet;
 use warpcheck_explore::memory::available;
+use warpcheck_explore::table::TableFull;
 use warpcheck_explore::tree::{BatchScratch, TreeCursor, TreeStore};
 use warpcheck_explore::zeroed::ZeroedSlice;
 use warpcheck_model::{Generator, Model};
@@ -64,6 +65,8 @@ const RED: u32 = 1 << 31;
 const FIRST_LOG2_TABLE: u32 = 22;
 /// The share of table entries in use at which a search restarts with a larger table.
 pub const FULL_AT: f64 = 0.75;
+/// The share at which the largest table counts as full (linear probes get long).
+pub const LAST_FULL_AT: f64 = 0.9;
 /// How much larger each restart's table is (a power of two).
 pub const GROWTH: u32 = 8;
 /// Bytes per table entry: the entry, its root bit and its colour word.
@@ -104,7 +107,9 @@ fn cndfs_from(model: &Model, options: &Options, workers: usize, first_log2: u32)
     let workers = workers.clamp(1, MAX_WORKERS);
     let budget = options.memory.or_else(|| available().map(|a| a / 4 * 3)).unwrap_or(4 << 30);
     let max_log2 = ((budget as f64 / 2.0 / BYTES_PER_ENTRY).max(16.0).log2().floor() as u32).clamp(4, 32);
-    let mut log2 = first_log2.min(max_log2);
+    // A budget named by the caller is the table's from the start, as for the product
+    // graph's store.
+    let mut log2 = if options.memory.is_some() { max_log2 } else { first_log2.min(max_log2) };
     let mut restarts = 0;
     loop {
         let last = log2 == max_log2;
@@ -144,8 +149,10 @@ struct Search<'m> {
     transitions: AtomicU64,
     error_transitions: AtomicU64,
     max_states: u64,
-    /// Entries at which to restart larger (`None`: the largest table).
-    grow_at: Option<u64>,
+    /// Entries at which the table counts as full, and whether it is the largest (full
+    /// is then an error, else a restart).
+    full_at: u64,
+    last: bool,
     /// Bytes the workers' stacks may hold together, and hold now (as last accounted).
     stack_limit: u64,
     stack_bytes: AtomicU64,
@@ -166,7 +173,8 @@ impl<'m> Search<'m> {
             transitions: AtomicU64::new(0),
             error_transitions: AtomicU64::new(0),
             max_states: options.max_states.unwrap_or(u64::MAX).min(u32::MAX as u64),
-            grow_at: (!last).then_some((capacity as f64 * FULL_AT) as u64),
+            full_at: (capacity as f64 * if last { LAST_FULL_AT } else { FULL_AT }) as u64,
+            last,
             stack_limit,
             stack_bytes: AtomicU64::new(0),
         }
@@ -183,6 +191,15 @@ impl<'m> Search<'m> {
 
     fn stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
+    }
+
+    /// The stop for a full table: a restart, or at the largest table an error.
+    fn table_full(&self) -> Stop {
+        if self.last {
+            Stop::Error(LtlError::TableFull(TableFull { capacity: self.store.capacity() }))
+        } else {
+            Stop::Grow
+        }
     }
 
     /// Runs the workers; `None` when the search must restart with a larger table.
@@ -296,7 +313,8 @@ impl<'s, 'm> Worker<'s, 'm> {
         use std::mem::size_of;
         let bytes = ((self.blue.capacity() + self.red.capacity()) * size_of::<Frame>()
             + (self.blue_succ.capacity() + self.red_succ.capacity() + self.pink_list.capacity()) * size_of::<Succ>()
-            + self.pink.capacity() * (size_of::<u32>() + 1)) as u64;
+            + (self.pink.capacity() * 8 / 7 + 1).next_power_of_two() * (size_of::<u32>() + 1))
+            as u64;
         let total = if bytes >= self.accounted {
             self.search.stack_bytes.fetch_add(bytes - self.accounted, Ordering::Relaxed) + (bytes - self.accounted)
         } else {
@@ -318,12 +336,24 @@ impl<'s, 'm> Worker<'s, 'm> {
     }
 
     fn run(mut self, root: u32, root_accepting: bool) {
-        let stop = match self.blue_search(root, root_accepting) {
-            Ok(None) => return,
-            Ok(Some(cycle)) => Stop::Cycle(cycle),
-            Err(stop) => stop,
-        };
-        self.search.halt(stop);
+        /// Stops the other workers if this one panics: they might wait for it forever.
+        struct StopOnPanic<'a>(&'a AtomicBool);
+        impl Drop for StopOnPanic<'_> {
+            fn drop(&mut self) {
+                if std::thread::panicking() {
+                    self.0.store(true, Ordering::Release);
+                }
+            }
+        }
+        let _guard = StopOnPanic(&self.search.stop);
+        let result = self.blue_search(root, root_accepting);
+        // A finished worker's stacks no longer count.
+        self.search.stack_bytes.fetch_sub(self.accounted, Ordering::Relaxed);
+        match result {
+            Ok(None) => {}
+            Ok(Some(cycle)) => self.search.halt(Stop::Cycle(cycle)),
+            Err(stop) => self.search.halt(stop),
+        }
     }
 
     /// Generates the successors of `v` into `out` (in this worker's order), inserting
@@ -354,15 +384,15 @@ impl<'s, 'm> Worker<'s, 'm> {
                 &mut self.batch,
                 &mut self.inserted,
             )
-            .map_err(|e| Stop::Error(LtlError::TableFull(e)))?;
+            .map_err(|_| search.table_full())?;
         let new = self.inserted.iter().filter(|&&(_, new)| new).count() as u64;
         if new > 0 && search.states.fetch_add(new, Ordering::Relaxed) + new > search.max_states {
             return Err(Stop::Error(LtlError::TooManyStates { limit: search.max_states }));
         }
         if created > 0 {
             let entries = search.entries.fetch_add(created, Ordering::Relaxed) + created;
-            if search.grow_at.is_some_and(|at| entries >= at) {
-                return Err(Stop::Grow);
+            if entries >= search.full_at {
+                return Err(search.table_full());
             }
         }
         let out = if red { &mut self.red_succ } else { &mut self.blue_succ };
@@ -430,6 +460,10 @@ impl<'s, 'm> Worker<'s, 'm> {
                 if let Some(cycle) = self.red_search(v)? {
                     return Ok(Some(cycle));
                 }
+                if self.search.stopped() {
+                    // The red search may have stopped halfway: its states are not red.
+                    return Ok(None);
+                }
                 if !self.await_red(v) {
                     return Ok(None);
                 }
@@ -447,7 +481,12 @@ impl<'s, 'm> Worker<'s, 'm> {
     /// The red search from `seed`, the top of the blue stack: a cycle, or `None` with
     /// the states it visited in `pink_list`.
     fn red_search(&mut self, seed: u32) -> Result<Option<Cycle>, Stop> {
-        self.pink.clear();
+        if self.pink.capacity() > 1 << 16 {
+            // Clearing costs the set's capacity: after a large red search, start afresh.
+            self.pink = FxHashSet::default();
+        } else {
+            self.pink.clear();
+        }
         self.pink_list.clear();
         self.pink.insert(seed);
         self.pink_list.push((seed, true));

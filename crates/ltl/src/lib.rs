@@ -169,7 +169,11 @@ pub enum LtlError {
     TooManyStates { limit: u64 },
     #[error("the product graph's store: {0}")]
     StoreFull(StateGraphError),
-    #[error("{0}: give the search more memory with --memory")]
+    #[error("{full}: {}", if .0.capacity >= 1 << 32 {
+        "the largest table the store's 32-bit ids allow, so the product is too large for this search"
+    } else {
+        "give the search more memory with --memory"
+    }, full = .0)]
     TableFull(warpcheck_explore::table::TableFull),
     #[error("the depth-first stacks need more than {limit} bytes: give the search more memory with --memory, or fewer threads (each has its own stacks)")]
     StacksFull { limit: u64 },
@@ -200,6 +204,9 @@ pub struct Outcome {
     /// [`check_product_graph`] on a prefix, also without one, which then decides
     /// nothing.
     pub partial: bool,
+    /// CNDFS: how often the search restarted with a larger table (`states` and
+    /// `transitions` count the last search, `seconds` all of them).
+    pub restarts: Option<u32>,
 }
 
 impl Outcome {
@@ -294,6 +301,7 @@ fn check_ndfs(model: &Model, options: &Options) -> Result<Outcome, LtlError> {
         graph_seconds: None,
         seconds: start.elapsed().as_secs_f64(),
         partial: false,
+        restarts: None,
     })
 }
 
@@ -310,6 +318,7 @@ fn check_cndfs(model: &Model, options: &Options) -> Result<Outcome, LtlError> {
         graph_seconds: None,
         seconds: start.elapsed().as_secs_f64(),
         partial: false,
+        restarts: Some(found.restarts),
     })
 }
 
@@ -426,5 +435,6 @@ pub fn check_product_graph(model: &Model, graph: &ProductGraph, algorithm: Algor
         graph_seconds: Some(graph.seconds),
         seconds: graph.seconds + start.elapsed().as_secs_f64(),
         partial: !graph.built.complete,
+        restarts: None,
     }
 }
