@@ -29,7 +29,7 @@ pub enum AlgorithmArg {
     /// Nested depth-first search on the fly (sequential; stops at the first cycle).
     Ndfs,
     /// Parallel nested depth-first search on the fly (CNDFS) on all threads (at most
-    /// 29); stops at the first cycle.
+    /// 28); stops at the first cycle.
     Cndfs,
     /// OWCTY on the explicit product graph (built on all threads), on all threads.
     Owcty,

@@ -396,7 +396,7 @@ fn ltl_default_is_cndfs_on_several_threads_and_ndfs_on_one() {
         assert!(text(&out.stdout).contains(&format!("algorithm:    {expected}\n")), "{}", text(&out.stdout));
     }
     let out = warpcheck(&["check", model, "--threads", "64", "--algorithm", "cndfs"]);
-    assert!(text(&out.stdout).contains("algorithm:    cndfs (29 thread(s))\n"), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("algorithm:    cndfs (28 thread(s))\n"), "{}", text(&out.stdout));
 }
 
 #[test]

@@ -9,7 +9,8 @@
 //!
 //! - bit `i < MAX_WORKERS`: the state is *cyan* for worker `i` (on its blue stack);
 //! - `EXPANDED`: some worker's blue search expanded the state (so its steps are counted
-//!   once, as nested DFS counts them);
+//!   once, as nested DFS counts them), and `ACCEPTING`: the state, so expanded, is
+//!   accepting (read when an edge closes a cycle on the blue stack);
 //! - `BLUE`: some worker's blue search has finished the state (all workers then skip
 //!   it in their blue searches);
 //! - `RED`: the state lies on no accepting cycle (all workers skip it in their red
@@ -55,7 +56,9 @@ use crate::ndfs::{cycle_closed_on_stack, Cycle};
 use crate::{LtlError, Options};
 
 /// Workers one search runs at most (one cyan bit each in the colour word).
-pub const MAX_WORKERS: usize = 29;
+pub const MAX_WORKERS: usize = 28;
+/// The state is accepting (set with `EXPANDED`).
+const ACCEPTING: u32 = 1 << 28;
 /// Some worker expanded the state in a blue search (its steps are counted).
 const EXPANDED: u32 = 1 << 29;
 const BLUE: u32 = 1 << 30;
@@ -208,11 +211,10 @@ impl<'m> Search<'m> {
         let (root, _, created) = self.store.insert_fresh(&initial).map_err(LtlError::TableFull)?;
         self.states.store(1, Ordering::Relaxed);
         self.entries.store(created, Ordering::Relaxed);
-        let root_accepting = self.model.is_accepting(&initial);
         std::thread::scope(|s| {
             for i in 0..workers {
                 let search = &self;
-                s.spawn(move || Worker::new(search, i).run(root, root_accepting));
+                s.spawn(move || Worker::new(search, i).run(root));
             }
         });
         let reason = self.stop_reason.lock().unwrap().take();
@@ -243,18 +245,22 @@ impl<'m> Search<'m> {
     }
 }
 
-/// A state on a stack: its successors are `buffer[start..end]`, the next to try is
-/// `next`.
+/// A state on a stack: its successors are `buffer[start..start + len]`, the next to
+/// try is `buffer[start + next]`. 24 bytes: the stacks can hold millions of frames.
 struct Frame {
-    v: u32,
-    accepting: bool,
     start: usize,
-    next: usize,
-    end: usize,
+    v: u32,
+    next: u32,
+    len: u32,
+    accepting: bool,
 }
 
-/// A successor: its id and whether it is accepting.
-type Succ = (u32, bool);
+impl Frame {
+    /// The buffer index of the next successor to try, if any is left.
+    fn next_index(&self) -> Option<usize> {
+        (self.next < self.len).then(|| self.start + self.next as usize)
+    }
+}
 
 struct Worker<'s, 'm> {
     search: &'s Search<'m>,
@@ -268,12 +274,13 @@ struct Worker<'s, 'm> {
     base_of: Vec<u32>,
     inserted: Vec<(u32, bool)>,
     blue: Vec<Frame>,
-    blue_succ: Vec<Succ>,
+    blue_succ: Vec<u32>,
     red: Vec<Frame>,
-    red_succ: Vec<Succ>,
-    /// The states of the current red search (the paper's `R`), as a set and in order.
+    red_succ: Vec<u32>,
+    /// The states of the current red search (the paper's `R`), as a set, and in order
+    /// with whether each is accepting.
     pink: FxHashSet<u32>,
-    pink_list: Vec<Succ>,
+    pink_list: Vec<(u32, bool)>,
     /// Steps of the search loops, and the stack bytes last added to the shared total.
     ticks: u32,
     accounted: u64,
@@ -312,7 +319,8 @@ impl<'s, 'm> Worker<'s, 'm> {
         }
         use std::mem::size_of;
         let bytes = ((self.blue.capacity() + self.red.capacity()) * size_of::<Frame>()
-            + (self.blue_succ.capacity() + self.red_succ.capacity() + self.pink_list.capacity()) * size_of::<Succ>()
+            + (self.blue_succ.capacity() + self.red_succ.capacity()) * size_of::<u32>()
+            + self.pink_list.capacity() * size_of::<(u32, bool)>()
             + (self.pink.capacity() * 8 / 7 + 1).next_power_of_two() * (size_of::<u32>() + 1))
             as u64;
         let total = if bytes >= self.accounted {
@@ -335,7 +343,7 @@ impl<'s, 'm> Worker<'s, 'm> {
         self.search.colours[v as usize].fetch_or(bits, Ordering::AcqRel)
     }
 
-    fn run(mut self, root: u32, root_accepting: bool) {
+    fn run(mut self, root: u32) {
         /// Stops the other workers if this one panics: they might wait for it forever.
         struct StopOnPanic<'a>(&'a AtomicBool);
         impl Drop for StopOnPanic<'_> {
@@ -346,7 +354,7 @@ impl<'s, 'm> Worker<'s, 'm> {
             }
         }
         let _guard = StopOnPanic(&self.search.stop);
-        let result = self.blue_search(root, root_accepting);
+        let result = self.blue_search(root);
         // A finished worker's stacks no longer count.
         self.search.stack_bytes.fetch_sub(self.accounted, Ordering::Relaxed);
         match result {
@@ -357,8 +365,9 @@ impl<'s, 'm> Worker<'s, 'm> {
     }
 
     /// Generates the successors of `v` into `out` (in this worker's order), inserting
-    /// them into the store; returns the steps and the erroneous ones.
-    fn expand(&mut self, v: u32, red: bool) -> Result<(u32, u32), Stop> {
+    /// them into the store; returns the steps, the erroneous ones and whether `v` is
+    /// accepting.
+    fn expand(&mut self, v: u32, red: bool) -> Result<(u32, u32, bool), Stop> {
         let search = self.search;
         search.store.load(v, &mut self.cursor);
         self.targets.clear();
@@ -397,9 +406,7 @@ impl<'s, 'm> Worker<'s, 'm> {
         }
         let out = if red { &mut self.red_succ } else { &mut self.blue_succ };
         let start = out.len();
-        for (state, &(id, _)) in self.targets.chunks(words).zip(&self.inserted) {
-            out.push((id, search.model.is_accepting(state)));
-        }
+        out.extend(self.inserted.iter().map(|&(id, _)| id));
         if self.random != 0 {
             // Fisher–Yates with xorshift64.
             let succ = &mut out[start..];
@@ -410,47 +417,52 @@ impl<'s, 'm> Worker<'s, 'm> {
                 succ.swap(i, (self.random % (i as u64 + 1)) as usize);
             }
         }
-        Ok((steps, errors))
+        Ok((steps, errors, search.model.is_accepting(&self.cursor.words)))
     }
 
-    fn push_blue(&mut self, v: u32, accepting: bool) -> Result<(), Stop> {
-        let first = self.paint(v, self.cyan | EXPANDED) & EXPANDED == 0;
+    fn push_blue(&mut self, v: u32) -> Result<(), Stop> {
         let start = self.blue_succ.len();
-        let (steps, errors) = self.expand(v, false)?;
-        if first {
+        let (steps, errors, accepting) = self.expand(v, false)?;
+        let bits = self.cyan | EXPANDED | if accepting { ACCEPTING } else { 0 };
+        if self.paint(v, bits) & EXPANDED == 0 {
             self.search.transitions.fetch_add(steps as u64, Ordering::Relaxed);
             self.search.error_transitions.fetch_add(errors as u64, Ordering::Relaxed);
         }
-        self.blue.push(Frame { v, accepting, start, next: start, end: self.blue_succ.len() });
+        let len = (self.blue_succ.len() - start) as u32;
+        self.blue.push(Frame { start, v, next: 0, len, accepting });
         Ok(())
     }
 
-    fn push_red(&mut self, v: u32, accepting: bool) -> Result<(), Stop> {
+    /// Pushes `v` on the red stack; whether it is accepting.
+    fn push_red(&mut self, v: u32) -> Result<bool, Stop> {
         let start = self.red_succ.len();
-        self.expand(v, true)?;
-        self.red.push(Frame { v, accepting, start, next: start, end: self.red_succ.len() });
-        Ok(())
+        let (_, _, accepting) = self.expand(v, true)?;
+        let len = (self.red_succ.len() - start) as u32;
+        self.red.push(Frame { start, v, next: 0, len, accepting });
+        Ok(accepting)
     }
 
     /// The blue search from the initial state; a cycle, or `None` when done.
-    fn blue_search(&mut self, root: u32, root_accepting: bool) -> Result<Option<Cycle>, Stop> {
-        self.push_blue(root, root_accepting)?;
+    fn blue_search(&mut self, root: u32) -> Result<Option<Cycle>, Stop> {
+        self.push_blue(root)?;
         while !self.blue.is_empty() {
             if self.checkpoint()? {
                 return Ok(None);
             }
             let top = self.blue.last_mut().expect("the loop holds a frame");
-            if top.next < top.end {
-                let (s, s_accepting) = (top.v, top.accepting);
-                let (t, t_accepting) = self.blue_succ[top.next];
+            if let Some(i) = top.next_index() {
                 top.next += 1;
+                let (s, s_accepting) = (top.v, top.accepting);
+                let t = self.blue_succ[i];
                 let colour = self.colour(t);
                 if colour & self.cyan != 0 {
+                    // t is on this worker's stack: it was expanded, its ACCEPTING bit set.
+                    let t_accepting = colour & ACCEPTING != 0;
                     if s_accepting || t_accepting {
                         return Ok(Some(self.blue_cycle(s, t, t_accepting)));
                     }
                 } else if colour & BLUE == 0 {
-                    self.push_blue(t, t_accepting)?;
+                    self.push_blue(t)?;
                 }
                 continue;
             }
@@ -490,7 +502,7 @@ impl<'s, 'm> Worker<'s, 'm> {
         self.pink_list.clear();
         self.pink.insert(seed);
         self.pink_list.push((seed, true));
-        self.push_red(seed, true)?;
+        self.push_red(seed)?;
         while !self.red.is_empty() {
             if self.checkpoint()? {
                 self.red.clear();
@@ -498,9 +510,9 @@ impl<'s, 'm> Worker<'s, 'm> {
                 return Ok(None);
             }
             let top = self.red.last_mut().expect("the loop holds a frame");
-            if top.next < top.end {
-                let (t, t_accepting) = self.red_succ[top.next];
+            if let Some(i) = top.next_index() {
                 top.next += 1;
+                let t = self.red_succ[i];
                 let colour = self.colour(t);
                 if colour & self.cyan != 0 {
                     // seed →(red path)→ t →(blue stack)→ seed.
@@ -513,8 +525,8 @@ impl<'s, 'm> Worker<'s, 'm> {
                     return Ok(Some(Cycle { stem, cycle }));
                 }
                 if colour & RED == 0 && self.pink.insert(t) {
-                    self.pink_list.push((t, t_accepting));
-                    self.push_red(t, t_accepting)?;
+                    let accepting = self.push_red(t)?;
+                    self.pink_list.push((t, accepting));
                 }
             } else {
                 let frame = self.red.pop().expect("the loop holds a frame");
