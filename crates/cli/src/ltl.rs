@@ -323,7 +323,10 @@ fn print(model: &Model, engine: &Engine, o: &Outcome, from_formula: bool) {
         _ => {}
     }
     if let Some(restarts @ 1..) = o.restarts {
-        println!("restarts:     {restarts} (the store filled up; the last search, with a table 8x larger each time, is counted)");
+        println!(
+            "restarts:     {restarts} (the store filled up; the last search, with a table {}x larger each time, is counted)",
+            warpcheck_ltl::cndfs::GROWTH
+        );
     }
     let graph = o.graph_seconds.map_or(String::new(), |g| format!(" (state graph {g:.3} s)"));
     println!("time:         {:.3} s{graph}, {:.0} states/s", o.seconds, o.states as f64 / o.seconds.max(1e-9));

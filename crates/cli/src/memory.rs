@@ -37,8 +37,7 @@ pub fn peak_resident() -> Option<u64> {
 /// (`traces`) fit in `budget` bytes.
 pub fn table_log2(budget: u64, traces: bool) -> u32 {
     let per_entry = 8.0 + 1.0 / 8.0 + if traces { 4.0 } else { 0.0 };
-    let entries = (budget as f64 / per_entry).max(16.0);
-    (entries.log2().floor() as u32).clamp(4, 32)
+    warpcheck_explore::table::log2_capacity_within(budget, per_entry)
 }
 
 #[cfg(test)]

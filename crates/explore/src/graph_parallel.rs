@@ -71,8 +71,7 @@ impl GraphOptions {
 
     /// The largest `max_log2_table` whose table and maps fit in `budget` bytes.
     pub fn max_log2_for(budget: u64) -> u32 {
-        let entries = (budget as f64 / Self::BYTES_PER_ENTRY).max(16.0);
-        (entries.log2().floor() as u32).clamp(4, 32)
+        crate::table::log2_capacity_within(budget, Self::BYTES_PER_ENTRY)
     }
 }
 

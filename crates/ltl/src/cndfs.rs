@@ -47,7 +47,7 @@ use std::sync::Mutex;
 
 use rustc_hash::FxHashSet;
 use warpcheck_explore::memory::available;
-use warpcheck_explore::table::TableFull;
+use warpcheck_explore::table::{log2_capacity_within, TableFull};
 use warpcheck_explore::tree::{BatchScratch, TreeCursor, TreeStore};
 use warpcheck_explore::zeroed::ZeroedSlice;
 use warpcheck_model::{Generator, Model};
@@ -109,7 +109,7 @@ pub fn cndfs(model: &Model, options: &Options, workers: usize) -> Result<Found, 
 fn cndfs_from(model: &Model, options: &Options, workers: usize, first_log2: u32) -> Result<Found, LtlError> {
     let workers = workers.clamp(1, MAX_WORKERS);
     let budget = options.memory.or_else(|| available().map(|a| a / 4 * 3)).unwrap_or(4 << 30);
-    let max_log2 = ((budget as f64 / 2.0 / BYTES_PER_ENTRY).max(16.0).log2().floor() as u32).clamp(4, 32);
+    let max_log2 = log2_capacity_within(budget / 2, BYTES_PER_ENTRY);
     // A budget named by the caller is the table's from the start, as for the product
     // graph's store.
     let mut log2 = if options.memory.is_some() { max_log2 } else { first_log2.min(max_log2) };
