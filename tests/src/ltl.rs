@@ -13,6 +13,7 @@ use warpcheck_model::{Generator, Model};
 
 use crate::beem_xml::{ltl_formulas, LtlFormula};
 use crate::{load_file, references};
+use warpcheck_dve::DveModel;
 
 /// The proposition names `formula` uses (BEEM's formulas name `model.xml`'s `<ap>`s).
 fn names(formula: &str) -> Vec<String> {
@@ -59,6 +60,26 @@ pub fn formula_instance(beem: &Path, f: &LtlFormula) -> Result<FormulaModel, Str
         .collect();
     formula_model(&instance.model, &f.formula, &definitions, |e| instance.expression(e))
         .map_err(|e| format!("{}: `{}`: {e}", f.property_file(), f.formula))
+}
+
+/// The formula of `f` on its plain instance through the generic path: propositions
+/// added to the instance as labels, the automaton of the negated formula wrapped
+/// around it by [`warpcheck_model::Product`]. Returns the instance (with its labels)
+/// and the automaton; check `Product::new(&instance.model, automaton)`.
+pub fn formula_labels(beem: &Path, f: &LtlFormula) -> Result<(DveModel, warpcheck_model::Automaton), String> {
+    let mut instance = load_file(&beem.join(f.instance.split('.').next().unwrap()).join(format!("{}.dve", f.instance)));
+    let definitions: Vec<Definition> = f
+        .propositions
+        .iter()
+        .map(|(name, expression)| Definition {
+            name: name.clone(),
+            expression: expression.clone(),
+            origin: "model.xml".into(),
+        })
+        .collect();
+    let translated = warpcheck_ltl::formula_automaton(&f.formula, &definitions, |e| instance.add_predicate(e))
+        .map_err(|e| format!("{}: `{}`: {e}", f.property_file(), f.formula))?;
+    Ok((instance, translated.automaton))
 }
 
 /// One row of `ltl-reference.csv`.

@@ -14,6 +14,10 @@
 //! formula counts as undecided):
 //! `cargo test --release -p warpcheck-conformance --test beem_ltl_formulas -- --ignored --nocapture`
 //!
+//! Each formula is also checked through the generic path (its propositions as labels
+//! of the instance, the automaton wrapped around it by `warpcheck_model::Product`):
+//! with nested DFS, the same verdict, product states and transitions.
+//!
 //! The checks run nested DFS; the bounded ones (the last two tests) run CNDFS instead
 //! with `WARPCHECK_LTL_ALGORITHM=cndfs`, on `WARPCHECK_LTL_THREADS` workers (default 2).
 
@@ -25,6 +29,7 @@ use warpcheck_conformance::ltl::*;
 use warpcheck_conformance::*;
 use warpcheck_ltl::formula::parse;
 use warpcheck_ltl::{check, Algorithm, LtlError, Options};
+use warpcheck_model::Product;
 
 fn word(holds: bool) -> &'static str {
     if holds {
@@ -69,6 +74,25 @@ fn compare(
     };
     if let Some(lasso) = &ours.lasso {
         validate_lasso(&ready.model, lasso).map_err(|e| format!("{file} (formula): bad lasso: {e}"))?;
+    }
+    // The same formula through the generic Büchi product wrapper: the same product.
+    let (instance, automaton) = formula_labels(beem, f)?;
+    let product = Product::new(&instance.model, automaton);
+    let wrapped = match pool.install(|| warpcheck_ltl::check(&product, &options)) {
+        Err(e) if undecided(&e) => return Ok(false),
+        result => result.map_err(|e| format!("{file} (product wrapper): {e}"))?,
+    };
+    let counts = |o: &warpcheck_ltl::Outcome| (o.holds(), o.states, o.transitions, o.error_transitions);
+    if algorithm == Algorithm::Ndfs && counts(&wrapped) != counts(&ours) {
+        return Err(format!(
+            "{file} `{}`: (holds, states, transitions, errors) {:?} through the product wrapper, {:?} through the property process",
+            f.formula,
+            counts(&wrapped),
+            counts(&ours)
+        ));
+    }
+    if wrapped.holds() != ours.holds() {
+        return Err(format!("{file} `{}`: the product wrapper disagrees on the verdict", f.formula));
     }
     let property_model = load_file(&property_path(beem, &file)).model;
     let theirs = match check(&property_model) {

@@ -16,9 +16,9 @@ fn goals_up_to(max_states: u64) -> Vec<ReachGoal> {
 fn check(goal: &ReachGoal) -> Result<Option<bool>, String> {
     let beem = beem_dir();
     let model_name = goal.instance.rsplit_once('.').unwrap().0;
-    let dve = load_file(&beem.join(model_name).join(format!("{}.dve", goal.instance)));
-    let expr = dve.expression(&goal.invariant).map_err(|d| d.render("invariant", &goal.invariant))?;
-    let checks = Checks { invariants: vec![Invariant { text: goal.invariant.clone(), expr }], ..Checks::default() };
+    let mut dve = load_file(&beem.join(model_name).join(format!("{}.dve", goal.instance)));
+    let label = dve.add_predicate(&goal.invariant).map_err(|d| d.render("invariant", &goal.invariant))?;
+    let checks = Checks { invariants: vec![Invariant { text: goal.invariant.clone(), label }], ..Checks::default() };
     // Evaluation errors are violations too; explore on past them to find the goal.
     let options = Options { threads: 2, checks, stop_at_first: false, traces: true, ..Options::default() };
     let report = explore_parallel(&dve.model, &options).map_err(|e| e.to_string())?;

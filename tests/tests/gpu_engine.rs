@@ -115,9 +115,9 @@ fn gpu_engine_reproduces_the_invariant_verdicts_of_the_cpu_engine() {
 /// same violations, counts and counterexample lengths, and BEEM's answer.
 fn check_goal(beem: &Path, goal: &ReachGoal, threads: usize, memory: Option<u64>) -> Result<(), String> {
     let model_name = goal.instance.rsplit_once('.').unwrap().0;
-    let dve = load_file(&beem.join(model_name).join(format!("{}.dve", goal.instance)));
-    let expr = dve.expression(&goal.invariant).expect("BEEM goal compiles");
-    let checks = Checks { invariants: vec![Invariant { text: goal.invariant.clone(), expr }], ..Checks::default() };
+    let mut dve = load_file(&beem.join(model_name).join(format!("{}.dve", goal.instance)));
+    let label = dve.add_predicate(&goal.invariant).expect("BEEM goal compiles");
+    let checks = Checks { invariants: vec![Invariant { text: goal.invariant.clone(), label }], ..Checks::default() };
     let cpu = explore_parallel(
         &dve.model,
         &Options { threads, checks: checks.clone(), stop_at_first: false, max_log2_table: 31, ..Options::default() },

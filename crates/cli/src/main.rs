@@ -324,7 +324,7 @@ fn check(
     search: ltl::SearchArgs,
     formula: ltl::FormulaArgs,
 ) -> Result<ExitCode, ExitCode> {
-    let dve = load(&args)?;
+    let mut dve = load(&args)?;
     let none_named = !deadlock && !assertions && invariants.is_empty();
     if formula.given() {
         return ltl::run_formula(&args, &dve, &formula, !none_named || all, &search);
@@ -339,8 +339,8 @@ fn check(
     let mut checks =
         Checks { deadlock: deadlock || none_named, assertions: assertions || none_named, invariants: vec![] };
     for text in invariants {
-        match dve.expression(&text) {
-            Ok(expr) => checks.invariants.push(Invariant { text, expr }),
+        match dve.add_predicate(&text) {
+            Ok(label) => checks.invariants.push(Invariant { text, label }),
             Err(d) => {
                 eprint!("{}", d.render("--invariant", &text));
                 return Err(ExitCode::from(exit::BAD_INPUT));

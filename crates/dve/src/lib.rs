@@ -46,4 +46,11 @@ impl DveModel {
         let e = parser::parse_expression(source)?;
         self.names.lower_expr(None, &e)
     }
+
+    /// Compiles a DVE expression over the global scope (as [`DveModel::expression`])
+    /// and adds it to the model as a state label (a predicate); returns its label id.
+    pub fn add_predicate(&mut self, source: &str) -> Result<warpcheck_model::LabelId, Diagnostic> {
+        let expr = self.expression(source)?;
+        Ok(self.model.add_predicate(source, expr))
+    }
 }

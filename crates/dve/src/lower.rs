@@ -136,6 +136,7 @@ pub fn lower(module: &Module, source: &str) -> Result<(Model, Names), Diagnostic
         assertions,
         temps: l.temps,
         overflow: warpcheck_model::Overflow::Error,
+        predicates: vec![],
     };
     Ok((model, l.names))
 }

@@ -8,7 +8,8 @@
 //! This is the simple reference engine over the model interface; the parallel engine
 //! must agree with it.
 
-use warpcheck_model::{EvalError, Generator, Model};
+use warpcheck_model::interface::{Model, Successors};
+use warpcheck_model::EvalError;
 
 use crate::store::{StateId, StateStore};
 
@@ -47,10 +48,11 @@ pub struct BfsOptions {
 }
 
 /// Explores the state space of `model` breadth first from its initial state.
-pub fn explore(model: &Model, options: &BfsOptions) -> Stats {
+pub fn explore<M: Model>(model: &M, options: &BfsOptions) -> Stats {
     let mut store = StateStore::new(model.state_words());
-    let mut generator = Generator::new(model);
+    let mut generator = model.successors();
     let mut stats = Stats::default();
+    let assertions = model.assertion_labels();
     store.insert(&model.initial_state());
     let mut next: StateId = 0;
     let mut level_end: StateId = 1;
@@ -79,7 +81,7 @@ pub fn explore(model: &Model, options: &BfsOptions) -> Stats {
         });
         stats.deadlocks += deadlock as u64;
         stats.accepting += model.is_accepting(&current) as u64;
-        stats.assertion_violations += model.violated_assertion(&current).is_some() as u64;
+        stats.assertion_violations += model.violated_assertion(&current, &assertions).is_some() as u64;
         next += 1;
     }
     stats.levels += 1;

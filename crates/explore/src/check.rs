@@ -1,16 +1,17 @@
 //! What an exploration checks, and the violations it finds.
 
-use warpcheck_model::ir::Expr;
-use warpcheck_model::{EvalError, Model};
+use warpcheck_model::interface::{LabelId, Model};
+use warpcheck_model::EvalError;
 
 use crate::trace::Trace;
 
-/// A state invariant given by the user: it must hold in every reachable state.
+/// A state invariant given by the user: a label of the model (added by its front end)
+/// that must hold in every reachable state.
 #[derive(Clone, Debug)]
 pub struct Invariant {
     /// The expression as written, for messages.
     pub text: String,
-    pub expr: Expr,
+    pub label: LabelId,
 }
 
 /// The properties checked during exploration. Evaluation errors are always checked.
@@ -18,7 +19,8 @@ pub struct Invariant {
 pub struct Checks {
     /// A reachable state without successors is a violation.
     pub deadlock: bool,
-    /// A reachable state violating a DVE `assert` is a violation.
+    /// A reachable state violating one of the model's assertion labels (DVE `assert`)
+    /// is a violation.
     pub assertions: bool,
     /// Each must hold in every reachable state.
     pub invariants: Vec<Invariant>,
@@ -29,7 +31,7 @@ pub struct Checks {
 pub enum ViolationKind {
     /// The state has no successor.
     Deadlock,
-    /// The model's assertion number `assertion` fails (or raises `error`).
+    /// The model's assertion label `assertion` fails (or raises `error`).
     Assertion { assertion: usize, error: Option<EvalError> },
     /// The user's invariant number `invariant` is false (or raises `error`).
     Invariant { invariant: usize, error: Option<EvalError> },
@@ -50,7 +52,7 @@ impl ViolationKind {
     }
 
     /// A sentence describing the violation.
-    pub fn describe(&self, model: &Model, checks: &Checks) -> String {
+    pub fn describe<M: Model>(&self, model: &M, checks: &Checks) -> String {
         let error = |e: &Option<EvalError>| match e {
             Some(e) => format!(" (evaluating it raised: {})", model.describe_error(e)),
             None => String::new(),
@@ -58,15 +60,8 @@ impl ViolationKind {
         match self {
             ViolationKind::Deadlock => "deadlock: a reachable state has no successor".to_string(),
             ViolationKind::Assertion { assertion, error: e } => {
-                let a = &model.assertions[*assertion];
-                let p = &model.processes[a.process as usize];
-                format!(
-                    "assertion violated: `{}` in process {} state {}{}",
-                    a.text,
-                    p.name,
-                    p.states[a.state as usize],
-                    error(e)
-                )
+                let name = model.labels().into_iter().nth(*assertion).map_or_else(|| "?".into(), |l| l.name);
+                format!("assertion violated: {name}{}", error(e))
             }
             ViolationKind::Invariant { invariant, error: e } => {
                 format!("invariant violated: `{}`{}", checks.invariants[*invariant].text, error(e))

@@ -13,7 +13,7 @@
 //! state are patched once its id is known.
 
 use warpcheck_graph::{Csr, Graph, MAX_VERTICES};
-use warpcheck_model::{Generator, Model};
+use warpcheck_model::interface::{Model, Successors};
 
 use crate::store::{StateId, StateStore};
 
@@ -39,7 +39,7 @@ const ERROR_TARGET: u32 = u32::MAX;
 
 /// Explores `model` completely and returns its state graph; `max_states` (at most
 /// `u32::MAX - 1`, the limit of vertex ids) bounds the number of states.
-pub fn state_graph(model: &Model, max_states: Option<u64>) -> Result<StateGraph, StateGraphError> {
+pub fn state_graph<M: Model>(model: &M, max_states: Option<u64>) -> Result<StateGraph, StateGraphError> {
     state_graph_with_states(model, max_states).map(|(graph, _)| graph)
 }
 
@@ -47,12 +47,12 @@ pub fn state_graph(model: &Model, max_states: Option<u64>) -> Result<StateGraph,
 /// (`model.state_words()` words each; the error state, the last vertex if any, has
 /// none): for what is computed from states, such as the weights of `cycle-mean`.
 pub fn state_graph_with_states(
-    model: &Model,
+    model: &impl Model,
     max_states: Option<u64>,
 ) -> Result<(StateGraph, Vec<u32>), StateGraphError> {
     let limit = max_states.unwrap_or(MAX_VERTICES - 1).min(MAX_VERTICES - 1);
     let mut store = StateStore::new(model.state_words());
-    let mut generator = Generator::new(model);
+    let mut generator = model.successors();
     store.insert(&model.initial_state());
     let mut offsets = vec![0u64];
     let mut targets: Vec<u32> = Vec::new();

@@ -35,7 +35,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Barrier, Mutex};
 
 use warpcheck_graph::{Csr, Graph, MAX_VERTICES};
-use warpcheck_model::{Generator, Model};
+use warpcheck_model::interface::{Model, Successors};
 
 use crate::graph::{StateGraph, StateGraphError};
 use crate::table::TableFull;
@@ -114,21 +114,21 @@ impl ParallelStateGraph {
 
 /// Builds the state graph of `model` on `options.threads` threads (or, with
 /// `options.prefix`, a breadth-first prefix of it).
-pub fn state_graph_parallel(model: &Model, options: &GraphOptions) -> Result<ParallelStateGraph, StateGraphError> {
+pub fn state_graph_parallel<M: Model>(model: &M, options: &GraphOptions) -> Result<ParallelStateGraph, StateGraphError> {
     PrefixBuilder::new(model, options).build(options.prefix)
 }
 
 /// One build extended prefix by prefix ([`GraphOptions::prefix`] is ignored; each
 /// call names its own).
-pub struct PrefixBuilder<'m> {
-    model: &'m Model,
+pub struct PrefixBuilder<'m, M: Model> {
+    model: &'m M,
     options: GraphOptions,
     log2: u32,
-    build: Option<Build<'m>>,
+    build: Option<Build<'m, M>>,
 }
 
-impl<'m> PrefixBuilder<'m> {
-    pub fn new(model: &'m Model, options: &GraphOptions) -> PrefixBuilder<'m> {
+impl<'m, M: Model> PrefixBuilder<'m, M> {
+    pub fn new(model: &'m M, options: &GraphOptions) -> PrefixBuilder<'m, M> {
         let max_log2 = options.max_log2_table.clamp(4, 32);
         let log2 = options.log2_table.clamp(4, max_log2);
         PrefixBuilder { model, options: GraphOptions { max_log2_table: max_log2, ..*options }, log2, build: None }
@@ -181,8 +181,8 @@ struct LevelOut {
 }
 
 /// The buffers of one worker.
-struct Worker<'m> {
-    generator: Generator<'m>,
+struct Worker<'m, M: Model + 'm> {
+    generator: M::Successors<'m>,
     cursors: Vec<TreeCursor>,
     successors: Vec<u32>,
     base_of: Vec<u32>,
@@ -201,8 +201,8 @@ const BATCH: usize = 8;
 const GROW_AT_EIGHTHS: u64 = 6;
 const FULL_AT_EIGHTHS: u64 = 7;
 
-struct Build<'m> {
-    model: &'m Model,
+struct Build<'m, M: Model> {
+    model: &'m M,
     /// The store, with the vertex → store id map; and the store id → vertex map.
     stored: Arc<Stored>,
     vertex_of: ZeroedSlice<AtomicU32>,
@@ -235,9 +235,9 @@ struct CsrParts {
     errors: u64,
 }
 
-impl<'m> Build<'m> {
+impl<'m, M: Model> Build<'m, M> {
     /// A build holding the initial state as vertex 0, nothing expanded.
-    fn new(model: &'m Model, options: &GraphOptions, log2: u32, may_grow: bool) -> Result<Build<'m>, Stop> {
+    fn new(model: &'m M, options: &GraphOptions, log2: u32, may_grow: bool) -> Result<Build<'m, M>, Stop> {
         let store = TreeStore::new(model.state_words(), log2);
         let capacity = store.capacity() as usize;
         let entry_limit = store.capacity() / 8 * if may_grow { GROW_AT_EIGHTHS } else { FULL_AT_EIGHTHS };
@@ -247,7 +247,7 @@ impl<'m> Build<'m> {
             model,
             stored: Arc::new(Stored { store, roots: ZeroedSlice::new(capacity) }),
             vertex_of: ZeroedSlice::new(capacity),
-            accepting: ZeroedSlice::new(if model.property.is_some() { capacity.div_ceil(64) } else { 0 }),
+            accepting: ZeroedSlice::new(if model.property().is_some() { capacity.div_ceil(64) } else { 0 }),
             next_id: AtomicU64::new(1),
             level: Mutex::new((0, 0)),
             cursor: AtomicU64::new(0),
@@ -321,7 +321,7 @@ impl<'m> Build<'m> {
     /// the barrier's leader also starts each level and appends the chunks to the CSR.
     fn work(&self, worker: usize, barrier: &Barrier) {
         let mut w = Worker {
-            generator: Generator::new(self.model),
+            generator: self.model.successors(),
             cursors: (0..BATCH).map(|_| self.store().cursor()).collect(),
             successors: Vec::new(),
             base_of: Vec::new(),
@@ -377,7 +377,7 @@ impl<'m> Build<'m> {
     }
 
     /// Expands vertices `first..last` into `out`, a batch at a time.
-    fn expand_chunk(&self, first: u32, last: u32, w: &mut Worker<'_>, out: &mut LevelOut) {
+    fn expand_chunk(&self, first: u32, last: u32, w: &mut Worker<'_, M>, out: &mut LevelOut) {
         out.chunks.push((first, last - first, out.degrees.len(), out.targets.len()));
         let mut ids = [0u32; BATCH];
         for start in (first..last).step_by(BATCH) {
@@ -394,7 +394,7 @@ impl<'m> Build<'m> {
 
     /// Expands the vertices `start..` with store ids `roots`: records acceptance and
     /// degrees, inserts all their successors together and gives the new ones ids.
-    fn expand_batch(&self, start: u32, roots: &[u32], w: &mut Worker<'_>, out: &mut LevelOut) -> Result<(), TableFull> {
+    fn expand_batch(&self, start: u32, roots: &[u32], w: &mut Worker<'_, M>, out: &mut LevelOut) -> Result<(), TableFull> {
         self.store().load_batch(roots, &mut w.cursors);
         w.successors.clear();
         w.base_of.clear();

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering}
 use std::sync::{Barrier, Mutex, RwLock};
 use std::time::Instant;
 
-use warpcheck_model::{Generator, Model};
+use warpcheck_model::interface::{LabelId, Model, Successors};
 
 use crate::check::{Checks, Violation, ViolationKind};
 use crate::table::TableFull;
@@ -164,8 +164,8 @@ impl Counts {
 const BATCH: usize = 8;
 
 /// The buffers of one worker thread.
-struct Worker<'m> {
-    generator: Generator<'m>,
+struct Worker<'m, M: Model + 'm> {
+    generator: M::Successors<'m>,
     /// The states being expanded, with their trees.
     cursors: Vec<TreeCursor>,
     /// Their successor states, back to back, and which of them each came from.
@@ -182,8 +182,10 @@ struct Worker<'m> {
 /// First occurrence (state id) and count of each violated property.
 type Found = HashMap<(u8, usize), (ViolationKind, u32, u64)>;
 
-struct Shared<'m> {
-    model: &'m Model,
+struct Shared<'m, M: Model> {
+    model: &'m M,
+    /// The model's assertion labels, checked with `Checks::assertions`.
+    assertions: Vec<LabelId>,
     options: &'m Options<'m>,
     store: TreeStore,
     /// Parent id + 1 of each state (0: none), indexed by state id; empty without traces.
@@ -212,7 +214,7 @@ struct Shared<'m> {
 }
 
 /// Explores the state space of `model` breadth first on `options.threads` threads.
-pub fn explore_parallel(model: &Model, options: &Options<'_>) -> Result<Report, ExploreError> {
+pub fn explore_parallel<M: Model>(model: &M, options: &Options<'_>) -> Result<Report, ExploreError> {
     let start = Instant::now();
     let mut log2 = options.log2_table.min(options.max_log2_table);
     loop {
@@ -225,7 +227,7 @@ pub fn explore_parallel(model: &Model, options: &Options<'_>) -> Result<Report, 
 }
 
 /// Explores with a table of `2^log2` entries.
-fn attempt(model: &Model, options: &Options<'_>, log2: u32, start: Instant) -> Attempt {
+fn attempt<M: Model>(model: &M, options: &Options<'_>, log2: u32, start: Instant) -> Attempt {
     let store = TreeStore::new(model.state_words(), log2);
     let may_grow = log2 < options.max_log2_table;
     let limit = store.capacity() / 8 * if may_grow { GROW_AT_EIGHTHS } else { FULL_AT_EIGHTHS };
@@ -236,6 +238,7 @@ fn attempt(model: &Model, options: &Options<'_>, log2: u32, start: Instant) -> A
     };
     let shared = Shared {
         model,
+        assertions: model.assertion_labels(),
         options,
         store,
         parents,
@@ -278,7 +281,7 @@ fn attempt(model: &Model, options: &Options<'_>, log2: u32, start: Instant) -> A
     Attempt::Done(shared.report())
 }
 
-impl Shared<'_> {
+impl<M: Model> Shared<'_, M> {
     /// One worker: a level at a time, claim chunks of the frontier and expand them.
     fn work(&self, worker: usize, barrier: &Barrier) {
         let mut w = self.worker();
@@ -332,9 +335,9 @@ impl Shared<'_> {
         }
     }
 
-    fn worker(&self) -> Worker<'_> {
+    fn worker(&self) -> Worker<'_, M> {
         Worker {
-            generator: Generator::new(self.model),
+            generator: self.model.successors(),
             cursors: (0..BATCH).map(|_| self.store.cursor()).collect(),
             successors: Vec::new(),
             base_of: Vec::new(),
@@ -390,7 +393,7 @@ impl Shared<'_> {
 
     /// Expands the states `ids`: checks each, generates their successors and stores
     /// the new ones (all successors of the batch are inserted together).
-    fn expand(&self, ids: &[u32], w: &mut Worker<'_>) -> Result<(), TableFull> {
+    fn expand(&self, ids: &[u32], w: &mut Worker<'_, M>) -> Result<(), TableFull> {
         let model = self.model;
         let checks = &self.options.checks;
         self.store.load_batch(ids, &mut w.cursors);
@@ -403,16 +406,15 @@ impl Shared<'_> {
                 found.entry(kind.category()).and_modify(|e| e.2 += 1).or_insert((kind, id, 1));
             };
             for (i, inv) in checks.invariants.iter().enumerate() {
-                let ev = model.evaluator(&mut []);
-                match ev.holds(&inv.expr, state) {
+                match model.label(state, inv.label) {
                     Ok(true) => {}
                     Ok(false) => violation(ViolationKind::Invariant { invariant: i, error: None }),
                     Err(e) => violation(ViolationKind::Invariant { invariant: i, error: Some(e) }),
                 }
             }
             if checks.assertions {
-                if let Some(f) = model.violated_assertion(state) {
-                    violation(ViolationKind::Assertion { assertion: f.assertion, error: f.error });
+                if let Some((assertion, error)) = model.violated_assertion(state, &self.assertions) {
+                    violation(ViolationKind::Assertion { assertion, error });
                 }
             }
             let counts = &mut w.counts;

@@ -2,7 +2,8 @@
 //! named (process, transition, channel) with the variables it changed; and lassos, the
 //! counterexamples of LTL properties (a stem from the initial state, then a cycle).
 
-use warpcheck_model::{EvalError, Generator, Model};
+use warpcheck_model::interface::{Model, Successors};
+use warpcheck_model::EvalError;
 
 /// One step of a trace.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,8 +38,8 @@ impl Trace {
     /// Builds the trace through `states` (initial first), naming each step by finding
     /// it among the successors of its source; with `error`, appends the step of the
     /// last state that raises it.
-    pub fn build(model: &Model, states: &[Vec<u32>], error: Option<EvalError>) -> Trace {
-        let mut generator = Generator::new(model);
+    pub fn build<M: Model>(model: &M, states: &[Vec<u32>], error: Option<EvalError>) -> Trace {
+        let mut generator = model.successors();
         let mut steps = Vec::new();
         for pair in states.windows(2) {
             let (from, to) = (&pair[0], &pair[1]);
@@ -96,7 +97,7 @@ impl Lasso {
 
     /// Builds the lasso through `stem` (initial state first, the cycle's first state
     /// last) and `cycle` (that state first and last), naming each step.
-    pub fn build(model: &Model, stem: &[Vec<u32>], cycle: &[Vec<u32>]) -> Lasso {
+    pub fn build<M: Model>(model: &M, stem: &[Vec<u32>], cycle: &[Vec<u32>]) -> Lasso {
         debug_assert_eq!(stem.last(), cycle.first());
         debug_assert_eq!(cycle.first(), cycle.last());
         Lasso { stem: Trace::build(model, stem, None), cycle: Trace::build(model, cycle, None).steps }

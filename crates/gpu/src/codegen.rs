@@ -34,6 +34,8 @@ pub enum Unsupported {
     PropertyEdges(usize),
     #[error("the {0} algorithm does not run on the GPU; use the CPU")]
     Algorithm(&'static str),
+    #[error("invariant `{0}` is not an expression of the model; the GPU engine cannot generate it")]
+    Invariant(String),
 }
 
 /// Generated C source for one model.

@@ -21,7 +21,7 @@ use warpcheck_explore::{Checks, Progress, Report, Trace, Violation, ViolationKin
 use warpcheck_model::ir::Expr;
 use warpcheck_model::{EvalError, Generator, Model};
 
-use crate::codegen::{self, Generated};
+use crate::codegen::{self, Generated, Unsupported};
 use crate::nvrtc;
 
 /// Target load of the hash table: it has `1/LOAD` entries per state the store holds.
@@ -316,7 +316,12 @@ pub(crate) fn explore(
     if options.device >= count as usize {
         return Err(GpuError::NoDevice(format!("device {} requested, {count} present", options.device)));
     }
-    let invariants: Vec<_> = options.checks.invariants.iter().map(|i| i.expr.clone()).collect();
+    let invariants = options
+        .checks
+        .invariants
+        .iter()
+        .map(|i| model.predicate(i.label).map(|p| p.expr.clone()).ok_or_else(|| Unsupported::Invariant(i.text.clone())))
+        .collect::<Result<Vec<_>, _>>()?;
     let generated = codegen::generate(model, &invariants)?;
     let ctx = CudaContext::new(options.device).map_err(cuda)?;
     // One stream, synchronised by hand: no per-buffer event bookkeeping.
@@ -702,8 +707,8 @@ impl Run<'_> {
                 }
                 c => {
                     let invariant = c - 2 - assertions;
-                    let expr = &self.options.checks.invariants[invariant].expr;
-                    let error = model.evaluator(&mut []).holds(expr, state).err();
+                    let label = self.options.checks.invariants[invariant].label;
+                    let error = warpcheck_model::interface::Model::label(model, state, label).err();
                     ViolationKind::Invariant { invariant, error }
                 }
             };

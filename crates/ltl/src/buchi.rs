@@ -138,6 +138,24 @@ impl Buchi {
         self.accepting.len()
     }
 
+    /// This automaton over the labels of a model, for [`warpcheck_model::Product`]:
+    /// proposition `i` is label `labels[i]`. Literals keep proposition order, so
+    /// guards evaluate as the property process of [`crate::property`] does.
+    pub fn over_labels(&self, name: &str, labels: &[warpcheck_model::LabelId]) -> warpcheck_model::Automaton {
+        let cube = |c: &Cube| -> Vec<(warpcheck_model::LabelId, bool)> {
+            (0..64u32)
+                .filter(|ap| (c.pos | c.neg) & (1u64 << ap) != 0)
+                .map(|ap| (labels[ap as usize], c.pos & (1u64 << ap) != 0))
+                .collect()
+        };
+        let edges = self
+            .edges
+            .iter()
+            .map(|e| warpcheck_model::AutomatonEdge { from: e.from, to: e.to, guard: e.label.0.iter().map(cube).collect() })
+            .collect();
+        warpcheck_model::Automaton { name: name.to_string(), accepting: self.accepting.clone(), edges }
+    }
+
     /// Whether the automaton accepts the lasso word `stem cycle^ω` (letters as bit
     /// sets): whether the product of the lasso with the automaton has an accepting
     /// cycle (found by nested DFS).

@@ -50,7 +50,7 @@ use warpcheck_explore::memory::available;
 use warpcheck_explore::table::{log2_capacity_within, TableFull};
 use warpcheck_explore::tree::{BatchScratch, TreeCursor, TreeStore};
 use warpcheck_explore::zeroed::ZeroedSlice;
-use warpcheck_model::{Generator, Model};
+use warpcheck_model::interface::{Model, Successors};
 
 use crate::ndfs::{cycle_closed_on_stack, Cycle};
 use crate::{LtlError, Options};
@@ -101,12 +101,12 @@ pub struct Found {
 /// Runs CNDFS on `model` (with its property process) with `workers` workers (at most
 /// [`MAX_WORKERS`]); `options.memory` bounds the store and the stacks (see the module
 /// documentation) and `options.max_states` the states.
-pub fn cndfs(model: &Model, options: &Options, workers: usize) -> Result<Found, LtlError> {
+pub fn cndfs<M: Model>(model: &M, options: &Options, workers: usize) -> Result<Found, LtlError> {
     cndfs_from(model, options, workers, FIRST_LOG2_TABLE)
 }
 
 /// [`cndfs`] with a first table of `2^first_log2` entries.
-fn cndfs_from(model: &Model, options: &Options, workers: usize, first_log2: u32) -> Result<Found, LtlError> {
+fn cndfs_from<M: Model>(model: &M, options: &Options, workers: usize, first_log2: u32) -> Result<Found, LtlError> {
     let workers = workers.clamp(1, MAX_WORKERS);
     let budget = options.memory.or_else(|| available().map(|a| a / 4 * 3)).unwrap_or(4 << 30);
     let max_log2 = log2_capacity_within(budget / 2, BYTES_PER_ENTRY);
@@ -140,8 +140,8 @@ enum Stop {
 }
 
 /// One search: the shared store and colours.
-struct Search<'m> {
-    model: &'m Model,
+struct Search<'m, M: Model> {
+    model: &'m M,
     store: TreeStore,
     colours: ZeroedSlice<AtomicU32>,
     /// Set when a worker stops the search (`stop_reason` says why).
@@ -161,8 +161,8 @@ struct Search<'m> {
     stack_bytes: AtomicU64,
 }
 
-impl<'m> Search<'m> {
-    fn new(model: &'m Model, options: &Options, log2: u32, last: bool, stack_limit: u64) -> Search<'m> {
+impl<'m, M: Model> Search<'m, M> {
+    fn new(model: &'m M, options: &Options, log2: u32, last: bool, stack_limit: u64) -> Search<'m, M> {
         let store = TreeStore::new(model.state_words(), log2);
         let capacity = store.capacity();
         Search {
@@ -262,12 +262,12 @@ impl Frame {
     }
 }
 
-struct Worker<'s, 'm> {
-    search: &'s Search<'m>,
+struct Worker<'s, 'm, M: Model> {
+    search: &'s Search<'m, M>,
     cyan: u32,
     /// 0 for the model's successor order, else the state of a xorshift generator.
     random: u64,
-    generator: Generator<'m>,
+    generator: M::Successors<'m>,
     cursor: TreeCursor,
     batch: BatchScratch,
     targets: Vec<u32>,
@@ -286,13 +286,13 @@ struct Worker<'s, 'm> {
     accounted: u64,
 }
 
-impl<'s, 'm> Worker<'s, 'm> {
-    fn new(search: &'s Search<'m>, i: usize) -> Self {
+impl<'s, 'm, M: Model> Worker<'s, 'm, M> {
+    fn new(search: &'s Search<'m, M>, i: usize) -> Self {
         Worker {
             search,
             cyan: 1 << i,
             random: if i == 0 { 0 } else { 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(i as u64 + 1) | 1 },
-            generator: Generator::new(search.model),
+            generator: search.model.successors(),
             cursor: search.store.cursor(),
             batch: BatchScratch::default(),
             targets: Vec::new(),
@@ -577,7 +577,7 @@ impl<'s, 'm> Worker<'s, 'm> {
 mod tests {
     use super::*;
 
-    fn model(name: &str) -> Model {
+    fn model(name: &str) -> warpcheck_model::Model {
         let path = format!("{}/../../tests/models/ltl/{name}", env!("CARGO_MANIFEST_DIR"));
         warpcheck_dve::load(&std::fs::read_to_string(path).unwrap()).unwrap().model
     }

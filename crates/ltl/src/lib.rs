@@ -67,7 +67,8 @@ use std::time::Instant;
 
 use warpcheck_explore::memory::available;
 use warpcheck_explore::{GraphOptions, Lasso, ParallelStateGraph, PrefixBuilder, StateGraphError};
-use warpcheck_model::{ir::Expr, Model};
+use warpcheck_model::interface::Model;
+use warpcheck_model::{ir::Expr, Model as IrModel};
 
 pub use buchi::{Buchi, TranslateError};
 pub use formula::{Formula, ParseError};
@@ -239,14 +240,14 @@ pub struct FormulaModel {
     pub propositions: Vec<Resolved>,
     /// The Büchi automaton of the negated formula.
     pub automaton: Buchi,
-    pub model: Model,
+    pub model: IrModel,
 }
 
 /// Parses `text`, resolves its propositions by `definitions`, compiles their
 /// expressions with `compile`, translates the negated formula and attaches its
 /// automaton to `model` as its property process.
 pub fn formula_model<E: std::fmt::Display>(
-    model: &Model,
+    model: &IrModel,
     text: &str,
     definitions: &[Definition],
     mut compile: impl FnMut(&str) -> Result<Expr, E>,
@@ -254,23 +255,60 @@ pub fn formula_model<E: std::fmt::Display>(
     if let Some(p) = &model.property {
         return Err(PropertyError::AlreadyHasProperty(model.processes[p.process as usize].name.clone()).into());
     }
-    let formula = formula::parse(text).map_err(FormulaError::Parse)?;
-    let propositions = propositions::resolve(&formula, definitions)?;
-    let mut expressions = Vec::with_capacity(propositions.len());
-    for p in &propositions {
-        match compile(&p.expression) {
-            Ok(e) => expressions.push(e),
-            Err(error) => return Err(FormulaError::Compile { proposition: p.clone(), error }),
-        }
-    }
-    let automaton = buchi::translate(&formula.ltl, true, propositions.len())?;
+    let (formula, propositions, expressions, automaton) = translate_formula(text, definitions, &mut compile)?;
     let model = property::with_property(model, &automaton, &expressions)?;
     Ok(FormulaModel { formula, propositions, automaton, model })
 }
 
+/// A formula translated for any front end: the Büchi automaton of its negation over
+/// the model's labels, ready for [`warpcheck_model::Product`].
+#[derive(Clone, Debug)]
+pub struct FormulaAutomaton {
+    pub formula: Formula,
+    pub propositions: Vec<Resolved>,
+    /// The Büchi automaton of the negated formula, over proposition indices...
+    pub buchi: Buchi,
+    /// ...and over the model's labels.
+    pub automaton: warpcheck_model::Automaton,
+}
+
+/// Parses `text`, resolves its propositions by `definitions`, turns each into a label
+/// of the model with `label` (the front end compiles and adds it) and translates the
+/// negated formula: `Product::new(model, result.automaton)` is then checked by
+/// [`check`].
+pub fn formula_automaton<E: std::fmt::Display>(
+    text: &str,
+    definitions: &[Definition],
+    mut label: impl FnMut(&str) -> Result<warpcheck_model::LabelId, E>,
+) -> Result<FormulaAutomaton, FormulaError<E>> {
+    let (formula, propositions, labels, buchi) = translate_formula(text, definitions, &mut label)?;
+    let automaton = buchi.over_labels("LTL_property", &labels);
+    Ok(FormulaAutomaton { formula, propositions, buchi, automaton })
+}
+
+/// Parses, resolves the propositions, compiles each with `compile`, translates.
+type Translated<T> = (Formula, Vec<Resolved>, Vec<T>, Buchi);
+fn translate_formula<T, E: std::fmt::Display>(
+    text: &str,
+    definitions: &[Definition],
+    compile: &mut impl FnMut(&str) -> Result<T, E>,
+) -> Result<Translated<T>, FormulaError<E>> {
+    let formula = formula::parse(text).map_err(FormulaError::Parse)?;
+    let propositions = propositions::resolve(&formula, definitions)?;
+    let mut compiled = Vec::with_capacity(propositions.len());
+    for p in &propositions {
+        match compile(&p.expression) {
+            Ok(e) => compiled.push(e),
+            Err(error) => return Err(FormulaError::Compile { proposition: p.clone(), error }),
+        }
+    }
+    let automaton = buchi::translate(&formula.ltl, true, propositions.len())?;
+    Ok((formula, propositions, compiled, automaton))
+}
+
 /// Checks the property of `model` (its property process) with `options.algorithm`.
-pub fn check(model: &Model, options: &Options) -> Result<Outcome, LtlError> {
-    if model.property.is_none() {
+pub fn check<M: Model>(model: &M, options: &Options) -> Result<Outcome, LtlError> {
+    if model.property().is_none() {
         return Err(LtlError::NoProperty);
     }
     match options.algorithm {
@@ -280,13 +318,13 @@ pub fn check(model: &Model, options: &Options) -> Result<Outcome, LtlError> {
     }
 }
 
-fn lasso(model: &Model, state: impl Fn(u32) -> Vec<u32>, cycle: &Cycle) -> Lasso {
+fn lasso<M: Model>(model: &M, state: impl Fn(u32) -> Vec<u32>, cycle: &Cycle) -> Lasso {
     let stem: Vec<Vec<u32>> = cycle.stem.iter().map(|&v| state(v)).collect();
     let states: Vec<Vec<u32>> = cycle.cycle.iter().map(|&v| state(v)).collect();
     Lasso::build(model, &stem, &states)
 }
 
-fn check_ndfs(model: &Model, options: &Options) -> Result<Outcome, LtlError> {
+fn check_ndfs<M: Model>(model: &M, options: &Options) -> Result<Outcome, LtlError> {
     let start = Instant::now();
     let mut product = Product::new(model, options.max_states);
     let mut ndfs = Ndfs::new();
@@ -305,7 +343,7 @@ fn check_ndfs(model: &Model, options: &Options) -> Result<Outcome, LtlError> {
     })
 }
 
-fn check_cndfs(model: &Model, options: &Options) -> Result<Outcome, LtlError> {
+fn check_cndfs<M: Model>(model: &M, options: &Options) -> Result<Outcome, LtlError> {
     let start = Instant::now();
     let found = cndfs::cndfs(model, options, rayon::current_num_threads())?;
     Ok(Outcome {
@@ -332,21 +370,21 @@ pub struct ProductGraph {
 /// Builds the product graph of `model` (with its property process) on all threads of
 /// the current rayon pool, its store sized by `options.memory` (default: half of the
 /// available memory).
-pub fn product_graph(model: &Model, options: &Options) -> Result<ProductGraph, LtlError> {
+pub fn product_graph<M: Model>(model: &M, options: &Options) -> Result<ProductGraph, LtlError> {
     ProductBuilder::new(model, options)?.next(None)
 }
 
 /// Builds the product graph of `model` prefix by prefix ([`PrefixBuilder`]): each
 /// call extends the same build to a larger breadth-first prefix.
-pub struct ProductBuilder<'m> {
-    builder: PrefixBuilder<'m>,
+pub struct ProductBuilder<'m, M: Model> {
+    builder: PrefixBuilder<'m, M>,
 }
 
-impl<'m> ProductBuilder<'m> {
+impl<'m, M: Model> ProductBuilder<'m, M> {
     /// A build on all threads of the current rayon pool, its store sized as in
     /// [`product_graph`].
-    pub fn new(model: &'m Model, options: &Options) -> Result<ProductBuilder<'m>, LtlError> {
-        if model.property.is_none() {
+    pub fn new(model: &'m M, options: &Options) -> Result<ProductBuilder<'m, M>, LtlError> {
+        if model.property().is_none() {
             return Err(LtlError::NoProperty);
         }
         let budget = options.memory.or_else(|| available().map(|a| a / 2)).unwrap_or(4 << 30);
@@ -375,7 +413,7 @@ impl<'m> ProductBuilder<'m> {
 
 /// OWCTY or MAP on the explicit state graph, built first: whole, or in growing
 /// prefixes ([`Options::incremental`]), the times of all rounds added up.
-fn check_graph(model: &Model, options: &Options) -> Result<Outcome, LtlError> {
+fn check_graph<M: Model>(model: &M, options: &Options) -> Result<Outcome, LtlError> {
     let mut prefix = options.incremental.map(|p| p.max(1));
     let (mut graph_seconds, mut seconds) = (0.0, 0.0);
     let mut builder = ProductBuilder::new(model, options)?;
@@ -397,7 +435,7 @@ fn check_graph(model: &Model, options: &Options) -> Result<Outcome, LtlError> {
 /// [`ProductBuilder`]: MAP for the MAP variants, else OWCTY (parallel for
 /// [`Algorithm::Owcty`], sequential for the others), then the witness search for the
 /// lasso. On a prefix, no lasso means only that the prefix has no accepting cycle.
-pub fn check_product_graph(model: &Model, graph: &ProductGraph, algorithm: Algorithm) -> Outcome {
+pub fn check_product_graph<M: Model>(model: &M, graph: &ProductGraph, algorithm: Algorithm) -> Outcome {
     let start = Instant::now();
     let sg = &graph.built.graph;
     let csr = sg.graph.forward();

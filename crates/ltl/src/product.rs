@@ -9,7 +9,7 @@
 
 use warpcheck_explore::store::{StateId, StateStore};
 use warpcheck_graph::Csr;
-use warpcheck_model::{Generator, Model};
+use warpcheck_model::interface::{Model, Successors as _};
 
 use crate::LtlError;
 
@@ -28,9 +28,9 @@ pub trait Successors {
 /// The product of a model with its property automaton, generated on the fly: states
 /// get dense ids in the sequential [`StateStore`] (the initial state is 0) as they are
 /// first generated.
-pub struct Product<'m> {
-    model: &'m Model,
-    generator: Generator<'m>,
+pub struct Product<'m, M: Model> {
+    model: &'m M,
+    generator: M::Successors<'m>,
     store: StateStore,
     current: Vec<u32>,
     max_states: u64,
@@ -43,15 +43,15 @@ pub struct Product<'m> {
     pub error_transitions: u64,
 }
 
-impl<'m> Product<'m> {
+impl<'m, M: Model> Product<'m, M> {
     /// The product of `model`; more than `max_states` states (at most `u32::MAX`) is an
     /// error.
-    pub fn new(model: &'m Model, max_states: Option<u64>) -> Product<'m> {
+    pub fn new(model: &'m M, max_states: Option<u64>) -> Product<'m, M> {
         let mut store = StateStore::new(model.state_words());
         store.insert(&model.initial_state());
         Product {
             model,
-            generator: Generator::new(model),
+            generator: model.successors(),
             store,
             current: Vec::with_capacity(model.state_words()),
             max_states: max_states.unwrap_or(u64::MAX).min(u32::MAX as u64),
@@ -72,7 +72,7 @@ impl<'m> Product<'m> {
     }
 }
 
-impl Successors for Product<'_> {
+impl<M: Model> Successors for Product<'_, M> {
     fn successors(&mut self, v: u32, out: &mut Vec<u32>) -> Result<(), LtlError> {
         self.current.clear();
         self.current.extend_from_slice(self.store.get(v as StateId));

@@ -4,7 +4,7 @@
 use crate::eval::EvalError;
 use crate::ir::GroupKind;
 use crate::model::Model;
-use crate::successors::Step;
+use crate::interface::Step;
 
 impl Model {
     /// Describes one process transition: `P: s -> t`.

@@ -6,6 +6,9 @@
 //! - [`Model`]: a lowered model (names, layout, initial state, groups, property
 //!   automaton, assertions).
 //! - [`Evaluator`]: the CPU executor of the IR; [`Generator`]: the successor function.
+//! - [`interface`]: the narrow waist, the traits engines consume ([`interface::Model`],
+//!   [`Successors`], [`Describe`]); the IR model implements them.
+//! - [`Product`]: any model × a Büchi automaton over its labels, again a model.
 //!
 //! This crate knows nothing about any source language, threads or GPUs.
 //!
@@ -36,6 +39,7 @@
 //!     assertions: vec![],
 //!     temps: 0,
 //!     overflow: Overflow::Error,
+//!     predicates: vec![],
 //! };
 //! let mut generator = Generator::new(&model);
 //! let mut next = Vec::new();
@@ -45,14 +49,19 @@
 //! ```
 
 pub mod compiled;
+pub mod interface;
 mod display;
 pub mod eval;
 pub mod ir;
 pub mod layout;
 mod model;
+pub mod product;
 pub mod successors;
+mod waist;
 
 pub use eval::{EvalError, Evaluator, Overflow};
 pub use layout::{Layout, Slot, SlotId, SlotType};
-pub use model::{AssertionFailure, Channel, Model, Process, Property, SyncMode, Transition, Variable};
-pub use successors::{Generator, Step};
+pub use interface::{Describe, Label, LabelId, LabelKind, Step, Successors};
+pub use model::{AssertionFailure, Channel, Model, Predicate, Process, Property, SyncMode, Transition, Variable};
+pub use product::{Automaton, AutomatonEdge, Product};
+pub use successors::Generator;

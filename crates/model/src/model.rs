@@ -82,12 +82,33 @@ pub struct Model {
     pub temps: u32,
     /// What an out-of-range assignment does.
     pub overflow: crate::Overflow,
+    /// State predicates added after lowering (user invariants, propositions): labels
+    /// after the assertions' (see [`Model::add_predicate`]).
+    pub predicates: Vec<Predicate>,
+}
+
+/// A state predicate of a model, as written and lowered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Predicate {
+    pub text: String,
+    pub expr: crate::ir::Expr,
 }
 
 impl Model {
     /// An evaluator of this model's expressions with the given temporaries.
     pub fn evaluator<'a>(&'a self, temps: &'a mut [i32]) -> crate::Evaluator<'a> {
         crate::Evaluator { layout: &self.layout, temps, overflow: self.overflow }
+    }
+
+    /// Adds a state predicate and returns its label id.
+    pub fn add_predicate(&mut self, text: &str, expr: crate::ir::Expr) -> usize {
+        self.predicates.push(Predicate { text: text.to_string(), expr });
+        self.assertions.len() + self.predicates.len() - 1
+    }
+
+    /// The predicate behind label `label`, if it is one (not an assertion).
+    pub fn predicate(&self, label: usize) -> Option<&Predicate> {
+        label.checked_sub(self.assertions.len()).and_then(|i| self.predicates.get(i))
     }
 
     /// The initial state vector.

@@ -17,17 +17,9 @@
 use crate::compiled::{compile_expr, compile_stmt, CompiledExpr, CompiledStmt};
 use crate::eval::EvalError;
 use crate::ir::GroupKind;
+use crate::interface::Step;
 use crate::model::{Model, SyncMode};
 
-/// The step that produced a successor.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Step<'a> {
-    /// The groups that moved: one in an asynchronous system, one per process in a
-    /// synchronous one, none when only the property automaton moved.
-    pub groups: &'a [u32],
-    /// The property automaton's edge, in a model with a property.
-    pub property: Option<u32>,
-}
 
 /// Receives each system step: the groups that moved and the target or the error.
 type Sink<'s> = dyn FnMut(&[u32], Result<&[u32], EvalError>) + 's;
@@ -110,7 +102,7 @@ impl<'m> Generator<'m> {
     {
         let Some(property) = &self.model.property else {
             let mut sink =
-                |groups: &[u32], result: Result<&[u32], EvalError>| emit(Step { groups, property: None }, result);
+                |groups: &[u32], result: Result<&[u32], EvalError>| emit(Step::of(groups), result);
             return !self.system_steps(state, &mut sink);
         };
 
@@ -153,7 +145,7 @@ impl<'m> Generator<'m> {
                 Ok(false) => {}
                 Err(err) => {
                     property_moves = true;
-                    emit(Step { groups: &[], property: Some(e as u32) }, Err(err));
+                    emit(Step { groups: &[], property: Some(e as u32), weight: None }, Err(err));
                 }
             }
         }
@@ -163,7 +155,7 @@ impl<'m> Generator<'m> {
             for &e in &self.enabled_edges {
                 self.product.copy_from_slice(state);
                 control.set(&mut self.product, property.edges[e as usize].to);
-                emit(Step { groups: &[], property: Some(e) }, Ok(&self.product));
+                emit(Step { groups: &[], property: Some(e), weight: None }, Ok(&self.product));
             }
             !property_moves
         } else {
@@ -172,13 +164,13 @@ impl<'m> Generator<'m> {
                 let groups = &step_groups[first_group..end];
                 first_group = end;
                 if let Some(err) = error {
-                    emit(Step { groups, property: None }, Err(err));
+                    emit(Step::of(groups), Err(err));
                     continue;
                 }
                 for &e in &self.enabled_edges {
                     self.product.copy_from_slice(&targets[i * words..(i + 1) * words]);
                     control.set(&mut self.product, property.edges[e as usize].to);
-                    emit(Step { groups, property: Some(e) }, Ok(&self.product));
+                    emit(Step { groups, property: Some(e), weight: None }, Ok(&self.product));
                 }
             }
             false

@@ -5,6 +5,8 @@
 
 use std::sync::atomic::Ordering;
 
+use warpcheck_model::interface::Model;
+
 use super::Shared;
 
 /// States shared between workers, and how many wait for them.
@@ -18,7 +20,7 @@ pub(super) struct Pool {
 /// States handed over at once.
 const SHARE: usize = 64;
 
-impl Shared<'_> {
+impl<M: Model> Shared<'_, M> {
     /// One depth-first worker (see the module documentation).
     pub(super) fn work_dfs(&self, worker: usize) {
         let mut w = self.worker();

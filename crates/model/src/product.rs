@@ -1,0 +1,221 @@
+//! The synchronous product of any [`Model`] with a Büchi automaton over its labels:
+//! [`Product`], itself a [`Model`], so that LTL reaches every front end without an
+//! engine knowing.
+//!
+//! The semantics are those of DVE's property processes (BEEM): the automaton's guards
+//! read the source state of a step; each system step pairs with each enabled edge;
+//! when the system has no step at all, the automaton moves alone (the system
+//! stutters); evaluating a guard that raises an error is a step into the error state.
+//! A product state is the model's state followed by one word, the automaton state.
+
+use crate::eval::EvalError;
+use crate::interface::{Describe, Label, LabelId, Model, Step, Successors};
+
+/// A guard: a disjunction of conjunctions of label literals `(label, must hold)`.
+/// No cube is `false`; an empty cube is `true`.
+pub type Guard = Vec<Vec<(LabelId, bool)>>;
+
+/// An edge of a Büchi automaton.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AutomatonEdge {
+    pub from: u32,
+    pub to: u32,
+    pub guard: Guard,
+}
+
+/// A Büchi automaton over the labels of a model; its initial state is 0.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Automaton {
+    /// A name for traces, e.g. `LTL_property`.
+    pub name: String,
+    /// Per state, whether it is accepting.
+    pub accepting: Vec<bool>,
+    pub edges: Vec<AutomatonEdge>,
+}
+
+/// `model` × `automaton`.
+pub struct Product<M> {
+    pub model: M,
+    pub automaton: Automaton,
+}
+
+impl<M: Model> Product<M> {
+    pub fn new(model: M, automaton: Automaton) -> Product<M> {
+        Product { model, automaton }
+    }
+
+    /// Whether `guard` holds in the model state `state`; literals are evaluated in
+    /// order with short-circuit, as `&&` and `||` do.
+    fn guard_holds(&self, guard: &Guard, state: &[u32]) -> Result<bool, EvalError> {
+        for cube in guard {
+            let mut holds = true;
+            for &(label, positive) in cube {
+                if self.model.label(state, label)? != positive {
+                    holds = false;
+                    break;
+                }
+            }
+            if holds {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+}
+
+/// The successor worker of a [`Product`].
+pub struct ProductSuccessors<'a, M: Model + 'a> {
+    product: &'a Product<M>,
+    inner: M::Successors<'a>,
+    /// The system's steps from the current state: targets back to back, their groups,
+    /// and per step the end of its groups and its error.
+    targets: Vec<u32>,
+    groups: Vec<u32>,
+    ends: Vec<(usize, Option<EvalError>)>,
+    enabled: Vec<u32>,
+    next: Vec<u32>,
+}
+
+impl<M: Model> Successors for ProductSuccessors<'_, M> {
+    fn successors<F>(&mut self, state: &[u32], mut emit: F) -> bool
+    where
+        F: FnMut(Step<'_>, Result<&[u32], EvalError>),
+    {
+        let words = self.product.model.state_words();
+        let (system, at) = (&state[..words], state[words]);
+        let (targets, groups, ends) = (&mut self.targets, &mut self.groups, &mut self.ends);
+        targets.clear();
+        groups.clear();
+        ends.clear();
+        self.inner.successors(system, |step, result| {
+            groups.extend_from_slice(step.groups);
+            match result {
+                Ok(target) => {
+                    targets.extend_from_slice(target);
+                    ends.push((groups.len(), None));
+                }
+                Err(e) => {
+                    targets.resize(targets.len() + words, 0);
+                    ends.push((groups.len(), Some(e)));
+                }
+            }
+        });
+        self.enabled.clear();
+        let mut moves = false;
+        for (e, edge) in (0u32..).zip(&self.product.automaton.edges) {
+            if edge.from != at {
+                continue;
+            }
+            match self.product.guard_holds(&edge.guard, system) {
+                Ok(true) => self.enabled.push(e),
+                Ok(false) => {}
+                Err(error) => {
+                    moves = true;
+                    emit(Step { groups: &[], property: Some(e), weight: None }, Err(error));
+                }
+            }
+        }
+        moves |= !self.enabled.is_empty();
+        let edges = &self.product.automaton.edges;
+        self.next.resize(words + 1, 0);
+        if self.ends.is_empty() {
+            // The system cannot move: the automaton moves alone.
+            for &e in &self.enabled {
+                self.next[..words].copy_from_slice(system);
+                self.next[words] = edges[e as usize].to;
+                emit(Step { groups: &[], property: Some(e), weight: None }, Ok(&self.next));
+            }
+            return !moves;
+        }
+        let mut first = 0;
+        for (i, &(end, error)) in self.ends.iter().enumerate() {
+            let step_groups = &self.groups[first..end];
+            first = end;
+            if let Some(error) = error {
+                emit(Step::of(step_groups), Err(error));
+                continue;
+            }
+            for &e in &self.enabled {
+                self.next[..words].copy_from_slice(&self.targets[i * words..(i + 1) * words]);
+                self.next[words] = edges[e as usize].to;
+                emit(Step { groups: step_groups, property: Some(e), weight: None }, Ok(&self.next));
+            }
+        }
+        false
+    }
+}
+
+impl<M: Model> Describe for Product<M> {
+    fn describe_step(&self, step: &Step<'_>) -> String {
+        let system = self.model.describe_step(&Step::of(step.groups));
+        let Some(e) = step.property else { return system };
+        let edge = &self.automaton.edges[e as usize];
+        let automaton = format!("{}: q{} -> q{}", self.automaton.name, edge.from, edge.to);
+        if step.groups.is_empty() {
+            format!("{automaton} (system stutters)")
+        } else {
+            format!("{system}; {automaton}")
+        }
+    }
+
+    fn describe_error(&self, error: &EvalError) -> String {
+        self.model.describe_error(error)
+    }
+
+    fn describe_changes(&self, before: &[u32], after: &[u32]) -> Vec<String> {
+        let words = self.model.state_words();
+        self.model.describe_changes(&before[..words], &after[..words])
+    }
+
+    fn describe_state(&self, state: &[u32]) -> Vec<String> {
+        let words = self.model.state_words();
+        let mut lines = self.model.describe_state(&state[..words]);
+        lines.push(format!("{}: q{}", self.automaton.name, state[words]));
+        lines
+    }
+}
+
+impl<M: Model> Model for Product<M> {
+    type Successors<'a>
+        = ProductSuccessors<'a, M>
+    where
+        Self: 'a;
+
+    fn state_words(&self) -> usize {
+        self.model.state_words() + 1
+    }
+
+    fn initial_state(&self) -> Vec<u32> {
+        let mut state = self.model.initial_state();
+        state.push(0);
+        state
+    }
+
+    fn successors(&self) -> ProductSuccessors<'_, M> {
+        ProductSuccessors {
+            product: self,
+            inner: self.model.successors(),
+            targets: Vec::new(),
+            groups: Vec::new(),
+            ends: Vec::new(),
+            enabled: Vec::new(),
+            next: Vec::new(),
+        }
+    }
+
+    fn labels(&self) -> Vec<Label> {
+        self.model.labels()
+    }
+
+    fn label(&self, state: &[u32], label: LabelId) -> Result<bool, EvalError> {
+        self.model.label(&state[..self.model.state_words()], label)
+    }
+
+    fn is_accepting(&self, state: &[u32]) -> bool {
+        self.automaton.accepting[state[self.model.state_words()] as usize]
+    }
+
+    fn property(&self) -> Option<&str> {
+        Some(&self.automaton.name)
+    }
+}

@@ -1,0 +1,86 @@
+//! The IR model behind the waist: [`Model`] implements [`interface::Model`] with the
+//! [`Generator`] as its successor worker; its labels are the assertions, then the
+//! predicates added with [`Model::add_predicate`].
+
+use crate::interface::{self, Describe, Label, LabelId, LabelKind, Step, Successors};
+use crate::{EvalError, Generator, Model};
+
+impl Successors for Generator<'_> {
+    #[inline]
+    fn successors<F>(&mut self, state: &[u32], emit: F) -> bool
+    where
+        F: FnMut(Step<'_>, Result<&[u32], EvalError>),
+    {
+        Generator::successors(self, state, emit)
+    }
+}
+
+impl Describe for Model {
+    fn describe_step(&self, step: &Step<'_>) -> String {
+        Model::describe_step(self, step)
+    }
+
+    fn describe_error(&self, error: &EvalError) -> String {
+        Model::describe_error(self, error)
+    }
+
+    fn describe_changes(&self, before: &[u32], after: &[u32]) -> Vec<String> {
+        Model::describe_changes(self, before, after)
+    }
+
+    fn describe_state(&self, state: &[u32]) -> Vec<String> {
+        Model::describe_state(self, state)
+    }
+}
+
+impl interface::Model for Model {
+    type Successors<'a> = Generator<'a>;
+
+    fn state_words(&self) -> usize {
+        Model::state_words(self)
+    }
+
+    fn initial_state(&self) -> Vec<u32> {
+        Model::initial_state(self)
+    }
+
+    fn successors(&self) -> Generator<'_> {
+        Generator::new(self)
+    }
+
+    fn labels(&self) -> Vec<Label> {
+        let assertions = self.assertions.iter().map(|a| {
+            let p = &self.processes[a.process as usize];
+            let name = format!("`{}` in process {} state {}", a.text, p.name, p.states[a.state as usize]);
+            Label { name, kind: LabelKind::Assertion }
+        });
+        let predicates = self.predicates.iter().map(|p| Label { name: p.text.clone(), kind: LabelKind::Predicate });
+        assertions.chain(predicates).collect()
+    }
+
+    fn label(&self, state: &[u32], label: LabelId) -> Result<bool, EvalError> {
+        let ev = self.evaluator(&mut []);
+        match self.assertions.get(label) {
+            Some(a) => {
+                let control = self.processes[a.process as usize].control;
+                if self.layout.slot(control).get(state) != a.state {
+                    return Ok(true);
+                }
+                ev.holds(&a.expr, state)
+            }
+            None => ev.holds(&self.predicate(label).expect("a label of this model").expr, state),
+        }
+    }
+
+    fn assertion_labels(&self) -> Vec<LabelId> {
+        (0..self.assertions.len()).collect()
+    }
+
+    fn is_accepting(&self, state: &[u32]) -> bool {
+        Model::is_accepting(self, state)
+    }
+
+    fn property(&self) -> Option<&str> {
+        self.property.as_ref().map(|p| self.processes[p.process as usize].name.as_str())
+    }
+}

@@ -1,0 +1,169 @@
+//! A front end written directly against the model interface (no DVE, no IR) runs
+//! through every CPU engine unchanged: exploration (sequential, parallel BFS and DFS),
+//! deadlock and invariant checks with counterexamples, the state graph and its SCCs,
+//! and LTL through the Büchi product wrapper with every algorithm. All expected values
+//! are derived by hand below.
+
+use warpcheck_explore::{explore, explore_parallel, state_graph, BfsOptions, Checks, Invariant, Options, Order};
+use warpcheck_ltl::{check, Algorithm, Definition};
+use warpcheck_model::interface::{Describe, Label, LabelId, LabelKind, Model, Step, Successors};
+use warpcheck_model::{EvalError, Product};
+use warpcheck_scc::{decompose, Algorithm as SccAlgorithm, Options as SccOptions};
+
+/// A token circles `k` positions (group 0); at position 0 a counter may count up to
+/// `m` (group 1). With `stop`, the token cannot leave position `k - 1` once the counter
+/// is full: that state deadlocks. State: `[token, counter]`.
+struct Ring {
+    k: u32,
+    m: u32,
+    stop: bool,
+}
+
+struct RingSteps<'a>(&'a Ring, [u32; 2]);
+
+impl Successors for RingSteps<'_> {
+    fn successors<F: FnMut(Step<'_>, Result<&[u32], EvalError>)>(&mut self, s: &[u32], mut emit: F) -> bool {
+        let (ring, next) = (self.0, &mut self.1);
+        let mut any = false;
+        if !(ring.stop && s[0] == ring.k - 1 && s[1] == ring.m) {
+            *next = [(s[0] + 1) % ring.k, s[1]];
+            emit(Step::of(&[0]), Ok(next));
+            any = true;
+        }
+        if s[0] == 0 && s[1] < ring.m {
+            *next = [s[0], s[1] + 1];
+            emit(Step::of(&[1]), Ok(next));
+            any = true;
+        }
+        !any
+    }
+}
+
+impl Describe for Ring {
+    fn describe_step(&self, step: &Step<'_>) -> String {
+        ["move token", "count"][step.groups[0] as usize].to_string()
+    }
+    fn describe_error(&self, _: &EvalError) -> String {
+        unreachable!("no step of the ring raises an error")
+    }
+    fn describe_changes(&self, a: &[u32], b: &[u32]) -> Vec<String> {
+        self.describe_state(b).into_iter().zip(self.describe_state(a)).filter(|(x, y)| x != y).map(|p| p.0).collect()
+    }
+    fn describe_state(&self, s: &[u32]) -> Vec<String> {
+        vec![format!("token = {}", s[0]), format!("counter = {}", s[1])]
+    }
+}
+
+impl Model for Ring {
+    type Successors<'a> = RingSteps<'a>;
+    fn state_words(&self) -> usize {
+        2
+    }
+    fn initial_state(&self) -> Vec<u32> {
+        vec![0, 0]
+    }
+    fn successors(&self) -> RingSteps<'_> {
+        RingSteps(self, [0; 2])
+    }
+    fn labels(&self) -> Vec<Label> {
+        ["at0", "full"].map(|n| Label { name: n.into(), kind: LabelKind::Predicate }).into()
+    }
+    fn label(&self, s: &[u32], label: LabelId) -> Result<bool, EvalError> {
+        Ok([s[0] == 0, s[1] == self.m][label])
+    }
+    fn is_accepting(&self, _: &[u32]) -> bool {
+        false
+    }
+    fn property(&self) -> Option<&str> {
+        None
+    }
+}
+
+const AT0: LabelId = 0;
+const FULL: LabelId = 1;
+
+fn ring(stop: bool) -> Ring {
+    Ring { k: 5, m: 3, stop }
+}
+
+#[test]
+fn explores_to_the_hand_derived_counts() {
+    // k (m + 1) states; every state moves the token except the deadlock, and m states
+    // count: 20 states, 20 + 3 transitions (one fewer with the deadlock).
+    for (stop, transitions, deadlocks) in [(false, 23, 0), (true, 22, 1)] {
+        let model = ring(stop);
+        let seq = explore(&model, &BfsOptions::default());
+        assert_eq!((seq.states, seq.transitions, seq.deadlocks), (20, transitions, deadlocks));
+        for order in [Order::Bfs, Order::Dfs] {
+            for threads in [1, 2, 3] {
+                let report = explore_parallel(&model, &Options { threads, order, ..Options::default() }).unwrap();
+                assert_eq!((report.states, report.transitions, report.deadlocks), (20, transitions, deadlocks));
+            }
+        }
+    }
+}
+
+#[test]
+fn deadlocks_and_invariants_give_shortest_counterexamples() {
+    let checks = Checks {
+        deadlock: true,
+        invariants: vec![Invariant { text: "full".into(), label: FULL }],
+        ..Checks::default()
+    };
+    let options = Options { threads: 2, checks, stop_at_first: false, ..Options::default() };
+    let report = explore_parallel(&ring(true), &options).unwrap();
+    // The invariant `full` (counter 3) is false in the 15 other states, the first
+    // being the initial state.
+    let kinds: Vec<_> = report.violations.iter().map(|v| (v.kind.describe(&ring(true), &options.checks), v.count)).collect();
+    assert_eq!(
+        kinds,
+        [
+            ("deadlock: a reachable state has no successor".to_string(), 1),
+            ("invariant violated: `full`".to_string(), 15)
+        ]
+    );
+    // The deadlock (token 4, counter 3): three counts at position 0, then four moves.
+    let trace = report.violations[0].trace.as_ref().unwrap();
+    assert_eq!(trace.len(), 7);
+    assert_eq!(trace.steps.iter().filter(|s| s.step == "count").count(), 3);
+    assert_eq!(trace.steps.last().unwrap().state, vec![4, 3]);
+    assert_eq!(trace.steps[0].changes, ["counter = 1"]);
+}
+
+#[test]
+fn state_graph_sccs_are_the_rings() {
+    // The counter never decreases: one SCC per counter value, the ring of its k states
+    // (with the deadlock, the last ring is cut into k singletons).
+    for (stop, expected) in [(false, 4), (true, 3 + 5)] {
+        let graph = state_graph(&ring(stop), None).unwrap();
+        assert_eq!((graph.graph.vertices(), graph.graph.edges()), (20, 23 - stop as u64));
+        for algorithm in SccAlgorithm::ALL {
+            let components = decompose(&graph.graph, algorithm, &SccOptions::default());
+            let mut labels = components.of.clone();
+            labels.sort_unstable();
+            labels.dedup();
+            assert_eq!(labels.len(), expected, "{algorithm:?}");
+        }
+    }
+}
+
+#[test]
+fn ltl_through_the_product_wrapper() {
+    let definition = |name: &str| Definition { name: name.into(), expression: name.into(), origin: "test".into() };
+    let definitions = [definition("at0"), definition("full")];
+    let label = |name: &str| Ok::<_, String>(if name == "at0" { AT0 } else { FULL });
+    // The token always comes back: `GF at0` holds. A run that never counts never
+    // fills the counter: `F full` is violated, with a lasso around the ring.
+    for (formula, holds) in [("G F at0", true), ("F full", false), ("G (full -> G F at0)", true)] {
+        let translated = warpcheck_ltl::formula_automaton(formula, &definitions, label).unwrap();
+        let product = Product::new(ring(false), translated.automaton);
+        for algorithm in Algorithm::ALL {
+            let options = warpcheck_ltl::Options { algorithm, ..warpcheck_ltl::Options::default() };
+            let outcome = check(&product, &options).unwrap();
+            assert_eq!(outcome.lasso.is_none(), holds, "{formula} with {algorithm:?}");
+            if let Some(lasso) = outcome.lasso {
+                assert!(lasso.cycle.iter().all(|s| s.step.starts_with("move token")), "{formula}: {lasso:?}");
+            }
+        }
+    }
+}
