@@ -4,8 +4,9 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::Write as _;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _, Result};
 use serde_json::{json, Value};
@@ -44,6 +45,16 @@ pub struct Common {
     /// Append one JSON record per measurement (one warpcheck process) to FILE.
     #[arg(long, value_name = "FILE")]
     pub jsonl: Option<PathBuf>,
+    /// Reuse the measurements already in the --jsonl file (same subcommand, binary
+    /// label, measurement and arguments) instead of running them again: a sweep cut
+    /// short by --budget or a time box goes on where it stopped; with nothing left to
+    /// run, the table is rebuilt from the file.
+    #[arg(long, requires = "jsonl")]
+    pub resume: bool,
+    /// Start no new warpcheck process after this many seconds; what is left shows as
+    /// `not run` and the exit status is 3 (run the same command with --resume again).
+    #[arg(long, value_name = "SECS")]
+    pub budget: Option<f64>,
     /// The commit to name in the table when `git rev-parse --short HEAD` gives none
     /// (overrides it when given).
     #[arg(long)]
@@ -129,6 +140,8 @@ pub struct Run {
     pub wall: f64,
     pub code: Option<i32>,
     pub timed_out: bool,
+    /// Not started: the --budget ran out.
+    pub not_run: bool,
     /// The JSON objects it printed (one per line), also those printed before a timeout.
     pub reports: Vec<Value>,
     /// Why the run failed (an exit status it should not have, or no JSON report).
@@ -147,11 +160,14 @@ impl Run {
 
     /// Whether it finished with an expected status and a report.
     pub fn ok(&self) -> bool {
-        !self.timed_out && self.error.is_none()
+        !self.timed_out && !self.not_run && self.error.is_none()
     }
 
     /// What a table cell says instead of a number.
     pub fn failure_cell(&self) -> String {
+        if self.not_run {
+            return "not run".to_string();
+        }
         match (&self.error, self.timed_out) {
             (_, true) => format!("timeout (>{:.0} s)", self.wall),
             (Some(_), _) => match self.code {
@@ -269,7 +285,42 @@ pub struct Context {
     pub beem: PathBuf,
     out: Option<PathBuf>,
     jsonl: Option<File>,
+    jsonl_path: Option<PathBuf>,
     problems: Vec<String>,
+    /// Earlier measurements (--resume), by [`resume_key`].
+    earlier: HashMap<String, Value>,
+    budget: Option<f64>,
+    start: Instant,
+    reused: usize,
+    not_run: usize,
+}
+
+/// What identifies a measurement in the --jsonl file.
+fn resume_key(subcommand: &str, label: &str, key: &Value, args: &Value) -> String {
+    format!("{subcommand}\u{0}{label}\u{0}{key}\u{0}{args}")
+}
+
+/// The measurements of `path` that finished well, by [`resume_key`].
+fn load_earlier(path: &Path) -> Result<HashMap<String, Value>> {
+    let mut out = HashMap::new();
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+        Err(e) => return Err(e).with_context(|| format!("cannot read --jsonl `{}`", path.display())),
+    };
+    for line in text.lines().filter(|l| l.starts_with('{')) {
+        let Ok(v) = serde_json::from_str::<Value>(line) else { continue };
+        let finished = v.get("error").is_some_and(Value::is_null) && v.get("timed_out") == Some(&Value::Bool(false));
+        let (Some(sub), Some(label), Some(key), Some(args)) =
+            (v.get("subcommand").and_then(Value::as_str), v.get("binary").and_then(Value::as_str), v.get("key"), v.get("args"))
+        else {
+            continue;
+        };
+        if finished {
+            out.insert(resume_key(sub, label, key, args), v.clone());
+        }
+    }
+    Ok(out)
 }
 
 impl Context {
@@ -284,6 +335,13 @@ impl Context {
             Some(t) if t > 0.0 && t.is_finite() => Some(Duration::from_secs_f64(t)),
             Some(t) => bail!("--timeout {t}: expected a positive number of seconds"),
         };
+        let earlier = match (&common.jsonl, common.resume) {
+            (Some(p), true) => load_earlier(p)?,
+            _ => HashMap::new(),
+        };
+        if common.budget.is_some_and(|b| !(b >= 0.0)) {
+            bail!("--budget: expected a number of seconds");
+        }
         let jsonl = match &common.jsonl {
             None => None,
             Some(p) => Some(
@@ -312,7 +370,13 @@ impl Context {
             beem: common.beem.clone(),
             out: common.out.clone(),
             jsonl,
+            jsonl_path: common.jsonl.clone(),
             problems: Vec::new(),
+            earlier,
+            budget: common.budget,
+            start: Instant::now(),
+            reused: 0,
+            not_run: 0,
         })
     }
 
@@ -374,14 +438,27 @@ impl Context {
         key: Value,
         ok_codes: &[i32],
     ) -> Result<Run> {
-        self.launch(binary, args, env, key, ok_codes, true)
+        self.launch(binary, args, env, key, ok_codes, true, true)
     }
 
-    /// [`Context::run`] of a command that prints no JSON (`warpcheck generate`).
-    pub fn run_text(&mut self, binary: usize, args: &[String], key: Value) -> Result<Run> {
-        self.launch(binary, args, &[], key, &[0], false)
+    /// [`Context::run`] of a command that writes a file the next runs read (`warpcheck
+    /// generate`, `explore --graph-out`): never reused from --resume, never skipped by
+    /// --budget. `json`: whether it prints a JSON report.
+    pub fn run_fresh(&mut self, binary: usize, args: &[String], key: Value, json: bool) -> Result<Run> {
+        self.launch(binary, args, &[], key, &[0], json, false)
     }
 
+    /// Whether the --budget still lets new processes start.
+    pub fn budget_left(&self) -> bool {
+        !self.budget.is_some_and(|budget| self.start.elapsed().as_secs_f64() > budget)
+    }
+
+    /// Whether [`Context::run`] of these would reuse an earlier measurement (--resume).
+    pub fn reusable(&self, binary: usize, args: &[String], key: &Value) -> bool {
+        self.earlier.contains_key(&resume_key(self.subcommand, &self.binaries[binary].label, key, &json!(args)))
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn launch(
         &mut self,
         binary: usize,
@@ -390,8 +467,25 @@ impl Context {
         key: Value,
         ok_codes: &[i32],
         want_json: bool,
+        may_skip: bool,
     ) -> Result<Run> {
         let b = &self.binaries[binary];
+        let resume = resume_key(self.subcommand, &b.label, &key, &json!(args));
+        if let Some(v) = self.earlier.get(&resume).filter(|_| may_skip) {
+            self.reused += 1;
+            let reports = match v.get("reports") {
+                Some(Value::Array(r)) => r.clone(),
+                _ => Vec::new(),
+            };
+            let code = v.get("exit").and_then(Value::as_i64).map(|c| c as i32);
+            let wall = v.get("wall_seconds").and_then(Value::as_f64).unwrap_or(0.0);
+            eprintln!("[{}] warpcheck {}: reused from the --jsonl file", b.label, shell_line(args));
+            return Ok(Run { wall, code, timed_out: false, not_run: false, reports, error: None });
+        }
+        if may_skip && !self.budget_left() {
+            self.not_run += 1;
+            return Ok(Run { wall: 0.0, code: None, timed_out: false, not_run: true, reports: Vec::new(), error: None });
+        }
         let mut all_env = b.env.clone();
         all_env.extend_from_slice(env);
         let o = runner::run(&b.path, args, &all_env, self.timeout)?;
@@ -409,7 +503,7 @@ impl Context {
         } else {
             None
         };
-        let run = Run { wall: o.wall, code: o.code, timed_out: o.timed_out, reports, error };
+        let run = Run { wall: o.wall, code: o.code, timed_out: o.timed_out, not_run: false, reports, error };
         let label = b.label.clone();
         let line = shell_line(args);
         let status = match (&run.error, run.timed_out) {
@@ -450,8 +544,18 @@ impl Context {
     }
 
     /// Prints the document (with the problems listed at its end) and appends it to
-    /// `--out`; the exit status: 1 when there were problems, else 0.
+    /// `--out`; the exit status: 1 when there were problems, 3 when the --budget left
+    /// measurements not run, else 0.
     pub fn finish(self, mut doc: Document) -> Result<u8> {
+        if self.reused > 0 || self.not_run > 0 {
+            let file = self.jsonl_path.as_ref().map_or(String::new(), |p| format!(" `{}`", p.display()));
+            doc.text(format!(
+                "{} measurement(s) reused from the --jsonl file{file} (--resume); {} not run (the --budget ran out{}).",
+                self.reused,
+                self.not_run,
+                if self.not_run > 0 { ": run the same command with --resume again" } else { "" }
+            ));
+        }
         if !self.problems.is_empty() {
             let mut text = format!("**{} problem(s):**\n", self.problems.len());
             for p in &self.problems {
@@ -472,7 +576,14 @@ impl Context {
         if !self.problems.is_empty() {
             eprintln!("{} problem(s); see the end of the table", self.problems.len());
         }
-        Ok(u8::from(!self.problems.is_empty()))
+        if !self.problems.is_empty() {
+            Ok(1)
+        } else if self.not_run > 0 {
+            eprintln!("{} measurement(s) not run (--budget): run the same command with --resume again", self.not_run);
+            Ok(3)
+        } else {
+            Ok(0)
+        }
     }
 }
 
@@ -508,6 +619,8 @@ mod tests {
             timeout: None,
             out: None,
             jsonl: None,
+            resume: false,
+            budget: None,
             commit: None,
         }
     }
@@ -562,10 +675,10 @@ mod tests {
 
     #[test]
     fn failure_cells() {
-        let run = Run { wall: 30.2, code: None, timed_out: true, reports: vec![], error: None };
+        let run = Run { wall: 30.2, code: None, timed_out: true, not_run: false, reports: vec![], error: None };
         assert_eq!(run.failure_cell(), "timeout (>30 s)");
         assert!(run.report().is_none());
-        let run = Run { wall: 1.0, code: Some(3), timed_out: false, reports: vec![], error: Some("x".into()) };
+        let run = Run { wall: 1.0, code: Some(3), timed_out: false, not_run: false, reports: vec![], error: Some("x".into()) };
         assert_eq!(run.failure_cell(), "failed (exit 3)");
     }
 }

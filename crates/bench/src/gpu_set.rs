@@ -178,7 +178,17 @@ pub fn run(args: Args) -> Result<u8> {
         for b in 0..n {
             let label = ctx.binaries[b].label.clone();
             let Some(f) = first[b].report() else {
-                table.push(vec![inst.clone(), label, first[b].failure_cell()]);
+                // The GPU failed: its cells say so, the CPU's are kept.
+                let gpu_columns = 8 + usize::from(args.profile);
+                let mut cells = vec![inst.clone(), label, "-".into(), first[b].failure_cell()];
+                cells.resize(2 + gpu_columns, "-".to_string());
+                if args.cpu_runs > 0 {
+                    let cpu_s = median_of(&cpu[b], "seconds");
+                    cells.push(cpu[b].last().filter(|_| cpu_s.is_none()).map_or(fixed(cpu_s, 2), Run::failure_cell));
+                    let states = cpu[b].iter().find_map(Run::report).and_then(|v| count(v, "states"));
+                    cells.push(fixed(states.zip(cpu_s).map(|(s, t)| s as f64 / t.max(1e-9) / 1e6), 1));
+                }
+                table.push(cells);
                 continue;
             };
             device = device.or_else(|| f.get("device").and_then(Value::as_str).map(String::from));

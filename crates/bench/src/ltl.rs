@@ -6,14 +6,13 @@
 //! Verdicts are checked against `ltl-reference.csv` and against each other, product
 //! sizes between the algorithms that store the whole product.
 //!
-//! For sweeps larger than one sitting: `--jsonl FILE --resume` reuses the measurements
-//! already in FILE, and `--budget SECS` starts no new process after SECS seconds.
+//! For sweeps larger than one sitting: `--jsonl FILE --resume --budget SECS` (common
+//! to all subcommands), run again until it exits 0.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::time::Instant;
 
-use anyhow::{bail, Context as _, Result};
+use anyhow::{bail, Result};
 use serde_json::{json, Value};
 
 use crate::common::{count, num, text, Common, Context, Run};
@@ -114,41 +113,9 @@ pub struct Args {
     /// CPU OWCTY and MAP on growing breadth-first prefixes of the product, the first of N states.
     #[arg(long, value_name = "N")]
     pub incremental: Option<u64>,
-    /// Reuse the measurements already in the --jsonl file (same file, algorithm, binary label and run).
-    #[arg(long, requires = "jsonl")]
-    pub resume: bool,
-    /// Start no new process after this many seconds (the rest is shown as `not run`).
-    #[arg(long, value_name = "SECS")]
-    pub budget: Option<f64>,
     /// Extra arguments of `warpcheck check` for every run, after `--`.
     #[arg(last = true, value_name = "WARPCHECK ARGS")]
     pub extra: Vec<String>,
-}
-
-/// Measurements of earlier runs in a JSONL file: (file, algorithm, label, run) to reports.
-fn earlier(path: &std::path::Path) -> Result<BTreeMap<(String, String, String, u64), Vec<Value>>> {
-    let mut out = BTreeMap::new();
-    let Ok(text) = std::fs::read_to_string(path) else { return Ok(out) };
-    for line in text.lines().filter(|l| l.starts_with('{')) {
-        let Ok(v) = serde_json::from_str::<Value>(line) else { continue };
-        let ok = v.get("subcommand").and_then(Value::as_str) == Some("ltl")
-            && v.get("error").is_some_and(Value::is_null)
-            && v.get("timed_out").and_then(Value::as_bool) == Some(false);
-        if !ok {
-            continue;
-        }
-        let k = &v["key"];
-        let key = (
-            k["file"].as_str().unwrap_or("").to_string(),
-            k["algorithm"].as_str().unwrap_or("").to_string(),
-            v["binary"].as_str().unwrap_or("").to_string(),
-            k["run"].as_u64().unwrap_or(0),
-        );
-        if let Some(Value::Array(reports)) = v.get("reports") {
-            out.insert(key, reports.clone());
-        }
-    }
-    Ok(out)
 }
 
 /// Runs the subcommand.
@@ -187,18 +154,12 @@ pub fn run(args: Args) -> Result<u8> {
     if files.is_empty() {
         bail!("no property file to check");
     }
-    let resumed = match (&args.common.jsonl, args.resume) {
-        (Some(p), true) => earlier(p).with_context(|| format!("cannot read --jsonl `{}`", p.display()))?,
-        _ => BTreeMap::new(),
-    };
-    let start = Instant::now();
     let n = ctx.binaries.len();
     let mut table = Table::new().left("property file").left("binary").left("reference");
     for a in &algorithms {
         table = table.left(a.title());
     }
     table = table.right("product states").right("transitions");
-    let (mut skipped, mut reused) = (0usize, 0usize);
     for (name, path) in &files {
         let reference = verdicts.get(name).copied();
         // runs[alg][binary]
@@ -222,16 +183,6 @@ pub fn run(args: Args) -> Result<u8> {
             for r in 0..args.runs {
                 for b in 0..n {
                     if runs[a][b].iter().any(|x| !x.ok()) {
-                        continue;
-                    }
-                    let k = (name.clone(), alg.title(), ctx.binaries[b].label.clone(), r as u64);
-                    if let Some(reports) = resumed.get(&k) {
-                        reused += 1;
-                        runs[a][b].push(Run { wall: 0.0, code: Some(0), timed_out: false, reports: reports.clone(), error: None });
-                        continue;
-                    }
-                    if args.budget.is_some_and(|budget| start.elapsed().as_secs_f64() > budget) {
-                        skipped += 1;
                         continue;
                     }
                     let key = json!({"file": name, "algorithm": alg.title(), "run": r});
@@ -308,12 +259,6 @@ pub fn run(args: Args) -> Result<u8> {
         args.runs,
     ));
     doc.table(table);
-    if skipped > 0 || reused > 0 {
-        doc.text(format!(
-            "{reused} measurement(s) reused from the --jsonl file; {skipped} not run (the --budget ran out): run the same \
-             command with --resume again."
-        ));
-    }
     ctx.finish(doc)
 }
 
@@ -366,7 +311,7 @@ mod tests {
 
     #[test]
     fn cells() {
-        let run = |v: Value| Run { wall: 1.0, code: Some(1), timed_out: false, reports: vec![v], error: None };
+        let run = |v: Value| Run { wall: 1.0, code: Some(1), timed_out: false, not_run: false, reports: vec![v], error: None };
         let cpu = Algorithm::parse("owcty").unwrap();
         assert_eq!(cell(&cpu, &[run(json!({"verdict": "violated", "seconds": 1.5, "partial": false}))]), "violated 1.500 s");
         let gpu = Algorithm::parse("gpu:map").unwrap();

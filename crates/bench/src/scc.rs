@@ -195,76 +195,89 @@ pub fn run(args: Args) -> Result<u8> {
     let n = ctx.binaries.len();
     let mut tables: Vec<Table> = (0..3).map(|_| header(&algorithms)).collect();
     for input in &mut inputs {
-        // Build the graph once, with the first binary.
-        let mut dims: Option<(u64, u64)> = None;
-        if input.made && input.group == 0 {
-            let reference = references.get(&input.name);
-            let mut call = vec!["explore".to_string(), instance_path(&ctx.beem, &input.name).display().to_string()];
-            call.extend(["--graph-out".to_string(), input.path.display().to_string(), "--json".to_string()]);
-            if reference.is_some_and(|r| r.wraps()) {
-                call.extend(["--overflow".to_string(), "wrap".to_string()]);
-            }
-            let r = ctx.run(0, &call, json!({"graph": input.name, "build": true}), &[0])?;
-            let Some(v) = r.report() else {
-                tables[0].push(vec![input.name.clone(), "-".into(), format!("graph not built: {}", r.failure_cell())]);
-                continue;
-            };
-            input.build_seconds = num(v, "seconds");
-            let (st, tr) = (count(v, "states").unwrap_or(0), count(v, "transitions").unwrap_or(0));
-            dims = Some((st, tr));
-            if let Some(rf) = reference {
-                if (st, tr) != (rf.states, rf.transitions) {
-                    ctx.problem(format!(
-                        "{}: the state graph has {st} vertices and {tr} edges, reference.csv {} states and {} transitions",
-                        input.name, rf.states, rf.transitions
-                    ));
-                }
-            }
-        } else if input.made {
-            let (family, size) = input.name.split_once(' ').unwrap_or((&input.name, "1Mi"));
-            let mi: u64 = size.trim_end_matches("Mi").parse().unwrap_or(1);
-            let call = ["generate", family, &input.path.display().to_string(), "--vertices", &(mi << 20).to_string(), "--seed", "1"]
-                .map(String::from)
-                .to_vec();
-            let r = ctx.run_text(0, &call, json!({"graph": input.name, "build": true}))?;
-            if !r.ok() {
-                tables[1].push(vec![input.name.clone(), "-".into(), format!("graph not built: {}", r.failure_cell())]);
-                continue;
-            }
-            input.build_seconds = Some(r.wall);
-        }
         let graph = input.path.display().to_string();
-        // results[alg][binary]: the counted runs.
-        let mut results: Vec<Vec<Vec<Run>>> = vec![vec![Vec::new(); n]; algorithms.len()];
-        let mut partition_files: Vec<(String, PathBuf)> = Vec::new();
+        // The decompositions to run: (algorithm, run, binary, arguments, key); warm-ups have no run.
+        let mut plan: Vec<(usize, Option<u32>, usize, Vec<String>, Value)> = Vec::new();
         for (a, alg) in algorithms.iter().enumerate() {
             let mut call = vec!["scc".to_string(), graph.clone(), "--algorithm".to_string(), alg.name.clone()];
             call.extend(["--threads".to_string(), threads.to_string(), "--json".to_string()]);
             if alg.gpu {
                 call.extend(["--backend".to_string(), "gpu".to_string()]);
                 for b in 0..n {
-                    let warm = ctx.run(b, &call, json!({"graph": input.name, "algorithm": alg.title(), "warmup": true}), &[0])?;
-                    if !warm.ok() {
-                        results[a][b].push(warm);
-                    }
+                    let key = json!({"graph": input.name, "algorithm": alg.title(), "warmup": true});
+                    plan.push((a, None, b, call.clone(), key));
                 }
             }
-            let runs = if alg.gpu { args.runs } else { cpu_runs };
-            for r in 0..runs {
+            for r in 0..(if alg.gpu { args.runs } else { cpu_runs }) {
                 for b in 0..n {
-                    if results[a][b].iter().any(|x| !x.ok()) {
-                        continue; // a timeout or a failure is not repeated
-                    }
                     let mut this = call.clone();
                     if args.partitions && r == 0 {
                         let file = args.work.join(format!("components-{a}-{b}.txt"));
                         this.extend(["--components".to_string(), file.display().to_string()]);
-                        partition_files.push((format!("{} {}", ctx.binaries[b].label, alg.title()), file));
                     }
                     let key = json!({"graph": input.name, "algorithm": alg.title(), "threads": threads, "run": r});
-                    results[a][b].push(ctx.run(b, &this, key, &[0])?);
+                    plan.push((a, Some(r), b, this, key));
                 }
             }
+        }
+        // Build the graph once, with the first binary; not at all when every
+        // decomposition is reused from --resume.
+        let needed = ctx.budget_left() && plan.iter().any(|(_, _, b, call, key)| !ctx.reusable(*b, call, key));
+        let mut dims: Option<(u64, u64)> = None;
+        if input.made {
+            let (call, json) = if input.group == 0 {
+                let mut call = vec!["explore".to_string(), instance_path(&ctx.beem, &input.name).display().to_string()];
+                call.extend(["--graph-out".to_string(), graph.clone(), "--json".to_string()]);
+                if references.get(&input.name).is_some_and(|r| r.wraps()) {
+                    call.extend(["--overflow".to_string(), "wrap".to_string()]);
+                }
+                (call, true)
+            } else {
+                let (family, size) = input.name.split_once(' ').unwrap_or((&input.name, "1Mi"));
+                let mi: u64 = size.trim_end_matches("Mi").parse().unwrap_or(1);
+                let call = ["generate", family, &graph, "--vertices", &(mi << 20).to_string(), "--seed", "1"];
+                (call.map(String::from).to_vec(), false)
+            };
+            let key = json!({"graph": input.name, "build": true});
+            let r = if needed {
+                ctx.run_fresh(0, &call, key, json)?
+            } else {
+                ctx.run(0, &call, key, &[0])?
+            };
+            if !r.ok() {
+                let group = input.group;
+                tables[group].push(vec![input.name.clone(), "-".into(), format!("graph not built: {}", r.failure_cell())]);
+                continue;
+            }
+            input.build_seconds = if json { r.report().and_then(|v| num(v, "seconds")) } else { Some(r.wall) };
+            if let Some(v) = r.report().filter(|_| json) {
+                let (st, tr) = (count(v, "states").unwrap_or(0), count(v, "transitions").unwrap_or(0));
+                dims = Some((st, tr));
+                if let Some(rf) = references.get(&input.name) {
+                    if (st, tr) != (rf.states, rf.transitions) {
+                        ctx.problem(format!(
+                            "{}: the state graph has {st} vertices and {tr} edges, reference.csv {} states and {} transitions",
+                            input.name, rf.states, rf.transitions
+                        ));
+                    }
+                }
+            }
+        }
+        // results[alg][binary]: the counted runs (and a failed warm-up).
+        let mut results: Vec<Vec<Vec<Run>>> = vec![vec![Vec::new(); n]; algorithms.len()];
+        let mut partition_files: Vec<(String, PathBuf)> = Vec::new();
+        for (a, r, b, call, key) in plan {
+            if results[a][b].iter().any(|x| !x.ok()) {
+                continue; // a timeout or a failure is not repeated
+            }
+            let run = ctx.run(b, &call, key, &[0])?;
+            if r.is_none() && run.ok() {
+                continue; // a warm-up
+            }
+            if let Some(i) = call.iter().position(|x| x == "--components") {
+                partition_files.push((format!("{} {}", ctx.binaries[b].label, algorithms[a].title()), PathBuf::from(&call[i + 1])));
+            }
+            results[a][b].push(run);
         }
         // Agreement: every algorithm and binary gives the first one's summary.
         let mut first: Option<(String, Value)> = None;
