@@ -9,7 +9,8 @@
 //!
 //! Exit status: 0 when all went well; 1 when binaries disagree (states, transitions,
 //! verdicts, SCC counts, cycle values), a count differs from the reference, or a run
-//! failed (timeouts are results, not failures); 2 on bad usage or input.
+//! failed (timeouts are results, not failures); 2 on bad usage or input; 3 when
+//! `--budget` left measurements not run (run the same command with `--resume` again).
 
 mod common;
 mod cpu_set;
@@ -41,7 +42,8 @@ Examples (from the repository root, after `cargo build --release -p warpcheck -p
   warpcheck-bench cycle-mean --threads 2
   warpcheck-bench ltl elevator2.3.prop4 --algorithms owcty,map,gpu:owcty,gpu:map
 
-Exit status: 0 all agree, 1 a disagreement or a failed run, 2 bad usage or input.";
+Exit status: 0 all agree, 1 a disagreement or a failed run, 2 bad usage or input,
+3 measurements left not run by --budget (run the same command with --resume again).";
 
 #[derive(Parser)]
 #[command(name = "warpcheck-bench", version, about = "Benchmarks of warpcheck binaries, side by side, as markdown tables")]
