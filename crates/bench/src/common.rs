@@ -2,9 +2,9 @@
 //! run context (date, machine, commit, command line), running one measurement and
 //! recording it, the checks that binaries agree, and the exit status.
 
+use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::Write as _;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -94,11 +94,8 @@ pub fn parse_env(spec: &str) -> Result<(String, String, String)> {
 
 /// The binaries of `--binary` and `--env`, and the index of the baseline.
 pub fn binaries(common: &Common) -> Result<(Vec<Binary>, usize)> {
-    let specs = if common.binaries.is_empty() {
-        vec![format!("warpcheck={DEFAULT_BINARY}")]
-    } else {
-        common.binaries.clone()
-    };
+    let specs =
+        if common.binaries.is_empty() { vec![format!("warpcheck={DEFAULT_BINARY}")] } else { common.binaries.clone() };
     let mut out: Vec<Binary> = Vec::new();
     for spec in &specs {
         let (label, path) = parse_binary(spec)?;
@@ -196,11 +193,7 @@ pub fn text<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
 
 /// The JSON objects among the lines of `stdout`.
 pub fn json_lines(stdout: &str) -> Vec<Value> {
-    stdout
-        .lines()
-        .filter(|l| l.trim_start().starts_with('{'))
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
+    stdout.lines().filter(|l| l.trim_start().starts_with('{')).filter_map(|l| serde_json::from_str(l).ok()).collect()
 }
 
 /// The state-space counts of an `explore` report.
@@ -311,9 +304,12 @@ fn load_earlier(path: &Path) -> Result<HashMap<String, Value>> {
     for line in text.lines().filter(|l| l.starts_with('{')) {
         let Ok(v) = serde_json::from_str::<Value>(line) else { continue };
         let finished = v.get("error").is_some_and(Value::is_null) && v.get("timed_out") == Some(&Value::Bool(false));
-        let (Some(sub), Some(label), Some(key), Some(args)) =
-            (v.get("subcommand").and_then(Value::as_str), v.get("binary").and_then(Value::as_str), v.get("key"), v.get("args"))
-        else {
+        let (Some(sub), Some(label), Some(key), Some(args)) = (
+            v.get("subcommand").and_then(Value::as_str),
+            v.get("binary").and_then(Value::as_str),
+            v.get("key"),
+            v.get("args"),
+        ) else {
             continue;
         };
         if finished {
@@ -339,7 +335,7 @@ impl Context {
             (Some(p), true) => load_earlier(p)?,
             _ => HashMap::new(),
         };
-        if common.budget.is_some_and(|b| !(b >= 0.0)) {
+        if common.budget.is_some_and(|b| b.is_nan() || b < 0.0) {
             bail!("--budget: expected a number of seconds");
         }
         let jsonl = match &common.jsonl {
@@ -406,7 +402,8 @@ impl Context {
                 format!("{} = `{}`{env}", b.label, b.path.display())
             })
             .collect();
-        let baseline = if self.side_by_side() { format!("; baseline {}", self.baseline_label()) } else { String::new() };
+        let baseline =
+            if self.side_by_side() { format!("; baseline {}", self.baseline_label()) } else { String::new() };
         d.meta.push(format!("Binaries: {}{baseline}", list.join(", ")));
         if let Some(t) = self.timeout {
             d.meta.push(format!("Time limit: {} s per process", t.as_secs_f64()));
@@ -484,7 +481,14 @@ impl Context {
         }
         if may_skip && !self.budget_left() {
             self.not_run += 1;
-            return Ok(Run { wall: 0.0, code: None, timed_out: false, not_run: true, reports: Vec::new(), error: None });
+            return Ok(Run {
+                wall: 0.0,
+                code: None,
+                timed_out: false,
+                not_run: true,
+                reports: Vec::new(),
+                error: None,
+            });
         }
         let mut all_env = b.env.clone();
         all_env.extend_from_slice(env);
@@ -593,7 +597,10 @@ mod tests {
 
     #[test]
     fn binary_specs() {
-        assert_eq!(parse_binary("new=target/release/warpcheck").unwrap(), ("new".into(), "target/release/warpcheck".into()));
+        assert_eq!(
+            parse_binary("new=target/release/warpcheck").unwrap(),
+            ("new".into(), "target/release/warpcheck".into())
+        );
         assert_eq!(parse_binary("/tmp/wc").unwrap(), ("/tmp/wc".into(), "/tmp/wc".into()));
         assert_eq!(parse_binary("old=/tmp/a=b").unwrap(), ("old".into(), "/tmp/a=b".into()));
         assert!(parse_binary("=x").is_err());
@@ -628,7 +635,10 @@ mod tests {
     #[test]
     fn binary_list_and_baseline() {
         let (b, base) = binaries(&common(&[], &[], None)).unwrap();
-        assert_eq!((b.len(), b[0].label.as_str(), b[0].path.as_path(), base), (1, "warpcheck", Path::new(DEFAULT_BINARY), 0));
+        assert_eq!(
+            (b.len(), b[0].label.as_str(), b[0].path.as_path(), base),
+            (1, "warpcheck", Path::new(DEFAULT_BINARY), 0)
+        );
         let (b, base) = binaries(&common(&["new=a", "old=b"], &["old:X=1"], None)).unwrap();
         assert_eq!(base, 1);
         assert_eq!(b[1].env, vec![("X".to_string(), "1".to_string())]);
@@ -678,7 +688,14 @@ mod tests {
         let run = Run { wall: 30.2, code: None, timed_out: true, not_run: false, reports: vec![], error: None };
         assert_eq!(run.failure_cell(), "timeout (>30 s)");
         assert!(run.report().is_none());
-        let run = Run { wall: 1.0, code: Some(3), timed_out: false, not_run: false, reports: vec![], error: Some("x".into()) };
+        let run = Run {
+            wall: 1.0,
+            code: Some(3),
+            timed_out: false,
+            not_run: false,
+            reports: vec![],
+            error: Some("x".into()),
+        };
         assert_eq!(run.failure_cell(), "failed (exit 3)");
     }
 }

@@ -138,7 +138,9 @@ pub fn run(args: Args) -> Result<u8> {
             }
             let seconds: Vec<Option<f64>> = runs
                 .iter()
-                .map(|rs| median(&rs.iter().filter_map(|r| r.report().and_then(|v| num(v, "seconds"))).collect::<Vec<_>>()))
+                .map(|rs| {
+                    median(&rs.iter().filter_map(|r| r.report().and_then(|v| num(v, "seconds"))).collect::<Vec<_>>())
+                })
                 .collect();
             let speed = speedups(&seconds, ctx.baseline);
             let best = peers.best(threads);
@@ -153,9 +155,10 @@ pub fn run(args: Args) -> Result<u8> {
                 let rate = c.zip(seconds[b]).map(|(c, s)| c.states as f64 / s.max(1e-9) / 1e6);
                 let vs_peer = rate.zip(best).map(|(r, p)| r / p);
                 ratios.push(Ratios { binary: b, threads, vs_peer, vs_baseline: speed[b] });
-                let peak = rs.iter().filter_map(|r| r.report().and_then(peak_mib)).fold(None, |m: Option<f64>, p| {
-                    Some(m.map_or(p, |m| m.max(p)))
-                });
+                let peak = rs
+                    .iter()
+                    .filter_map(|r| r.report().and_then(peak_mib))
+                    .fold(None, |m: Option<f64>, p| Some(m.map_or(p, |m| m.max(p))));
                 let mut cells = vec![
                     inst.to_string(),
                     threads.to_string(),
@@ -170,7 +173,11 @@ pub fn run(args: Args) -> Result<u8> {
                 if ctx.side_by_side() {
                     cells.push(times(speed[b]));
                 }
-                cells.extend([fixed(peak, 0), fixed(num(first, "bytes_per_state"), 1), fixed(Some(peers.ltsmin_bytes), 1)]);
+                cells.extend([
+                    fixed(peak, 0),
+                    fixed(num(first, "bytes_per_state"), 1),
+                    fixed(Some(peers.ltsmin_bytes), 1),
+                ]);
                 table.push(cells);
             }
         }

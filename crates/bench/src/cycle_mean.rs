@@ -23,7 +23,8 @@ use crate::stats::median;
 use crate::table::{fixed, thousands, Table};
 
 /// Dasdan's largest graphs (relative to --cycle-mean).
-pub const DASDAN: [&str; 5] = ["iscas/s38584.d", "iscas/s38417.d", "iscas/bigkey.d", "iscas/dsip.d", "core-big/rd_big.d"];
+pub const DASDAN: [&str; 5] =
+    ["iscas/s38584.d", "iscas/s38417.d", "iscas/bigkey.d", "iscas/dsip.d", "core-big/rd_big.d"];
 
 /// The BEEM instances weighted by default.
 pub const INSTANCES: [&str; 4] = ["mcs.3", "fischer.4", "lamport.5", "exit.5"];
@@ -257,7 +258,9 @@ pub fn run(args: Args) -> Result<u8> {
             }
             let text = std::fs::read_to_string(&edges).with_context(|| format!("cannot read `{}`", edges.display()))?;
             let d = edges_to_dimacs(&text, vertices, args.seed, &format!("er{vertices}"))?;
-            let mut f = BufWriter::new(std::fs::File::create(&path).with_context(|| format!("cannot write `{}`", path.display()))?);
+            let mut f = BufWriter::new(
+                std::fs::File::create(&path).with_context(|| format!("cannot write `{}`", path.display()))?,
+            );
             f.write_all(d.as_bytes())?;
             f.flush()?;
             let _ = std::fs::remove_file(&edges);
@@ -294,7 +297,13 @@ pub fn run(args: Args) -> Result<u8> {
         }
         let mut call = vec!["cycle-mean".to_string(), p.input.clone()];
         call.extend(p.flags.iter().cloned());
-        call.extend(["-a".to_string(), order.join(","), "--threads".to_string(), threads.to_string(), "--json".to_string()]);
+        call.extend([
+            "-a".to_string(),
+            order.join(","),
+            "--threads".to_string(),
+            threads.to_string(),
+            "--json".to_string(),
+        ]);
         let runs: Vec<Run> =
             (0..n).map(|b| ctx.run(b, &call, json!({"graph": p.name}), &[0])).collect::<Result<_>>()?;
         let mut reference: Option<(String, Value)> = None;
@@ -336,10 +345,8 @@ fn median_by(reports: &[&Value], f: impl Fn(&Value) -> Option<f64>) -> Option<f6
 }
 
 fn row(p: &Problem, columns: &[&str], used: &[&str], run: &Run, b: usize, ctx: &Context, gpu: bool) -> Vec<String> {
-    let by: BTreeMap<&str, Vec<&Value>> = used
-        .iter()
-        .map(|a| (*a, run.reports.iter().filter(|v| text(v, "algorithm") == Some(a)).collect()))
-        .collect();
+    let by: BTreeMap<&str, Vec<&Value>> =
+        used.iter().map(|a| (*a, run.reports.iter().filter(|v| text(v, "algorithm") == Some(a)).collect())).collect();
     let total = |v: &Value| Some(num(v, "seconds")? + num(v, "scc_seconds").unwrap_or(0.0));
     let first = run.reports.first();
     let mut cells = vec![p.name.clone(), ctx.binaries[b].label.clone()];
@@ -357,8 +364,8 @@ fn row(p: &Problem, columns: &[&str], used: &[&str], run: &Run, b: usize, ctx: &
         }
     }
     // Time spent before the interruption: loading and the finished runs.
-    let spent = first.and_then(|v| num(v, "load_seconds")).unwrap_or(0.0)
-        + run.reports.iter().filter_map(total).sum::<f64>();
+    let spent =
+        first.and_then(|v| num(v, "load_seconds")).unwrap_or(0.0) + run.reports.iter().filter_map(total).sum::<f64>();
     // The algorithm a time limit interrupted: the first, in the order they ran, without a report.
     let interrupted = used.iter().copied().find(|a| by[a].is_empty()).filter(|_| run.timed_out);
     let mut totals: BTreeMap<&str, Option<f64>> = BTreeMap::new();

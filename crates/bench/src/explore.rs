@@ -43,7 +43,9 @@ pub struct Args {
 pub fn explore_args(model: &str, pre: &[String], reference: Option<&Reference>, extra: &[String]) -> Vec<String> {
     let mut args = vec!["explore".to_string(), model.to_string()];
     args.extend_from_slice(pre);
-    if reference.is_some_and(Reference::wraps) && !extra.iter().any(|a| a == "--overflow" || a.starts_with("--overflow=")) {
+    if reference.is_some_and(Reference::wraps)
+        && !extra.iter().any(|a| a == "--overflow" || a.starts_with("--overflow="))
+    {
         args.extend(["--overflow".to_string(), "wrap".to_string()]);
     }
     args.extend(["--json".to_string(), "--quiet".to_string()]);
@@ -136,7 +138,9 @@ pub fn run(args: Args) -> Result<u8> {
             }
             let seconds: Vec<Option<f64>> = runs
                 .iter()
-                .map(|rs| median(&rs.iter().filter_map(|r| r.report().and_then(|v| num(v, "seconds"))).collect::<Vec<_>>()))
+                .map(|rs| {
+                    median(&rs.iter().filter_map(|r| r.report().and_then(|v| num(v, "seconds"))).collect::<Vec<_>>())
+                })
                 .collect();
             let speed = speedups(&seconds, ctx.baseline);
             for (b, rs) in runs.iter().enumerate() {
@@ -220,7 +224,10 @@ mod tests {
             "explore m.dve --threads 2 --overflow wrap --json --quiet"
         );
         let extra = vec!["--overflow".to_string(), "error".to_string()];
-        assert_eq!(explore_args("m.dve", &[], Some(&r), &extra).join(" "), "explore m.dve --json --quiet --overflow error");
+        assert_eq!(
+            explore_args("m.dve", &[], Some(&r), &extra).join(" "),
+            "explore m.dve --json --quiet --overflow error"
+        );
         assert_eq!(explore_args("m.dve", &[], None, &[]).join(" "), "explore m.dve --json --quiet");
     }
 

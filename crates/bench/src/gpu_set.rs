@@ -88,8 +88,10 @@ pub fn run(args: Args) -> Result<u8> {
             bail!("--instances: no BEEM model `{i}` ({} does not exist)", instance_path(&ctx.beem, i).display());
         }
     }
-    let cache_root =
-        args.cache.clone().unwrap_or_else(|| std::env::temp_dir().join(format!("warpcheck-bench-cache-{}", std::process::id())));
+    let cache_root = args
+        .cache
+        .clone()
+        .unwrap_or_else(|| std::env::temp_dir().join(format!("warpcheck-bench-cache-{}", std::process::id())));
     let mut gpu_pre = vec!["--backend".to_string(), "gpu".to_string()];
     if let Some(m) = &args.gpu_memory {
         gpu_pre.extend(["--memory".to_string(), m.clone()]);
@@ -123,7 +125,8 @@ pub fn run(args: Args) -> Result<u8> {
             .map(|b| {
                 let dir = cache_root.join(format!("binary-{b}"));
                 let _ = std::fs::remove_dir_all(&dir);
-                std::fs::create_dir_all(&dir).with_context(|| format!("cannot make the kernel cache `{}`", dir.display()))?;
+                std::fs::create_dir_all(&dir)
+                    .with_context(|| format!("cannot make the kernel cache `{}`", dir.display()))?;
                 Ok(vec![("WARPCHECK_CACHE".to_string(), dir.display().to_string())])
             })
             .collect::<Result<_>>()?;

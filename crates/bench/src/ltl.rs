@@ -129,11 +129,8 @@ pub fn run(args: Args) -> Result<u8> {
     let verdicts = if ctx.beem.is_dir() { reference::load_ltl_reference(&ctx.beem)? } else { BTreeMap::new() };
     let mut files: Vec<(String, PathBuf)> = Vec::new();
     let select = args.min_states.is_some() || args.max_states.is_some();
-    let named: Vec<String> = if args.files.is_empty() && !select {
-        THESIS_SET.map(String::from).to_vec()
-    } else {
-        args.files.clone()
-    };
+    let named: Vec<String> =
+        if args.files.is_empty() && !select { THESIS_SET.map(String::from).to_vec() } else { args.files.clone() };
     for f in &named {
         let path = reference::resolve(&ctx.beem, f)?;
         files.push((reference::name_of(&path), path));
@@ -165,7 +162,8 @@ pub fn run(args: Args) -> Result<u8> {
         // runs[alg][binary]
         let mut runs: Vec<Vec<Vec<Run>>> = vec![vec![Vec::new(); n]; algorithms.len()];
         for (a, alg) in algorithms.iter().enumerate() {
-            let mut call = vec!["check".to_string(), path.display().to_string(), "--algorithm".to_string(), alg.name.clone()];
+            let mut call =
+                vec!["check".to_string(), path.display().to_string(), "--algorithm".to_string(), alg.name.clone()];
             if alg.gpu {
                 call.extend(["--backend".to_string(), "gpu".to_string()]);
                 if let Some(m) = &args.gpu_memory {
@@ -311,9 +309,19 @@ mod tests {
 
     #[test]
     fn cells() {
-        let run = |v: Value| Run { wall: 1.0, code: Some(1), timed_out: false, not_run: false, reports: vec![v], error: None };
+        let run = |v: Value| Run {
+            wall: 1.0,
+            code: Some(1),
+            timed_out: false,
+            not_run: false,
+            reports: vec![v],
+            error: None,
+        };
         let cpu = Algorithm::parse("owcty").unwrap();
-        assert_eq!(cell(&cpu, &[run(json!({"verdict": "violated", "seconds": 1.5, "partial": false}))]), "violated 1.500 s");
+        assert_eq!(
+            cell(&cpu, &[run(json!({"verdict": "violated", "seconds": 1.5, "partial": false}))]),
+            "violated 1.500 s"
+        );
         let gpu = Algorithm::parse("gpu:map").unwrap();
         let v = json!({"verdict": "holds", "seconds": 2.0, "map_rounds": 3,
                        "gpu": {"compile_seconds": 1.5, "generate_seconds": 0.1, "graph_seconds": 0.05, "cycle_seconds": 0.2}});

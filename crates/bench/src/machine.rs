@@ -133,7 +133,8 @@ pub fn git_commit() -> Option<String> {
 mod tests {
     use super::*;
 
-    const CPUINFO: &str = "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7763 64-Core Processor\n\n\
+    const CPUINFO: &str =
+        "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7763 64-Core Processor\n\n\
                            processor\t: 1\nmodel name\t: AMD EPYC 7763 64-Core Processor\n\n";
     const MEMINFO: &str = "MemTotal:       16777216 kB\nMemFree:        1000 kB\n";
 

@@ -12,6 +12,10 @@
 //! failed (timeouts are results, not failures); 2 on bad usage or input; 3 when
 //! `--budget` left measurements not run (run the same command with `--resume` again).
 
+// Measurements are kept in arrays indexed by binary (and algorithm), filled and read
+// in the same loops that run the binaries by index.
+#![allow(clippy::needless_range_loop)]
+
 mod common;
 mod cpu_set;
 mod cycle_mean;
@@ -46,7 +50,11 @@ Exit status: 0 all agree, 1 a disagreement or a failed run, 2 bad usage or input
 3 measurements left not run by --budget (run the same command with --resume again).";
 
 #[derive(Parser)]
-#[command(name = "warpcheck-bench", version, about = "Benchmarks of warpcheck binaries, side by side, as markdown tables")]
+#[command(
+    name = "warpcheck-bench",
+    version,
+    about = "Benchmarks of warpcheck binaries, side by side, as markdown tables"
+)]
 #[command(after_help = EXAMPLES)]
 struct Cli {
     #[command(subcommand)]

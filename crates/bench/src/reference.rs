@@ -196,7 +196,8 @@ mod tests {
 
     #[test]
     fn ltl_reference() {
-        let csv = "property_file,beem_answer,reference_answer,source\na.3.prop2,unknown,no,ltsmin\nb.1.prop3,yes,yes,beem\n";
+        let csv =
+            "property_file,beem_answer,reference_answer,source\na.3.prop2,unknown,no,ltsmin\nb.1.prop3,yes,yes,beem\n";
         let r = parse_ltl_reference(csv).unwrap();
         assert_eq!(r.get("a.3.prop2"), Some(&false));
         assert_eq!(r.get("b.1.prop3"), Some(&true));

@@ -74,8 +74,7 @@ pub fn run(program: &Path, args: &[String], env: &[(String, String)], timeout: O
 pub fn shell_line(args: &[String]) -> String {
     args.iter()
         .map(|a| {
-            let plain = !a.is_empty()
-                && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
+            let plain = !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
             if plain {
                 a.clone()
             } else {
@@ -109,8 +108,8 @@ mod tests {
     #[test]
     fn time_limit_kills_and_keeps_output() {
         let sh = Path::new("/bin/sh");
-        let o = run(sh, &["-c".into(), "echo early; exec sleep 5".into()], &[], Some(Duration::from_millis(300)))
-            .unwrap();
+        let o =
+            run(sh, &["-c".into(), "echo early; exec sleep 5".into()], &[], Some(Duration::from_millis(300))).unwrap();
         assert!(o.timed_out);
         assert_eq!(o.code, None);
         assert_eq!(o.stdout, "early\n");

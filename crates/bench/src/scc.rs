@@ -38,7 +38,8 @@ impl Algorithm {
             Some(_) => bail!("--algorithms: `{spec}`: the prefix is cpu: or gpu:"),
             None => (false, spec),
         };
-        let known: &[&str] = if gpu { &["fb", "obf", "coloring", "fb-coloring"] } else { &["tarjan", "fb", "coloring", "obf"] };
+        let known: &[&str] =
+            if gpu { &["fb", "obf", "coloring", "fb-coloring"] } else { &["tarjan", "fb", "coloring", "obf"] };
         if !known.contains(&name) {
             bail!("--algorithms: `{spec}` is none of {}", known.join(", "));
         }
@@ -121,6 +122,9 @@ const GROUPS: [&str; 3] = [
     "Graphs and models given on the command line",
 ];
 
+/// One planned decomposition: algorithm, run (none for a warm-up), binary, arguments, key.
+type Planned = (usize, Option<u32>, usize, Vec<String>, Value);
+
 /// The summary the algorithms must agree on.
 fn summary(v: &Value) -> Value {
     json!([v.get("sccs"), v.get("trivial"), v.get("nontrivial"), v.get("largest"), v.get("histogram")])
@@ -181,7 +185,13 @@ pub fn run(args: Args) -> Result<u8> {
     std::fs::create_dir_all(&args.work).with_context(|| format!("cannot make --work `{}`", args.work.display()))?;
     let mut inputs: Vec<Input> = Vec::new();
     for i in &instances {
-        inputs.push(Input { name: i.clone(), path: args.work.join(format!("{i}.wcg")), made: true, build_seconds: None, group: 0 });
+        inputs.push(Input {
+            name: i.clone(),
+            path: args.work.join(format!("{i}.wcg")),
+            made: true,
+            build_seconds: None,
+            group: 0,
+        });
     }
     for f in &families {
         for &s in &args.sizes {
@@ -190,14 +200,20 @@ pub fn run(args: Args) -> Result<u8> {
         }
     }
     for g in &args.graphs {
-        inputs.push(Input { name: g.display().to_string(), path: g.clone(), made: false, build_seconds: None, group: 2 });
+        inputs.push(Input {
+            name: g.display().to_string(),
+            path: g.clone(),
+            made: false,
+            build_seconds: None,
+            group: 2,
+        });
     }
     let n = ctx.binaries.len();
     let mut tables: Vec<Table> = (0..3).map(|_| header(&algorithms)).collect();
     for input in &mut inputs {
         let graph = input.path.display().to_string();
         // The decompositions to run: (algorithm, run, binary, arguments, key); warm-ups have no run.
-        let mut plan: Vec<(usize, Option<u32>, usize, Vec<String>, Value)> = Vec::new();
+        let mut plan: Vec<Planned> = Vec::new();
         for (a, alg) in algorithms.iter().enumerate() {
             let mut call = vec!["scc".to_string(), graph.clone(), "--algorithm".to_string(), alg.name.clone()];
             call.extend(["--threads".to_string(), threads.to_string(), "--json".to_string()]);
@@ -239,14 +255,14 @@ pub fn run(args: Args) -> Result<u8> {
                 (call.map(String::from).to_vec(), false)
             };
             let key = json!({"graph": input.name, "build": true});
-            let r = if needed {
-                ctx.run_fresh(0, &call, key, json)?
-            } else {
-                ctx.run(0, &call, key, &[0])?
-            };
+            let r = if needed { ctx.run_fresh(0, &call, key, json)? } else { ctx.run(0, &call, key, &[0])? };
             if !r.ok() {
                 let group = input.group;
-                tables[group].push(vec![input.name.clone(), "-".into(), format!("graph not built: {}", r.failure_cell())]);
+                tables[group].push(vec![
+                    input.name.clone(),
+                    "-".into(),
+                    format!("graph not built: {}", r.failure_cell()),
+                ]);
                 continue;
             }
             input.build_seconds = if json { r.report().and_then(|v| num(v, "seconds")) } else { Some(r.wall) };
@@ -275,7 +291,10 @@ pub fn run(args: Args) -> Result<u8> {
                 continue; // a warm-up
             }
             if let Some(i) = call.iter().position(|x| x == "--components") {
-                partition_files.push((format!("{} {}", ctx.binaries[b].label, algorithms[a].title()), PathBuf::from(&call[i + 1])));
+                partition_files.push((
+                    format!("{} {}", ctx.binaries[b].label, algorithms[a].title()),
+                    PathBuf::from(&call[i + 1]),
+                ));
             }
             results[a][b].push(run);
         }
@@ -290,12 +309,9 @@ pub fn run(args: Args) -> Result<u8> {
                     }
                     match &first {
                         None => first = Some((who, summary(v))),
-                        Some((w, s)) if *s != summary(v) => ctx.problem(format!(
-                            "{}: {who} finds SCCs {}, {w} {}",
-                            input.name,
-                            summary(v),
-                            s
-                        )),
+                        Some((w, s)) if *s != summary(v) => {
+                            ctx.problem(format!("{}: {who} finds SCCs {}, {w} {}", input.name, summary(v), s))
+                        }
                         _ => {}
                     }
                 }
@@ -372,7 +388,9 @@ fn row(input: &Input, algorithms: &[Algorithm], results: &[Vec<Vec<Run>>], b: us
         cells.push(match (s, runs.iter().find(|r| !r.ok())) {
             (_, Some(bad)) => bad.failure_cell(),
             (Some(s), None) if alg.gpu => {
-                let k = median(&runs.iter().filter_map(|r| r.report().and_then(|v| num(v, "kernel_seconds"))).collect::<Vec<_>>());
+                let k = median(
+                    &runs.iter().filter_map(|r| r.report().and_then(|v| num(v, "kernel_seconds"))).collect::<Vec<_>>(),
+                );
                 format!("{s:.3} ({})", fixed(k, 3))
             }
             (Some(s), None) => format!("{s:.2}"),

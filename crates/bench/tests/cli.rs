@@ -25,7 +25,9 @@ fn warpcheck() -> Option<PathBuf> {
     }
     match build.status() {
         Ok(s) if s.success() => {}
-        Ok(s) if binary.is_file() => eprintln!("note: `cargo build -p warpcheck` failed ({s}); using the existing binary"),
+        Ok(s) if binary.is_file() => {
+            eprintln!("note: `cargo build -p warpcheck` failed ({s}); using the existing binary")
+        }
         Ok(s) => {
             eprintln!("SKIPPED: `cargo build -p warpcheck` failed ({s}) and {} does not exist", binary.display());
             return None;
@@ -54,11 +56,7 @@ fn bench(args: &[&str]) -> (i32, String) {
 /// The cells of the table rows (lines starting with `| ` after the header and alignment rows).
 fn rows(table: &str) -> Vec<Vec<String>> {
     let lines: Vec<&str> = table.lines().filter(|l| l.starts_with('|')).collect();
-    lines
-        .iter()
-        .skip(2)
-        .map(|l| l.trim_matches('|').split(" | ").map(|c| c.trim().to_string()).collect())
-        .collect()
+    lines.iter().skip(2).map(|l| l.trim_matches('|').split(" | ").map(|c| c.trim().to_string()).collect()).collect()
 }
 
 /// The header cells of the table.
@@ -83,7 +81,8 @@ fn small_and_explore_on_peterson() {
     let r = rows(&table);
     assert_eq!(r.len(), 1, "{table}");
     assert_eq!(r[0].len(), h.len(), "{table}");
-    let cell = |name: &str| r[0][h.iter().position(|c| c == name).unwrap_or_else(|| panic!("no column {name}"))].clone();
+    let cell =
+        |name: &str| r[0][h.iter().position(|c| c == name).unwrap_or_else(|| panic!("no column {name}"))].clone();
     assert_eq!(cell("binary"), "warpcheck");
     assert_eq!(cell("states"), "70");
     assert_eq!(cell("transitions"), "118");
@@ -96,7 +95,8 @@ fn small_and_explore_on_peterson() {
     let h = header(&table);
     let r = rows(&table);
     assert_eq!(r.len(), 1, "{table}");
-    let cell = |name: &str| r[0][h.iter().position(|c| c == name).unwrap_or_else(|| panic!("no column {name}"))].clone();
+    let cell =
+        |name: &str| r[0][h.iter().position(|c| c == name).unwrap_or_else(|| panic!("no column {name}"))].clone();
     assert_eq!(cell("model"), "peterson");
     assert_eq!(cell("states"), "70");
     assert_eq!(cell("transitions"), "118");
