@@ -1,7 +1,8 @@
 //! SCC benchmark of one machine: per graph, Tarjan, the parallel CPU algorithms and the
 //! GPU algorithms on the same in-memory graph, every answer checked against Tarjan's.
 //! Prints one JSON line per graph and per algorithm as soon as it is measured (so a
-//! run cut short keeps what it measured); `benches/scc_gpu.py` makes the table.
+//! run cut short keeps what it measured). `warpcheck-bench scc` (crates/bench) measures the same
+//! algorithms through the `warpcheck` binary and makes the tables.
 //!
 //! ```text
 //! cargo run --release -p warpcheck-gpu --example scc_bench -- [--runs 3] [--cpu-runs 1] [--threads 16] \
