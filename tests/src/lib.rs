@@ -39,11 +39,11 @@ pub struct Reference {
 impl Reference {
     /// The overflow rule of the tool that computed the row: DiVinE 2.4's interpreter
     /// raises an error, LTSmin runs DiVinE's compiled C model, where values wrap.
-    pub fn overflow(&self) -> warpcheck_model::Overflow {
+    pub fn overflow(&self) -> warpcheck_dve::Overflow {
         if self.source.starts_with("ltsmin") {
-            warpcheck_model::Overflow::Wrap
+            warpcheck_dve::Overflow::Wrap
         } else {
-            warpcheck_model::Overflow::Error
+            warpcheck_dve::Overflow::Error
         }
     }
 

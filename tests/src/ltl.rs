@@ -5,11 +5,11 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use warpcheck_dve::{Generator, Program as Model};
 use warpcheck_explore::Lasso;
 use warpcheck_ltl::formula::{parse, Atom};
 use warpcheck_ltl::propositions::Definition;
 use warpcheck_ltl::{formula_model, FormulaModel};
-use warpcheck_model::{Generator, Model};
 
 use crate::beem_xml::{ltl_formulas, LtlFormula};
 use crate::{load_file, references};

@@ -147,7 +147,7 @@ fn verdict_of(beem: &std::path::Path, file: &str, plan: &Plan) -> Result<bool, S
 /// Replays the lasso of `outcome` (if any) and prints its line; the algorithm and
 /// whether the property holds.
 fn report(
-    model: &warpcheck_model::Model,
+    model: &warpcheck_dve::Program,
     file: &str,
     algorithm: Algorithm,
     outcome: &Outcome,

@@ -1,11 +1,14 @@
 //! A front end written directly against the model interface (no DVE, no IR) runs
 //! through every CPU engine unchanged: exploration (sequential, parallel BFS and DFS),
 //! deadlock and invariant checks with counterexamples, the state graph and its SCCs,
-//! and LTL through the Büchi product wrapper with every algorithm. All expected values
-//! are derived by hand below.
+//! and LTL through the Büchi product wrapper with every algorithm; and its CUDA C,
+//! compiled on the host, gives its CPU successors state for state. All expected
+//! values are derived by hand below.
 
 use warpcheck_explore::{explore, explore_parallel, state_graph, BfsOptions, Checks, Invariant, Options, Order};
 use warpcheck_ltl::{check, Algorithm, Definition};
+use warpcheck_model::cuda::host::run_on_host;
+use warpcheck_model::cuda::{CudaModel, CudaSource, Unsupported};
 use warpcheck_model::interface::{Describe, Label, LabelId, LabelKind, Model, Step, Successors};
 use warpcheck_model::{EvalError, Product};
 use warpcheck_scc::{decompose, Algorithm as SccAlgorithm, Options as SccOptions};
@@ -79,6 +82,28 @@ impl Model for Ring {
     }
 }
 
+/// The same successor function in C against the kernels' ABI (`warpcheck_model::cuda`).
+impl CudaModel for Ring {
+    fn cuda_source(&self, invariants: &[LabelId]) -> Result<CudaSource, Unsupported> {
+        let (k, m, stop) = (self.k, self.m, self.stop as u32);
+        let cases: String =
+            invariants.iter().enumerate().map(|(i, l)| format!("case {i}: return wc_label({l}, s);")).collect();
+        let source = format!(
+            "#define WC_WORDS 2\n#define WC_ASSERTIONS 0\n#define WC_INVARIANTS {n}\n\
+             WC_FN int wc_successors(const u32 *s, WcSink *sink) {{ u32 t[2]; int any = 0;\n\
+               if (!({stop} && s[0] == {k} - 1 && s[1] == {m})) {{ t[0] = (s[0] + 1) % {k}; t[1] = s[1]; wc_emit(sink, t); any = 1; }}\n\
+               if (s[0] == 0 && s[1] < {m}) {{ t[0] = 0; t[1] = s[1] + 1; wc_emit(sink, t); any = 1; }}\n\
+               return !any; }}\n\
+             WC_FN int wc_label(int l, const u32 *s) {{ return l == 0 ? s[0] == 0 : s[1] == {m}; }}\n\
+             WC_FN int wc_assertion(const u32 *s) {{ return -1; }}\n\
+             WC_FN int wc_invariant(int k, const u32 *s) {{ switch (k) {{ {cases} }} return 0; }}\n\
+             WC_FN int wc_accepting(const u32 *s) {{ return 0; }}\n",
+            n = invariants.len()
+        );
+        Ok(CudaSource { source, max_successors: 2 })
+    }
+}
+
 const AT0: LabelId = 0;
 const FULL: LabelId = 1;
 
@@ -114,7 +139,8 @@ fn deadlocks_and_invariants_give_shortest_counterexamples() {
     let report = explore_parallel(&ring(true), &options).unwrap();
     // The invariant `full` (counter 3) is false in the 15 other states, the first
     // being the initial state.
-    let kinds: Vec<_> = report.violations.iter().map(|v| (v.kind.describe(&ring(true), &options.checks), v.count)).collect();
+    let kinds: Vec<_> =
+        report.violations.iter().map(|v| (v.kind.describe(&ring(true), &options.checks), v.count)).collect();
     assert_eq!(
         kinds,
         [
@@ -165,5 +191,59 @@ fn ltl_through_the_product_wrapper() {
                 assert!(lasso.cycle.iter().all(|s| s.step.starts_with("move token")), "{formula}: {lasso:?}");
             }
         }
+    }
+}
+
+#[test]
+fn its_cuda_source_gives_the_cpu_successors_on_the_host() {
+    for stop in [false, true] {
+        let model = ring(stop);
+        let states: Vec<Vec<u32>> = (0..5).flat_map(|t| (0..4).map(move |c| vec![t, c])).collect();
+        let dir = std::env::temp_dir().join(format!("warpcheck-front-end-{}-{stop}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let source = model.cuda_source(&[FULL, AT0]).unwrap();
+        let host = run_on_host(&source, 2, 2, &states, &dir).unwrap();
+        std::fs::remove_dir_all(&dir).ok();
+        let mut steps = model.successors();
+        for (state, got) in states.iter().zip(host) {
+            let mut successors = Vec::new();
+            let deadlock = steps.successors(state, |_, r| successors.push(r.unwrap().to_vec()));
+            successors.sort();
+            assert_eq!((got.successors, got.deadlock, got.errors), (successors, deadlock, 0), "{state:?}");
+            let labels = [FULL, AT0].map(|l| model.label(state, l).unwrap());
+            assert_eq!(got.invariants, labels, "{state:?}");
+            assert_eq!((got.assertion, got.accepting), (None, false));
+        }
+    }
+}
+
+/// The GPU engine runs the front end's C source unchanged: the same counts, the same
+/// violations with counterexamples of the same length as the CPU engine.
+/// `cargo test --release -p warpcheck-conformance --test front_end -- --ignored`
+#[test]
+#[ignore = "needs a CUDA device"]
+fn the_gpu_engine_runs_it() {
+    let checks = Checks {
+        deadlock: true,
+        invariants: vec![Invariant { text: "full".into(), label: FULL }],
+        ..Checks::default()
+    };
+    for stop in [false, true] {
+        let options = warpcheck_gpu::GpuOptions {
+            checks: checks.clone(),
+            stop_at_first: false,
+            ..warpcheck_gpu::GpuOptions::default()
+        };
+        let gpu = warpcheck_gpu::explore_gpu(&ring(stop), &options).unwrap().report;
+        let cpu = explore_parallel(
+            &ring(stop),
+            &Options { checks: checks.clone(), stop_at_first: false, ..Options::default() },
+        )
+        .unwrap();
+        assert_eq!((gpu.states, gpu.transitions, gpu.deadlocks), (20, 23 - stop as u64, stop as u64));
+        let summary = |r: &warpcheck_explore::Report| -> Vec<_> {
+            r.violations.iter().map(|v| (v.kind, v.count, v.trace.as_ref().map(|t| t.len()))).collect()
+        };
+        assert_eq!(summary(&gpu), summary(&cpu));
     }
 }

@@ -9,11 +9,11 @@ use std::path::{Path, PathBuf};
 
 use warpcheck_conformance::beem_xml::reach_goals;
 use warpcheck_conformance::*;
+use warpcheck_dve::codegen::generate;
+use warpcheck_dve::ir::Expr;
 use warpcheck_dve::DveModel;
-use warpcheck_gpu::codegen::generate;
-use warpcheck_gpu::host::{run_on_host, HostResult};
-use warpcheck_model::ir::Expr;
-use warpcheck_model::{Generator, Model};
+use warpcheck_dve::{Generator, Program as Model};
+use warpcheck_model::cuda::host::{run_on_host, HostResult};
 
 /// Sample states: the first `bfs` states breadth first, then the states of a few
 /// seeded random walks (to reach deep states cheaply).
@@ -173,7 +173,7 @@ fn generated_code_agrees_with_the_cpu_engine_on_the_semantic_rule_models() {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let dir = scratch(&name);
         let mut result = Ok(());
-        for overflow in [warpcheck_model::Overflow::Error, warpcheck_model::Overflow::Wrap] {
+        for overflow in [warpcheck_dve::Overflow::Error, warpcheck_dve::Overflow::Wrap] {
             let mut dve = load_file(path);
             dve.model.overflow = overflow;
             result = result.and_then(|_| check_model(&format!("{name} ({overflow:?})"), &dve, &[], &dir));

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use warpcheck_conformance::load_file;
 use warpcheck_conformance::ltl::validate_lasso;
+use warpcheck_dve::Program as Model;
 use warpcheck_ltl::{check, Algorithm, Options, Outcome};
-use warpcheck_model::Model;
 
 fn path(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("models/ltl").join(name)

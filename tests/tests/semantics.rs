@@ -274,7 +274,7 @@ fn constants_initialisers_and_default_zero() {
 fn byte_overflow_wraps_in_wrap_mode() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/semantics/byte_overflow.dve");
     let mut model = load_file(&path);
-    model.model.overflow = warpcheck_model::Overflow::Wrap;
+    model.model.overflow = warpcheck_dve::Overflow::Wrap;
     let stats = explore_all(&model);
     assert_eq!((stats.states, stats.transitions, stats.deadlocks, stats.error_transitions), (256, 256, 0, 0));
 }

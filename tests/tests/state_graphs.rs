@@ -12,8 +12,8 @@ use std::collections::HashMap;
 
 use warpcheck_conformance::ltl::*;
 use warpcheck_conformance::*;
+use warpcheck_dve::Program as Model;
 use warpcheck_explore::{state_graph_parallel, state_graph_with_states, GraphOptions, PrefixBuilder, StateGraphError};
-use warpcheck_model::Model;
 
 /// The breadth-first distance of every vertex from vertex 0 (`u32::MAX`: unreachable).
 fn distances(g: &warpcheck_graph::Csr) -> Vec<u32> {
@@ -192,7 +192,7 @@ fn same_prefixes(model: &Model, prefixes: &[u64], log2_table: u32) -> Result<(),
     let depth = *distance[..real].iter().max().unwrap();
     let options = GraphOptions { threads: 2, log2_table, ..GraphOptions::default() };
     let mut builder = PrefixBuilder::new(model, &options);
-    let mut generator = warpcheck_model::Generator::new(model);
+    let mut generator = warpcheck_dve::Generator::new(model);
     for &prefix in prefixes {
         let fresh = GraphOptions { prefix: Some(prefix), ..options };
         let built = [

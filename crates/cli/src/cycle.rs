@@ -127,7 +127,7 @@ fn load(args: &CycleArgs) -> Result<Input, ExitCode> {
     let words = dve.model.state_words();
     let real = states.len() / words.max(1);
     let ev = dve.model.evaluator(&mut []);
-    let per_state = |expr: &warpcheck_model::ir::Expr, what: &str| -> Result<Vec<i64>, ExitCode> {
+    let per_state = |expr: &warpcheck_dve::ir::Expr, what: &str| -> Result<Vec<i64>, ExitCode> {
         let mut out = Vec::with_capacity(sg.graph.vertices());
         for v in 0..real {
             let state = &states[v * words..(v + 1) * words];

@@ -8,10 +8,10 @@ use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 use serde_json::json;
+use warpcheck_dve::Overflow;
 use warpcheck_explore::{state_graph, StateGraph, StateGraphError};
 use warpcheck_graph::generate::{erdos_renyi, rmat, ssca2, RmatParams, Ssca2Params};
 use warpcheck_graph::{io, Format, Graph};
-use warpcheck_model::Overflow;
 
 use crate::{exit, OverflowArg};
 

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use serde_json::{json, Value};
 use warpcheck_dve::DveModel;
+use warpcheck_dve::Program as Model;
 use warpcheck_explore::{Lasso, TraceStep};
 use warpcheck_gpu::ltl::{check_gpu, GpuAlgorithm, GpuLtl};
 use warpcheck_gpu::GpuOptions;
@@ -19,7 +20,6 @@ use warpcheck_ltl::propositions::{parse_argument, parse_file, Definition};
 use warpcheck_ltl::{
     check, formula_model, Algorithm, FormulaError, FormulaModel, LtlError, Options, Outcome, PropositionError,
 };
-use warpcheck_model::Model;
 
 use crate::{exit, gpu_error, progress, report, threads_used, BackendArg, RunArgs};
 

@@ -13,9 +13,9 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use warpcheck_dve::DveModel;
+use warpcheck_dve::Overflow;
 use warpcheck_explore::{explore_parallel, Checks, ExploreError, Invariant, Options, Order, Report};
 use warpcheck_gpu::{GpuError, GpuOptions, GpuReport};
-use warpcheck_model::Overflow;
 
 /// Exit statuses, one table for the whole binary.
 mod exit {

@@ -1,9 +1,9 @@
 //! Printing results: the text report, the JSON report, and counterexample traces.
 
 use serde_json::{json, Value};
+use warpcheck_dve::Program as Model;
 use warpcheck_explore::{Checks, Report, Trace};
 use warpcheck_gpu::GpuReport;
-use warpcheck_model::Model;
 
 /// Which engine ran: CPU threads, or the GPU with its timings.
 pub struct Engine<'a> {

@@ -1,8 +1,14 @@
-//! The DVE front end of warpcheck: DVE source text to a [`Model`].
+//! The DVE front end of warpcheck: DVE source text to a [`Program`], which implements
+//! the model interface ([`warpcheck_model::Model`]) for every engine.
 //!
 //! - [`lexer`] and [`parser`] turn text into an [`ast::Module`];
 //! - [`lower`] checks it (names, constants, sync arities, ...) and lowers it to the
-//!   model IR of `warpcheck-model`;
+//!   typed IR ([`ir`], [`Program`]);
+//! - [`eval`] and [`compiled`] execute the IR on the CPU, [`successors`] is the
+//!   successor function ([`Generator`]) with DVE's semantics;
+//! - [`codegen`] writes the same semantics as CUDA C against the kernels' C ABI
+//!   ([`warpcheck_model::cuda`]): the CPU executor and the CUDA generator of one
+//!   language side by side;
 //! - every error is a [`Diagnostic`] with a span, rendered rustc-style.
 //!
 //! ```
@@ -14,21 +20,31 @@
 //! ```
 
 pub mod ast;
+pub mod codegen;
+pub mod compiled;
 mod diagnostic;
+mod display;
+pub mod eval;
+pub mod ir;
 pub mod lexer;
 pub mod lower;
 mod names;
 pub mod parser;
+mod program;
+pub mod successors;
+mod waist;
 
 pub use diagnostic::{Diagnostic, Span};
+pub use eval::{Evaluator, Overflow};
 pub use names::Names;
-use warpcheck_model::{ir, Model};
+pub use program::{AssertionFailure, Channel, Predicate, Process, Program, Property, SyncMode, Transition, Variable};
+pub use successors::Generator;
 
 /// A model loaded from DVE, with its names (to compile further expressions in its
 /// scope).
 #[derive(Clone, Debug)]
 pub struct DveModel {
-    pub model: Model,
+    pub model: Program,
     pub names: Names,
 }
 

@@ -1,4 +1,4 @@
-//! The checker and lowering of a parsed DVE [`Module`] to a [`Model`]: declarations
+//! The checker and lowering of a parsed DVE [`Module`] to a [`Program`]: declarations
 //! to slots, processes to control slots, transitions to transition groups (local
 //! steps, rendezvous pairs, buffered sends and receives), the property process to the
 //! model's Büchi automaton, `assert` to assertions.
@@ -7,10 +7,12 @@
 
 use std::collections::HashMap;
 
-use warpcheck_model::ir::{
+use crate::ir::{
     ArrayRef, Assertion, BinOp, Expr as IrExpr, Group, GroupKind, LValue, Participant, PropertyEdge, Stmt,
 };
-use warpcheck_model::{Channel, Layout, Model, Process, Property, SlotType, SyncMode, Transition, Variable};
+use warpcheck_model::{Layout, SlotType};
+
+use crate::{Channel, Process, Program, Property, SyncMode, Transition, Variable};
 
 use crate::ast::*;
 use crate::diagnostic::{Diagnostic, Span};
@@ -75,7 +77,7 @@ fn duplicate(what: &str, name: &Ident, previous: Span) -> Diagnostic {
 
 /// Checks a parsed module and lowers it to a model, returning the names as well (to
 /// compile expressions given later, such as invariants, in the model's scope).
-pub fn lower(module: &Module, source: &str) -> Result<(Model, Names), Diagnostic> {
+pub fn lower(module: &Module, source: &str) -> Result<(Program, Names), Diagnostic> {
     let mut l = Lowerer {
         module,
         source,
@@ -124,7 +126,7 @@ pub fn lower(module: &Module, source: &str) -> Result<(Model, Names), Diagnostic
             count: (c.capacity > 0).then_some(c.count),
         })
         .collect();
-    let model = Model {
+    let model = Program {
         layout,
         variables: l.variables,
         processes,
@@ -135,7 +137,7 @@ pub fn lower(module: &Module, source: &str) -> Result<(Model, Names), Diagnostic
         property,
         assertions,
         temps: l.temps,
-        overflow: warpcheck_model::Overflow::Error,
+        overflow: crate::Overflow::Error,
         predicates: vec![],
     };
     Ok((model, l.names))

@@ -4,8 +4,10 @@
 
 use std::collections::HashMap;
 
-use warpcheck_model::ir::{ArrayRef, BinOp, Expr as IrExpr, LValue, UnOp, VarId};
-use warpcheck_model::{eval, SlotId};
+use crate::ir::{ArrayRef, BinOp, Expr as IrExpr, LValue, UnOp, VarId};
+use warpcheck_model::SlotId;
+
+use crate::eval;
 
 use crate::ast::{BinaryOp, Expr, ExprKind, Ident, UnaryOp, VarType};
 use crate::diagnostic::{Diagnostic, Span};

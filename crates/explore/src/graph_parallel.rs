@@ -114,7 +114,10 @@ impl ParallelStateGraph {
 
 /// Builds the state graph of `model` on `options.threads` threads (or, with
 /// `options.prefix`, a breadth-first prefix of it).
-pub fn state_graph_parallel<M: Model>(model: &M, options: &GraphOptions) -> Result<ParallelStateGraph, StateGraphError> {
+pub fn state_graph_parallel<M: Model>(
+    model: &M,
+    options: &GraphOptions,
+) -> Result<ParallelStateGraph, StateGraphError> {
     PrefixBuilder::new(model, options).build(options.prefix)
 }
 
@@ -394,7 +397,13 @@ impl<'m, M: Model> Build<'m, M> {
 
     /// Expands the vertices `start..` with store ids `roots`: records acceptance and
     /// degrees, inserts all their successors together and gives the new ones ids.
-    fn expand_batch(&self, start: u32, roots: &[u32], w: &mut Worker<'_, M>, out: &mut LevelOut) -> Result<(), TableFull> {
+    fn expand_batch(
+        &self,
+        start: u32,
+        roots: &[u32],
+        w: &mut Worker<'_, M>,
+        out: &mut LevelOut,
+    ) -> Result<(), TableFull> {
         self.store().load_batch(roots, &mut w.cursors);
         w.successors.clear();
         w.base_of.clear();

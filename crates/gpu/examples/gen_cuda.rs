@@ -9,7 +9,7 @@ fn main() {
     let path = args.first().expect("usage: gen_cuda MODEL.dve [--compile]");
     let source = std::fs::read_to_string(path).expect("read the model");
     let dve = warpcheck_dve::load(&source).unwrap_or_else(|d| panic!("{}", d.render(path, &source)));
-    let generated = warpcheck_gpu::codegen::generate(&dve.model, &[]).expect("generate");
+    let generated = warpcheck_dve::codegen::generate(&dve.model, &[]).expect("generate");
     let tuning = warpcheck_gpu::engine::Tuning::from_env();
     let cuda = if args.iter().any(|a| a == "--ltl") {
         warpcheck_gpu::ltl::cuda_source(&generated, &tuning)

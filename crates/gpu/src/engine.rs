@@ -18,10 +18,9 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 use warpcheck_explore::{Checks, Progress, Report, Trace, Violation, ViolationKind};
-use warpcheck_model::ir::Expr;
-use warpcheck_model::{EvalError, Generator, Model};
+use warpcheck_model::cuda::{CudaModel, CudaSource, Unsupported};
+use warpcheck_model::{EvalError, LabelId, Successors};
 
-use crate::codegen::{self, Generated, Unsupported};
 use crate::nvrtc;
 
 /// Target load of the hash table: it has `1/LOAD` entries per state the store holds.
@@ -120,7 +119,7 @@ pub enum GpuError {
     #[error("{0}")]
     Compile(String),
     #[error("{0}")]
-    Unsupported(#[from] codegen::Unsupported),
+    Unsupported(#[from] Unsupported),
     #[error(
         "the GPU state store is full: it holds {capacity} states ({bytes} bytes of device memory) and {states} \
          were found before the last level could be expanded; give more device memory (--memory) or use the CPU"
@@ -171,20 +170,24 @@ unsafe impl DeviceRepr for TableArgs {}
 
 /// Compiles (or finds in the cache) the kernels of `model` with `invariants` for
 /// `device`, without exploring: lets a caller compile many models in parallel first.
-pub fn compile_for_device(model: &Model, invariants: &[Expr], device: usize) -> Result<nvrtc::Compiled, GpuError> {
+pub fn compile_for_device<M: CudaModel>(
+    model: &M,
+    invariants: &[LabelId],
+    device: usize,
+) -> Result<nvrtc::Compiled, GpuError> {
     compile_source_for_device(model, invariants, device, tuned_source)
 }
 
 /// Compiles (or finds in the cache) the CUDA source `source` makes of `model`'s
 /// generated code for `device`.
-pub(crate) fn compile_source_for_device(
-    model: &Model,
-    invariants: &[Expr],
+pub(crate) fn compile_source_for_device<M: CudaModel>(
+    model: &M,
+    invariants: &[LabelId],
     device: usize,
-    source: impl FnOnce(&Generated, &Tuning) -> String,
+    source: impl FnOnce(&CudaSource, &Tuning) -> String,
 ) -> Result<nvrtc::Compiled, GpuError> {
     device_count()?;
-    let generated = codegen::generate(model, invariants)?;
+    let generated = model.cuda_source(invariants)?;
     let ctx = CudaContext::new(device).map_err(cuda)?;
     let (major, minor) = ctx.compute_capability().map_err(cuda)?;
     let tuning = Tuning::from_env();
@@ -193,7 +196,7 @@ pub(crate) fn compile_source_for_device(
 }
 
 /// The CUDA source with the `tuning`'s compile-time choices defined in front.
-pub fn tuned_source(generated: &Generated, tuning: &Tuning) -> String {
+pub fn tuned_source(generated: &CudaSource, tuning: &Tuning) -> String {
     let mut defines = String::new();
     if tuning.inline_emit {
         defines.push_str("#define WC_EMIT_FN __device__ __forceinline__\n");
@@ -202,7 +205,7 @@ pub fn tuned_source(generated: &Generated, tuning: &Tuning) -> String {
 }
 
 /// The complete CUDA source for a model: kernels around the generated functions.
-pub fn cuda_source(generated: &Generated) -> String {
+pub fn cuda_source(generated: &CudaSource) -> String {
     let kernel = include_str!("kernel.cu");
     kernel.replacen("// @@MODEL@@", &generated.source, 1)
 }
@@ -235,7 +238,7 @@ pub(crate) fn ptr<T>(s: &CudaSlice<T>, stream: &CudaStream) -> u64 {
 }
 
 /// Explores `model` breadth first on the GPU.
-pub fn explore_gpu(model: &Model, options: &GpuOptions<'_>) -> Result<GpuReport, GpuError> {
+pub fn explore_gpu<M: CudaModel>(model: &M, options: &GpuOptions<'_>) -> Result<GpuReport, GpuError> {
     explore(model, options, None).map(|(report, _)| report)
 }
 
@@ -289,8 +292,8 @@ pub(crate) struct Session {
 
 /// Explores `model` recording its graph with `spec`, on the device, memory and
 /// progress of `options` and with no checks (the graph's users check it themselves).
-pub(crate) fn explore_graph(
-    model: &Model,
+pub(crate) fn explore_graph<M: CudaModel>(
+    model: &M,
     options: &GpuOptions<'_>,
     spec: &GraphSpec,
 ) -> Result<(GpuReport, Session), GpuError> {
@@ -306,8 +309,8 @@ pub(crate) fn explore_graph(
 }
 
 /// Explores `model`; with `graph`, also records the product graph on the device.
-pub(crate) fn explore(
-    model: &Model,
+pub(crate) fn explore<M: CudaModel>(
+    model: &M,
     options: &GpuOptions<'_>,
     graph: Option<&GraphSpec>,
 ) -> Result<(GpuReport, Session), GpuError> {
@@ -316,13 +319,8 @@ pub(crate) fn explore(
     if options.device >= count as usize {
         return Err(GpuError::NoDevice(format!("device {} requested, {count} present", options.device)));
     }
-    let invariants = options
-        .checks
-        .invariants
-        .iter()
-        .map(|i| model.predicate(i.label).map(|p| p.expr.clone()).ok_or_else(|| Unsupported::Invariant(i.text.clone())))
-        .collect::<Result<Vec<_>, _>>()?;
-    let generated = codegen::generate(model, &invariants)?;
+    let invariants: Vec<LabelId> = options.checks.invariants.iter().map(|i| i.label).collect();
+    let generated = model.cuda_source(&invariants)?;
     let ctx = CudaContext::new(options.device).map_err(cuda)?;
     // One stream, synchronised by hand: no per-buffer event bookkeeping.
     unsafe { ctx.disable_event_tracking() };
@@ -347,7 +345,7 @@ pub(crate) fn explore(
     let tuning = Tuning { block: tuning.block.min(most_threads / 32 * 32).max(32), ..tuning };
     let stream = ctx.default_stream();
     let words = model.state_words().max(1);
-    let categories = 2 + model.assertions.len() + invariants.len();
+    let categories = 2 + model.assertion_labels().len() + invariants.len();
 
     // Size the store: every state costs its words, its parent and 1/LOAD table entries.
     let (free, _) = ctx.mem_get_info().map_err(cuda)?;
@@ -448,12 +446,12 @@ pub(crate) fn explore(
 /// The source of a graph-recording exploration: `WC_GRAPH`, the successor bound
 /// (each thread keeps its state's successor ids in a local array of that size), the
 /// caller's kernels appended.
-pub(crate) fn graph_source(source: &str, generated: &Generated, spec: &GraphSpec) -> String {
+pub(crate) fn graph_source(source: &str, generated: &CudaSource, spec: &GraphSpec) -> String {
     format!("#define WC_GRAPH\n#define WC_MAX_SUCC {}\n{source}\n{}", generated.max_successors, spec.source)
 }
 
-struct Run<'a> {
-    model: &'a Model,
+struct Run<'a, M> {
+    model: &'a M,
     options: &'a GpuOptions<'a>,
     stream: &'a Arc<CudaStream>,
     expand: &'a CudaFunction,
@@ -461,7 +459,7 @@ struct Run<'a> {
     store: &'a Store,
     words: usize,
     sms: u32,
-    generated: &'a Generated,
+    generated: &'a CudaSource,
     /// Timing events around each launch.
     events: (CudaEvent, CudaEvent),
     tuning: Tuning,
@@ -479,7 +477,7 @@ const STOP_VIOLATION: u32 = 3;
 /// Levels enqueued per round trip to the host.
 const LEVELS_PER_BATCH: u32 = 32;
 
-impl Run<'_> {
+impl<M: CudaModel> Run<'_, M> {
     fn read<T: DeviceRepr + Default + Clone>(&self, s: &CudaSlice<T>) -> Result<Vec<T>, GpuError> {
         let mut host = vec![T::default(); s.len()];
         self.stream.memcpy_dtoh(s, &mut host).map_err(cuda)?;
@@ -687,7 +685,8 @@ impl Run<'_> {
         let first = self.read(&self.store.viol_first)?;
         let counts = self.read(&self.store.viol_count)?;
         let model = self.model;
-        let assertions = model.assertions.len();
+        let assertion_labels = model.assertion_labels();
+        let assertions = assertion_labels.len();
         let mut found = Vec::new();
         for (category, (&id, &count)) in first.iter().zip(&counts).enumerate() {
             if count == 0 {
@@ -702,13 +701,14 @@ impl Run<'_> {
                     GpuError::Cuda("the GPU reported an evaluation error the CPU does not reproduce".into())
                 })?),
                 c if c < 2 + assertions => {
-                    let error = model.violated_assertion(state).and_then(|f| f.error);
-                    ViolationKind::Assertion { assertion: c - 2, error }
+                    let label = assertion_labels[c - 2];
+                    let error = model.label(state, label).err();
+                    ViolationKind::Assertion { assertion: label, error }
                 }
                 c => {
                     let invariant = c - 2 - assertions;
                     let label = self.options.checks.invariants[invariant].label;
-                    let error = warpcheck_model::interface::Model::label(model, state, label).err();
+                    let error = model.label(state, label).err();
                     ViolationKind::Invariant { invariant, error }
                 }
             };
@@ -746,9 +746,9 @@ impl Run<'_> {
 }
 
 /// The first evaluation error a step from `state` raises.
-fn first_error(model: &Model, state: &[u32]) -> Option<EvalError> {
+fn first_error<M: CudaModel>(model: &M, state: &[u32]) -> Option<EvalError> {
     let mut error = None;
-    Generator::new(model).successors(state, |_, r| {
+    model.successors().successors(state, |_, r| {
         if let (None, Err(e)) = (&error, r) {
             error = Some(e);
         }

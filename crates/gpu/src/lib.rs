@@ -1,9 +1,7 @@
-//! The GPU engine of warpcheck: the model's guards and effects are generated as CUDA C
-//! ([`codegen`]), compiled at run time with NVRTC, and explored breadth first entirely
-//! on the device.
+//! The GPU engine of warpcheck: a [`CudaModel`](warpcheck_model::CudaModel) hands its
+//! successor function as C source (DVE's generator: `warpcheck_dve::codegen`), which is
+//! compiled at run time with NVRTC and explored breadth first entirely on the device.
 //!
-//! - [`codegen`]: model IR → C functions (successors, checks), valid CUDA C and C99;
-//! - [`host`]: runs the generated C on the host (the tests' bridge to the CPU engine).
 //! - [`nvrtc`]: run-time compilation to a cubin, cached on disk;
 //! - [`engine`]: the device-resident state store and the breadth-first search (optionally
 //!   recording the product graph);
@@ -15,9 +13,7 @@
 //! - [`ltl`]: LTL accepting-cycle detection (OWCTY, MAP) on the product graph the
 //!   engine records, on the device.
 
-pub mod codegen;
 pub mod engine;
-pub mod host;
 pub mod howard;
 pub mod ltl;
 pub mod nvrtc;

@@ -59,9 +59,8 @@ use std::time::Instant;
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use warpcheck_explore::Lasso;
 use warpcheck_ltl::Outcome;
-use warpcheck_model::Model;
+use warpcheck_model::cuda::{CudaModel, CudaSource};
 
-use crate::codegen::Generated;
 use crate::engine::{
     compile_source_for_device, explore_graph, graph_source, ptr, tuned_source, GpuError, GpuOptions, GraphSpec,
     Session, Tuning,
@@ -116,8 +115,12 @@ pub struct GpuLtl {
 
 /// Checks the property of `model` with `algorithm` on the GPU of `options` (its
 /// `device`, `memory` and `progress`; no other checks run).
-pub fn check_gpu(model: &Model, algorithm: GpuAlgorithm, options: &GpuOptions<'_>) -> Result<GpuLtl, GpuError> {
-    if model.property.is_none() {
+pub fn check_gpu<M: CudaModel>(
+    model: &M,
+    algorithm: GpuAlgorithm,
+    options: &GpuOptions<'_>,
+) -> Result<GpuLtl, GpuError> {
+    if model.property().is_none() {
         return Err(GpuError::NoProperty);
     }
     let start = Instant::now();
@@ -187,13 +190,13 @@ fn graph_spec() -> GraphSpec {
 
 /// The complete CUDA source of an LTL check (graph-recording exploration and the
 /// cycle-detection kernels), for inspection and compile checks without a GPU.
-pub fn cuda_source(generated: &Generated, tuning: &Tuning) -> String {
+pub fn cuda_source(generated: &CudaSource, tuning: &Tuning) -> String {
     graph_source(&tuned_source(generated, tuning), generated, &graph_spec())
 }
 
 /// Compiles (or finds in the cache) the kernels of an LTL check of `model` for
 /// `device`, without running them: lets a caller compile many models in parallel first.
-pub fn compile_for_device(model: &Model, device: usize) -> Result<nvrtc::Compiled, GpuError> {
+pub fn compile_for_device<M: CudaModel>(model: &M, device: usize) -> Result<nvrtc::Compiled, GpuError> {
     compile_source_for_device(model, &[], device, cuda_source)
 }
 
@@ -482,7 +485,7 @@ impl Search<'_> {
     /// a breadth-first search from `a` back to `a` (a shortest cycle through it), and
     /// the exploration's parents from `a` to the initial state (a shortest stem). Only
     /// the lasso's vertex ids and states come back to the host.
-    fn lasso(&self, model: &Model, on_cycle: Option<u32>) -> Result<Lasso, GpuError> {
+    fn lasso<M: CudaModel>(&self, model: &M, on_cycle: Option<u32>) -> Result<Lasso, GpuError> {
         let (p, n, d) = (self.ptrs(), self.n, self.device);
         let a = match on_cycle {
             Some(a) => a,

@@ -168,7 +168,9 @@ impl TryFrom<Algorithm> for GpuSccAlgorithm {
             Algorithm::FbTrim => Ok(GpuSccAlgorithm::Fb),
             Algorithm::Coloring => Ok(GpuSccAlgorithm::Coloring),
             Algorithm::Obf => Ok(GpuSccAlgorithm::Obf),
-            Algorithm::Tarjan => Err(GpuError::Unsupported(crate::codegen::Unsupported::Algorithm(algorithm.name()))),
+            Algorithm::Tarjan => {
+                Err(GpuError::Unsupported(warpcheck_model::cuda::Unsupported::Algorithm(algorithm.name())))
+            }
         }
     }
 }

@@ -21,9 +21,8 @@ use std::time::Instant;
 use cudarc::driver::CudaSlice;
 use warpcheck_explore::StateGraph;
 use warpcheck_graph::{Csr, Graph};
-use warpcheck_model::Model;
+use warpcheck_model::cuda::{CudaModel, CudaSource};
 
-use crate::codegen::Generated;
 use crate::engine::{
     compile_source_for_device, explore_graph, graph_source, tuned_source, GpuError, GpuOptions, GpuReport, GraphSpec,
     Session, Tuning,
@@ -41,14 +40,14 @@ const SPEC: GraphSpec = GraphSpec { source: "", extra_bytes_per_state: 0.0, edge
 
 /// The complete CUDA source of a state-graph exploration, for inspection and compile
 /// checks without a GPU.
-pub fn cuda_source(generated: &Generated, tuning: &Tuning) -> String {
+pub fn cuda_source(generated: &CudaSource, tuning: &Tuning) -> String {
     graph_source(&tuned_source(generated, tuning), generated, &SPEC)
 }
 
 /// Compiles (or finds in the cache) the kernels of a state-graph exploration of
 /// `model` for `device`, without running them: lets a caller compile many models in
 /// parallel first.
-pub fn compile_for_device(model: &Model, device: usize) -> Result<crate::nvrtc::Compiled, GpuError> {
+pub fn compile_for_device<M: CudaModel>(model: &M, device: usize) -> Result<crate::nvrtc::Compiled, GpuError> {
     compile_source_for_device(model, &[], device, cuda_source)
 }
 
@@ -63,7 +62,7 @@ pub struct GpuStateGraph {
 
 /// Explores `model` on the GPU of `options` (its `device`, `memory` and `progress`; no
 /// checks run) and returns its state graph.
-pub fn state_graph_gpu(model: &Model, options: &GpuOptions<'_>) -> Result<GpuStateGraph, GpuError> {
+pub fn state_graph_gpu<M: CudaModel>(model: &M, options: &GpuOptions<'_>) -> Result<GpuStateGraph, GpuError> {
     let (report, session) = explore_graph(model, options, &SPEC)?;
     let start = Instant::now();
     let r = &report.report;

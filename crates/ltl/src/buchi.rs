@@ -151,7 +151,11 @@ impl Buchi {
         let edges = self
             .edges
             .iter()
-            .map(|e| warpcheck_model::AutomatonEdge { from: e.from, to: e.to, guard: e.label.0.iter().map(cube).collect() })
+            .map(|e| warpcheck_model::AutomatonEdge {
+                from: e.from,
+                to: e.to,
+                guard: e.label.0.iter().map(cube).collect(),
+            })
             .collect();
         warpcheck_model::Automaton { name: name.to_string(), accepting: self.accepting.clone(), edges }
     }

@@ -577,7 +577,7 @@ impl<'s, 'm, M: Model> Worker<'s, 'm, M> {
 mod tests {
     use super::*;
 
-    fn model(name: &str) -> warpcheck_model::Model {
+    fn model(name: &str) -> warpcheck_dve::Program {
         let path = format!("{}/../../tests/models/ltl/{name}", env!("CARGO_MANIFEST_DIR"));
         warpcheck_dve::load(&std::fs::read_to_string(path).unwrap()).unwrap().model
     }

@@ -65,10 +65,10 @@ pub mod tableau;
 
 use std::time::Instant;
 
+use warpcheck_dve::{ir::Expr, Program as IrModel};
 use warpcheck_explore::memory::available;
 use warpcheck_explore::{GraphOptions, Lasso, ParallelStateGraph, PrefixBuilder, StateGraphError};
 use warpcheck_model::interface::Model;
-use warpcheck_model::{ir::Expr, Model as IrModel};
 
 pub use buchi::{Buchi, TranslateError};
 pub use formula::{Formula, ParseError};

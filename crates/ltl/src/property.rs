@@ -14,8 +14,9 @@
 //! read the model's state before the step, and the automaton moves alone when the
 //! system has no step (stuttering on deadlock), so deadlocked runs count as infinite.
 
-use warpcheck_model::ir::{BinOp, Expr, PropertyEdge, UnOp};
-use warpcheck_model::{Layout, Model, Process, Property, SlotType, Transition};
+use warpcheck_dve::ir::{BinOp, Expr, PropertyEdge, UnOp};
+use warpcheck_dve::{Process, Program as Model, Property, Transition};
+use warpcheck_model::{Layout, SlotType};
 
 use crate::buchi::{Buchi, Cube, Label};
 

@@ -15,7 +15,7 @@
 //! successor or store path. A step that raises an evaluation error is reported as an
 //! [`EvalError`], never dropped: engines count it as an edge to the error state.
 
-use crate::eval::EvalError;
+use crate::error::EvalError;
 
 /// The step that produced a successor.
 #[derive(Clone, Copy, Debug, PartialEq)]

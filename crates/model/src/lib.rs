@@ -1,67 +1,63 @@
-//! The model interface of warpcheck: what every front end produces and every engine
-//! consumes.
+//! The model interface of warpcheck, its narrow waist: what every front end produces
+//! and every engine consumes.
 //!
-//! - [`Layout`]: states are fixed-length `[u32]` vectors of packed, typed bit fields.
-//! - [`ir`]: a small typed IR of expressions, assignments and transition groups.
-//! - [`Model`]: a lowered model (names, layout, initial state, groups, property
-//!   automaton, assertions).
-//! - [`Evaluator`]: the CPU executor of the IR; [`Generator`]: the successor function.
-//! - [`interface`]: the narrow waist, the traits engines consume ([`interface::Model`],
-//!   [`Successors`], [`Describe`]); the IR model implements them.
-//! - [`Product`]: any model × a Büchi automaton over its labels, again a model.
+//! - [`interface`]: the traits ([`Model`], [`Successors`], [`Describe`]), state labels
+//!   and [`Step`];
+//! - [`Layout`]: states are fixed-length `[u32]` vectors of packed, typed bit fields
+//!   (a layout a front end may use to pack its variables);
+//! - [`EvalError`]: the errors a step or a label can raise;
+//! - [`Product`]: any model × a Büchi automaton over its labels, again a model (LTL
+//!   for every front end);
+//! - [`cuda`]: the C ABI of the GPU kernels, which a front end's generated CUDA C
+//!   implements ([`CudaModel`]).
 //!
-//! This crate knows nothing about any source language, threads or GPUs.
+//! This crate knows nothing about any source language, threads or the CUDA runtime.
 //!
 //! ```
-//! use warpcheck_model::{ir::*, *};
-//! // One process with a byte counter x that counts 0, 1, 2 and stops.
-//! let model = Model {
-//!     layout: Layout::pack(&[SlotType::Range { max: 0 }, SlotType::Byte]),
-//!     variables: vec![Variable { name: "x".into(), process: None, first: 1, len: 1, is_array: false }],
-//!     processes: vec![Process {
-//!         name: "P".into(), control: 0, states: vec!["s".into()],
-//!         accepting: vec![false], committed: vec![false],
-//!         transitions: vec![Transition { from: 0, to: 0, line: 0 }],
-//!     }],
-//!     channels: vec![],
-//!     initial_values: vec![0, 0],
-//!     groups: vec![Group {
-//!         kind: GroupKind::Local,
-//!         participants: vec![Participant { process: 0, transition: 0 }],
-//!         channel: None,
-//!         source: vec![(0, 0)],
-//!         guards: vec![Expr::binary(BinOp::Lt, Expr::Load(1), Expr::Const(2))],
-//!         effect: vec![Stmt::Assign(LValue::Slot(1), Expr::binary(BinOp::Add, Expr::Load(1), Expr::Const(1)))],
-//!         committed: false,
-//!     }],
-//!     mode: SyncMode::Async,
-//!     property: None,
-//!     assertions: vec![],
-//!     temps: 0,
-//!     overflow: Overflow::Error,
-//!     predicates: vec![],
-//! };
-//! let mut generator = Generator::new(&model);
+//! use warpcheck_model::*;
+//! /// A counter that counts 0, 1, 2 and stops.
+//! struct Counter;
+//! struct Steps([u32; 1]);
+//! impl Successors for Steps {
+//!     fn successors<F: FnMut(Step<'_>, Result<&[u32], EvalError>)>(&mut self, s: &[u32], mut emit: F) -> bool {
+//!         if s[0] < 2 {
+//!             self.0 = [s[0] + 1];
+//!             emit(Step::of(&[0]), Ok(&self.0));
+//!         }
+//!         s[0] >= 2
+//!     }
+//! }
+//! impl Describe for Counter {
+//!     fn describe_step(&self, _: &Step<'_>) -> String { "count".into() }
+//!     fn describe_error(&self, e: &EvalError) -> String { e.to_string() }
+//!     fn describe_changes(&self, _: &[u32], b: &[u32]) -> Vec<String> { vec![format!("x = {}", b[0])] }
+//!     fn describe_state(&self, s: &[u32]) -> Vec<String> { vec![format!("x = {}", s[0])] }
+//! }
+//! impl Model for Counter {
+//!     type Successors<'a> = Steps;
+//!     fn state_words(&self) -> usize { 1 }
+//!     fn initial_state(&self) -> Vec<u32> { vec![0] }
+//!     fn successors(&self) -> Steps { Steps([0]) }
+//!     fn labels(&self) -> Vec<Label> { vec![] }
+//!     fn label(&self, _: &[u32], _: LabelId) -> Result<bool, EvalError> { Ok(false) }
+//!     fn is_accepting(&self, _: &[u32]) -> bool { false }
+//!     fn property(&self) -> Option<&str> { None }
+//! }
+//! let mut steps = Counter.successors();
 //! let mut next = Vec::new();
-//! let deadlock = generator.successors(&model.initial_state(), |_, s| next.push(s.unwrap().to_vec()));
+//! let deadlock = steps.successors(&[0], |_, s| next.push(s.unwrap().to_vec()));
 //! assert!(!deadlock);
-//! assert_eq!(model.layout.decode(&next[0]), vec![0, 1]);
+//! assert_eq!(next, [vec![1]]);
 //! ```
 
-pub mod compiled;
+pub mod cuda;
+mod error;
 pub mod interface;
-mod display;
-pub mod eval;
-pub mod ir;
 pub mod layout;
-mod model;
 pub mod product;
-pub mod successors;
-mod waist;
 
-pub use eval::{EvalError, Evaluator, Overflow};
+pub use cuda::{CudaModel, CudaSource};
+pub use error::EvalError;
+pub use interface::{Dependencies, Describe, Label, LabelId, LabelKind, Model, Step, Successors};
 pub use layout::{Layout, Slot, SlotId, SlotType};
-pub use interface::{Describe, Label, LabelId, LabelKind, Step, Successors};
-pub use model::{AssertionFailure, Channel, Model, Predicate, Process, Property, SyncMode, Transition, Variable};
 pub use product::{Automaton, AutomatonEdge, Product};
-pub use successors::Generator;

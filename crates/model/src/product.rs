@@ -8,7 +8,7 @@
 //! stutters); evaluating a guard that raises an error is a step into the error state.
 //! A product state is the model's state followed by one word, the automaton state.
 
-use crate::eval::EvalError;
+use crate::error::EvalError;
 use crate::interface::{Describe, Label, LabelId, Model, Step, Successors};
 
 /// A guard: a disjunction of conjunctions of label literals `(label, must hold)`.

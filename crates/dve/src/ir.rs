@@ -1,15 +1,15 @@
 //! The intermediate representation of a model: typed expressions over state slots,
 //! assignments, and transition groups.
 //!
-//! A front end lowers its language to a [`Model`](crate::Model) made of these pieces;
+//! A front end lowers its language to a [`Program`](crate::Program) made of these pieces;
 //! engines and back ends (the CPU executor in [`crate::eval`], later a CUDA C code
 //! generator) never see the source language. Everything is flat and explicit: array
 //! reads carry their bounds, assignments carry their target slot's domain through the
 //! layout, and process control states are ordinary slots.
 
-use crate::layout::SlotId;
+use warpcheck_model::layout::SlotId;
 
-/// Index of a named variable in [`Model::variables`](crate::Model::variables).
+/// Index of a named variable in [`Program::variables`](crate::Program::variables).
 pub type VarId = u32;
 
 /// Unary operators (32-bit signed arithmetic).
@@ -132,7 +132,7 @@ pub struct Group {
     pub kind: GroupKind,
     /// The processes and transitions that move together (one, or sender then receiver).
     pub participants: Vec<Participant>,
-    /// The channel used, if any (index into [`Model::channels`](crate::Model::channels)).
+    /// The channel used, if any (index into [`Program::channels`](crate::Program::channels)).
     pub channel: Option<u32>,
     /// Control-state preconditions: slot must equal value.
     pub source: Vec<(SlotId, i32)>,

@@ -1,4 +1,4 @@
-//! The successor function of a [`Model`]: which steps are enabled in a state and the
+//! The successor function of a [`Program`]: which steps are enabled in a state and the
 //! states they lead to, with the reference semantics of DVE:
 //!
 //! - asynchronous interleaving of transition groups (local steps, rendezvous pairs,
@@ -15,11 +15,10 @@
 //! edge to the error state), never silently dropped.
 
 use crate::compiled::{compile_expr, compile_stmt, CompiledExpr, CompiledStmt};
-use crate::eval::EvalError;
 use crate::ir::GroupKind;
-use crate::interface::Step;
-use crate::model::{Model, SyncMode};
-
+use crate::program::{Program, SyncMode};
+use warpcheck_model::interface::Step;
+use warpcheck_model::EvalError;
 
 /// Receives each system step: the groups that moved and the target or the error.
 type Sink<'s> = dyn FnMut(&[u32], Result<&[u32], EvalError>) + 's;
@@ -27,7 +26,7 @@ type Sink<'s> = dyn FnMut(&[u32], Result<&[u32], EvalError>) + 's;
 /// Generates successors of states of one model. Holds reusable buffers: make one per
 /// thread.
 pub struct Generator<'m> {
-    model: &'m Model,
+    model: &'m Program,
     /// Groups whose first participant leaves control state `s` of process `p`: with
     /// `l = state_base[p] + s`, they are `by_state[by_state_start[l]..by_state_start[l + 1]]`.
     state_base: Vec<u32>,
@@ -49,7 +48,7 @@ pub struct Generator<'m> {
 }
 
 impl<'m> Generator<'m> {
-    pub fn new(model: &'m Model) -> Self {
+    pub fn new(model: &'m Program) -> Self {
         let mut state_base = Vec::new();
         let mut lists: Vec<Vec<u32>> = Vec::new();
         for p in &model.processes {
@@ -101,8 +100,7 @@ impl<'m> Generator<'m> {
         F: FnMut(Step<'_>, Result<&[u32], EvalError>),
     {
         let Some(property) = &self.model.property else {
-            let mut sink =
-                |groups: &[u32], result: Result<&[u32], EvalError>| emit(Step::of(groups), result);
+            let mut sink = |groups: &[u32], result: Result<&[u32], EvalError>| emit(Step::of(groups), result);
             return !self.system_steps(state, &mut sink);
         };
 

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use crate::codegen::Generated;
+use crate::cuda::CudaSource;
 
 /// What the generated functions say about one state.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,7 +64,7 @@ int main(int argc, char **argv) {
 /// Compiles `generated` with `c++` in `dir` and runs it on `states` (each `words`
 /// long); `invariants` is the number of invariants compiled in.
 pub fn run_on_host(
-    generated: &Generated,
+    generated: &CudaSource,
     words: usize,
     invariants: usize,
     states: &[Vec<u32>],

@@ -1,9 +1,11 @@
-//! The IR model behind the waist: [`Model`] implements [`interface::Model`] with the
+//! The IR model behind the waist: [`Program`] implements [`interface::Model`] with the
 //! [`Generator`] as its successor worker; its labels are the assertions, then the
-//! predicates added with [`Model::add_predicate`].
+//! predicates added with [`Program::add_predicate`].
 
-use crate::interface::{self, Describe, Label, LabelId, LabelKind, Step, Successors};
-use crate::{EvalError, Generator, Model};
+use warpcheck_model::interface::{self, Describe, Label, LabelId, LabelKind, Step, Successors};
+use warpcheck_model::EvalError;
+
+use crate::{Generator, Program};
 
 impl Successors for Generator<'_> {
     #[inline]
@@ -15,33 +17,33 @@ impl Successors for Generator<'_> {
     }
 }
 
-impl Describe for Model {
+impl Describe for Program {
     fn describe_step(&self, step: &Step<'_>) -> String {
-        Model::describe_step(self, step)
+        Program::describe_step(self, step)
     }
 
     fn describe_error(&self, error: &EvalError) -> String {
-        Model::describe_error(self, error)
+        Program::describe_error(self, error)
     }
 
     fn describe_changes(&self, before: &[u32], after: &[u32]) -> Vec<String> {
-        Model::describe_changes(self, before, after)
+        Program::describe_changes(self, before, after)
     }
 
     fn describe_state(&self, state: &[u32]) -> Vec<String> {
-        Model::describe_state(self, state)
+        Program::describe_state(self, state)
     }
 }
 
-impl interface::Model for Model {
+impl interface::Model for Program {
     type Successors<'a> = Generator<'a>;
 
     fn state_words(&self) -> usize {
-        Model::state_words(self)
+        Program::state_words(self)
     }
 
     fn initial_state(&self) -> Vec<u32> {
-        Model::initial_state(self)
+        Program::initial_state(self)
     }
 
     fn successors(&self) -> Generator<'_> {
@@ -77,7 +79,7 @@ impl interface::Model for Model {
     }
 
     fn is_accepting(&self, state: &[u32]) -> bool {
-        Model::is_accepting(self, state)
+        Program::is_accepting(self, state)
     }
 
     fn property(&self) -> Option<&str> {

@@ -1,4 +1,4 @@
-//! The CUDA C code generator: turns a [`Model`]'s IR into straight-line C functions
+//! The CUDA C code generator: turns a [`Program`]'s IR into straight-line C functions
 //! (the successor function, the state checks) with every guard and effect inlined.
 //!
 //! The generated text is plain C99 as well as CUDA C: functions are declared with the
@@ -23,35 +23,35 @@
 
 use std::fmt::Write;
 
-use warpcheck_model::ir::{ArrayRef, BinOp, Expr, LValue, Stmt, UnOp};
+use warpcheck_model::cuda::{CudaModel, CudaSource, Unsupported};
 use warpcheck_model::layout::{Slot, SlotId, SlotType};
-use warpcheck_model::{Model, Overflow, SyncMode};
+use warpcheck_model::LabelId;
 
-/// A model the generator cannot translate.
-#[derive(Debug, thiserror::Error)]
-pub enum Unsupported {
-    #[error("the property automaton has {0} edges; the GPU code generator supports at most 64")]
-    PropertyEdges(usize),
-    #[error("the {0} algorithm does not run on the GPU; use the CPU")]
-    Algorithm(&'static str),
-    #[error("invariant `{0}` is not an expression of the model; the GPU engine cannot generate it")]
-    Invariant(String),
-}
+use crate::ir::{ArrayRef, BinOp, Expr, LValue, Stmt, UnOp};
+use crate::{Overflow, Program, SyncMode};
 
-/// Generated C source for one model.
-#[derive(Clone, Debug)]
-pub struct Generated {
-    pub source: String,
-    /// An upper bound on the successors of one state (steps into the error state
-    /// included): the engine sizes its work so that the state store cannot overflow.
-    pub max_successors: u64,
+impl CudaModel for Program {
+    fn cuda_source(&self, invariants: &[LabelId]) -> Result<CudaSource, Unsupported> {
+        let exprs = invariants
+            .iter()
+            .map(|&l| {
+                self.predicate(l).map(|p| p.expr.clone()).ok_or_else(|| {
+                    Unsupported::Model(format!("label {l} is not a predicate of the model: no invariant code"))
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        generate(self, &exprs)
+    }
 }
 
 /// Generates the C functions of `model`, with `invariants` as the user's invariants.
-pub fn generate(model: &Model, invariants: &[Expr]) -> Result<Generated, Unsupported> {
+pub fn generate(model: &Program, invariants: &[Expr]) -> Result<CudaSource, Unsupported> {
     if let Some(p) = &model.property {
         if p.edges.len() > 64 {
-            return Err(Unsupported::PropertyEdges(p.edges.len()));
+            return Err(Unsupported::Model(format!(
+                "the property automaton has {} edges; the GPU code generator supports at most 64",
+                p.edges.len()
+            )));
         }
     }
     let mut g = Gen { model, out: String::new(), fresh: 0, depth: 1 };
@@ -69,7 +69,7 @@ pub fn generate(model: &Model, invariants: &[Expr]) -> Result<Generated, Unsuppo
     g.product_function();
     let parts = if model.mode == SyncMode::Async { g.async_parts() } else { Vec::new() };
     g.successor_function(&parts);
-    Ok(Generated { source: g.out, max_successors: max_successors(model) })
+    Ok(CudaSource { source: g.out, max_successors: max_successors(model) })
 }
 
 /// Whether evaluating `e` can raise no error (no array index, no division): such an
@@ -103,7 +103,7 @@ WC_FN int wc_shr(int a, int b) { return a >> ((u32)b & 31u); }
 "#;
 
 struct Gen<'m> {
-    model: &'m Model,
+    model: &'m Program,
     out: String,
     fresh: u32,
     depth: usize,
@@ -771,7 +771,7 @@ fn collect_arrays(e: &Expr, out: &mut Vec<ArrayRef>) {
 /// leaving one control state (summed in an asynchronous system, multiplied in a
 /// synchronous one, where each process may also raise errors), times the most edges
 /// of the property automaton, plus those edges' own steps.
-pub fn max_successors(model: &Model) -> u64 {
+pub fn max_successors(model: &Program) -> u64 {
     let mut most: Vec<Vec<u64>> = model.processes.iter().map(|p| vec![0; p.states.len()]).collect();
     for group in &model.groups {
         let first = group.participants[0];

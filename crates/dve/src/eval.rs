@@ -7,19 +7,10 @@
 //! when the left decides), as DiVinE 2.4 does: BEEM models rely on it to guard array
 //! accesses (`j < 3 && s[j] == 0`).
 
-use crate::ir::{ArrayRef, BinOp, Expr, LValue, Stmt, UnOp, VarId};
-use crate::layout::{Layout, SlotId, SlotType};
+use warpcheck_model::layout::{Layout, SlotId, SlotType};
+pub use warpcheck_model::EvalError;
 
-/// An error raised while evaluating a guard or running an effect.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum EvalError {
-    #[error("division by zero")]
-    DivisionByZero,
-    #[error("array index {index} out of bounds (length {len})")]
-    IndexOutOfBounds { var: VarId, index: i32, len: u32 },
-    #[error("value {value} out of range for the assigned variable")]
-    OutOfRange { slot: SlotId, value: i32 },
-}
+use crate::ir::{ArrayRef, BinOp, Expr, LValue, Stmt, UnOp};
 
 /// What assigning a value outside a variable's range does.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -161,7 +152,7 @@ pub fn binary(op: BinOp, a: i32, b: i32) -> Result<i32, EvalError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::SlotType;
+    use warpcheck_model::layout::SlotType;
 
     #[test]
     fn arithmetic_follows_c() {

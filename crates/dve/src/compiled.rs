@@ -6,9 +6,11 @@
 //! and their operator, and the commonest guard shape (a variable against a constant)
 //! becomes a single closure.
 
-use crate::eval::{binary, EvalError, Overflow};
+use warpcheck_model::EvalError;
+
+use crate::eval::{binary, Overflow};
 use crate::ir::{ArrayRef, BinOp, Expr, LValue, Stmt, UnOp};
-use crate::layout::{Layout, Slot, SlotType};
+use warpcheck_model::layout::{Layout, Slot, SlotType};
 
 type ExprFn = dyn Fn(&[u32], &[i32]) -> Result<i32, EvalError> + Send + Sync;
 type StmtFn = dyn Fn(&mut [u32], &mut [i32]) -> Result<(), EvalError> + Send + Sync;

@@ -1,12 +1,12 @@
 //! Human-readable descriptions of steps, evaluation errors and state changes, for
 //! traces and messages.
 
-use crate::eval::EvalError;
 use crate::ir::GroupKind;
-use crate::model::Model;
-use crate::interface::Step;
+use crate::program::Program;
+use warpcheck_model::interface::Step;
+use warpcheck_model::EvalError;
 
-impl Model {
+impl Program {
     /// Describes one process transition: `P: s -> t`.
     pub fn describe_transition(&self, process: u32, transition: u32) -> String {
         let p = &self.processes[process as usize];

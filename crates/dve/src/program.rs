@@ -1,8 +1,8 @@
-//! [`Model`]: a lowered model with its names, layout, initial state, transition groups
+//! [`Program`]: a lowered model with its names, layout, initial state, transition groups
 //! and labels. This is what every engine consumes.
 
 use crate::ir::{Assertion, Group, PropertyEdge, VarId};
-use crate::layout::{Layout, SlotId};
+use warpcheck_model::layout::{Layout, SlotId};
 
 /// How the processes of a model move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,7 +59,7 @@ pub struct Channel {
 /// The property (Büchi) automaton of a model with `system ... property P`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Property {
-    /// Index into [`Model::processes`].
+    /// Index into [`Program::processes`].
     pub process: u32,
     pub edges: Vec<PropertyEdge>,
 }
@@ -67,7 +67,7 @@ pub struct Property {
 /// A model lowered to the IR: everything an engine needs and nothing of the source
 /// language.
 #[derive(Clone, Debug)]
-pub struct Model {
+pub struct Program {
     pub layout: Layout,
     pub variables: Vec<Variable>,
     pub processes: Vec<Process>,
@@ -83,7 +83,7 @@ pub struct Model {
     /// What an out-of-range assignment does.
     pub overflow: crate::Overflow,
     /// State predicates added after lowering (user invariants, propositions): labels
-    /// after the assertions' (see [`Model::add_predicate`]).
+    /// after the assertions' (see [`Program::add_predicate`]).
     pub predicates: Vec<Predicate>,
 }
 
@@ -94,7 +94,7 @@ pub struct Predicate {
     pub expr: crate::ir::Expr,
 }
 
-impl Model {
+impl Program {
     /// An evaluator of this model's expressions with the given temporaries.
     pub fn evaluator<'a>(&'a self, temps: &'a mut [i32]) -> crate::Evaluator<'a> {
         crate::Evaluator { layout: &self.layout, temps, overflow: self.overflow }
@@ -168,13 +168,13 @@ impl Model {
 /// An assertion that does not hold in a state.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AssertionFailure {
-    /// Index into [`Model::assertions`].
+    /// Index into [`Program::assertions`].
     pub assertion: usize,
     /// Set when evaluating the assertion raised an error instead of yielding false.
-    pub error: Option<crate::EvalError>,
+    pub error: Option<warpcheck_model::EvalError>,
 }
 
-impl Model {
+impl Program {
     /// The first assertion (DVE `assert`) violated in `state`, if any.
     pub fn violated_assertion(&self, state: &[u32]) -> Option<AssertionFailure> {
         let ev = self.evaluator(&mut []);
