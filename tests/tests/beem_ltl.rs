@@ -32,7 +32,7 @@ use std::collections::HashMap;
 
 use warpcheck_conformance::ltl::*;
 use warpcheck_conformance::*;
-use warpcheck_ltl::{check, check_product_graph, next_prefix, Algorithm, Options, Outcome, ProductBuilder};
+use warpcheck_liveness::{check, check_product_graph, next_prefix, Algorithm, Options, Outcome, ProductBuilder};
 
 /// Threads of each parallel algorithm (`WARPCHECK_LTL_THREADS`, default 2).
 fn threads() -> usize {

@@ -27,8 +27,8 @@ use std::path::Path;
 use warpcheck_conformance::beem_xml::LtlFormula;
 use warpcheck_conformance::ltl::*;
 use warpcheck_conformance::*;
+use warpcheck_liveness::{check, Algorithm, LtlError, Options};
 use warpcheck_ltl::formula::parse;
-use warpcheck_ltl::{check, Algorithm, LtlError, Options};
 use warpcheck_model::Product;
 
 fn word(holds: bool) -> &'static str {
@@ -78,11 +78,11 @@ fn compare(
     // The same formula through the generic Büchi product wrapper: the same product.
     let (instance, automaton) = formula_labels(beem, f)?;
     let product = Product::new(&instance.model, automaton);
-    let wrapped = match pool.install(|| warpcheck_ltl::check(&product, &options)) {
+    let wrapped = match pool.install(|| warpcheck_liveness::check(&product, &options)) {
         Err(e) if undecided(&e) => return Ok(false),
         result => result.map_err(|e| format!("{file} (product wrapper): {e}"))?,
     };
-    let counts = |o: &warpcheck_ltl::Outcome| (o.holds(), o.states, o.transitions, o.error_transitions);
+    let counts = |o: &warpcheck_liveness::Outcome| (o.holds(), o.states, o.transitions, o.error_transitions);
     if algorithm == Algorithm::Ndfs && counts(&wrapped) != counts(&ours) {
         return Err(format!(
             "{file} `{}`: (holds, states, transitions, errors) {:?} through the product wrapper, {:?} through the property process",

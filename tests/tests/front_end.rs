@@ -6,7 +6,8 @@
 //! values are derived by hand below.
 
 use warpcheck_explore::{explore, explore_parallel, state_graph, BfsOptions, Checks, Invariant, Options, Order};
-use warpcheck_ltl::{check, Algorithm, Definition};
+use warpcheck_liveness::{check, Algorithm};
+use warpcheck_ltl::Definition;
 use warpcheck_model::cuda::host::run_on_host;
 use warpcheck_model::cuda::{CudaModel, CudaSource, Unsupported};
 use warpcheck_model::interface::{Describe, Label, LabelId, LabelKind, Model, Step, Successors};
@@ -184,7 +185,7 @@ fn ltl_through_the_product_wrapper() {
         let translated = warpcheck_ltl::formula_automaton(formula, &definitions, label).unwrap();
         let product = Product::new(ring(false), translated.automaton);
         for algorithm in Algorithm::ALL {
-            let options = warpcheck_ltl::Options { algorithm, ..warpcheck_ltl::Options::default() };
+            let options = warpcheck_liveness::Options { algorithm, ..warpcheck_liveness::Options::default() };
             let outcome = check(&product, &options).unwrap();
             assert_eq!(outcome.lasso.is_none(), holds, "{formula} with {algorithm:?}");
             if let Some(lasso) = outcome.lasso {

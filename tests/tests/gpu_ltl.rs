@@ -30,7 +30,8 @@ use warpcheck_conformance::*;
 use warpcheck_dve::Program as Model;
 use warpcheck_gpu::ltl::{check_gpu, compile_for_device, GpuAlgorithm};
 use warpcheck_gpu::{GpuError, GpuOptions};
-use warpcheck_ltl::{check, Algorithm, FormulaModel, Options};
+use warpcheck_liveness::{check, Algorithm, Options};
+use warpcheck_ltl::FormulaModel;
 
 fn max_states() -> u64 {
     env_u64("WARPCHECK_MAX_STATES").unwrap_or(u64::MAX)

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use warpcheck_conformance::load_file;
 use warpcheck_conformance::ltl::validate_lasso;
 use warpcheck_dve::Program as Model;
-use warpcheck_ltl::{check, Algorithm, Options, Outcome};
+use warpcheck_liveness::{check, Algorithm, Options, Outcome};
 
 fn path(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("models/ltl").join(name)
@@ -172,7 +172,7 @@ fn cndfs_stacks_beyond_the_memory_are_an_error() {
     let model = load_file(&path("holds_deep_chain.dve")).model;
     let options = |memory| Options { algorithm: Algorithm::Cndfs, memory: Some(memory), ..Options::default() };
     let e = check(&model, &options(3_000_000)).unwrap_err();
-    assert!(matches!(e, warpcheck_ltl::LtlError::StacksFull { .. }), "{e}");
+    assert!(matches!(e, warpcheck_liveness::LtlError::StacksFull { .. }), "{e}");
     assert!(e.to_string().contains("depth-first stacks need more than"), "{e}");
     let o = check(&model, &options(64_000_000)).unwrap();
     assert!(o.holds());

@@ -14,12 +14,11 @@ use warpcheck_dve::Program as Model;
 use warpcheck_explore::{Lasso, TraceStep};
 use warpcheck_gpu::ltl::{check_gpu, GpuAlgorithm, GpuLtl};
 use warpcheck_gpu::GpuOptions;
-use warpcheck_ltl::cndfs::MAX_WORKERS;
+use warpcheck_liveness::cndfs::MAX_WORKERS;
+use warpcheck_liveness::{check, Algorithm, LtlError, Options, Outcome};
 use warpcheck_ltl::formula::render_at;
 use warpcheck_ltl::propositions::{parse_argument, parse_file, Definition};
-use warpcheck_ltl::{
-    check, formula_model, Algorithm, FormulaError, FormulaModel, LtlError, Options, Outcome, PropositionError,
-};
+use warpcheck_ltl::{formula_model, FormulaError, FormulaModel, PropositionError};
 
 use crate::{exit, gpu_error, progress, report, threads_used, BackendArg, RunArgs};
 
@@ -325,7 +324,7 @@ fn print(model: &Model, engine: &Engine, o: &Outcome, from_formula: bool) {
     if let Some(restarts @ 1..) = o.restarts {
         println!(
             "restarts:     {restarts} (the store filled up; the last search, with a table {}x larger each time, is counted)",
-            warpcheck_ltl::cndfs::GROWTH
+            warpcheck_liveness::cndfs::GROWTH
         );
     }
     let graph = o.graph_seconds.map_or(String::new(), |g| format!(" (state graph {g:.3} s)"));

@@ -1,4 +1,4 @@
-//! LTL model checking on the GPU: the accepting-cycle search of [`warpcheck_ltl`]
+//! LTL model checking on the GPU: the accepting-cycle search of [`warpcheck_liveness`]
 //! (OWCTY or MAP) with the whole product graph on the device.
 //!
 //! 1. **Generation and graph.** The GPU engine explores the product of the model with
@@ -21,14 +21,14 @@
 //! 3. **Cycle detection** by kernels of `ltl.cu` over vertex-indexed arrays and two
 //!    frontier queues, the host enqueueing 16 levels per round trip:
 //!    - OWCTY (the thesis's Algorithm 9 with Proposition 4.1.1, as
-//!      `warpcheck_ltl::owcty`): reachability from the accepting vertices within S,
+//!      `warpcheck_liveness::owcty`): reachability from the accepting vertices within S,
 //!      then elimination by in-degree counting within S with fronts of in-degree 0,
 //!      until an iteration removes nothing. The thesis's GPU default is *reversed*
 //!      OWCTY (backward reachability, elimination of vertices without successors); we
 //!      run the forward one because its fixpoint is the CPU's, which the tests hold it
 //!      to; counting in-degrees also avoids the `elim`/`elimPrep` bits of Algorithm 14
 //!      (digest erratum 7: `elimPrep` must start true) altogether.
-//!    - MAP (thesis Algorithm 10, as `warpcheck_ltl::map`): rounds of forward
+//!    - MAP (thesis Algorithm 10, as `warpcheck_liveness::map`): rounds of forward
 //!      propagation of the largest accepting predecessor with `atomicMax` over fronts
 //!      of changed vertices (not the thesis's sweep over all edges), then an accepting
 //!      vertex that is its own value proves a cycle, or the values stop being
@@ -58,7 +58,7 @@ use std::time::Instant;
 
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use warpcheck_explore::Lasso;
-use warpcheck_ltl::Outcome;
+use warpcheck_liveness::Outcome;
 use warpcheck_model::cuda::{CudaModel, CudaSource};
 
 use crate::engine::{

@@ -162,7 +162,7 @@ impl Buchi {
 
     /// Whether the automaton accepts the lasso word `stem cycle^ω` (letters as bit
     /// sets): whether the product of the lasso with the automaton has an accepting
-    /// cycle (found by nested DFS).
+    /// cycle.
     pub fn accepts(&self, stem: &[u64], cycle: &[u64]) -> bool {
         assert!(!cycle.is_empty(), "a lasso needs a cycle");
         let positions = stem.len() + cycle.len();
@@ -176,11 +176,18 @@ impl Buchi {
                 edges.push(((p * states) as u32 + e.from, (after(p) * states) as u32 + e.to));
             }
         }
-        let graph = warpcheck_graph::Csr::from_edges((positions * states) as u64, &edges).expect("a small product");
-        let accepting: Vec<bool> = (0..positions * states).map(|v| self.accepting[v % states]).collect();
-        let mut product = crate::Explicit { graph: &graph, accepting: &accepting, within: None };
-        let found = crate::Ndfs::new().search(&mut product, 0).expect("an explicit graph has no limit");
-        found.is_some()
+        // An accepting cycle: an accepting vertex reachable from the start that reaches
+        // itself again (quadratic, for the small products of tests).
+        let n = positions * states;
+        let mut successors = vec![Vec::new(); n];
+        for &(a, b) in &edges {
+            successors[a as usize].push(b as usize);
+        }
+        let next = |v: usize, out: &mut Vec<usize>| out.extend(&successors[v]);
+        let reachable = search(n, [0], next);
+        (0..n)
+            .filter(|&v| reachable[v] && self.accepting[v % states])
+            .any(|v| search(n, successors[v].iter().copied(), next)[v])
     }
 }
 

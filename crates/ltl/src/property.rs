@@ -94,7 +94,8 @@ fn guard(label: &Label, propositions: &[Expr]) -> Option<Expr> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{check, formula_model, Options};
+    use crate::formula_model;
+    use warpcheck_liveness::{check, Options};
 
     const COUNTER: &str = "byte x; int y = -3; byte a[3]; process P { state s, t; init s; trans s -> t { effect x = (x + 1) % 3; }, t -> s {}; } system async;";
 

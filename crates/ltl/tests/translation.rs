@@ -16,10 +16,11 @@
 //! printed.
 
 use warpcheck_graph::generate::SplitMix64;
+use warpcheck_liveness::{check, Algorithm, Options};
 use warpcheck_ltl::buchi::translate;
 use warpcheck_ltl::formula::Ltl;
+use warpcheck_ltl::formula_model;
 use warpcheck_ltl::propositions::parse_argument;
-use warpcheck_ltl::{check, formula_model, Algorithm, Options};
 
 const APS: u32 = 3;
 

@@ -4,9 +4,9 @@
 
 use proptest::prelude::*;
 use warpcheck_graph::Csr;
-use warpcheck_ltl::map::{map, map_parallel};
-use warpcheck_ltl::owcty::{owcty, owcty_parallel, witness};
-use warpcheck_ltl::{Cycle, Explicit, Ndfs};
+use warpcheck_liveness::map::{map, map_parallel};
+use warpcheck_liveness::owcty::{owcty, owcty_parallel, witness};
+use warpcheck_liveness::{Cycle, Explicit, Ndfs};
 
 fn reachable(g: &Csr, from: u32, at_least_one_step: bool) -> Vec<bool> {
     let mut seen = vec![false; g.vertices()];
