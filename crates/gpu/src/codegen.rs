@@ -32,8 +32,6 @@ use warpcheck_model::{Model, Overflow, SyncMode};
 pub enum Unsupported {
     #[error("the property automaton has {0} edges; the GPU code generator supports at most 64")]
     PropertyEdges(usize),
-    #[error("the {0} algorithm does not run on the GPU; use the CPU")]
-    Algorithm(&'static str),
 }
 
 /// Generated C source for one model.
