@@ -389,7 +389,7 @@ pub(crate) fn explore(
                 edges_full: ptr(&ctl, &stream) + 24,
             };
             let init = module.load_function("wc_graph_init").map_err(cuda)?;
-            // SAFETY (`warpcheck_cuda::launch`'s contract): `wc_graph_init(WcGraph)`,
+            // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_graph_init(WcGraph)`,
             // whose fields `GraphArgs` mirrors, points into the live buffers above.
             unsafe { stream.launch_builder(&init).arg(&g_args).launch(ONE_THREAD) }.map_err(cuda)?;
             Some(g)
@@ -397,8 +397,8 @@ pub(crate) fn explore(
     };
     let store = Store { states, parents, _table: table, ctl, counters, viol_first, viol_count, args };
     let initial = stream.clone_htod(&model.initial_state()).map_err(cuda)?;
-    // SAFETY (`warpcheck_cuda::launch`'s contract): `wc_seed(WcTable, const u32 *)`, the
-    // table's live buffers and the initial state's `WC_WORDS` words, alive until the
+    // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_seed(WcTable, const u32 *)`,
+    // the table's live buffers and the initial state's `WC_WORDS` words, alive until the
     // synchronisation below.
     unsafe { stream.launch_builder(&seed).arg(&store.args).arg(&initial).launch(ONE_THREAD) }.map_err(cuda)?;
     stream.synchronize().map_err(cuda)?;
@@ -501,7 +501,7 @@ impl Run<'_> {
         let (counters, viol_first, viol_count) =
             (ptr(&s.counters, stream), ptr(&s.viol_first, stream), ptr(&s.viol_count, stream));
         let ctl = if device_range { ptr(&s.ctl, stream) } else { 0u64 };
-        // SAFETY (`warpcheck_cuda::launch`'s contract): `wc_expand`'s parameters in
+        // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_expand`'s parameters in
         // kernel.cu's order and types; the addresses are of the run's `Store`, which
         // outlives the search; ids stay below the store's limit (checked room, and the
         // overflow flag otherwise).
@@ -541,8 +541,8 @@ impl Run<'_> {
         let categories = s.viol_count.len() as u32;
         let stop = self.options.stop_at_first as u32;
         for _ in 0..levels {
-            // SAFETY (`warpcheck_cuda::launch`'s contract): `wc_advance`'s parameters in
-            // kernel.cu's order and types, addresses of the run's live `Store`.
+            // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_advance`'s parameters
+            // in kernel.cu's order and types, addresses of the run's live `Store`.
             unsafe {
                 stream
                     .launch_builder(self.advance)

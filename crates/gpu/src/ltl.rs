@@ -264,7 +264,7 @@ impl<'s> Device<'s> {
                 Arg::U64(x) => builder.arg(x),
             };
         }
-        // SAFETY (`warpcheck_cuda::launch`'s contract): every kernel of ltl.cu takes
+        // SAFETY: `warpcheck_cuda::launch`'s contract holds: every kernel of ltl.cu takes
         // exactly these arguments (`u32` or `u64` numbers and addresses, as the callers
         // pass them), pointers into live buffers of the session and its arrays, which
         // outlive the check; the host reads them only by copies on the same stream.

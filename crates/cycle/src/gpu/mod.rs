@@ -436,15 +436,15 @@ impl<'a> Run<'a> {
 
     /// The one place the Howard kernels are launched.
     fn launch(&self, f: &CudaFunction, cfg: LaunchConfig, args: &[&dyn KernelArg]) -> Result<(), CudaError> {
-        // SAFETY (`warpcheck_cuda::launch`'s contract): every caller passes, in order, the
-        // parameters of its kernel in howard.cu (`HwGraph` mirrors `struct HwGraph`,
+        // SAFETY: `warpcheck_cuda::launch`'s contract holds: every caller passes, in order,
+        // the parameters of its kernel in howard.cu (`HwGraph` mirrors `struct HwGraph`,
         // `u64` for pointers and 64-bit keys, `u32` for counts and levels, `f64` for the
         // tolerances). The addresses are of `self.b`, allocated in `Run::new` with the
-        // sizes the kernels index by (`n` vertices, `components`, `flags[8]`, the
-        // scratch of 4n words for two jump buffers of n 16-byte records), and `self.b`
-        // lives until the results are copied back on the same stream. The kernels bound
-        // every index by `n` or `components` (grid-stride loops); the host reads the
-        // buffers only by copies on the stream.
+        // sizes the kernels index by (`n` vertices, `components`, `flags[8]`, the scratch
+        // of 4n words for two jump buffers of n 16-byte records), and `self.b` lives until
+        // the results are copied back on the same stream. The kernels bound every index by
+        // `n` or `components` (grid-stride loops); the host reads the buffers only by
+        // copies on the stream.
         unsafe { warpcheck_cuda::launch(self.stream, f, cfg, args) }
     }
 

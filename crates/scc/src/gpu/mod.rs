@@ -451,14 +451,14 @@ impl Run<'_> {
 
     /// The one place the SCC kernels are launched.
     fn launch(&mut self, f: &CudaFunction, cfg: LaunchConfig, args: &[&dyn KernelArg]) -> Result<(), CudaError> {
-        // SAFETY (`warpcheck_cuda::launch`'s contract): every kernel of scc.cu takes the
-        // argument block (`struct Scc`, mirrored by `Args`) and, for those with a mode,
+        // SAFETY: `warpcheck_cuda::launch`'s contract holds: every kernel of scc.cu takes
+        // the argument block (`struct Scc`, mirrored by `Args`) and, for those with a mode,
         // one `unsigned`, except `scc_advance`, which takes the control block's address
         // (`u64`); that is what the callers pass. The addresses are of `self.b`, which
-        // outlives the run, and the stream is synchronised before it is dropped (the
-        // timing event and the copy of the components). The kernels bound every index
-        // by `n` (grid-stride loops) and the queues and slots by their sizes
-        // (`device_bytes`); the host reads the buffers only by copies on the stream.
+        // outlives the run, and the stream is synchronised before it is dropped (the timing
+        // event and the copy of the components). The kernels bound every index by `n`
+        // (grid-stride loops) and the queues and slots by their sizes (`device_bytes`); the
+        // host reads the buffers only by copies on the stream.
         unsafe { warpcheck_cuda::launch(self.stream(), f, cfg, args) }?;
         self.report.launches += 1;
         Ok(())
