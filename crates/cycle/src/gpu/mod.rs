@@ -1,10 +1,10 @@
 //! Howard's policy iteration for the minimum or maximum cycle mean or cycle ratio on
 //! the GPU, for all cyclic SCCs of a [`WeightedGraph`] at once, with an exact answer.
 //!
-//! Owns: the compact device layout of all components ([`layout`]), the round loop on
-//! the device (kernels in `howard.cu`, beside this file, compiled and launched through
-//! `warpcheck-cuda`), and the exact finish on the host. Returns the same [`Solution`]
-//! as the CPU [`crate::solve`](fn@crate::solve).
+//! Owns: the compact device layout of all components ([`Compact`], `layout.rs`), the
+//! round loop on the device (kernels in `howard.cu`, beside this file, compiled and
+//! launched through `warpcheck-cuda`), and the exact finish on the host. Returns the
+//! same [`Solution`] as the CPU [`crate::solve`](fn@crate::solve).
 //!
 //! **Algorithm** (Barnat, Bauch, Brim, Češka, PDMC 2011, digest 002, Algorithm 3 with
 //! §3.3's concurrent components). The cyclic SCCs come from the CPU pre-decomposition
@@ -79,7 +79,7 @@ use crate::{
     WeightedGraph,
 };
 
-pub mod layout;
+mod layout;
 pub use layout::Compact;
 
 /// How to run the GPU Howard.

@@ -131,7 +131,7 @@ pub struct GpuScc {
 }
 
 /// What a GPU decomposition runs: FB with trimming, Coloring and OBF as in
-/// [`warpcheck_scc`], or FB handing over to Coloring (see the module documentation).
+/// [the CPU](crate), or FB handing over to Coloring (see the module documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GpuSccAlgorithm {
     Fb,
