@@ -1,9 +1,9 @@
-//! SCC decomposition on the GPU (`crates/gpu/src/scc.rs`) against Tarjan.
+//! SCC decomposition on the GPU (`crates/scc/src/gpu/`) against Tarjan.
 //!
 //! - Without a GPU (CI): the kernels of `scc.cu` run on the host, sequentially, under
 //!   the emulator `gpu_scc_emulator.cpp` (compiled with `c++`), which drives them with
-//!   the host loop of `scc.rs`: every algorithm gives Tarjan's partition on thousands of
-//!   seeded random graphs of every family below.
+//!   the host loop of `warpcheck_scc::gpu`: every algorithm gives Tarjan's partition
+//!   on thousands of seeded random graphs of every family below.
 //! - With a GPU (ignored in CI; on the device machine):
 //!
 //! ```text
@@ -20,11 +20,11 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 use warpcheck_conformance::*;
-use warpcheck_gpu::scc::{GpuSccAlgorithm, SccDevice};
 use warpcheck_gpu::state_graph::{compile_for_device, state_graph_gpu};
 use warpcheck_gpu::GpuOptions;
 use warpcheck_graph::generate::{erdos_renyi, rmat, ssca2, RmatParams, SplitMix64, Ssca2Params};
 use warpcheck_graph::Graph;
+use warpcheck_scc::gpu::{GpuSccAlgorithm, SccDevice};
 use warpcheck_scc::{tarjan::tarjan, Components, Summary};
 
 const GPU_ALGORITHMS: [GpuSccAlgorithm; 4] = GpuSccAlgorithm::ALL;

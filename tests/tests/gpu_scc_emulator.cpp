@@ -1,6 +1,6 @@
-// The SCC kernels of crates/gpu/src/scc.cu run on the host, one thread, with the CUDA built-ins
+// The SCC kernels of crates/scc/src/gpu/scc.cu run on the host, one thread, with the CUDA built-ins
 // they use replaced by sequential equivalents, and driven by the same loop as the
-// host code of crates/gpu/src/scc.rs (`Run::rounds`). It checks the algorithms' logic (labels,
+// host code of crates/scc/src/gpu/mod.rs (`Run::rounds`). It checks the algorithms' logic (labels,
 // pivots, naming, trimming, the OBF steps) without a GPU, not the races of real
 // parallel execution. Reads graphs from stdin (`n m` then m lines `u v`), repeatedly,
 // and writes per graph and algorithm (FB, Coloring, OBF, FB then Coloring) one line of n
@@ -26,7 +26,7 @@ static unsigned atomicSub(unsigned* a, unsigned v) { unsigned o = *a; *a -= v; r
 static unsigned atomicOr(unsigned* a, unsigned v) { unsigned o = *a; *a |= v; return o; }
 static unsigned atomicMax(unsigned* a, unsigned v) { unsigned o = *a; *a = std::max(o, v); return o; }
 static unsigned atomicExch(unsigned* a, unsigned v) { unsigned o = *a; *a = v; return o; }
-#include "../../crates/gpu/src/scc.cu"
+#include "../../crates/scc/src/gpu/scc.cu"
 
 typedef std::vector<u32> Vec;
 

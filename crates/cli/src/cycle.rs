@@ -10,7 +10,7 @@
 //! of a model, which has no successors and so lies on no cycle, weighs 0.
 //!
 //! The GPU: `--algorithm howard-gpu` (with `--device N`) runs Howard's policy
-//! iteration on a CUDA device ([`warpcheck_gpu::howard`]), exact like the others (a
+//! iteration on a CUDA device ([`warpcheck_cycle::gpu`]), exact like the others (a
 //! certificate per component, the CPU Howard where it fails); without a device it is
 //! an error (exit 2), never a silent CPU run. An algorithm rather than a `--backend`,
 //! because only Howard has a GPU version.
@@ -21,12 +21,12 @@ use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 use serde_json::{json, Value};
+use warpcheck_cycle::gpu::{GpuHoward, GpuHowardError, GpuHowardOptions, GpuHowardReport};
 use warpcheck_cycle::{dimacs, solve, Algorithm, CycleError, Options, Problem, Sense, Solution, WeightedGraph};
 use warpcheck_dve::DveModel;
 use warpcheck_explore::{state_graph_with_states, StateGraphError};
-use warpcheck_gpu::howard::{GpuHoward, GpuHowardOptions, GpuHowardReport, HowardGpuError};
 
-use crate::{exit, gpu_error, OverflowArg};
+use crate::{cuda_error, exit, OverflowArg};
 
 #[derive(Clone, Copy, ValueEnum)]
 enum AlgorithmArg {
@@ -201,7 +201,7 @@ pub fn run(args: CycleArgs) -> Result<ExitCode, ExitCode> {
     // The device first: no GPU is an error before any input is read.
     let on_gpu = |a: AlgorithmArg| matches!(a, AlgorithmArg::HowardGpu);
     let device = match args.algorithm.iter().any(|&a| on_gpu(a)) {
-        true => Some(GpuHoward::new(args.device).map_err(gpu_error)?),
+        true => Some(GpuHoward::new(args.device).map_err(cuda_error)?),
         false => None,
     };
     let start = Instant::now();
@@ -217,8 +217,12 @@ pub fn run(args: CycleArgs) -> Result<ExitCode, ExitCode> {
                 let gpu_options = GpuHowardOptions { device: args.device, ..Default::default() };
                 let report =
                     pool.install(|| device.solve(&input.graph, &options, &gpu_options)).map_err(|e| match e {
-                        HowardGpuError::Cycle(e) => cycle_error(e),
-                        HowardGpuError::Gpu(e) => gpu_error(e),
+                        GpuHowardError::Cycle(e) => cycle_error(e),
+                        GpuHowardError::Cuda(e) => cuda_error(e),
+                        e @ GpuHowardError::TooLarge(_) => {
+                            eprintln!("error: {e}");
+                            ExitCode::from(exit::RESOURCE)
+                        }
                     })?;
                 (report.solution.clone(), Some(report))
             }

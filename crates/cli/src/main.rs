@@ -214,6 +214,11 @@ fn run(
 
 /// Reports a failed GPU run; its exit status (2 bad input, 3 a resource limit or a
 /// device failure).
+/// The exit code of a CUDA runtime error (the GPU SCC and Howard), as [`gpu_error`].
+pub(crate) fn cuda_error(e: warpcheck_gpu::CudaError) -> ExitCode {
+    gpu_error(e.into())
+}
+
 pub(crate) fn gpu_error(e: GpuError) -> ExitCode {
     eprintln!("error: {e}");
     ExitCode::from(match e {

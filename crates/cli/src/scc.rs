@@ -9,11 +9,11 @@ use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 use serde_json::json;
-use warpcheck_gpu::scc::{GpuSccAlgorithm, SccDevice};
+use warpcheck_scc::gpu::{GpuSccAlgorithm, SccDevice};
 use warpcheck_scc::{decompose, Algorithm, Components, Options, Summary};
 
 use crate::graphs::{load_input, FormatArg};
-use crate::{exit, gpu_error, OverflowArg};
+use crate::{cuda_error, exit, OverflowArg};
 
 #[derive(Clone, Copy, ValueEnum)]
 enum AlgorithmArg {
@@ -136,7 +136,7 @@ pub fn run(args: SccArgs) -> Result<ExitCode, ExitCode> {
     })?;
     let gpu = args.backend == SccBackend::Gpu;
     // Open the device before loading the input: no GPU is a quick, clear error.
-    let device = if gpu { Some(SccDevice::new(args.device).map_err(gpu_error)?) } else { None };
+    let device = if gpu { Some(SccDevice::new(args.device).map_err(cuda_error)?) } else { None };
     let threads = crate::thread_count(args.threads);
     let pool = crate::thread_pool(threads)?;
     let start = Instant::now();
@@ -150,7 +150,7 @@ pub fn run(args: SccArgs) -> Result<ExitCode, ExitCode> {
     let start = Instant::now();
     let (components, gpu_report) = match (choice, &device) {
         (Choice::Gpu(a), Some(d)) => {
-            let r = d.decompose(&graph, a).map_err(gpu_error)?;
+            let r = d.decompose(&graph, a).map_err(cuda_error)?;
             (r.components, Some(r.report))
         }
         (Choice::Cpu(a), _) => (pool.install(|| decompose(&graph, a, &Options::default())), None),

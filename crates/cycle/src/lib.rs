@@ -11,7 +11,10 @@
 //!   (Young–Tarjan–Orlin parametric shortest paths) and [`karp`] (cycle means only);
 //! - [`solve`]: all of it together, per component and overall;
 //! - [`certificate`]: the exact check that a policy found in floating point (the GPU
-//!   Howard of `warpcheck-gpu`) is optimal.
+//!   Howard) is optimal;
+//! - [`gpu`]: Howard's policy iteration on a CUDA device, all cyclic components at
+//!   once, kernels in `gpu/howard.cu`, exact by the certificate (needs a device at run
+//!   time, not to build).
 //!
 //! The mean of a cycle is its weight over its number of edges, the ratio its weight
 //! over its transit time. A maximum is the minimum of the negated weights. Every
@@ -33,6 +36,7 @@ pub mod certificate;
 pub mod components;
 pub mod dimacs;
 pub mod error;
+pub mod gpu;
 pub mod graph;
 mod heap;
 pub mod howard;

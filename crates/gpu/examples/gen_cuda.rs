@@ -19,13 +19,13 @@ fn main() {
         warpcheck_gpu::engine::tuned_source(&generated, &tuning)
     };
     if args.iter().any(|a| a == "--resources") {
-        match warpcheck_gpu::nvrtc::resource_report(&cuda, 90, &tuning.nvrtc_options()) {
+        match warpcheck_cuda::nvrtc::resource_report(&cuda, 90, &tuning.nvrtc_options()) {
             Ok(log) => print!("{log}"),
             Err(e) => println!("{path}: {e}"),
         }
     } else if args.iter().any(|a| a == "--compile") {
         std::env::set_var("WARPCHECK_CACHE", "/nonexistent/warpcheck-no-cache");
-        match warpcheck_gpu::nvrtc::compile(&cuda, 90, &[]) {
+        match warpcheck_cuda::nvrtc::compile(&cuda, 90, &[]) {
             Ok(c) => println!("{path}: {} bytes of cubin in {:.2} s", c.cubin.len(), c.seconds),
             Err(e) => println!("{path}: {e}"),
         }

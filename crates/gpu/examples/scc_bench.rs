@@ -20,7 +20,7 @@
 use std::time::Instant;
 
 use warpcheck_dve::Overflow;
-use warpcheck_gpu::scc::{GpuSccAlgorithm, GpuSccReport, SccDevice};
+use warpcheck_scc::gpu::{GpuSccAlgorithm, GpuSccReport, SccDevice};
 use warpcheck_gpu::state_graph::state_graph_gpu;
 use warpcheck_gpu::GpuOptions;
 use warpcheck_graph::generate::{erdos_renyi, rmat, ssca2, RmatParams, Ssca2Params};

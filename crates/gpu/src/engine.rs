@@ -12,16 +12,18 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use cudarc::driver::{
+use warpcheck_cuda::cudarc;
+use warpcheck_cuda::cudarc::nvrtc::Ptx;
+use warpcheck_cuda::driver::{
     CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig,
     PushKernelArg,
 };
-use cudarc::nvrtc::Ptx;
+use warpcheck_cuda::nvrtc;
+pub(crate) use warpcheck_cuda::ONE_THREAD;
 use warpcheck_explore::{Checks, Progress, Report, Trace, Violation, ViolationKind};
 use warpcheck_model::cuda::{CudaModel, CudaSource, Unsupported};
 use warpcheck_model::{EvalError, LabelId, Successors};
 
-use crate::nvrtc;
 
 /// Target load of the hash table: it has `1/LOAD` entries per state the store holds.
 const LOAD: f64 = 0.75;
@@ -138,19 +140,9 @@ fn cuda<E: std::fmt::Debug>(e: E) -> GpuError {
     GpuError::Cuda(format!("{e:?}"))
 }
 
-/// Whether a CUDA driver and at least one device are present.
-pub fn device_available() -> bool {
-    device_count().is_ok_and(|n| n > 0)
-}
-
+/// The number of CUDA devices (`warpcheck_cuda::device_count`), or why there is none.
 pub(crate) fn device_count() -> Result<i32, GpuError> {
-    // Dynamic loading panics on use when the library is missing: ask first.
-    if !unsafe { cudarc::driver::sys::is_culib_present() } {
-        return Err(GpuError::NoDevice("the CUDA driver library (libcuda) is not installed".into()));
-    }
-    cudarc::driver::result::init()
-        .map_err(|e| GpuError::NoDevice(format!("the CUDA driver failed to start: {e:?}")))?;
-    CudaContext::device_count().map_err(|e| GpuError::NoDevice(format!("{e:?}")))
+    Ok(warpcheck_cuda::device_count()? as i32)
 }
 
 /// The state-store arguments of the kernels (`struct WcTable` in kernel.cu).
@@ -166,6 +158,8 @@ struct TableArgs {
     limit: u32,
 }
 
+// SAFETY: `#[repr(C)]` with only `u64` and `u32` fields, in the order and of the types
+// of `struct WcTable` in kernel.cu, so its bytes are the kernels' parameter as it is.
 unsafe impl DeviceRepr for TableArgs {}
 
 /// Compiles (or finds in the cache) the kernels of `model` with `invariants` for
@@ -192,7 +186,7 @@ pub(crate) fn compile_source_for_device<M: CudaModel>(
     let (major, minor) = ctx.compute_capability().map_err(cuda)?;
     let tuning = Tuning::from_env();
     let source = source(&generated, &tuning);
-    nvrtc::compile(&source, (major * 10 + minor) as u32, &tuning.nvrtc_options()).map_err(GpuError::Compile)
+    nvrtc::compile(&source, (major * 10 + minor) as u32, &tuning.nvrtc_options()).map_err(GpuError::from)
 }
 
 /// The CUDA source with the `tuning`'s compile-time choices defined in front.
@@ -224,13 +218,6 @@ pub(crate) struct Store {
     viol_count: CudaSlice<u64>,
     args: TableArgs,
 }
-
-/// The launch of a kernel meant for one thread. (cudarc's `for_num_elems(1)` starts a
-/// block of 1024 threads: a race in kernels written for one thread, and a launch that
-/// fails with "too many resources" once the kernel needs more than 64 registers, as
-/// `wc_seed` does for leader_election.6.)
-pub(crate) const ONE_THREAD: LaunchConfig =
-    LaunchConfig { grid_dim: (1, 1, 1), block_dim: (1, 1, 1), shared_mem_bytes: 0 };
 
 pub(crate) fn ptr<T>(s: &CudaSlice<T>, stream: &CudaStream) -> u64 {
     let (p, _sync) = s.device_ptr(stream);
@@ -277,6 +264,8 @@ struct GraphArgs {
     edges_full: u64,
 }
 
+// SAFETY: `#[repr(C)]` with only `u64` fields, in the order and of the types of
+// `struct WcGraph` in kernel.cu, so its bytes are the kernels' parameter as it is.
 unsafe impl DeviceRepr for GraphArgs {}
 
 /// What stays on the device after a search, for a caller that goes on there.
@@ -323,6 +312,9 @@ pub(crate) fn explore<M: CudaModel>(
     let generated = model.cuda_source(&invariants)?;
     let ctx = CudaContext::new(options.device).map_err(cuda)?;
     // One stream, synchronised by hand: no per-buffer event bookkeeping.
+    // SAFETY: every buffer of the run is allocated, used and freed on the context's
+    // default stream only (the `Session` keeps that one stream for its users), so
+    // stream order synchronises all uses without cudarc's events.
     unsafe { ctx.disable_event_tracking() };
     let (major, minor) = ctx.compute_capability().map_err(cuda)?;
     let compile_start = Instant::now();
@@ -332,7 +324,7 @@ pub(crate) fn explore<M: CudaModel>(
         source = graph_source(&source, &generated, spec);
     }
     let compiled =
-        nvrtc::compile(&source, (major * 10 + minor) as u32, &tuning.nvrtc_options()).map_err(GpuError::Compile)?;
+        nvrtc::compile(&source, (major * 10 + minor) as u32, &tuning.nvrtc_options()).map_err(GpuError::from)?;
     let compile_seconds = compile_start.elapsed().as_secs_f64();
     let setup_start = Instant::now();
     let module = ctx.load_module(Ptx::from_binary(compiled.cubin)).map_err(cuda)?;
@@ -358,6 +350,9 @@ pub(crate) fn explore<M: CudaModel>(
     if capacity < 2 {
         return Err(GpuError::Full { states: 0, capacity, bytes: budget });
     }
+    // SAFETY: uninitialised device memory is sound to hold (`u32` has no invalid bit
+    // patterns), and the kernels write a state and its parent before reading them
+    // (`wc_seed`, `wc_insert`); only ids below the published count are read back.
     let alloc = |n: usize| unsafe { stream.alloc::<u32>(n) }.map_err(cuda);
     let states = alloc(capacity as usize * words)?;
     let parents = alloc(capacity as usize)?;
@@ -382,6 +377,8 @@ pub(crate) fn explore<M: CudaModel>(
             let g = GraphStore {
                 first: stream.alloc_zeros::<u64>(capacity as usize + 1).map_err(cuda)?,
                 degree: stream.alloc_zeros::<u32>(capacity as usize + 1).map_err(cuda)?,
+                // SAFETY: as for the store above: `u32` has no invalid bit patterns, and
+                // only the targets the expansion wrote (below `edges`) are read.
                 targets: unsafe { stream.alloc::<u32>(edge_capacity.max(1) as usize) }.map_err(cuda)?,
                 edges: stream.alloc_zeros::<u64>(1).map_err(cuda)?,
             };
@@ -395,12 +392,17 @@ pub(crate) fn explore<M: CudaModel>(
                 edges_full: ptr(&ctl, &stream) + 24,
             };
             let init = module.load_function("wc_graph_init").map_err(cuda)?;
+            // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_graph_init(WcGraph)`,
+            // whose fields `GraphArgs` mirrors, points into the live buffers above.
             unsafe { stream.launch_builder(&init).arg(&g_args).launch(ONE_THREAD) }.map_err(cuda)?;
             Some(g)
         }
     };
     let store = Store { states, parents, _table: table, ctl, counters, viol_first, viol_count, args };
     let initial = stream.clone_htod(&model.initial_state()).map_err(cuda)?;
+    // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_seed(WcTable, const u32 *)`,
+    // the table's live buffers and the initial state's `WC_WORDS` words, alive until the
+    // synchronisation below.
     unsafe { stream.launch_builder(&seed).arg(&store.args).arg(&initial).launch(ONE_THREAD) }.map_err(cuda)?;
     stream.synchronize().map_err(cuda)?;
     let setup_seconds = setup_start.elapsed().as_secs_f64();
@@ -502,6 +504,10 @@ impl<M: CudaModel> Run<'_, M> {
         let (counters, viol_first, viol_count) =
             (ptr(&s.counters, stream), ptr(&s.viol_first, stream), ptr(&s.viol_count, stream));
         let ctl = if device_range { ptr(&s.ctl, stream) } else { 0u64 };
+        // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_expand`'s parameters in
+        // kernel.cu's order and types; the addresses are of the run's `Store`, which
+        // outlives the search; ids stay below the store's limit (checked room, and the
+        // overflow flag otherwise).
         unsafe {
             stream
                 .launch_builder(self.expand)
@@ -538,6 +544,8 @@ impl<M: CudaModel> Run<'_, M> {
         let categories = s.viol_count.len() as u32;
         let stop = self.options.stop_at_first as u32;
         for _ in 0..levels {
+            // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_advance`'s parameters
+            // in kernel.cu's order and types, addresses of the run's live `Store`.
             unsafe {
                 stream
                     .launch_builder(self.advance)

@@ -2,22 +2,48 @@
 //! successor function as C source (DVE's generator: `warpcheck_dve::codegen`), which is
 //! compiled at run time with NVRTC and explored breadth first entirely on the device.
 //!
-//! - [`nvrtc`]: run-time compilation to a cubin, cached on disk;
 //! - [`engine`]: the device-resident state store and the breadth-first search (optionally
 //!   recording the product graph);
 //! - [`state_graph`]: a model's state graph recorded by the engine on the device and
 //!   copied back as a CSR;
-//! - [`scc`]: SCC decomposition of explicit graphs (FB with trimming, Coloring, OBF);
-//! - [`howard`]: Howard's policy iteration for the optimal cycle mean and ratio, all
-//!   SCCs at once, exact by a host-side certificate;
 //! - [`ltl`]: LTL accepting-cycle detection (OWCTY, MAP) on the product graph the
 //!   engine records, on the device.
+//!
+//! The CUDA runtime (devices, NVRTC and its cache, launches, [`CudaError`]) is
+//! `warpcheck-cuda`; the GPU graph algorithms sit beside their CPU versions
+//! (`warpcheck_scc::gpu`, `warpcheck_cycle::gpu`).
 
 pub mod engine;
-pub mod howard;
 pub mod ltl;
-pub mod nvrtc;
-pub mod scc;
 pub mod state_graph;
 
-pub use engine::{device_available, explore_gpu, GpuError, GpuOptions, GpuReport};
+pub use engine::{explore_gpu, GpuError, GpuOptions, GpuReport};
+pub use warpcheck_cuda::{device_available, CudaError};
+
+impl From<CudaError> for GpuError {
+    /// The runtime's errors as the engine's: a missing device stays one, NVRTC's
+    /// messages stay compilation errors, everything else is a CUDA error.
+    fn from(e: CudaError) -> GpuError {
+        match e {
+            CudaError::NoDevice(why) => GpuError::NoDevice(why),
+            CudaError::Compile(log) => GpuError::Compile(log),
+            CudaError::Driver(e) => GpuError::Cuda(format!("{e:?}")),
+            e @ (CudaError::OutOfMemory { .. } | CudaError::Internal(_)) => GpuError::Cuda(e.to_string()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runtime_errors_keep_their_kind() {
+        let e = GpuError::from(CudaError::NoDevice("the CUDA driver reports no device".into()));
+        assert!(matches!(e, GpuError::NoDevice(_)), "{e}");
+        assert_eq!(e.to_string(), "no CUDA device: the CUDA driver reports no device");
+        assert!(matches!(GpuError::from(CudaError::Compile("log".into())), GpuError::Compile(s) if s == "log"));
+        let e = GpuError::from(CudaError::OutOfMemory { what: "x".into(), need: 2, free: 1 });
+        assert_eq!(e.to_string(), "CUDA error: out of device memory: x needs 2 bytes of device memory, 1 are free");
+    }
+}

@@ -56,7 +56,9 @@
 
 use std::time::Instant;
 
-use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
+use warpcheck_cuda::cudarc;
+use warpcheck_cuda::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
+use warpcheck_cuda::nvrtc;
 use warpcheck_explore::Lasso;
 use warpcheck_liveness::Outcome;
 use warpcheck_model::cuda::{CudaModel, CudaSource};
@@ -65,7 +67,6 @@ use crate::engine::{
     compile_source_for_device, explore_graph, graph_source, ptr, tuned_source, GpuError, GpuOptions, GraphSpec,
     Session, Tuning,
 };
-use crate::nvrtc;
 use crate::state_graph::{recorded_edges, EDGES_PER_STATE};
 
 /// Bytes per vertex of the cycle-detection arrays: OWCTY flags or MAP values (4),
@@ -266,8 +267,10 @@ impl<'s> Device<'s> {
                 Arg::U64(x) => builder.arg(x),
             };
         }
-        // SAFETY: every kernel of ltl.cu takes exactly these arguments, pointers into
-        // live buffers of the session and its arrays.
+        // SAFETY: `warpcheck_cuda::launch`'s contract holds: every kernel of ltl.cu takes
+        // exactly these arguments (`u32` or `u64` numbers and addresses, as the callers
+        // pass them), pointers into live buffers of the session and its arrays, which
+        // outlive the check; the host reads them only by copies on the same stream.
         unsafe { builder.launch(cfg) }.map_err(cuda)?;
         Ok(())
     }

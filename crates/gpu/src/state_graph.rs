@@ -18,7 +18,9 @@
 
 use std::time::Instant;
 
-use cudarc::driver::CudaSlice;
+use warpcheck_cuda::cudarc;
+use warpcheck_cuda::driver::CudaSlice;
+use warpcheck_cuda::nvrtc;
 use warpcheck_explore::StateGraph;
 use warpcheck_graph::{Csr, Graph};
 use warpcheck_model::cuda::{CudaModel, CudaSource};
@@ -47,7 +49,7 @@ pub fn cuda_source(generated: &CudaSource, tuning: &Tuning) -> String {
 /// Compiles (or finds in the cache) the kernels of a state-graph exploration of
 /// `model` for `device`, without running them: lets a caller compile many models in
 /// parallel first.
-pub fn compile_for_device<M: CudaModel>(model: &M, device: usize) -> Result<crate::nvrtc::Compiled, GpuError> {
+pub fn compile_for_device<M: CudaModel>(model: &M, device: usize) -> Result<nvrtc::Compiled, GpuError> {
     compile_source_for_device(model, &[], device, cuda_source)
 }
 

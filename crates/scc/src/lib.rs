@@ -7,7 +7,9 @@
 //! - [`obf`]: Recursive OBF (Barnat, Moravec), parallel;
 //! - [`parallel`]: what the parallel ones share: per-vertex subgraph labels, the round
 //!   loop over independent subgraphs, restricted BFS and trimming;
-//! - [`summary`]: counts, the largest component, the size histogram and its SVG plot.
+//! - [`summary`]: counts, the largest component, the size histogram and its SVG plot;
+//! - [`gpu`]: FB with trimming, Coloring, OBF (and FB handing over to Coloring) on a
+//!   CUDA device, kernels in `gpu/scc.cu` (needs a device at run time, not to build).
 //!
 //! Every algorithm returns the same [`Components`]: per vertex, the smallest vertex id
 //! of its component, so two decompositions are the same partition iff they are equal.
@@ -26,6 +28,7 @@
 
 pub mod coloring;
 pub mod fb_trim;
+pub mod gpu;
 pub mod obf;
 pub mod parallel;
 pub mod summary;

@@ -6,13 +6,12 @@
 //! graph, for the certificate and the CPU fallback.
 
 use rayon::prelude::*;
-use warpcheck_cycle::certificate::Component;
-use warpcheck_cycle::components::Subgraph;
-use warpcheck_cycle::{CycleError, Problem, Sense, WeightedGraph};
 use warpcheck_scc::Components;
 
-use super::HowardGpuError;
-use crate::engine::GpuError;
+use super::GpuHowardError;
+use crate::certificate::Component;
+use crate::components::Subgraph;
+use crate::{CycleError, Problem, Sense, WeightedGraph};
 
 /// All cyclic components one after another: component `c` owns vertices
 /// `vbase[c]..vbase[c + 1]` and edges `ebase[c]..ebase[c + 1]`; components by smallest
@@ -44,7 +43,11 @@ const MAX_IDS: usize = u32::MAX as usize - 1;
 /// A pointer that rayon tasks may share to write disjoint ranges of one buffer.
 #[derive(Clone, Copy)]
 struct Shared<T>(*mut T);
+// SAFETY: a `Shared` is only a buffer's address handed to the rayon tasks of one
+// parallel loop, each of which writes its own disjoint range (see the one use in
+// `Compact::new`); the buffer outlives the loop and nothing else touches it meanwhile.
 unsafe impl<T> Send for Shared<T> {}
+// SAFETY: as for `Send`: shared only to write disjoint ranges.
 unsafe impl<T> Sync for Shared<T> {}
 
 impl Compact {
@@ -56,7 +59,7 @@ impl Compact {
         comps: &Components,
         problem: Problem,
         sense: Sense,
-    ) -> Result<Compact, HowardGpuError> {
+    ) -> Result<Compact, GpuHowardError> {
         let n = graph.vertices();
         let of = &comps.of;
         let mut size = vec![0u32; n];
@@ -80,7 +83,7 @@ impl Compact {
         }
         let total = *vbase.last().unwrap();
         if total > MAX_IDS {
-            return Err(GpuError::Cuda(format!("{total} vertices in cyclic components: at most {MAX_IDS}")).into());
+            return Err(GpuHowardError::TooLarge(format!("{total} vertices in cyclic components, at most {MAX_IDS}")));
         }
         let mut fill = vbase[..vbase.len() - 1].to_vec();
         let (mut pos, mut verts, mut comp) = (vec![u32::MAX; n], vec![0u32; total], vec![0u32; total]);
@@ -110,7 +113,7 @@ impl Compact {
         }
         let m = *off.last().unwrap() as usize;
         if m > MAX_IDS {
-            return Err(GpuError::Cuda(format!("{m} edges in cyclic components: at most {MAX_IDS}")).into());
+            return Err(GpuHowardError::TooLarge(format!("{m} edges in cyclic components, at most {MAX_IDS}")));
         }
         let (negate, unit) = (sense == Sense::Max, problem == Problem::Mean);
         let (mut tgt, mut w, mut orig) = (vec![0u32; m], vec![0f64; m], vec![0u32; m]);
@@ -124,7 +127,11 @@ impl Compact {
             for (at, (e, x)) in (off[i] as usize..).zip(kept) {
                 let weight = graph.weight(e);
                 bad |= negate && weight == i64::MIN;
-                // SAFETY: vertex i alone writes its range off[i]..off[i + 1] of each buffer.
+                // SAFETY: vertex i alone writes its range off[i]..off[i + 1] of each
+                // buffer: `off` is the prefix sum of the degrees counted with the same
+                // `inside`, so the ranges are disjoint and end by `m`, the length of
+                // `tgt`, `w`, `orig` (and of `t`, which is written only when not empty).
+                // The buffers are live locals that nothing else touches during the loop.
                 unsafe {
                     *p.0 .0.add(at) = x;
                     *p.1 .0.add(at) = if negate { -(weight as f64) } else { weight as f64 };
@@ -286,10 +293,10 @@ impl View<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use warpcheck_cycle::certificate::certify;
-    use warpcheck_cycle::components::{scc, subgraphs};
-    use warpcheck_cycle::howard;
-    use warpcheck_cycle::Arc as Edge;
+    use crate::certificate::certify;
+    use crate::components::{scc, subgraphs};
+    use crate::howard;
+    use crate::Arc as Edge;
 
     fn graph(n: u64, arcs: &[(u32, u32, i64, i64)]) -> WeightedGraph {
         let arcs: Vec<Edge> =
@@ -317,7 +324,7 @@ mod tests {
         let min = graph(1, &[(0, 0, i64::MIN, 1)]);
         assert!(matches!(
             Compact::new(&min, &scc(&min, false), Problem::Mean, Sense::Max),
-            Err(HowardGpuError::Cycle(CycleError::Overflow))
+            Err(GpuHowardError::Cycle(CycleError::Overflow))
         ));
     }
 

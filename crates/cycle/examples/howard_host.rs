@@ -4,7 +4,7 @@
 //! for the device's final one.
 //!
 //! ```text
-//! cargo run --release -p warpcheck-gpu --example howard_host -- MODEL.dve --weight EXPR [--max] \
+//! cargo run --release -p warpcheck-cycle --example howard_host -- MODEL.dve --weight EXPR [--max] \
 //!     [--threads N] [--runs 3]
 //! ```
 //!
@@ -20,8 +20,8 @@ use std::collections::VecDeque;
 use std::time::Instant;
 
 use warpcheck_cycle::components::{split, subgraphs, Subgraph};
+use warpcheck_cycle::gpu::{finish, Compact};
 use warpcheck_cycle::{howard, Problem, Sense, WeightedGraph};
-use warpcheck_gpu::howard::{finish, Compact};
 
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();

@@ -4,7 +4,7 @@
 //! are ignored in CI and run on the device machine:
 //!
 //! ```text
-//! cargo test --release -p warpcheck-gpu --test howard_gpu -- --ignored --nocapture --test-threads 1
+//! cargo test --release -p warpcheck-cycle --test howard_gpu -- --ignored --nocapture --test-threads 1
 //! ```
 //!
 //! `WARPCHECK_CYCLE_MEAN`: the folder of Dasdan's graphs (default `shared/cycle-mean`
@@ -13,8 +13,8 @@
 
 use std::path::{Path, PathBuf};
 
+use warpcheck_cycle::gpu::{cuda_source, GpuHoward, GpuHowardError, GpuHowardOptions};
 use warpcheck_cycle::{dimacs, solve, Algorithm, Arc, CycleError, Options, Problem, Sense, Solution, WeightedGraph};
-use warpcheck_gpu::howard::{cuda_source, GpuHoward, GpuHowardOptions, HowardGpuError};
 
 #[test]
 #[ignore = "needs libnvrtc (LD_LIBRARY_PATH)"]
@@ -22,7 +22,7 @@ fn kernels_compile_for_sm90() {
     // A fresh, empty cache: the source is really compiled.
     let cache = std::env::temp_dir().join(format!("warpcheck-howard-nvrtc-{}", std::process::id()));
     std::env::set_var("WARPCHECK_CACHE", &cache);
-    let c = warpcheck_gpu::nvrtc::compile(cuda_source(), 90, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let c = warpcheck_cuda::nvrtc::compile(cuda_source(), 90, &[]).unwrap_or_else(|e| panic!("{e}"));
     let _ = std::fs::remove_dir_all(&cache);
     assert!(!c.cubin.is_empty() && !c.cached);
 }
@@ -66,7 +66,7 @@ fn compare(name: &str, g: &WeightedGraph, gpu: &GpuHoward, problem: Problem, sen
     let what = format!("{name} {problem:?} {sense:?}");
     let (cpu, got): (Solution, _) = match (cpu, got) {
         (Ok(c), Ok(r)) => (c, r),
-        (Err(CycleError::ZeroTimeCycle { .. }), Err(HowardGpuError::Cycle(CycleError::ZeroTimeCycle { .. }))) => return,
+        (Err(CycleError::ZeroTimeCycle { .. }), Err(GpuHowardError::Cycle(CycleError::ZeroTimeCycle { .. }))) => return,
         (c, r) => panic!("{what}: CPU {:?}, GPU {:?}", c.map(|s| s.value), r.map(|r| r.solution.value)),
     };
     let s = &got.solution;

@@ -1,7 +1,13 @@
 //! SCC decomposition on the GPU: Forward-Backward with trimming, Coloring and OBF
 //! (Češka's thesis, chapter 6; Wijs, Katoen and Bošnački for FB with trimming), on a
 //! [`Graph`] whose forward and backward CSR are uploaded once. The kernels are in
-//! `scc.cu`, compiled with NVRTC at run time like the engine's.
+//! `scc.cu` (beside this file), compiled with NVRTC at run time and launched through
+//! `warpcheck-cuda`; the host emulator of the conformance tests
+//! (`tests/tests/gpu_scc_emulator.cpp`) runs the same kernels on the CPU.
+//!
+//! Owns: [`SccDevice`] (the kernels loaded on a device, for many graphs), the round
+//! loop on the host, [`device_bytes`], and the algorithms' GPU names
+//! ([`GpuSccAlgorithm`]). Returns the CPU algorithms' [`Components`].
 //!
 //! **Subgraphs by labels.** Every live vertex carries a label, a vertex id naming its
 //! subgraph; an edge is followed only between vertices of the same label, so one launch
@@ -77,15 +83,11 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg,
-};
-use cudarc::nvrtc::Ptx;
+use warpcheck_cuda::driver::{CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig};
+use warpcheck_cuda::{device_ptr, grid, CudaError, Device, KernelArg, Timer, ONE_THREAD};
 use warpcheck_graph::Graph;
-use warpcheck_scc::{Algorithm, Components};
 
-use crate::engine::{device_count, GpuError};
-use crate::nvrtc;
+use crate::{Algorithm, Components};
 
 /// The kernels' source.
 pub const SOURCE: &str = include_str!("scc.cu");
@@ -129,7 +131,7 @@ pub struct GpuScc {
 }
 
 /// What a GPU decomposition runs: FB with trimming, Coloring and OBF as in
-/// [`warpcheck_scc`], or FB handing over to Coloring (see the module documentation).
+/// [the CPU](crate), or FB handing over to Coloring (see the module documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GpuSccAlgorithm {
     Fb,
@@ -159,30 +161,29 @@ impl GpuSccAlgorithm {
     }
 }
 
+/// A CPU algorithm without a GPU version (Tarjan, which is inherently sequential).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the {} algorithm does not run on the GPU; use the CPU", .0.name())]
+pub struct NoGpuVersion(pub Algorithm);
+
 impl TryFrom<Algorithm> for GpuSccAlgorithm {
-    type Error = GpuError;
+    type Error = NoGpuVersion;
 
     /// All but Tarjan, which is inherently sequential.
-    fn try_from(algorithm: Algorithm) -> Result<GpuSccAlgorithm, GpuError> {
+    fn try_from(algorithm: Algorithm) -> Result<GpuSccAlgorithm, NoGpuVersion> {
         match algorithm {
             Algorithm::FbTrim => Ok(GpuSccAlgorithm::Fb),
             Algorithm::Coloring => Ok(GpuSccAlgorithm::Coloring),
             Algorithm::Obf => Ok(GpuSccAlgorithm::Obf),
-            Algorithm::Tarjan => {
-                Err(GpuError::Unsupported(warpcheck_model::cuda::Unsupported::Algorithm(algorithm.name())))
-            }
+            Algorithm::Tarjan => Err(NoGpuVersion(algorithm)),
         }
     }
 }
 
-/// Decomposes `graph` on the GPU (building its backward edges on the host if needed).
-pub fn decompose_gpu(graph: &Graph, algorithm: Algorithm, options: &GpuSccOptions) -> Result<GpuScc, GpuError> {
-    let algorithm = GpuSccAlgorithm::try_from(algorithm)?;
+/// Decomposes `graph` on the GPU (building its backward edges on the host if needed):
+/// [`SccDevice::new`] then [`SccDevice::decompose`].
+pub fn decompose_gpu(graph: &Graph, algorithm: GpuSccAlgorithm, options: &GpuSccOptions) -> Result<GpuScc, CudaError> {
     SccDevice::new(options.device)?.decompose(graph, algorithm)
-}
-
-fn cuda<E: std::fmt::Debug>(e: E) -> GpuError {
-    GpuError::Cuda(format!("{e:?}"))
 }
 
 /// Device bytes a decomposition of `vertices` vertices and `edges` edges allocates.
@@ -222,6 +223,8 @@ struct Args {
     salt: u32,
 }
 
+// SAFETY: `#[repr(C)]` with only `u64` and `u32` fields, in the order and of the types
+// of `struct Scc` in scc.cu, so its bytes are the kernels' parameter as it is.
 unsafe impl DeviceRepr for Args {}
 
 // Control block words and kernel modes (as in scc.cu).
@@ -237,11 +240,8 @@ const SEED_COLOR: u32 = 2;
 
 /// A CUDA context with the SCC kernels loaded: reuse it for many graphs.
 pub struct SccDevice {
-    ctx: Arc<CudaContext>,
-    _module: Arc<CudaModule>,
-    stream: Arc<CudaStream>,
+    device: Device,
     kernels: Kernels,
-    sms: u32,
     pub device_name: String,
     pub compile_seconds: f64,
 }
@@ -266,22 +266,11 @@ struct Kernels {
 
 impl SccDevice {
     /// Opens `device` and compiles (or finds in the cache) and loads the kernels.
-    pub fn new(device: usize) -> Result<SccDevice, GpuError> {
-        let count = device_count()?;
-        if count == 0 {
-            return Err(GpuError::NoDevice("the CUDA driver reports no device".into()));
-        }
-        if device >= count as usize {
-            return Err(GpuError::NoDevice(format!("device {device} requested, {count} present")));
-        }
+    pub fn new(device: usize) -> Result<SccDevice, CudaError> {
         let start = Instant::now();
-        let ctx = CudaContext::new(device).map_err(cuda)?;
-        // One stream, synchronised by hand.
-        unsafe { ctx.disable_event_tracking() };
-        let (major, minor) = ctx.compute_capability().map_err(cuda)?;
-        let compiled = nvrtc::compile(SOURCE, (major * 10 + minor) as u32, &[]).map_err(GpuError::Compile)?;
-        let module = ctx.load_module(Ptx::from_binary(compiled.cubin)).map_err(cuda)?;
-        let f = |name: &str| module.load_function(name).map_err(cuda);
+        let device = Device::open(device)?;
+        let module = device.load(SOURCE, &[])?;
+        let f = |name: &str| module.function(name);
         let kernels = Kernels {
             advance: f("scc_advance")?,
             degrees: f("scc_degrees")?,
@@ -299,22 +288,16 @@ impl SccDevice {
             obf_name: f("scc_obf_name")?,
             obf_relabel: f("scc_obf_relabel")?,
         };
-        let sms = ctx
-            .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
-            .map_err(cuda)? as u32;
         Ok(SccDevice {
-            stream: ctx.default_stream(),
-            device_name: ctx.name().unwrap_or_default(),
-            ctx,
-            _module: module,
+            device_name: device.name().to_string(),
+            device,
             kernels,
-            sms,
             compile_seconds: start.elapsed().as_secs_f64(),
         })
     }
 
     /// Decomposes `graph` with `algorithm`.
-    pub fn decompose(&self, graph: &Graph, algorithm: GpuSccAlgorithm) -> Result<GpuScc, GpuError> {
+    pub fn decompose(&self, graph: &Graph, algorithm: GpuSccAlgorithm) -> Result<GpuScc, CudaError> {
         let n = graph.vertices();
         let mut report = GpuSccReport {
             device_name: self.device_name.clone(),
@@ -332,33 +315,31 @@ impl SccDevice {
         run.rounds(algorithm)?;
         let start = Instant::now();
         let mut comp = vec![0u32; n];
-        self.stream.memcpy_dtoh(&buffers.comp, &mut comp).map_err(cuda)?;
+        self.device.stream().memcpy_dtoh(&buffers.comp, &mut comp)?;
         let components = Components::from_labels(comp);
         report.download_seconds = start.elapsed().as_secs_f64();
         Ok(GpuScc { components, report })
     }
 
-    fn upload(&self, graph: &Graph, algorithm: GpuSccAlgorithm) -> Result<Buffers, GpuError> {
+    fn upload(&self, graph: &Graph, algorithm: GpuSccAlgorithm) -> Result<Buffers, CudaError> {
         let (n, m) = (graph.vertices(), graph.edges());
-        let (free, _) = self.ctx.mem_get_info().map_err(cuda)?;
+        let free = self.device.free_memory()?;
         let need = device_bytes(n as u64, m, algorithm);
         // Keep a margin for the context's own allocations.
         if need as f64 > free as f64 * 0.97 {
-            return Err(GpuError::Cuda(format!(
-                "not enough device memory for the SCC decomposition of {n} vertices and {m} edges: it needs \
-                 {need} bytes, {free} are free; use the CPU (--backend cpu)"
-            )));
+            let what = format!("the SCC decomposition of {n} vertices and {m} edges");
+            return Err(CudaError::OutOfMemory { what, need, free });
         }
-        let s = &self.stream;
-        let csr = |c: &warpcheck_graph::Csr| -> Result<(CudaSlice<u64>, CudaSlice<u32>), GpuError> {
-            let offsets = s.clone_htod(c.offsets()).map_err(cuda)?;
+        let s = self.device.stream();
+        let csr = |c: &warpcheck_graph::Csr| -> Result<(CudaSlice<u64>, CudaSlice<u32>), CudaError> {
+            let offsets = s.clone_htod(c.offsets())?;
             // An empty target array still gets one word: a zero-length allocation is refused.
             let targets = if c.targets().is_empty() { s.alloc_zeros(1) } else { s.clone_htod(c.targets()) };
-            Ok((offsets, targets.map_err(cuda)?))
+            Ok((offsets, targets?))
         };
         let (fo, ft) = csr(graph.forward())?;
         let (bo, bt) = csr(graph.backward())?;
-        let zeros = |len: usize| s.alloc_zeros::<u32>(len).map_err(cuda);
+        let zeros = |len: usize| s.alloc_zeros::<u32>(len);
         let colour_len = if algorithm.colours() { n } else { 1 };
         let b = Buffers {
             fo,
@@ -377,7 +358,7 @@ impl SccDevice {
             queues: [zeros(n)?, zeros(n)?, zeros(n)?, zeros(n)?],
             ctl: zeros(8)?,
         };
-        s.synchronize().map_err(cuda)?;
+        s.synchronize()?;
         Ok(b)
     }
 }
@@ -421,12 +402,11 @@ const LAST_BATCH: u32 = 512;
 
 impl Run<'_> {
     fn stream(&self) -> &Arc<CudaStream> {
-        &self.device.stream
+        self.device.device.stream()
     }
 
     fn ptr<T>(&self, s: &CudaSlice<T>) -> u64 {
-        let (p, _sync) = s.device_ptr(self.stream());
-        p
+        device_ptr(s, self.stream())
     }
 
     fn args(&self, salt: u32) -> Args {
@@ -457,55 +437,58 @@ impl Run<'_> {
 
     /// Grid for `items` threads' worth of work (grid-stride beyond).
     fn grid(&self, items: u64) -> LaunchConfig {
-        let block = 256u32;
-        let most = self.device.sms as u64 * 16;
-        let blocks = items.div_ceil(block as u64).clamp(1, most) as u32;
-        LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 }
+        grid(items, 256, self.device.device.multiprocessors() * 16)
     }
 
     /// Launches a per-vertex kernel with the argument block and an optional mode.
-    fn each_vertex(&mut self, f: &CudaFunction, args: &Args, mode: Option<u32>) -> Result<(), GpuError> {
+    fn each_vertex(&mut self, f: &CudaFunction, args: &Args, mode: Option<u32>) -> Result<(), CudaError> {
         let cfg = self.grid(self.n as u64);
-        self.launch(f, args, mode, cfg)
-    }
-
-    fn launch(&mut self, f: &CudaFunction, args: &Args, mode: Option<u32>, cfg: LaunchConfig) -> Result<(), GpuError> {
-        let stream = self.device.stream.clone();
-        let mut builder = stream.launch_builder(f);
-        builder.arg(args);
-        if let Some(m) = &mode {
-            builder.arg(m);
+        match &mode {
+            None => self.launch(f, cfg, &[args]),
+            Some(m) => self.launch(f, cfg, &[args, m]),
         }
-        unsafe { builder.launch(cfg) }.map_err(cuda)?;
+    }
+
+    /// The one place the SCC kernels are launched.
+    fn launch(&mut self, f: &CudaFunction, cfg: LaunchConfig, args: &[&dyn KernelArg]) -> Result<(), CudaError> {
+        // SAFETY: `warpcheck_cuda::launch`'s contract holds: every kernel of scc.cu takes
+        // the argument block (`struct Scc`, mirrored by `Args`) and, for those with a mode,
+        // one `unsigned`, except `scc_advance`, which takes the control block's address
+        // (`u64`); that is what the callers pass. The addresses are of `self.b`, which
+        // outlives the run, and the stream is synchronised before it is dropped (the timing
+        // event and the copy of the components). The kernels bound every index by `n`
+        // (grid-stride loops) and the queues and slots by their sizes (`device_bytes`); the
+        // host reads the buffers only by copies on the stream.
+        unsafe { warpcheck_cuda::launch(self.stream(), f, cfg, args) }?;
         self.report.launches += 1;
         Ok(())
     }
 
-    fn advance(&mut self) -> Result<(), GpuError> {
+    fn advance(&mut self) -> Result<(), CudaError> {
         let ctl = self.ptr(&self.b.ctl);
-        let stream = self.device.stream.clone();
-        unsafe { stream.launch_builder(&self.device.kernels.advance).arg(&ctl).launch(crate::engine::ONE_THREAD) }
-            .map_err(cuda)?;
-        self.report.launches += 1;
-        Ok(())
+        let kernels = &self.device.kernels;
+        self.launch(&kernels.advance, ONE_THREAD, &[&ctl])
     }
 
-    fn read_ctl(&self) -> Result<Vec<u32>, GpuError> {
+    fn read_ctl(&self) -> Result<Vec<u32>, CudaError> {
         let mut ctl = vec![0u32; 8];
-        self.stream().memcpy_dtoh(&self.b.ctl, &mut ctl).map_err(cuda)?;
+        self.stream().memcpy_dtoh(&self.b.ctl, &mut ctl)?;
         Ok(ctl)
     }
 
     /// Runs the queue kernel `f` level after level from the queued seeds until no
     /// queue has work; returns the control block read last.
-    fn drain(&mut self, f: &CudaFunction, args: &Args, mode: Option<u32>) -> Result<Vec<u32>, GpuError> {
+    fn drain(&mut self, f: &CudaFunction, args: &Args, mode: Option<u32>) -> Result<Vec<u32>, CudaError> {
         // A level's queues hold at most n vertices each way.
         let cfg = self.grid(2 * self.n as u64);
         let mut batch = FIRST_BATCH;
         loop {
             for _ in 0..batch {
                 self.advance()?;
-                self.launch(f, args, mode, cfg)?;
+                match &mode {
+                    None => self.launch(f, cfg, &[args])?,
+                    Some(m) => self.launch(f, cfg, &[args, m])?,
+                }
             }
             let ctl = self.read_ctl()?;
             if ctl[IDLE] != 0 {
@@ -516,21 +499,21 @@ impl Run<'_> {
     }
 
     /// Zeroes `slice` in stream order.
-    fn zero(&self, slice: &CudaSlice<u32>) -> Result<(), GpuError> {
+    fn zero(&self, slice: &CudaSlice<u32>) -> Result<(), CudaError> {
         self.zero_at(self.ptr(slice), slice.len() * 4)
     }
 
-    fn zero_at(&self, at: u64, bytes: usize) -> Result<(), GpuError> {
-        // SAFETY: `at..at + bytes` lies in a buffer of this run; the stream orders the
-        // memset with the kernels.
-        unsafe { cudarc::driver::result::memset_d8_async(at, 0, bytes, self.stream().cu_stream()) }.map_err(cuda)
+    fn zero_at(&self, at: u64, bytes: usize) -> Result<(), CudaError> {
+        // SAFETY: callers pass `at..at + bytes` inside one buffer of this run (a whole
+        // slice, or one word of the control block), which outlives the call; the memset
+        // is enqueued on the run's one stream, so it is ordered with the kernels.
+        unsafe { warpcheck_cuda::driver::result::memset_d8_async(at, 0, bytes, self.stream().cu_stream()) }?;
+        Ok(())
     }
 
-    fn rounds(&mut self, algorithm: GpuSccAlgorithm) -> Result<(), GpuError> {
-        let timing = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
-        let ctx = &self.device.ctx;
-        let (begin, end) = (ctx.new_event(timing).map_err(cuda)?, ctx.new_event(timing).map_err(cuda)?);
-        begin.record(self.stream()).map_err(cuda)?;
+    fn rounds(&mut self, algorithm: GpuSccAlgorithm) -> Result<(), CudaError> {
+        let timer = Timer::new(self.stream())?;
+        timer.start(self.stream())?;
         let k = &self.device.kernels;
         let b = self.b;
         let mut round = 0u64;
@@ -557,9 +540,8 @@ impl Run<'_> {
             } else {
                 stalled += 1;
                 if stalled > 4 {
-                    return Err(GpuError::Cuda(format!(
-                        "internal error: SCC rounds stopped removing vertices ({live} live after round {round}); \
-                         no answer given"
+                    return Err(CudaError::Internal(format!(
+                        "SCC rounds stopped removing vertices ({live} live after round {round}); no answer given"
                     )));
                 }
             }
@@ -599,9 +581,7 @@ impl Run<'_> {
                 }
             }
         }
-        end.record(self.stream()).map_err(cuda)?;
-        end.synchronize().map_err(cuda)?;
-        self.report.kernel_seconds = begin.elapsed_ms(&end).map_err(cuda)? as f64 / 1000.0;
+        self.report.kernel_seconds = timer.stop(self.stream())?;
         self.report.rounds = round;
         self.report.levels = ctl[LEVELS] as u64;
         Ok(())
@@ -654,11 +634,14 @@ mod tests {
     }
 
     #[test]
-    fn tarjan_is_refused_before_any_device_is_touched() {
-        let g = Graph::from_edges(2, &[(0, 1), (1, 0)]).unwrap();
-        let e = decompose_gpu(&g, Algorithm::Tarjan, &GpuSccOptions::default()).unwrap_err();
-        assert!(matches!(e, GpuError::Unsupported(_)), "{e}");
-        assert!(e.to_string().contains("tarjan"), "{e}");
+    fn tarjan_has_no_gpu_version() {
+        let e = GpuSccAlgorithm::try_from(Algorithm::Tarjan).unwrap_err();
+        assert_eq!(e, NoGpuVersion(Algorithm::Tarjan));
+        assert_eq!(e.to_string(), "the tarjan algorithm does not run on the GPU; use the CPU");
+        assert_eq!(GpuSccAlgorithm::try_from(Algorithm::Obf), Ok(GpuSccAlgorithm::Obf));
+        for a in GpuSccAlgorithm::ALL {
+            assert!(a == GpuSccAlgorithm::FbColoring || Algorithm::ALL.iter().any(|c| c.name() == a.name()));
+        }
     }
 
     #[test]
@@ -683,23 +666,23 @@ mod tests {
 
     #[test]
     fn without_a_device_the_error_says_so() {
-        if crate::device_available() {
+        if warpcheck_cuda::device_available() {
             return;
         }
         let g = Graph::from_edges(2, &[(0, 1)]).unwrap();
-        for a in [Algorithm::FbTrim, Algorithm::Coloring, Algorithm::Obf] {
+        for a in GpuSccAlgorithm::ALL {
             let e = decompose_gpu(&g, a, &GpuSccOptions::default()).unwrap_err();
-            assert!(matches!(e, GpuError::NoDevice(_)), "{e}");
+            assert!(matches!(e, CudaError::NoDevice(_)), "{e}");
         }
     }
 
     /// The kernels compile for sm_90 (needs libnvrtc, not a GPU:
-    /// `LD_LIBRARY_PATH=/path/to/nvrtc/lib cargo test -p warpcheck-gpu scc -- --ignored`).
+    /// `LD_LIBRARY_PATH=/path/to/nvrtc/lib cargo test -p warpcheck-scc gpu -- --ignored`).
     #[test]
     #[ignore = "needs libnvrtc"]
     fn kernels_compile_for_sm_90() {
         std::env::set_var("WARPCHECK_CACHE", "/nonexistent/warpcheck-no-cache");
-        let compiled = nvrtc::compile(SOURCE, 90, &[]).unwrap_or_else(|e| panic!("{e}"));
+        let compiled = warpcheck_cuda::nvrtc::compile(SOURCE, 90, &[]).unwrap_or_else(|e| panic!("{e}"));
         assert!(compiled.cubin.len() > 1000);
     }
 }

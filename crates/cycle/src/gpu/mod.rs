@@ -1,13 +1,14 @@
 //! Howard's policy iteration for the minimum or maximum cycle mean or cycle ratio on
 //! the GPU, for all cyclic SCCs of a [`WeightedGraph`] at once, with an exact answer.
 //!
-//! Owns: the compact device layout of all components, the round loop on the device
-//! (kernels in `howard.cu`), and the exact finish on the host. Returns the same
-//! [`Solution`] as the CPU [`warpcheck_cycle::solve`].
+//! Owns: the compact device layout of all components ([`Compact`], `layout.rs`), the
+//! round loop on the device (kernels in `howard.cu`, beside this file, compiled and
+//! launched through `warpcheck-cuda`), and the exact finish on the host. Returns the
+//! same [`Solution`] as the CPU [`crate::solve`](fn@crate::solve).
 //!
 //! **Algorithm** (Barnat, Bauch, Brim, Češka, PDMC 2011, digest 002, Algorithm 3 with
 //! §3.3's concurrent components). The cyclic SCCs come from the CPU pre-decomposition
-//! [`warpcheck_cycle::components::split`]: vertex 0's SCC by a parallel forward and
+//! [`crate::components::split`]: vertex 0's SCC by a parallel forward and
 //! backward search, then Tarjan on the other vertices (fischer.3, one SCC of 12 M
 //! edges: 0.17 s on the H100 machine against Tarjan's 0.72 s; parallel FB with
 //! trimming pays for every SCC: lamport.6's 20,060 took it 5.5 s). [`Compact`] lays
@@ -48,9 +49,10 @@
 //! component is exact by that proof, whatever rounding happened on the device. A
 //! component that fails (float ties or rounding, the round limit) is finished by the
 //! exact CPU Howard started from the device's policy
-//! ([`warpcheck_cycle::howard::howard_from`]); [`GpuHowardReport::fallbacks`] counts
+//! ([`crate::howard::howard_from`]); [`GpuHowardReport::fallbacks`] counts
 //! them. So every answer is exact. Device memory is checked before allocation: a
-//! graph that does not fit is a [`GpuError`], never a partial answer.
+//! graph that does not fit is an error ([`CudaError::OutOfMemory`]), never a partial
+//! answer.
 //!
 //! **Where the time goes** (H100, `benches/results/cycle-mean-gpu-h100.md`): the
 //! kernels take a few per cent; the host's SCC decomposition, layout and certificate
@@ -66,20 +68,16 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use cudarc::driver::{
-    CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg,
-};
-use cudarc::nvrtc::Ptx;
 use rayon::prelude::*;
-use warpcheck_cycle::certificate::{certify_with, Rejected};
-use warpcheck_cycle::components::{reject_zero_time_cycles, split};
-use warpcheck_cycle::{
+use warpcheck_cuda::driver::{CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig};
+use warpcheck_cuda::{device_ptr, grid, CudaError, Device, KernelArg, Timer};
+
+use crate::certificate::{certify_with, Rejected};
+use crate::components::{reject_zero_time_cycles, split};
+use crate::{
     combine, component_result, cycle_result, howard, ComponentResult, CycleError, Options, Problem, Solution,
     WeightedGraph,
 };
-
-use crate::engine::{device_count, GpuError};
-use crate::nvrtc;
 
 mod layout;
 pub use layout::Compact;
@@ -130,15 +128,16 @@ pub struct GpuHowardReport {
 
 /// Why the GPU Howard gave no answer.
 #[derive(Debug, thiserror::Error)]
-pub enum HowardGpuError {
+pub enum GpuHowardError {
+    /// What the CPU solvers would also refuse (overflow, a cycle of zero time).
     #[error(transparent)]
     Cycle(#[from] CycleError),
+    /// The device, the driver or NVRTC.
     #[error(transparent)]
-    Gpu(#[from] GpuError),
-}
-
-fn cuda<E: std::fmt::Debug>(e: E) -> GpuError {
-    GpuError::Cuda(format!("{e:?}"))
+    Cuda(#[from] CudaError),
+    /// More vertices or edges in cyclic components than the 32-bit ids of the layout.
+    #[error("the graph is too large for the GPU Howard: {0}")]
+    TooLarge(String),
 }
 
 /// The graph arguments of every kernel (`struct HwGraph` in howard.cu).
@@ -157,11 +156,12 @@ struct HwGraph {
     n: u32,
 }
 
+// SAFETY: `#[repr(C)]` with only `u64` and `u32` fields, in the order and of the types
+// of `struct HwGraph` in howard.cu, so its bytes are the kernels' parameter as it is.
 unsafe impl DeviceRepr for HwGraph {}
 
 fn ptr<T>(s: &CudaSlice<T>, stream: &CudaStream) -> u64 {
-    let (p, _sync) = s.device_ptr(stream);
-    p
+    device_ptr(s, stream)
 }
 
 struct Kernels {
@@ -202,10 +202,8 @@ struct Buffers {
 
 /// A CUDA context with the Howard kernels loaded, for any number of solves.
 pub struct GpuHoward {
-    _ctx: Arc<CudaContext>,
-    stream: Arc<CudaStream>,
+    device: Device,
     kernels: Kernels,
-    sms: u32,
     pub device_name: String,
     /// NVRTC compilation (or cache lookup), context creation and module load.
     pub setup_seconds: f64,
@@ -217,24 +215,17 @@ pub fn solve_gpu(
     graph: &WeightedGraph,
     options: &Options,
     gpu: &GpuHowardOptions,
-) -> Result<GpuHowardReport, HowardGpuError> {
+) -> Result<GpuHowardReport, GpuHowardError> {
     GpuHoward::new(gpu.device)?.solve(graph, options, gpu)
 }
 
 impl GpuHoward {
     /// Compiles (or finds in the cache) and loads the kernels on `device`.
-    pub fn new(device: usize) -> Result<GpuHoward, GpuError> {
-        let count = device_count()?;
-        if device >= count as usize {
-            return Err(GpuError::NoDevice(format!("device {device} requested, {count} present")));
-        }
+    pub fn new(device: usize) -> Result<GpuHoward, CudaError> {
         let setup_start = Instant::now();
-        let ctx = CudaContext::new(device).map_err(cuda)?;
-        unsafe { ctx.disable_event_tracking() };
-        let (major, minor) = ctx.compute_capability().map_err(cuda)?;
-        let compiled = nvrtc::compile(cuda_source(), (major * 10 + minor) as u32, &[]).map_err(GpuError::Compile)?;
-        let module = ctx.load_module(Ptx::from_binary(compiled.cubin)).map_err(cuda)?;
-        let f = |name: &str| module.load_function(name).map_err(cuda);
+        let device = Device::open(device)?;
+        let module = device.load(cuda_source(), &[])?;
+        let f = |name: &str| module.function(name);
         let kernels = Kernels {
             improve: f("hw_improve")?,
             activate: f("hw_activate")?,
@@ -249,17 +240,10 @@ impl GpuHoward {
             values_jump: f("hw_values_jump")?,
             values_finish: f("hw_values_finish")?,
         };
-        let stream = ctx.default_stream();
-        let sms = ctx
-            .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
-            .map_err(cuda)? as u32;
-        let device_name = ctx.name().unwrap_or_default();
         Ok(GpuHoward {
-            _ctx: ctx,
-            stream,
+            device_name: device.name().to_string(),
+            device,
             kernels,
-            sms,
-            device_name,
             setup_seconds: setup_start.elapsed().as_secs_f64(),
         })
     }
@@ -272,7 +256,7 @@ impl GpuHoward {
         graph: &WeightedGraph,
         options: &Options,
         gpu: &GpuHowardOptions,
-    ) -> Result<GpuHowardReport, HowardGpuError> {
+    ) -> Result<GpuHowardReport, GpuHowardError> {
         let start = Instant::now();
         if options.problem == Problem::Ratio {
             reject_zero_time_cycles(graph)?;
@@ -283,17 +267,9 @@ impl GpuHoward {
         let compact = Compact::new(graph, &comps, options.problem, options.sense)?;
         drop(comps);
         let device_bytes = compact.device_bytes();
-        let (free, _) = self.stream.context().mem_get_info().map_err(cuda)?;
-        if device_bytes + (64 << 20) > free as u64 {
-            return Err(GpuError::Cuda(format!(
-                "out of device memory: the GPU Howard needs {} MiB for {} vertices and {} edges, {} MiB are free",
-                device_bytes >> 20,
-                compact.vertices(),
-                compact.edges(),
-                free >> 20
-            ))
-            .into());
-        }
+        let what = format!("the GPU Howard of {} vertices and {} edges", compact.vertices(), compact.edges());
+        // 64 MiB for the context's own allocations.
+        self.device.ensure_free(&what, device_bytes, 64 << 20)?;
         let mut report = GpuHowardReport {
             solution: combine(Vec::new(), options.sense, 0, scc_seconds, 0.0),
             device_name: self.device_name.clone(),
@@ -311,7 +287,7 @@ impl GpuHoward {
         let (policy, sources, values) = if compact.vertices() == 0 {
             (Vec::new(), Vec::new(), Vec::new())
         } else {
-            let run = Run::new(&self.stream, &self.kernels, &compact, self.sms)?;
+            let run = Run::new(&self.device, &self.kernels, &compact)?;
             report.upload_seconds = solve_start.elapsed().as_secs_f64();
             let device_start = Instant::now();
             run.rounds(gpu, &mut report)?;
@@ -395,24 +371,25 @@ struct Run<'a> {
     /// Pointer-jumping rounds that cover the largest component.
     jumps: u32,
     sms: u32,
-    events: (CudaEvent, CudaEvent),
+    timer: Timer,
 }
 
 const BLOCK: u32 = 256;
 
 impl<'a> Run<'a> {
-    fn new(stream: &'a Arc<CudaStream>, k: &'a Kernels, c: &Compact, sms: u32) -> Result<Run<'a>, GpuError> {
+    fn new(device: &'a Device, k: &'a Kernels, c: &Compact) -> Result<Run<'a>, CudaError> {
+        let stream = device.stream();
         let n = c.vertices();
         let components = c.vbase.len() - 1;
-        let up = |v: &[u32]| stream.clone_htod(v).map_err(cuda);
-        let upf = |v: &[f64]| stream.clone_htod(v).map_err(cuda);
+        let up = |v: &[u32]| stream.clone_htod(v);
+        let upf = |v: &[f64]| stream.clone_htod(v);
         let graph = vec![up(&c.off)?, up(&c.tgt)?, up(&c.roff)?, up(&c.rsrc)?, up(&c.redge)?, up(&c.comp)?];
         let mut weights = vec![upf(&c.w)?];
         if !c.t.is_empty() {
             weights.push(upf(&c.t)?);
         }
-        let zeros_u32 = |len: usize| stream.alloc_zeros::<u32>(len.max(1)).map_err(cuda);
-        let zeros_f64 = |len: usize| stream.alloc_zeros::<f64>(len.max(1)).map_err(cuda);
+        let zeros_u32 = |len: usize| stream.alloc_zeros::<u32>(len.max(1));
+        let zeros_f64 = |len: usize| stream.alloc_zeros::<f64>(len.max(1));
         let b = Buffers {
             pol: up(&vec![u32::MAX; n])?,
             val: zeros_f64(n)?,
@@ -420,10 +397,10 @@ impl<'a> Run<'a> {
             mean: zeros_f64(n)?,
             level: zeros_u32(n)?,
             queues: [zeros_u32(n)?, zeros_u32(n)?],
-            scratch: stream.alloc_zeros::<u64>(4 * n).map_err(cuda)?,
+            scratch: stream.alloc_zeros::<u64>(4 * n)?,
             changed: zeros_u32(components)?,
             active: up(&vec![1u32; components])?,
-            best_key: stream.alloc_zeros::<u64>(components).map_err(cuda)?,
+            best_key: stream.alloc_zeros::<u64>(components)?,
             best_src: zeros_u32(components)?,
             lam: zeros_f64(components)?,
             flags: zeros_u32(8)?,
@@ -442,52 +419,64 @@ impl<'a> Run<'a> {
             active: ptr(&b.active, stream),
             n: n as u32,
         };
-        stream.synchronize().map_err(cuda)?;
-        let timing = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
-        let ctx = stream.context();
-        let events = (ctx.new_event(timing).map_err(cuda)?, ctx.new_event(timing).map_err(cuda)?);
+        stream.synchronize()?;
+        let timer = Timer::new(stream)?;
         let jumps = (usize::BITS - c.largest.saturating_sub(1).leading_zeros()).max(1);
-        Ok(Run { stream, k, b, g, n: n as u32, components: components as u32, jumps, sms, events })
+        let sms = device.multiprocessors();
+        Ok(Run { stream, k, b, g, n: n as u32, components: components as u32, jumps, sms, timer })
     }
 
     fn grid(&self, items: u32) -> LaunchConfig {
-        let blocks = items.div_ceil(BLOCK).clamp(1, self.sms * 32);
-        LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 }
+        grid(items as u64, BLOCK, self.sms * 32)
     }
 
     fn p<T>(&self, s: &CudaSlice<T>) -> u64 {
         ptr(s, self.stream)
     }
 
-    /// Runs `enqueue` between two timing events and waits; returns the GPU time.
+    /// The one place the Howard kernels are launched.
+    fn launch(&self, f: &CudaFunction, cfg: LaunchConfig, args: &[&dyn KernelArg]) -> Result<(), CudaError> {
+        // SAFETY: `warpcheck_cuda::launch`'s contract holds: every caller passes, in order,
+        // the parameters of its kernel in howard.cu (`HwGraph` mirrors `struct HwGraph`,
+        // `u64` for pointers and 64-bit keys, `u32` for counts and levels, `f64` for the
+        // tolerances). The addresses are of `self.b`, allocated in `Run::new` with the
+        // sizes the kernels index by (`n` vertices, `components`, `flags[8]`, the scratch
+        // of 4n words for two jump buffers of n 16-byte records), and `self.b` lives until
+        // the results are copied back on the same stream. The kernels bound every index by
+        // `n` or `components` (grid-stride loops); the host reads the buffers only by
+        // copies on the stream.
+        unsafe { warpcheck_cuda::launch(self.stream, f, cfg, args) }
+    }
+
+    /// Runs `enqueue` between two timing events and waits; adds the GPU time.
     fn timed(
         &self,
         report: &mut GpuHowardReport,
-        enqueue: impl FnOnce() -> Result<u64, GpuError>,
-    ) -> Result<(), GpuError> {
-        let (begin, end) = &self.events;
-        begin.record(self.stream).map_err(cuda)?;
+        enqueue: impl FnOnce() -> Result<u64, CudaError>,
+    ) -> Result<(), CudaError> {
+        self.timer.start(self.stream)?;
         report.launches += enqueue()?;
-        end.record(self.stream).map_err(cuda)?;
-        end.synchronize().map_err(cuda)?;
-        report.kernel_seconds += begin.elapsed_ms(end).map_err(cuda)? as f64 / 1000.0;
+        report.kernel_seconds += self.timer.stop(self.stream)?;
         Ok(())
     }
 
-    fn flag(&self, i: usize) -> Result<u32, GpuError> {
+    fn flag(&self, i: usize) -> Result<u32, CudaError> {
         let mut host = [0u32];
-        self.stream.memcpy_dtoh(&self.b.flags.slice(i..i + 1), &mut host).map_err(cuda)?;
+        self.stream.memcpy_dtoh(&self.b.flags.slice(i..i + 1), &mut host)?;
         Ok(host[0])
     }
 
-    fn clear_flags(&self) -> Result<(), GpuError> {
-        self.stream.synchronize().map_err(cuda)?;
-        // SAFETY: `flags` is an 8-word device buffer and the stream is idle.
-        unsafe { cudarc::driver::result::memcpy_htod_sync(self.p(&self.b.flags), &[0u32; 8]) }.map_err(cuda)
+    fn clear_flags(&self) -> Result<(), CudaError> {
+        self.stream.synchronize()?;
+        // SAFETY: `flags` is an 8-word device buffer of this run, the 8 words come from a
+        // live host array, and the stream is idle (synchronised above), so no kernel
+        // touches `flags` during the copy.
+        unsafe { warpcheck_cuda::driver::result::memcpy_htod_sync(self.p(&self.b.flags), &[0u32; 8]) }?;
+        Ok(())
     }
 
     /// The round loop: until no component improves or the round limit.
-    fn rounds(&self, gpu: &GpuHowardOptions, report: &mut GpuHowardReport) -> Result<(), GpuError> {
+    fn rounds(&self, gpu: &GpuHowardOptions, report: &mut GpuHowardReport) -> Result<(), CudaError> {
         let (g, b, k, all) = (self.g, &self.b, self.k, self.grid(self.n));
         let flags = self.p(&b.flags);
         loop {
@@ -495,9 +484,7 @@ impl<'a> Run<'a> {
             let (pol, val, lam, changed) = (self.p(&b.pol), self.p(&b.val), self.p(&b.lam), self.p(&b.changed));
             let (rel, abs) = (gpu.rel_tol, gpu.abs_tol);
             self.timed(report, || {
-                let mut l = self.stream.launch_builder(&k.improve);
-                l.arg(&g).arg(&lam).arg(&val).arg(&pol).arg(&changed).arg(&flags).arg(&rel).arg(&abs);
-                unsafe { l.launch(all) }.map_err(cuda)?;
+                self.launch(&k.improve, all, &[&g, &lam, &val, &pol, &changed, &flags, &rel, &abs])?;
                 Ok(1)
             })?;
             if self.flag(0)? == 0 {
@@ -515,79 +502,38 @@ impl<'a> Run<'a> {
     }
 
     /// Activation, the policy cycles, the best cycle per component.
-    fn policy_cycles(&self) -> Result<u64, GpuError> {
+    fn policy_cycles(&self) -> Result<u64, CudaError> {
         let (g, b, k, all) = (self.g, &self.b, self.k, self.grid(self.n));
-        let s = self.stream;
         let (pol, cyc, mean, key, src) =
             (self.p(&b.pol), self.p(&b.cyc), self.p(&b.mean), self.p(&b.best_key), self.p(&b.best_src));
         let (changed, active) = (self.p(&b.changed), self.p(&b.active));
         let jump = [self.p(&b.scratch), self.p(&b.scratch) + 8 * self.n as u64];
-        unsafe {
-            let comps = self.components;
-            s.launch_builder(&k.activate)
-                .arg(&comps)
-                .arg(&changed)
-                .arg(&active)
-                .arg(&key)
-                .arg(&src)
-                .launch(self.grid(comps))
-                .map_err(cuda)?;
-            s.launch_builder(&k.jump_init).arg(&g).arg(&pol).arg(&jump[0]).launch(all).map_err(cuda)?;
-            for r in 0..self.jumps as usize {
-                s.launch_builder(&k.jump)
-                    .arg(&g)
-                    .arg(&jump[r % 2])
-                    .arg(&jump[(r + 1) % 2])
-                    .launch(all)
-                    .map_err(cuda)?;
-            }
-            let last = jump[self.jumps as usize % 2];
-            s.launch_builder(&k.cycles)
-                .arg(&g)
-                .arg(&pol)
-                .arg(&last)
-                .arg(&cyc)
-                .arg(&mean)
-                .arg(&key)
-                .launch(all)
-                .map_err(cuda)?;
-            s.launch_builder(&k.pick).arg(&g).arg(&cyc).arg(&mean).arg(&key).arg(&src).launch(all).map_err(cuda)?;
+        let comps = self.components;
+        self.launch(&k.activate, self.grid(comps), &[&comps, &changed, &active, &key, &src])?;
+        self.launch(&k.jump_init, all, &[&g, &pol, &jump[0]])?;
+        for r in 0..self.jumps as usize {
+            self.launch(&k.jump, all, &[&g, &jump[r % 2], &jump[(r + 1) % 2]])?;
         }
+        let last = jump[self.jumps as usize % 2];
+        self.launch(&k.cycles, all, &[&g, &pol, &last, &cyc, &mean, &key])?;
+        self.launch(&k.pick, all, &[&g, &cyc, &mean, &key, &src])?;
         Ok(5 + self.jumps as u64)
     }
 
     /// Level 0 of the rebuild (vertices reaching the best cycle), λ, and the sweep that
     /// finds level 1.
-    fn rebuild_start(&self) -> Result<u64, GpuError> {
+    fn rebuild_start(&self) -> Result<u64, CudaError> {
         let (g, b, k, all) = (self.g, &self.b, self.k, self.grid(self.n));
-        let s = self.stream;
         let (pol, cyc, mean, src, lam, level) =
             (self.p(&b.pol), self.p(&b.cyc), self.p(&b.mean), self.p(&b.best_src), self.p(&b.lam), self.p(&b.level));
         let (q1, count1) = (self.p(&b.queues[1]), self.p(&b.flags) + 4 * 3);
-        unsafe {
-            s.launch_builder(&k.rebuild_init)
-                .arg(&g)
-                .arg(&cyc)
-                .arg(&mean)
-                .arg(&src)
-                .arg(&lam)
-                .arg(&level)
-                .launch(all)
-                .map_err(cuda)?;
-            s.launch_builder(&k.connect_sweep)
-                .arg(&g)
-                .arg(&level)
-                .arg(&pol)
-                .arg(&q1)
-                .arg(&count1)
-                .launch(all)
-                .map_err(cuda)?;
-        }
+        self.launch(&k.rebuild_init, all, &[&g, &cyc, &mean, &src, &lam, &level])?;
+        self.launch(&k.connect_sweep, all, &[&g, &level, &pol, &q1, &count1])?;
         Ok(2)
     }
 
     /// The backward BFS from level 1 on, in batches of levels (empty levels are no-ops).
-    fn connect(&self, report: &mut GpuHowardReport) -> Result<(), GpuError> {
+    fn connect(&self, report: &mut GpuHowardReport) -> Result<(), CudaError> {
         let (g, b, k) = (self.g, &self.b, self.k);
         let (level, pol, q0, q1) = (self.p(&b.level), self.p(&b.pol), self.p(&b.queues[0]), self.p(&b.queues[1]));
         let counts = self.p(&b.flags) + 4 * 2; // count[i] is flags[2 + i]
@@ -597,19 +543,7 @@ impl<'a> Run<'a> {
         loop {
             self.timed(report, || {
                 for l in at..at + batch {
-                    unsafe {
-                        self.stream
-                            .launch_builder(&k.connect_level)
-                            .arg(&g)
-                            .arg(&l)
-                            .arg(&level)
-                            .arg(&pol)
-                            .arg(&q0)
-                            .arg(&q1)
-                            .arg(&counts)
-                            .launch(cfg)
-                    }
-                    .map_err(cuda)?;
+                    self.launch(&k.connect_level, cfg, &[&g, &l, &level, &pol, &q0, &q1, &counts])?;
                 }
                 Ok(batch as u64)
             })?;
@@ -619,7 +553,7 @@ impl<'a> Run<'a> {
             }
             if at as usize > self.n as usize + 64 {
                 // Every level claims a vertex: more levels than vertices is a bug.
-                return Err(GpuError::Cuda("internal error: the rebuild BFS did not finish".into()));
+                return Err(CudaError::Internal("the rebuild BFS did not finish".into()));
             }
             batch = (batch * 2).min(64);
         }
@@ -627,16 +561,13 @@ impl<'a> Run<'a> {
 
     /// Value determination by pointer jumping, in batches of rounds until no pointer
     /// moves (extra rounds after that change nothing).
-    fn values(&self, report: &mut GpuHowardReport) -> Result<(), GpuError> {
+    fn values(&self, report: &mut GpuHowardReport) -> Result<(), CudaError> {
         let (g, b, k, all) = (self.g, &self.b, self.k, self.grid(self.n));
         let (pol, src, lam, val) = (self.p(&b.pol), self.p(&b.best_src), self.p(&b.lam), self.p(&b.val));
         let vj = [self.p(&b.scratch), self.p(&b.scratch) + 16 * self.n as u64];
         let moved = self.p(&b.flags) + 4;
         self.timed(report, || {
-            unsafe {
-                self.stream.launch_builder(&k.values_init).arg(&g).arg(&pol).arg(&src).arg(&lam).arg(&vj[0]).launch(all)
-            }
-            .map_err(cuda)?;
+            self.launch(&k.values_init, all, &[&g, &pol, &src, &lam, &vj[0]])?;
             Ok(1)
         })?;
         let mut r = 0usize;
@@ -644,16 +575,7 @@ impl<'a> Run<'a> {
             self.clear_flags()?;
             self.timed(report, || {
                 for _ in 0..4 {
-                    unsafe {
-                        self.stream
-                            .launch_builder(&k.values_jump)
-                            .arg(&g)
-                            .arg(&vj[r % 2])
-                            .arg(&vj[(r + 1) % 2])
-                            .arg(&moved)
-                            .launch(all)
-                    }
-                    .map_err(cuda)?;
+                    self.launch(&k.values_jump, all, &[&g, &vj[r % 2], &vj[(r + 1) % 2], &moved])?;
                     r += 1;
                 }
                 Ok(4)
@@ -663,22 +585,21 @@ impl<'a> Run<'a> {
             }
             if r > 4 * 64 {
                 // Pointer jumping halves every distance per round: 64 rounds reach 2^64.
-                return Err(GpuError::Cuda("internal error: value determination did not finish".into()));
+                return Err(CudaError::Internal("value determination did not finish".into()));
             }
         }
         self.timed(report, || {
-            unsafe { self.stream.launch_builder(&k.values_finish).arg(&g).arg(&vj[r % 2]).arg(&val).launch(all) }
-                .map_err(cuda)?;
+            self.launch(&k.values_finish, all, &[&g, &vj[r % 2], &val])?;
             Ok(1)
         })
     }
 
     /// The final policy (compact edge ids), each component's best-cycle vertex, and
     /// the values (the certificate's hint).
-    fn results(&self) -> Result<Final, GpuError> {
-        let pol = self.stream.clone_dtoh(&self.b.pol).map_err(cuda)?;
-        let src = self.stream.clone_dtoh(&self.b.best_src).map_err(cuda)?;
-        let val = self.stream.clone_dtoh(&self.b.val).map_err(cuda)?;
+    fn results(&self) -> Result<Final, CudaError> {
+        let pol = self.stream.clone_dtoh(&self.b.pol)?;
+        let src = self.stream.clone_dtoh(&self.b.best_src)?;
+        let val = self.stream.clone_dtoh(&self.b.val)?;
         Ok((pol, src, val))
     }
 }
