@@ -230,12 +230,12 @@ fn the_gpu_engine_runs_it() {
         ..Checks::default()
     };
     for stop in [false, true] {
-        let options = warpcheck_gpu::GpuOptions {
+        let options = warpcheck_explore::gpu::GpuOptions {
             checks: checks.clone(),
             stop_at_first: false,
-            ..warpcheck_gpu::GpuOptions::default()
+            ..warpcheck_explore::gpu::GpuOptions::default()
         };
-        let gpu = warpcheck_gpu::explore_gpu(&ring(stop), &options).unwrap().report;
+        let gpu = warpcheck_explore::gpu::explore_gpu(&ring(stop), &options).unwrap().report;
         let cpu = explore_parallel(
             &ring(stop),
             &Options { checks: checks.clone(), stop_at_first: false, ..Options::default() },

@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 
 use warpcheck_conformance::beem_xml::{reach_goals_in, ReachGoal};
 use warpcheck_conformance::*;
+use warpcheck_explore::gpu::{explore_gpu, GpuOptions};
 use warpcheck_explore::{explore_parallel, Checks, Invariant, Options, ViolationKind};
-use warpcheck_gpu::{explore_gpu, GpuOptions};
 
 fn max_states() -> u64 {
     std::env::var("WARPCHECK_MAX_STATES").ok().and_then(|v| v.parse().ok()).unwrap_or(u64::MAX)
@@ -41,7 +41,7 @@ fn gpu_engine_matches_the_reference_on_every_instance() {
     let compile_failures = parallel_failures(&rows, |r| {
         let mut dve = load_file(&r.model_path(&beem));
         dve.model.overflow = r.overflow();
-        warpcheck_gpu::engine::compile_for_device(&dve.model, &[], 0)
+        warpcheck_explore::gpu::engine::compile_for_device(&dve.model, &[], 0)
             .map(|_| ())
             .map_err(|e| format!("{}: {e}", r.instance))
     });

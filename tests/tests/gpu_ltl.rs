@@ -28,8 +28,8 @@ use std::path::Path;
 use warpcheck_conformance::ltl::*;
 use warpcheck_conformance::*;
 use warpcheck_dve::Program as Model;
-use warpcheck_gpu::ltl::{check_gpu, compile_for_device, GpuAlgorithm};
-use warpcheck_gpu::{GpuError, GpuOptions};
+use warpcheck_explore::gpu::{GpuError, GpuOptions};
+use warpcheck_liveness::gpu::{check_gpu, compile_for_device, GpuAlgorithm};
 use warpcheck_liveness::{check, Algorithm, Options};
 use warpcheck_ltl::FormulaModel;
 

@@ -12,7 +12,7 @@
 //!
 //! the same graphs on the device, and the state graphs of every BEEM instance of
 //! `reference.csv` up to `WARPCHECK_MAX_STATES` (default 200,000) states; and the
-//! state graphs the GPU engine builds (`warpcheck_gpu::state_graph`) against the CPU's,
+//! state graphs the GPU engine builds (`warpcheck_explore::gpu::state_graph`) against the CPU's,
 //! up to `WARPCHECK_MAX_STATES` (default 2,000,000) states, leaving out the models
 //! named in `WARPCHECK_SKIP` (e.g. `plc`, whose NVRTC compilation takes minutes).
 
@@ -20,8 +20,8 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 use warpcheck_conformance::*;
-use warpcheck_gpu::state_graph::{compile_for_device, state_graph_gpu};
-use warpcheck_gpu::GpuOptions;
+use warpcheck_explore::gpu::state_graph::{compile_for_device, state_graph_gpu};
+use warpcheck_explore::gpu::GpuOptions;
 use warpcheck_graph::generate::{erdos_renyi, rmat, ssca2, RmatParams, SplitMix64, Ssca2Params};
 use warpcheck_graph::Graph;
 use warpcheck_scc::gpu::{GpuSccAlgorithm, SccDevice};

@@ -65,8 +65,10 @@ pub fn explore_graph(path: &Path, overflow: Overflow) -> Result<StateGraph, Exit
 fn explore_graph_gpu(path: &Path, overflow: Overflow, device: usize) -> Result<StateGraph, ExitCode> {
     let mut dve = crate::read_model(path)?;
     dve.model.overflow = overflow;
-    let options = warpcheck_gpu::GpuOptions { device, ..Default::default() };
-    warpcheck_gpu::state_graph::state_graph_gpu(&dve.model, &options).map(|g| g.state_graph).map_err(crate::gpu_error)
+    let options = warpcheck_explore::gpu::GpuOptions { device, ..Default::default() };
+    warpcheck_explore::gpu::state_graph::state_graph_gpu(&dve.model, &options)
+        .map(|g| g.state_graph)
+        .map_err(crate::gpu_error)
 }
 
 /// Reads `path`: a `.dve` model is explored (by the GPU engine of `gpu`'s device if

@@ -14,8 +14,8 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use warpcheck_dve::DveModel;
 use warpcheck_dve::Overflow;
+use warpcheck_explore::gpu::{GpuError, GpuOptions, GpuReport};
 use warpcheck_explore::{explore_parallel, Checks, ExploreError, Invariant, Options, Order, Report};
-use warpcheck_gpu::{GpuError, GpuOptions, GpuReport};
 
 /// Exit statuses, one table for the whole binary.
 mod exit {
@@ -195,7 +195,7 @@ fn run(
             return Err(ExitCode::from(exit::BAD_INPUT));
         }
         BackendArg::Gpu => true,
-        BackendArg::Auto => args.order == OrderArg::Bfs && warpcheck_gpu::device_available(),
+        BackendArg::Auto => args.order == OrderArg::Bfs && warpcheck_explore::gpu::device_available(),
     };
     if gpu {
         match run_gpu(args, model, checks.clone(), stop_at_first) {
@@ -215,7 +215,7 @@ fn run(
 /// Reports a failed GPU run; its exit status (2 bad input, 3 a resource limit or a
 /// device failure).
 /// The exit code of a CUDA runtime error (the GPU SCC and Howard), as [`gpu_error`].
-pub(crate) fn cuda_error(e: warpcheck_gpu::CudaError) -> ExitCode {
+pub(crate) fn cuda_error(e: warpcheck_explore::gpu::CudaError) -> ExitCode {
     gpu_error(e.into())
 }
 
@@ -239,7 +239,7 @@ fn run_gpu(args: &RunArgs, model: &DveModel, checks: Checks, stop_at_first: bool
         profile: args.profile,
         progress: Some(&update),
     };
-    let result = warpcheck_gpu::explore_gpu(&model.model, &options);
+    let result = warpcheck_explore::gpu::explore_gpu(&model.model, &options);
     progress.finish();
     result
 }

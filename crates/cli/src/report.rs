@@ -2,8 +2,8 @@
 
 use serde_json::{json, Value};
 use warpcheck_dve::Program as Model;
+use warpcheck_explore::gpu::GpuReport;
 use warpcheck_explore::{Checks, Report, Trace};
-use warpcheck_gpu::GpuReport;
 
 /// Which engine ran: CPU threads, or the GPU with its timings.
 pub struct Engine<'a> {

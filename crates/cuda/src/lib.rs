@@ -1,6 +1,6 @@
 //! The CUDA runtime of warpcheck's GPU code, and nothing else: the GPU algorithms live
 //! beside their CPU versions (`warpcheck_scc::gpu`, `warpcheck_cycle::gpu`, the GPU
-//! engine in `warpcheck-gpu`) and share this.
+//! engine in `warpcheck_explore::gpu`, GPU LTL in `warpcheck_liveness::gpu`) and share this.
 //!
 //! - [`device`]: [`device_available`], [`device_count`], [`Device`] (open device N: a
 //!   context and its one stream; [`CudaError::NoDevice`] says why there is none) and

@@ -8,10 +8,13 @@
 //! - [`table`] and [`tree`]: the lock-free, tree-compressed state store of the
 //!   parallel engine;
 //! - [`parallel`]: the parallel breadth-first engine with property checks;
-//! - [`check`] and [`trace`]: the properties checked and the counterexamples.
+//! - [`check`] and [`trace`]: the properties checked and the counterexamples;
+//! - [`gpu`]: the GPU engine (exploration, checks, state graphs) over any
+//!   `CudaModel`, the CUDA twin of [`parallel`].
 
 pub mod bfs;
 pub mod check;
+pub mod gpu;
 pub mod graph;
 pub mod graph_parallel;
 pub mod memory;

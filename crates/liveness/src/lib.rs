@@ -12,7 +12,9 @@
 //! - [`owcty`]: One-Way-Catch-Them-Young on the explicit state graph, sequential and
 //!   parallel, and the extraction of a cycle from what it leaves;
 //! - [`map`]: Maximal Accepting Predecessors on the explicit state graph, sequential
-//!   and parallel.
+//!   and parallel;
+//! - [`gpu`]: OWCTY and MAP on the device, on the product graph that the GPU
+//!   exploration engine records (the CUDA twins of [`owcty`] and [`map`]).
 //!
 //! [`check`] runs the algorithm of [`Options`] and returns an [`Outcome`]: the verdict
 //! and, when violated, a [`Lasso`] (a stem from the initial state and a cycle through an
@@ -38,6 +40,7 @@
 //! ```
 
 pub mod cndfs;
+pub mod gpu;
 pub mod map;
 pub mod ndfs;
 pub mod owcty;

@@ -18,14 +18,14 @@
 
 use std::time::Instant;
 
+use crate::StateGraph;
 use warpcheck_cuda::cudarc;
 use warpcheck_cuda::driver::CudaSlice;
 use warpcheck_cuda::nvrtc;
-use warpcheck_explore::StateGraph;
 use warpcheck_graph::{Csr, Graph};
 use warpcheck_model::cuda::{CudaModel, CudaSource};
 
-use crate::engine::{
+use super::engine::{
     compile_source_for_device, explore_graph, graph_source, tuned_source, GpuError, GpuOptions, GpuReport, GraphSpec,
     Session, Tuning,
 };
@@ -81,7 +81,7 @@ pub fn state_graph_gpu<M: CudaModel>(model: &M, options: &GpuOptions<'_>) -> Res
 
 /// The edges a graph-recording session recorded, checked to be the `transitions` the
 /// exploration counted.
-pub(crate) fn recorded_edges(session: &Session, transitions: u64) -> Result<u64, GpuError> {
+pub fn recorded_edges(session: &Session, transitions: u64) -> Result<u64, GpuError> {
     let g = session.graph.as_ref().expect("a graph-recording exploration has a graph");
     let mut edges = [0u64];
     session.stream.memcpy_dtoh(&g.edges, &mut edges).map_err(|e| GpuError::Cuda(format!("{e:?}")))?;
@@ -94,7 +94,7 @@ pub(crate) fn recorded_edges(session: &Session, transitions: u64) -> Result<u64,
 /// Copies a graph-recording session's adjacency (`edges` of them) back as a CSR of `n`
 /// vertices: the `real` states, then (if `n > real`) the error state, which
 /// error-step markers become.
-pub(crate) fn copy_adjacency(session: &Session, real: usize, n: usize, edges: u64) -> Result<Csr, GpuError> {
+pub fn copy_adjacency(session: &Session, real: usize, n: usize, edges: u64) -> Result<Csr, GpuError> {
     let g = session.graph.as_ref().expect("a graph-recording exploration has a graph");
     let read = |what: &str, e| GpuError::Cuda(format!("copying the GPU's {what} back: {e:?}"));
     // Only the entries in use: the buffers are sized for the store's capacity.

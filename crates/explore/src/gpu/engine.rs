@@ -12,6 +12,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::{Checks, Progress, Report, Trace, Violation, ViolationKind};
 use warpcheck_cuda::cudarc;
 use warpcheck_cuda::cudarc::nvrtc::Ptx;
 use warpcheck_cuda::driver::{
@@ -19,11 +20,9 @@ use warpcheck_cuda::driver::{
     PushKernelArg,
 };
 use warpcheck_cuda::nvrtc;
-pub(crate) use warpcheck_cuda::ONE_THREAD;
-use warpcheck_explore::{Checks, Progress, Report, Trace, Violation, ViolationKind};
+pub use warpcheck_cuda::ONE_THREAD;
 use warpcheck_model::cuda::{CudaModel, CudaSource, Unsupported};
 use warpcheck_model::{EvalError, LabelId, Successors};
-
 
 /// Target load of the hash table: it has `1/LOAD` entries per state the store holds.
 const LOAD: f64 = 0.75;
@@ -141,7 +140,7 @@ fn cuda<E: std::fmt::Debug>(e: E) -> GpuError {
 }
 
 /// The number of CUDA devices (`warpcheck_cuda::device_count`), or why there is none.
-pub(crate) fn device_count() -> Result<i32, GpuError> {
+pub fn device_count() -> Result<i32, GpuError> {
     Ok(warpcheck_cuda::device_count()? as i32)
 }
 
@@ -174,7 +173,7 @@ pub fn compile_for_device<M: CudaModel>(
 
 /// Compiles (or finds in the cache) the CUDA source `source` makes of `model`'s
 /// generated code for `device`.
-pub(crate) fn compile_source_for_device<M: CudaModel>(
+pub fn compile_source_for_device<M: CudaModel>(
     model: &M,
     invariants: &[LabelId],
     device: usize,
@@ -205,21 +204,21 @@ pub fn cuda_source(generated: &CudaSource) -> String {
 }
 
 /// Device buffers of one run.
-pub(crate) struct Store {
-    pub(crate) states: CudaSlice<u32>,
-    pub(crate) parents: CudaSlice<u32>,
+pub struct Store {
+    pub states: CudaSlice<u32>,
+    pub parents: CudaSlice<u32>,
     _table: CudaSlice<u64>,
     /// The control block (see kernel.cu): states found, overflow flag, the level being
     /// expanded, why the device-driven search stopped, levels, [6] edge overflow flag.
     /// Read after each batch.
-    pub(crate) ctl: CudaSlice<u32>,
+    pub ctl: CudaSlice<u32>,
     counters: CudaSlice<u64>,
     viol_first: CudaSlice<u32>,
     viol_count: CudaSlice<u64>,
     args: TableArgs,
 }
 
-pub(crate) fn ptr<T>(s: &CudaSlice<T>, stream: &CudaStream) -> u64 {
+pub fn ptr<T>(s: &CudaSlice<T>, stream: &CudaStream) -> u64 {
     let (p, _sync) = s.device_ptr(stream);
     p
 }
@@ -230,9 +229,9 @@ pub fn explore_gpu<M: CudaModel>(model: &M, options: &GpuOptions<'_>) -> Result<
 }
 
 /// An exploration that also records the (product) graph on the device (`WC_GRAPH` in
-/// kernel.cu), for the LTL checker ([`crate::ltl`]) and for state graphs
+/// kernel.cu), for the LTL checker (`warpcheck_liveness::gpu`) and for state graphs
 /// ([`crate::state_graph`]).
-pub(crate) struct GraphSpec {
+pub struct GraphSpec {
     /// CUDA source appended to the kernels (the cycle-detection kernels).
     pub source: &'static str,
     /// Device bytes per state the caller needs after exploration, beyond the store.
@@ -243,7 +242,7 @@ pub(crate) struct GraphSpec {
 
 /// The product graph on the device: per state its first edge and degree (one more
 /// entry than states, for the error state), the targets.
-pub(crate) struct GraphStore {
+pub struct GraphStore {
     pub first: CudaSlice<u64>,
     pub degree: CudaSlice<u32>,
     pub targets: CudaSlice<u32>,
@@ -269,7 +268,7 @@ struct GraphArgs {
 unsafe impl DeviceRepr for GraphArgs {}
 
 /// What stays on the device after a search, for a caller that goes on there.
-pub(crate) struct Session {
+pub struct Session {
     pub ctx: Arc<CudaContext>,
     pub stream: Arc<CudaStream>,
     pub module: Arc<CudaModule>,
@@ -281,7 +280,7 @@ pub(crate) struct Session {
 
 /// Explores `model` recording its graph with `spec`, on the device, memory and
 /// progress of `options` and with no checks (the graph's users check it themselves).
-pub(crate) fn explore_graph<M: CudaModel>(
+pub fn explore_graph<M: CudaModel>(
     model: &M,
     options: &GpuOptions<'_>,
     spec: &GraphSpec,
@@ -298,7 +297,7 @@ pub(crate) fn explore_graph<M: CudaModel>(
 }
 
 /// Explores `model`; with `graph`, also records the product graph on the device.
-pub(crate) fn explore<M: CudaModel>(
+pub fn explore<M: CudaModel>(
     model: &M,
     options: &GpuOptions<'_>,
     graph: Option<&GraphSpec>,
@@ -448,7 +447,7 @@ pub(crate) fn explore<M: CudaModel>(
 /// The source of a graph-recording exploration: `WC_GRAPH`, the successor bound
 /// (each thread keeps its state's successor ids in a local array of that size), the
 /// caller's kernels appended.
-pub(crate) fn graph_source(source: &str, generated: &CudaSource, spec: &GraphSpec) -> String {
+pub fn graph_source(source: &str, generated: &CudaSource, spec: &GraphSpec) -> String {
     format!("#define WC_GRAPH\n#define WC_MAX_SUCC {}\n{source}\n{}", generated.max_successors, spec.source)
 }
 

@@ -1,4 +1,4 @@
-//! The GPU engine of warpcheck: a [`CudaModel`](warpcheck_model::CudaModel) hands its
+//! The GPU exploration engine, beside the CPU engines of this crate: a [`CudaModel`](warpcheck_model::CudaModel) hands its
 //! successor function as C source (DVE's generator: `warpcheck_dve::codegen`), which is
 //! compiled at run time with NVRTC and explored breadth first entirely on the device.
 //!
@@ -6,15 +6,15 @@
 //!   recording the product graph);
 //! - [`state_graph`]: a model's state graph recorded by the engine on the device and
 //!   copied back as a CSR;
-//! - [`ltl`]: LTL accepting-cycle detection (OWCTY, MAP) on the product graph the
-//!   engine records, on the device.
+//!
+//! The GPU twin of the accepting-cycle engines (OWCTY, MAP on the product graph this
+//! engine records) is `warpcheck_liveness::gpu`, which builds on [`engine`].
 //!
 //! The CUDA runtime (devices, NVRTC and its cache, launches, [`CudaError`]) is
 //! `warpcheck-cuda`; the GPU graph algorithms sit beside their CPU versions
 //! (`warpcheck_scc::gpu`, `warpcheck_cycle::gpu`).
 
 pub mod engine;
-pub mod ltl;
 pub mod state_graph;
 
 pub use engine::{explore_gpu, GpuError, GpuOptions, GpuReport};

@@ -5,7 +5,7 @@
 //! algorithms through the `warpcheck` binary and makes the tables.
 //!
 //! ```text
-//! cargo run --release -p warpcheck-gpu --example scc_bench -- [--runs 3] [--cpu-runs 1] [--threads 16] \
+//! cargo run --release -p warpcheck-explore --example scc_bench -- [--runs 3] [--cpu-runs 1] [--threads 16] \
 //!     [--skip cpu-coloring,gpu-fb-coloring,...] [--overflow wrap] GRAPH...
 //! ```
 //!
@@ -20,11 +20,11 @@
 use std::time::Instant;
 
 use warpcheck_dve::Overflow;
-use warpcheck_scc::gpu::{GpuSccAlgorithm, GpuSccReport, SccDevice};
-use warpcheck_gpu::state_graph::state_graph_gpu;
-use warpcheck_gpu::GpuOptions;
+use warpcheck_explore::gpu::state_graph::state_graph_gpu;
+use warpcheck_explore::gpu::GpuOptions;
 use warpcheck_graph::generate::{erdos_renyi, rmat, ssca2, RmatParams, Ssca2Params};
 use warpcheck_graph::Graph;
+use warpcheck_scc::gpu::{GpuSccAlgorithm, GpuSccReport, SccDevice};
 use warpcheck_scc::{decompose, tarjan::tarjan, Algorithm, Components, Options, Summary};
 
 fn main() {

@@ -56,18 +56,18 @@
 
 use std::time::Instant;
 
+use crate::Outcome;
 use warpcheck_cuda::cudarc;
 use warpcheck_cuda::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 use warpcheck_cuda::nvrtc;
 use warpcheck_explore::Lasso;
-use warpcheck_liveness::Outcome;
 use warpcheck_model::cuda::{CudaModel, CudaSource};
 
-use crate::engine::{
+use warpcheck_explore::gpu::engine::{
     compile_source_for_device, explore_graph, graph_source, ptr, tuned_source, GpuError, GpuOptions, GraphSpec,
     Session, Tuning,
 };
-use crate::state_graph::{recorded_edges, EDGES_PER_STATE};
+use warpcheck_explore::gpu::state_graph::{recorded_edges, EDGES_PER_STATE};
 
 /// Bytes per vertex of the cycle-detection arrays: OWCTY flags or MAP values (4),
 /// in-degrees or queued marks (4), acceptance (1), two queues (8).
@@ -254,7 +254,7 @@ impl<'s> Device<'s> {
 
     /// Launches kernel `name` on one thread.
     fn launch_one(&self, name: &str, args: &[Arg]) -> Result<(), GpuError> {
-        self.launch_with(name, crate::engine::ONE_THREAD, args)
+        self.launch_with(name, warpcheck_cuda::ONE_THREAD, args)
     }
 
     fn launch_with(&self, name: &str, cfg: LaunchConfig, args: &[Arg]) -> Result<(), GpuError> {
@@ -562,8 +562,8 @@ impl Search<'_> {
 mod tests {
     #[test]
     fn every_kernel_launched_is_defined() {
-        let cuda = format!("{}{}", include_str!("kernel.cu"), include_str!("ltl.cu"));
-        let rust = include_str!("ltl.rs");
+        let cuda = format!("{}{}", include_str!("../../../explore/src/gpu/kernel.cu"), include_str!("ltl.cu"));
+        let rust = include_str!("mod.rs");
         let code = &rust[..rust.find("#[cfg(test)]").unwrap()];
         let mut launched = 0;
         for piece in code.split("\"wc_").skip(1) {

@@ -1,6 +1,6 @@
 //! Prints the complete CUDA source warpcheck generates for a DVE model, or with
 //! `--compile` compiles it with NVRTC for sm_90 (no GPU needed, only libnvrtc) and
-//! prints the time: `cargo run -p warpcheck-gpu --example gen_cuda -- model.dve [--compile]`;
+//! prints the time: `cargo run -p warpcheck-liveness --example gen_cuda -- model.dve [--compile]`;
 //! `--resources` prints ptxas's report of each kernel's registers and stack frame.
 //! With `--ltl`, the source of an LTL check (graph recording, OWCTY and MAP kernels);
 //! with `--graph`, that of a state-graph exploration (graph recording alone).
@@ -10,13 +10,13 @@ fn main() {
     let source = std::fs::read_to_string(path).expect("read the model");
     let dve = warpcheck_dve::load(&source).unwrap_or_else(|d| panic!("{}", d.render(path, &source)));
     let generated = warpcheck_dve::codegen::generate(&dve.model, &[]).expect("generate");
-    let tuning = warpcheck_gpu::engine::Tuning::from_env();
+    let tuning = warpcheck_explore::gpu::engine::Tuning::from_env();
     let cuda = if args.iter().any(|a| a == "--ltl") {
-        warpcheck_gpu::ltl::cuda_source(&generated, &tuning)
+        warpcheck_liveness::gpu::cuda_source(&generated, &tuning)
     } else if args.iter().any(|a| a == "--graph") {
-        warpcheck_gpu::state_graph::cuda_source(&generated, &tuning)
+        warpcheck_explore::gpu::state_graph::cuda_source(&generated, &tuning)
     } else {
-        warpcheck_gpu::engine::tuned_source(&generated, &tuning)
+        warpcheck_explore::gpu::engine::tuned_source(&generated, &tuning)
     };
     if args.iter().any(|a| a == "--resources") {
         match warpcheck_cuda::nvrtc::resource_report(&cuda, 90, &tuning.nvrtc_options()) {
