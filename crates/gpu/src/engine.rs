@@ -143,7 +143,8 @@ pub fn device_available() -> bool {
     device_count().is_ok_and(|n| n > 0)
 }
 
-pub(crate) fn device_count() -> Result<i32, GpuError> {
+/// The number of CUDA devices, or why there is none to ask (`GpuError::NoDevice`).
+pub fn device_count() -> Result<i32, GpuError> {
     // Dynamic loading panics on use when the library is missing: ask first.
     if !unsafe { cudarc::driver::sys::is_culib_present() } {
         return Err(GpuError::NoDevice("the CUDA driver library (libcuda) is not installed".into()));

@@ -20,4 +20,4 @@ pub mod nvrtc;
 pub mod scc;
 pub mod state_graph;
 
-pub use engine::{device_available, explore_gpu, GpuError, GpuOptions, GpuReport};
+pub use engine::{device_available, device_count, explore_gpu, GpuError, GpuOptions, GpuReport};
