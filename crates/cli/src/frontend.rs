@@ -66,7 +66,12 @@ pub struct Known {
 pub const FORMATS: [Known; 5] = [
     Known { format: FormatArg::Dve, name: "dve", extensions: &["dve"], input: Input::Model(FrontEnd::Dve) },
     Known { format: FormatArg::Aut, name: "aut", extensions: &["aut"], input: Input::Graph(Format::Aut) },
-    Known { format: FormatArg::Edges, name: "edges", extensions: &["edges", "txt"], input: Input::Graph(Format::Edges) },
+    Known {
+        format: FormatArg::Edges,
+        name: "edges",
+        extensions: &["edges", "txt"],
+        input: Input::Graph(Format::Edges),
+    },
     Known { format: FormatArg::Binary, name: "binary", extensions: &["wcg"], input: Input::Graph(Format::Binary) },
     Known { format: FormatArg::Dimacs, name: "dimacs", extensions: &["d"], input: Input::Weighted },
 ];

@@ -117,7 +117,6 @@ impl FormulaArgs {
     }
 }
 
-
 /// The definitions of `--ap-file` then `--ap`.
 fn definitions(f: &FormulaArgs) -> Result<Vec<Definition>, CliError> {
     let mut definitions = Vec::new();
@@ -172,7 +171,7 @@ fn check_model<M: CudaModel>(
     formula: Formula<'_, M>,
 ) -> Result<Verdict, CliError> {
     let incremental = search.incremental;
-    if incremental.is_some() && !search.algorithm.is_some_and(|a| !Algorithm::from(a).on_the_fly()) {
+    if incremental.is_some() && search.algorithm.is_none_or(|a| Algorithm::from(a).on_the_fly()) {
         return Err(CliError::input(
             "--incremental grows the product graph of owcty, owcty-seq, map or map-seq on the CPU: name one with \
              --algorithm (nested DFS stops at the first cycle by itself)",

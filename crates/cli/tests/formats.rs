@@ -55,7 +55,10 @@ fn unknown_extensions_list_the_formats() {
     let cases: [(&[&str], &str); 4] = [
         (&["explore", &model], "unknown model format (explore reads dve (.dve); or name the format with --format)"),
         (&["check", &model], "unknown model format (check reads dve (.dve)"),
-        (&["scc", &model], "unknown graph format (scc reads dve (.dve), aut (.aut), edges (.edges, .txt), binary (.wcg)"),
+        (
+            &["scc", &model],
+            "unknown graph format (scc reads dve (.dve), aut (.aut), edges (.edges, .txt), binary (.wcg)",
+        ),
         (&["cycle-mean", &model], "unknown input format (cycle-mean reads dve (.dve), dimacs (.d)"),
     ];
     for (args, message) in cases {

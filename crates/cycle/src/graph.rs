@@ -177,8 +177,8 @@ mod tests {
 
     #[test]
     fn weights_by_target() {
-        let g = WeightedGraph::from_arcs(3, &[arc(0, 1, 0, 1), arc(1, 2, 0, 1), arc(2, 0, 0, 1), arc(2, 2, 0, 1)])
-            .unwrap();
+        let g =
+            WeightedGraph::from_arcs(3, &[arc(0, 1, 0, 1), arc(1, 2, 0, 1), arc(2, 0, 0, 1), arc(2, 2, 0, 1)]).unwrap();
         let w = WeightedGraph::by_target(g.csr(), &[10, 20, 30], None).unwrap();
         assert_eq!((0..4).map(|e| w.weight(e)).collect::<Vec<_>>(), [20, 30, 10, 30]);
         assert_eq!((0..4).map(|e| w.time(e)).collect::<Vec<_>>(), [1; 4]);

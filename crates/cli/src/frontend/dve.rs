@@ -15,8 +15,8 @@ use crate::error::CliError;
 
 /// Reads and loads the DVE model in `path`.
 pub fn load(path: &Path, options: LoadOptions) -> Result<DveModel, CliError> {
-    let source = std::fs::read_to_string(path)
-        .map_err(|e| CliError::Input(format!("cannot read `{}`: {e}", path.display())))?;
+    let source =
+        std::fs::read_to_string(path).map_err(|e| CliError::Input(format!("cannot read `{}`: {e}", path.display())))?;
     let overflow = match options.overflow {
         OverflowArg::Error => Overflow::Error,
         OverflowArg::Wrap => Overflow::Wrap,
