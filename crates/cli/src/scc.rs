@@ -138,7 +138,10 @@ pub fn run(args: SccArgs) -> Result<Verdict, CliError> {
     let choice = Choice::of(args.algorithm, placement)?;
     let gpu = placement == Placement::Gpu;
     // Open the device before loading the input: a device that fails fails quickly.
-    let device = if gpu { Some(SccDevice::new(args.device)?) } else { None };
+    let device = match choice {
+        Choice::Gpu(a) => Some((a, SccDevice::new(args.device)?)),
+        Choice::Cpu(_) => None,
+    };
     let threads = crate::thread_count(args.threads);
     let pool = crate::thread_pool(threads)?;
     let start = Instant::now();
@@ -158,12 +161,12 @@ pub fn run(args: SccArgs) -> Result<Verdict, CliError> {
     let backward_seconds = start.elapsed().as_secs_f64();
     let start = Instant::now();
     let (components, gpu_report) = match (choice, &device) {
-        (Choice::Gpu(a), Some(d)) => {
-            let r = d.decompose(&graph, a)?;
+        (_, Some((a, d))) => {
+            let r = d.decompose(&graph, *a)?;
             (r.components, Some(r.report))
         }
-        (Choice::Cpu(a), _) => (pool.install(|| decompose(&graph, a, &Options::default())), None),
-        (Choice::Gpu(_), None) => unreachable!("a GPU choice opens the device"),
+        (Choice::Cpu(a), None) => (pool.install(|| decompose(&graph, a, &Options::default())), None),
+        (Choice::Gpu(_), None) => return Err(CliError::Resource("the GPU was not opened".into())),
     };
     let seconds = start.elapsed().as_secs_f64();
     let summary = Summary::of(&components);
