@@ -1,132 +1,111 @@
 //! Graph inputs and outputs of the command line: `explore --graph-out FILE`,
-//! `generate`, and the input of `scc` (a model, explored into its state graph, or a
-//! graph file).
+//! `generate`, and the input of `scc` (a model, explored into its state graph on the
+//! CPU or the GPU, or a graph file).
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-use serde_json::json;
-use warpcheck_dve::Overflow;
-use warpcheck_explore::{state_graph, StateGraph, StateGraphError};
+use warpcheck_explore::state_graph;
 use warpcheck_graph::generate::{erdos_renyi, rmat, ssca2, RmatParams, Ssca2Params};
 use warpcheck_graph::{io, Format, Graph};
 
-use crate::{exit, OverflowArg};
+use crate::error::{CliError, Verdict};
+use crate::explore::RunArgs;
+use crate::frontend::{Loaded, ModelCommand};
+use crate::json;
 
-impl From<OverflowArg> for Overflow {
-    fn from(o: OverflowArg) -> Overflow {
-        match o {
-            OverflowArg::Error => Overflow::Error,
-            OverflowArg::Wrap => Overflow::Wrap,
-        }
-    }
-}
-
-/// A graph file format named on the command line.
+/// A graph file format to write (`generate --format`).
 #[derive(Clone, Copy, ValueEnum)]
-pub enum FormatArg {
+pub enum GraphFormatArg {
     /// Aldebaran `.aut`.
     Aut,
     /// Plain text edge list, one `u v` per line.
     Edges,
     /// warpcheck's compact binary CSR (`.wcg`).
+    #[value(alias = "wcg")]
     Binary,
 }
 
-impl FormatArg {
+impl GraphFormatArg {
     pub fn format(self) -> Format {
         match self {
-            FormatArg::Aut => Format::Aut,
-            FormatArg::Edges => Format::Edges,
-            FormatArg::Binary => Format::Binary,
+            GraphFormatArg::Aut => Format::Aut,
+            GraphFormatArg::Edges => Format::Edges,
+            GraphFormatArg::Binary => Format::Binary,
         }
     }
 }
 
-/// Prints a graph error and returns the bad-input exit code.
-fn bad_input(e: impl std::fmt::Display) -> ExitCode {
-    eprintln!("error: {e}");
-    ExitCode::from(exit::BAD_INPUT)
+/// A model's state graph, for `scc`: by the sequential CPU exploration, or by the GPU
+/// engine of `device`.
+pub struct ModelGraph {
+    pub device: Option<usize>,
 }
 
-/// Explores the model in `path` into its state graph.
-pub fn explore_graph(path: &Path, overflow: Overflow) -> Result<StateGraph, ExitCode> {
-    let mut dve = crate::read_model(path)?;
-    dve.model.overflow = overflow;
-    state_graph(&dve.model, None).map_err(|e: StateGraphError| {
-        eprintln!("error: {e}");
-        ExitCode::from(exit::RESOURCE)
-    })
-}
-
-/// Explores the model in `path` into its state graph with the GPU engine of `device`.
-fn explore_graph_gpu(path: &Path, overflow: Overflow, device: usize) -> Result<StateGraph, ExitCode> {
-    let mut dve = crate::read_model(path)?;
-    dve.model.overflow = overflow;
-    let options = warpcheck_explore::gpu::GpuOptions { device, ..Default::default() };
-    warpcheck_explore::gpu::state_graph::state_graph_gpu(&dve.model, &options)
-        .map(|g| g.state_graph)
-        .map_err(crate::gpu_error)
-}
-
-/// Reads `path`: a `.dve` model is explored (by the GPU engine of `gpu`'s device if
-/// given), anything else read as a graph file.
-pub fn load_input(
-    path: &Path,
-    format: Option<FormatArg>,
-    overflow: Overflow,
-    gpu: Option<usize>,
-) -> Result<Graph, ExitCode> {
-    let is_model = format.is_none() && path.extension().is_some_and(|e| e == "dve");
-    if is_model {
-        let sg = match gpu {
-            Some(device) => explore_graph_gpu(path, overflow, device)?,
-            None => explore_graph(path, overflow)?,
+impl ModelCommand for ModelGraph {
+    type Output = Graph;
+    fn run<L: Loaded>(self, loaded: L) -> Result<Graph, CliError> {
+        let sg = match self.device {
+            Some(device) => {
+                let options = warpcheck_explore::gpu::GpuOptions { device, ..Default::default() };
+                warpcheck_explore::gpu::state_graph::state_graph_gpu(loaded.model(), &options)?.state_graph
+            }
+            None => state_graph(loaded.model(), None)?,
         };
-        return Ok(sg.graph);
+        Ok(sg.graph)
     }
-    io::read(path, format.map(FormatArg::format)).map_err(|e| match e {
-        warpcheck_graph::GraphError::OutOfMemory { .. } => {
-            eprintln!("error: {e}");
-            ExitCode::from(exit::RESOURCE)
-        }
-        e => bad_input(e),
-    })
+}
+
+/// Reads a graph file (format from its extension unless given).
+pub fn read_graph(path: &Path, format: Format) -> Result<Graph, CliError> {
+    Ok(io::read(path, Some(format))?)
 }
 
 /// `explore MODEL --graph-out FILE`: builds and writes the state graph and reports
-/// its size (states, transitions and deadlocks, as `explore` counts them).
-pub fn explore_to_file(model: &Path, overflow: Overflow, out: &Path, json: bool) -> Result<ExitCode, ExitCode> {
-    let format = Format::resolve(out, None).map_err(bad_input)?;
-    let start = Instant::now();
-    let sg = explore_graph(model, overflow)?;
-    let seconds = start.elapsed().as_secs_f64();
-    io::write(out, &sg.graph, Some(format)).map_err(bad_input)?;
-    let g = &sg.graph;
-    if json {
-        let report = json!({
-            "model": model.display().to_string(),
-            "states": g.vertices(),
-            "transitions": g.edges(),
-            "deadlocks": sg.deadlocks,
-            "error_state": sg.error_state,
-            "seconds": seconds,
-            "graph_out": out.display().to_string(),
-        });
-        println!("{report}");
-    } else {
-        println!("states:       {}", g.vertices());
-        println!("transitions:  {}", g.edges());
-        println!("deadlocks:    {}", sg.deadlocks);
-        if let Some(e) = sg.error_state {
-            println!("error state:  vertex {e}");
+/// its size (states, transitions and deadlocks, as `explore` counts them). The CPU's
+/// sequential exploration builds it: its vertex numbers are the breadth-first order,
+/// the same on every run.
+pub struct GraphOut<'a> {
+    pub run: &'a RunArgs,
+    pub out: &'a Path,
+}
+
+impl ModelCommand for GraphOut<'_> {
+    type Output = Verdict;
+    fn run<L: Loaded>(self, loaded: L) -> Result<Verdict, CliError> {
+        let (args, out) = (self.run, self.out);
+        // No GPU path: `gpu` is an error, `auto` a note where a GPU is present.
+        let why = "--graph-out writes the state graph of the CPU's sequential exploration";
+        let _cpu = args.backend.place(args.device, Err(why.into()))?;
+        let format = Format::resolve(out, None)?;
+        let start = Instant::now();
+        let sg = state_graph(loaded.model(), None)?;
+        let seconds = start.elapsed().as_secs_f64();
+        io::write(out, &sg.graph, Some(format))?;
+        let g = &sg.graph;
+        if args.json {
+            json::print(&json::GraphOut {
+                model: args.path(),
+                states: g.vertices(),
+                transitions: g.edges(),
+                deadlocks: sg.deadlocks,
+                error_state: sg.error_state,
+                seconds,
+                graph_out: out.display().to_string(),
+            });
+        } else {
+            println!("states:       {}", g.vertices());
+            println!("transitions:  {}", g.edges());
+            println!("deadlocks:    {}", sg.deadlocks);
+            if let Some(e) = sg.error_state {
+                println!("error state:  vertex {e}");
+            }
+            println!("time:         {seconds:.2} s (sequential graph-building exploration)");
+            println!("graph:        {}", out.display());
         }
-        println!("time:         {seconds:.2} s (sequential graph-building exploration)");
-        println!("graph:        {}", out.display());
+        Ok(Verdict::Holds)
     }
-    Ok(ExitCode::from(exit::HOLDS))
 }
 
 /// The synthetic families of the SCC papers.
@@ -162,15 +141,15 @@ pub struct GenerateArgs {
     seed: u64,
     /// Output format, instead of the extension's.
     #[arg(long, value_enum)]
-    format: Option<FormatArg>,
+    format: Option<GraphFormatArg>,
 }
 
 /// `generate`: writes a synthetic graph.
-pub fn generate(args: GenerateArgs) -> Result<ExitCode, ExitCode> {
+pub fn generate(args: GenerateArgs) -> Result<Verdict, CliError> {
     if !(args.degree >= 0.0 && args.degree <= 1e6) {
-        return Err(bad_input(format!("--degree {} must be between 0 and 1000000", args.degree)));
+        return Err(CliError::Input(format!("--degree {} must be between 0 and 1000000", args.degree)));
     }
-    let format = Format::resolve(&args.out, args.format.map(FormatArg::format)).map_err(bad_input)?;
+    let format = Format::resolve(&args.out, args.format.map(GraphFormatArg::format))?;
     let g = match args.family {
         Family::Er => erdos_renyi(args.vertices, args.degree, args.seed),
         Family::Rmat => rmat(args.vertices, args.degree, &RmatParams::default(), args.seed),
@@ -179,7 +158,7 @@ pub fn generate(args: GenerateArgs) -> Result<ExitCode, ExitCode> {
             ssca2(args.vertices, &p, args.seed)
         }
     };
-    io::write(&args.out, &g, Some(format)).map_err(bad_input)?;
+    io::write(&args.out, &g, Some(format))?;
     println!("{} vertices, {} edges written to {}", g.vertices(), g.edges(), args.out.display());
-    Ok(ExitCode::from(exit::HOLDS))
+    Ok(Verdict::Holds)
 }

@@ -1,26 +1,27 @@
 //! `warpcheck check MODEL` on a model with a property process (`system ... property
 //! P;`, BEEM's `.propN.dve` files) and no other check named, or `warpcheck check MODEL
-//! --ltl FORMULA` (the negated formula's Büchi automaton made the model's property
-//! process): LTL model checking, with a lasso counterexample (stem, then cycle) when
-//! the property is violated.
+//! --ltl FORMULA` (the negated formula's Büchi automaton made the model's property):
+//! LTL model checking on the CPU (nested DFS, CNDFS, OWCTY, MAP) or the GPU (OWCTY,
+//! MAP), generic over the model, with a lasso counterexample (stem, then cycle) when
+//! the property is violated; its text and JSON ([`crate::json::LtlReport`]).
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use serde_json::{json, Value};
-use warpcheck_dve::DveModel;
-use warpcheck_dve::Program as Model;
 use warpcheck_explore::gpu::GpuOptions;
-use warpcheck_explore::{Lasso, TraceStep};
+use warpcheck_explore::Lasso;
 use warpcheck_liveness::cndfs::MAX_WORKERS;
 use warpcheck_liveness::gpu::{check_gpu, GpuAlgorithm, GpuLtl};
-use warpcheck_liveness::{check, Algorithm, LtlError, Options, Outcome};
-use warpcheck_ltl::formula::render_at;
+use warpcheck_liveness::{check, Algorithm, Options, Outcome};
 use warpcheck_ltl::propositions::{parse_argument, parse_file, Definition};
-use warpcheck_ltl::{formula_model, FormulaError, FormulaModel, PropositionError};
+use warpcheck_model::CudaModel;
 
-use crate::{exit, gpu_error, progress, report, threads_used, BackendArg, RunArgs};
+use crate::backend::{Backend, Placement};
+use crate::error::{CliError, Verdict};
+use crate::explore::RunArgs;
+use crate::frontend::{Loaded, WithFormula};
+use crate::json::{FormulaKeys, LtlGpu, LtlReport, TraceEntry};
+use crate::{progress, report};
 
 /// The accepting-cycle algorithm of `check` on a model with a property.
 #[derive(Clone, Copy, ValueEnum)]
@@ -116,87 +117,95 @@ impl FormulaArgs {
     }
 }
 
-fn bad_input(message: impl std::fmt::Display) -> ExitCode {
-    eprintln!("error: {message}");
-    ExitCode::from(exit::BAD_INPUT)
-}
-
 /// The definitions of `--ap-file` then `--ap`.
-fn definitions(f: &FormulaArgs) -> Result<Vec<Definition>, ExitCode> {
+fn definitions(f: &FormulaArgs) -> Result<Vec<Definition>, CliError> {
     let mut definitions = Vec::new();
     for path in &f.ap_files {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| bad_input(format!("cannot read `{}`: {e}", path.display())))?;
-        definitions.extend(parse_file(&path.display().to_string(), &text).map_err(bad_input)?);
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| CliError::Input(format!("cannot read `{}`: {e}", path.display())))?;
+        definitions.extend(parse_file(&path.display().to_string(), &text).map_err(CliError::input)?);
     }
     for a in &f.aps {
-        definitions.push(parse_argument(a).map_err(bad_input)?);
+        definitions.push(parse_argument(a).map_err(CliError::input)?);
     }
     Ok(definitions)
 }
 
-/// `check MODEL --ltl FORMULA`: translates the negated formula, attaches its automaton
-/// as the property process, and checks it like a property file. `others` is set when
-/// another check (`--deadlock`, ...) was named too.
-pub fn run_formula(
+/// `check MODEL --ltl FORMULA`: the model with the negated formula's automaton as its
+/// property, checked like a property process. `others` is set when another check
+/// (`--deadlock`, ...) was named too.
+pub fn run_formula<L: Loaded>(
     args: &RunArgs,
-    dve: &DveModel,
+    loaded: &L,
     f: &FormulaArgs,
     others: bool,
     search: &SearchArgs,
-) -> Result<ExitCode, ExitCode> {
+) -> Result<Verdict, CliError> {
     let Some(text) = &f.ltl else {
-        return Err(bad_input("--ap and --ap-file define the atomic propositions of --ltl, which is missing"));
+        return Err(CliError::input("--ap and --ap-file define the atomic propositions of --ltl, which is missing"));
     };
     if others {
-        return Err(bad_input(
+        return Err(CliError::input(
             "--ltl checks an LTL formula; it cannot be combined with --deadlock, --assert, --invariant or --all",
         ));
     }
-    let definitions = definitions(f)?;
-    let ready = formula_model(&dve.model, text, &definitions, |e| dve.expression(e)).map_err(|e| {
-        match &e {
-            FormulaError::Parse(p) => eprint!("{}", p.render(text).replacen("error: ", "error: in --ltl: ", 1)),
-            FormulaError::Proposition(PropositionError::Unknown { span, .. }) => {
-                eprint!("{}", render_at(text, span.clone(), &e.to_string()))
-            }
-            FormulaError::Compile { proposition, error } => {
-                eprintln!("error: atomic proposition {} ({}) is not a valid DVE expression", proposition.written, proposition.origin);
-                eprint!("{}", error.render(&format!("proposition {}", proposition.written), &proposition.expression));
-                if proposition.expression.contains("myloop(") {
-                    eprintln!("note: `myloop` is one of BEEM's m4 macros, expanded per instance by BEEM's tools; define this proposition with --ap for the instance");
-                }
-            }
-            _ => eprintln!("error: {e}"),
-        }
-        ExitCode::from(exit::BAD_INPUT)
-    })?;
-    check_model(args, &ready.model, search, Some((text, &ready)))
+    let ready = loaded.with_formula(text, &definitions(f)?)?;
+    check_model(args, &ready.model, &ready.summary, search, Some((text, &ready)))
 }
 
-/// Checks the model's property; exit status 0 holds, 1 violated, 2 bad usage, 3 too
-/// many states. `--backend gpu` runs OWCTY (default) or MAP on the GPU; `auto` runs on
-/// the CPU (nested DFS, the fastest on violated properties, needs no graph).
-pub fn run(args: &RunArgs, dve: &DveModel, search: &SearchArgs) -> Result<ExitCode, ExitCode> {
-    check_model(args, &dve.model, search, None)
+/// Checks the property of `model` (`summary` says what it is); `--backend gpu` runs
+/// OWCTY (default) or MAP on the GPU; `auto` without `--algorithm` runs on the CPU
+/// (nested DFS, the fastest on violated properties, needs no graph).
+pub fn run<M: CudaModel>(args: &RunArgs, model: &M, summary: String, search: &SearchArgs) -> Result<Verdict, CliError> {
+    check_model(args, model, &summary, search, None)
 }
 
-fn check_model(
+/// A formula and the model made of it, for the report.
+type Formula<'a, M> = Option<(&'a str, &'a WithFormula<M>)>;
+
+fn check_model<M: CudaModel>(
     args: &RunArgs,
-    model: &Model,
+    model: &M,
+    summary: &str,
     search: &SearchArgs,
-    formula: Option<(&str, &FormulaModel)>,
-) -> Result<ExitCode, ExitCode> {
+    formula: Formula<'_, M>,
+) -> Result<Verdict, CliError> {
     let incremental = search.incremental;
-    let graph_algorithm_on_cpu =
-        args.backend != BackendArg::Gpu && search.algorithm.is_some_and(|a| !Algorithm::from(a).on_the_fly());
-    if incremental.is_some() && !graph_algorithm_on_cpu {
-        return Err(bad_input("--incremental grows the product graph of owcty, owcty-seq, map or map-seq on the CPU: name one with --algorithm (nested DFS stops at the first cycle by itself)"));
+    if incremental.is_some() && search.algorithm.is_none_or(|a| Algorithm::from(a).on_the_fly()) {
+        return Err(CliError::input(
+            "--incremental grows the product graph of owcty, owcty-seq, map or map-seq on the CPU: name one with \
+             --algorithm (nested DFS stops at the first cycle by itself)",
+        ));
     }
-    if args.backend == BackendArg::Gpu {
-        return run_gpu(args, model, search.algorithm, formula);
+    let gpu_algorithm = match search.algorithm {
+        None | Some(AlgorithmArg::Owcty) => Ok(GpuAlgorithm::Owcty),
+        Some(AlgorithmArg::Map) => Ok(GpuAlgorithm::Map),
+        Some(other) => Err(format!(
+            "`--algorithm {}` runs on the CPU only; the GPU runs owcty or map",
+            Algorithm::from(other).name()
+        )),
+    };
+    let gpu_path = match (&gpu_algorithm, incremental) {
+        (Err(why), _) => Err(why.clone()),
+        (Ok(_), Some(_)) => Err("--incremental grows the product graph on the CPU only".to_string()),
+        (Ok(_), None) => Ok(()),
+    };
+    // Without an algorithm named, `auto` checks on the CPU: nested DFS needs no graph.
+    let placement = match (args.backend, search.algorithm) {
+        (Backend::Auto, None) => Placement::Cpu,
+        (backend, _) => backend.place(args.device, gpu_path)?,
+    };
+    if let (Placement::Gpu, Ok(algorithm)) = (placement, gpu_algorithm) {
+        match run_gpu(args, model, algorithm) {
+            Ok(run) => {
+                let engine = Engine::Gpu { algorithm, run: &run };
+                return Ok(finish(args, model, summary, &engine, &run.outcome, formula));
+            }
+            Err(e) if args.backend.falls_back(&e) => {}
+            Err(e) => return Err(e.into()),
+        }
     }
-    let threads = threads_used(args);
+    let threads = args.threads();
     let default = if threads > 1 { Algorithm::Cndfs } else { Algorithm::Ndfs };
     let algorithm: Algorithm = search.algorithm.map_or(default, Algorithm::from);
     // `--memory` bounds the state store. Nested DFS's: about 4 bytes per state word and
@@ -206,101 +215,57 @@ fn check_model(
         Algorithm::Ndfs => args.memory.map(|bytes| bytes / (4 * model.state_words() as u64 + 16)),
         _ => None,
     };
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| {
-        eprintln!("error: cannot start {threads} threads: {e}");
-        ExitCode::from(exit::RESOURCE)
-    })?;
-    let outcome = pool
-        .install(|| check(model, &Options { algorithm, max_states, memory: args.memory, incremental }))
-        .map_err(|e| {
-        eprintln!("error: {e}");
-        ExitCode::from(match e {
-            LtlError::NoProperty => exit::BAD_INPUT,
-            LtlError::TooManyStates { .. }
-            | LtlError::StoreFull(_)
-            | LtlError::TableFull(_)
-            | LtlError::StacksFull { .. } => exit::RESOURCE,
-        })
-    })?;
+    let pool = crate::thread_pool(threads)?;
+    let options = Options { algorithm, max_states, memory: args.memory, incremental };
+    let outcome = pool.install(|| check(model, &options))?;
     let threads = match algorithm {
         Algorithm::Cndfs => threads.min(MAX_WORKERS),
         a if a.parallel() => threads,
         _ => 1,
     };
-    Ok(finish(args, model, &Engine::Cpu { algorithm, threads }, &outcome, formula))
+    Ok(finish(args, model, summary, &Engine::Cpu { algorithm, threads }, &outcome, formula))
 }
 
 /// OWCTY or MAP on the GPU, graph and all.
-fn run_gpu(
+fn run_gpu<M: CudaModel>(
     args: &RunArgs,
-    model: &Model,
-    algorithm: Option<AlgorithmArg>,
-    formula: Option<(&str, &FormulaModel)>,
-) -> Result<ExitCode, ExitCode> {
-    let algorithm = match algorithm {
-        None | Some(AlgorithmArg::Owcty) => GpuAlgorithm::Owcty,
-        Some(AlgorithmArg::Map) => GpuAlgorithm::Map,
-        Some(other) => {
-            let name = Algorithm::from(other).name();
-            eprintln!("error: `--algorithm {name}` runs on the CPU only; the GPU runs owcty or map");
-            return Err(ExitCode::from(exit::BAD_INPUT));
-        }
-    };
+    model: &M,
+    algorithm: GpuAlgorithm,
+) -> Result<GpuLtl, warpcheck_explore::gpu::GpuError> {
     let progress = progress::ProgressLine::new(args.quiet || args.json);
     let update = |p: &warpcheck_explore::Progress| progress.update(p);
     let options =
         GpuOptions { device: args.device, memory: args.memory, progress: Some(&update), ..GpuOptions::default() };
     let result = check_gpu(model, algorithm, &options);
     progress.finish();
-    let run = result.map_err(gpu_error)?;
-    Ok(finish(args, model, &Engine::Gpu { algorithm, run: &run }, &run.outcome, formula))
+    result
 }
 
-/// Prints the outcome; the exit status.
-fn finish(
+/// Prints the outcome; the verdict.
+fn finish<M: CudaModel>(
     args: &RunArgs,
-    model: &Model,
+    model: &M,
+    summary: &str,
     engine: &Engine,
     outcome: &Outcome,
-    formula: Option<(&str, &FormulaModel)>,
-) -> ExitCode {
+    formula: Formula<'_, M>,
+) -> Verdict {
     if args.json {
-        let mut json = to_json(&args.model.display().to_string(), model, engine, outcome);
-        if let Some((text, ready)) = formula {
-            json["formula"] = json!(text);
-            json["automaton_states"] = json!(ready.automaton.states());
-            json["automaton_edges"] = json!(ready.automaton.edges.len());
-        }
-        println!("{json}");
+        crate::json::print(&to_json(args.path(), model, engine, outcome, formula));
     } else {
         if let Some((text, ready)) = formula {
             println!("formula:      {text}");
-            for p in &ready.propositions {
-                if p.origin != "formula" {
-                    println!("  {} = {}", p.written, p.expression);
-                }
+            for d in &ready.definitions {
+                println!("  {d}");
             }
         }
-        print(model, engine, outcome, formula.is_some());
+        print(model, summary, engine, outcome);
     }
-    ExitCode::from(if outcome.holds() { exit::HOLDS } else { exit::VIOLATED })
+    Verdict::of(!outcome.holds())
 }
 
-/// The property automaton's name (or, for `--ltl`, what it is) and size.
-fn property_summary(model: &Model, from_formula: bool) -> String {
-    let Some(property) = &model.property else { return String::new() };
-    let process = &model.processes[property.process as usize];
-    let accepting = process.accepting.iter().filter(|&&a| a).count();
-    let name = if from_formula { "the negated formula" } else { &process.name };
-    format!(
-        "{name} (Büchi automaton: {} states, {accepting} accepting, {} edges)",
-        process.states.len(),
-        property.edges.len()
-    )
-}
-
-fn print(model: &Model, engine: &Engine, o: &Outcome, from_formula: bool) {
-    println!("property:     {}", property_summary(model, from_formula));
+fn print<M: CudaModel>(model: &M, summary: &str, engine: &Engine, o: &Outcome) {
+    println!("property:     {summary}");
     match engine {
         Engine::Cpu { algorithm, threads } => println!("algorithm:    {} ({threads} thread(s))", algorithm.name()),
         Engine::Gpu { algorithm, run } => println!("algorithm:    {} (GPU: {})", algorithm.name(), run.device_name),
@@ -346,73 +311,65 @@ fn print(model: &Model, engine: &Engine, o: &Outcome, from_formula: bool) {
     }
 }
 
-fn print_steps(steps: &[TraceStep], first: usize) {
-    for (i, s) in steps.iter().enumerate() {
-        println!("  {:>3}. {}", first + i, s.step);
-        if !s.changes.is_empty() {
-            println!("       {}", s.changes.join(", "));
-        }
-    }
-}
-
 /// Prints a lasso: the stem step by step, then the cycle's steps.
-pub fn print_lasso(model: &Model, lasso: &Lasso) {
+fn print_lasso<M: CudaModel>(model: &M, lasso: &Lasso) {
     println!("counterexample ({} steps: stem {}, cycle {}):", lasso.len(), lasso.stem.len(), lasso.cycle.len());
     println!("  initial state: {}", model.describe_state(&lasso.stem.initial).join(", "));
-    print_steps(&lasso.stem.steps, 1);
+    report::print_steps(&lasso.stem.steps, 1);
     println!("  cycle (back to the state after step {}, forever):", lasso.cycle_start());
-    print_steps(&lasso.cycle, lasso.cycle_start() + 1);
+    report::print_steps(&lasso.cycle, lasso.cycle_start() + 1);
 }
 
-fn to_json(path: &str, model: &Model, engine: &Engine, o: &Outcome) -> Value {
-    let mut trace = Value::Null;
-    if let Some(lasso) = &o.lasso {
-        let mut steps = report::trace_json(model, &lasso.stem);
-        if let Value::Array(items) = &mut steps {
-            items.extend(lasso.cycle.iter().map(|s| json!({ "step": s.step, "changes": s.changes })));
-        }
-        trace = steps;
-    }
+fn to_json<'a, M: CudaModel>(
+    path: String,
+    model: &M,
+    engine: &'a Engine,
+    o: &'a Outcome,
+    formula: Formula<'a, M>,
+) -> LtlReport<'a> {
     let (backend, threads, gpu) = match engine {
-        Engine::Cpu { threads, .. } => ("cpu", Some(*threads), Value::Null),
+        Engine::Cpu { threads, .. } => ("cpu", Some(*threads), None),
         Engine::Gpu { run, .. } => (
             "gpu",
             None,
-            json!({
-                "device": run.device_name,
-                "compile_seconds": run.compile_seconds,
-                "generate_seconds": run.generate_seconds,
-                "graph_seconds": run.graph_seconds,
-                "cycle_seconds": run.cycle_seconds,
-                "lasso_seconds": run.lasso_seconds,
-                "edges": run.edges,
+            Some(LtlGpu {
+                device: &run.device_name,
+                compile_seconds: run.compile_seconds,
+                generate_seconds: run.generate_seconds,
+                graph_seconds: run.graph_seconds,
+                cycle_seconds: run.cycle_seconds,
+                lasso_seconds: run.lasso_seconds,
+                edges: run.edges,
             }),
         ),
     };
-    json!({
-        "model": path,
-        "property": "ltl",
-        "algorithm": engine.algorithm(),
-        "backend": backend,
-        "threads": threads,
-        "gpu": gpu,
-        "states": o.states,
-        "partial": o.partial,
-        "transitions": o.transitions,
-        "error_transitions": o.error_transitions,
-        "owcty_iterations": o.iterations.filter(|_| o.remaining.is_some()),
-        "owcty_remaining": o.remaining,
-        "map_rounds": o.iterations.filter(|_| o.remaining.is_none()),
-        "restarts": o.restarts,
-        "graph_seconds": o.graph_seconds,
-        "seconds": o.seconds,
-        "verdict": if o.holds() { "holds" } else { "violated" },
-        "trace_length": o.lasso.as_ref().map(Lasso::len),
-        "stem_length": o.lasso.as_ref().map(|l| l.stem.len()),
-        "cycle_length": o.lasso.as_ref().map(|l| l.cycle.len()),
-        // `trace[0]` is the initial state, `trace[i]` step i: the cycle is
-        // `trace[cycle_start..]`, and returns to the state after `trace[cycle_start - 1]`.
-        "cycle_start": o.lasso.as_ref().map(|l| l.cycle_start() + 1),
-        "trace": trace,
-    })
+    LtlReport {
+        model: path,
+        property: "ltl",
+        algorithm: engine.algorithm(),
+        backend,
+        threads,
+        gpu,
+        states: o.states,
+        partial: o.partial,
+        transitions: o.transitions,
+        error_transitions: o.error_transitions,
+        owcty_iterations: o.iterations.filter(|_| o.remaining.is_some()),
+        owcty_remaining: o.remaining,
+        map_rounds: o.iterations.filter(|_| o.remaining.is_none()),
+        restarts: o.restarts,
+        graph_seconds: o.graph_seconds,
+        seconds: o.seconds,
+        verdict: if o.holds() { "holds" } else { "violated" },
+        trace_length: o.lasso.as_ref().map(Lasso::len),
+        stem_length: o.lasso.as_ref().map(|l| l.stem.len()),
+        cycle_length: o.lasso.as_ref().map(|l| l.cycle.len()),
+        cycle_start: o.lasso.as_ref().map(|l| l.cycle_start() + 1),
+        trace: o.lasso.as_ref().map(|l| TraceEntry::lasso(model, l)),
+        formula: formula.map(|(text, ready)| FormulaKeys {
+            formula: text,
+            automaton_states: ready.automaton_states,
+            automaton_edges: ready.automaton_edges,
+        }),
+    }
 }

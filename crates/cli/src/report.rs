@@ -1,9 +1,11 @@
-//! Printing results: the text report, the JSON report, and counterexample traces.
+//! Reports of `explore` and `check` (deadlocks, assertions, invariants): the text
+//! report, its JSON ([`crate::json`]), and counterexample traces as text.
 
-use serde_json::{json, Value};
-use warpcheck_dve::Program as Model;
 use warpcheck_explore::gpu::GpuReport;
-use warpcheck_explore::{Checks, Report, Trace};
+use warpcheck_explore::{Checks, Report, Trace, TraceStep};
+use warpcheck_model::Model;
+
+use crate::json::{self, CheckReport, GpuStats, Stats, TraceEntry, ViolationReport};
 
 /// Which engine ran: CPU threads, or the GPU with its timings.
 pub struct Engine<'a> {
@@ -17,46 +19,72 @@ impl Engine<'_> {
     }
 }
 
-/// Statistics common to `explore` and `check`, as JSON.
-pub fn stats_json(model_path: &str, model: &Model, r: &Report, engine: &Engine<'_>) -> Value {
-    let mut stats = json!({
-        "model": model_path,
-        "states": r.states,
-        "transitions": r.transitions,
-        "deadlocks": r.deadlocks,
-        "levels": (r.levels > 0).then_some(r.levels),
-        "accepting": r.accepting,
-        "error_transitions": r.error_transitions,
-        "complete": r.complete,
-        "seconds": r.seconds,
-        "states_per_second": r.states as f64 / r.seconds.max(1e-9),
-        "backend": if engine.gpu.is_some() { "gpu" } else { "cpu" },
-        "threads": engine.gpu.is_none().then_some(engine.threads),
-        "state_words": model.state_words(),
-        "bytes_per_state": engine.bytes_per_state(r),
-        "table_entries": r.table_entries,
-        "table_capacity": r.table_capacity,
-        "peak_memory_bytes": crate::memory::peak_resident(),
-    });
-    if let Some(g) = engine.gpu {
-        stats["device"] = json!(g.device_name);
-        stats["compile_seconds"] = json!(g.compile_seconds);
-        stats["compile_cached"] = json!(g.compile_cached);
-        stats["setup_seconds"] = json!(g.setup_seconds);
-        stats["explore_seconds"] = json!(g.explore_seconds);
-        stats["kernel_seconds"] = json!(g.kernel_seconds);
-        stats["generate_seconds"] = json!(g.generate_seconds);
-        stats["launches"] = json!(g.launches);
-        stats["explore_states_per_second"] = json!(r.states as f64 / g.explore_seconds.max(1e-9));
-        stats["state_capacity"] = json!(g.capacity);
-        stats["kernel_registers"] = json!(g.kernel_registers);
-        stats["kernel_local_bytes"] = json!(g.kernel_local_bytes);
+/// The statistics common to `explore` and `check`, for JSON.
+pub fn stats<'a>(model_path: String, model: &impl Model, r: &Report, engine: &Engine<'a>) -> Stats<'a> {
+    Stats {
+        model: model_path,
+        states: r.states,
+        transitions: r.transitions,
+        deadlocks: r.deadlocks,
+        levels: (r.levels > 0).then_some(r.levels),
+        accepting: r.accepting,
+        error_transitions: r.error_transitions,
+        complete: r.complete,
+        seconds: r.seconds,
+        states_per_second: r.states as f64 / r.seconds.max(1e-9),
+        backend: if engine.gpu.is_some() { "gpu" } else { "cpu" },
+        threads: engine.gpu.is_none().then_some(engine.threads),
+        state_words: model.state_words(),
+        bytes_per_state: engine.bytes_per_state(r),
+        table_entries: r.table_entries,
+        table_capacity: r.table_capacity,
+        peak_memory_bytes: crate::memory::peak_resident(),
+        gpu: engine.gpu.map(|g| GpuStats {
+            device: &g.device_name,
+            compile_seconds: g.compile_seconds,
+            compile_cached: g.compile_cached,
+            setup_seconds: g.setup_seconds,
+            explore_seconds: g.explore_seconds,
+            kernel_seconds: g.kernel_seconds,
+            generate_seconds: g.generate_seconds,
+            launches: g.launches,
+            explore_states_per_second: r.states as f64 / g.explore_seconds.max(1e-9),
+            state_capacity: g.capacity,
+            kernel_registers: g.kernel_registers,
+            kernel_local_bytes: g.kernel_local_bytes,
+        }),
     }
-    stats
+}
+
+/// The result of `check` as JSON.
+pub fn check_json<'a>(model: &impl Model, checks: &Checks, r: &'a Report, stats: Stats<'a>) -> CheckReport<'a> {
+    let violations = r
+        .violations
+        .iter()
+        .map(|v| ViolationReport {
+            message: v.kind.describe(model, checks),
+            count: v.count,
+            trace_length: v.trace.as_ref().map(Trace::len),
+            trace: v.trace.as_ref().map(|t| TraceEntry::trace(model, t)),
+        })
+        .collect();
+    let first = r.violations.first().and_then(|v| v.trace.as_ref());
+    CheckReport {
+        stats,
+        verdict: if r.violations.is_empty() { "holds" } else { "violated" },
+        violations,
+        trace_length: first.map(Trace::len),
+        trace: first.map(|t| TraceEntry::trace(model, t)),
+    }
+}
+
+/// Prints the JSON of `explore`.
+pub fn print_stats_json(model_path: String, model: &impl Model, r: &Report, engine: &Engine<'_>) {
+    json::print(&stats(model_path, model, r, engine));
 }
 
 /// Statistics as text lines.
-pub fn print_stats(model: &Model, r: &Report, engine: &Engine<'_>) {
+pub fn print_stats(model: &impl Model, r: &Report, engine: &Engine<'_>) {
     println!("states:       {}", r.states);
     println!("transitions:  {}", r.transitions);
     println!("deadlocks:    {}", r.deadlocks);
@@ -65,7 +93,7 @@ pub fn print_stats(model: &Model, r: &Report, engine: &Engine<'_>) {
     } else {
         println!("levels:       - (depth-first order)");
     }
-    if model.property.is_some() {
+    if model.property().is_some() {
         println!("accepting:    {}", r.accepting);
     }
     if r.error_transitions > 0 {
@@ -104,52 +132,23 @@ pub fn print_stats(model: &Model, r: &Report, engine: &Engine<'_>) {
     }
 }
 
-/// A trace as JSON: the initial state, then one object per step.
-pub fn trace_json(model: &Model, t: &Trace) -> Value {
-    let mut steps = vec![json!({ "step": "initial state", "state": model.describe_state(&t.initial) })];
-    for s in &t.steps {
-        steps.push(json!({ "step": s.step, "changes": s.changes }));
-    }
-    if let Some((step, error)) = &t.error_step {
-        steps.push(json!({ "step": step, "error": error }));
-    }
-    Value::Array(steps)
-}
-
-/// Prints a trace step by step.
-pub fn print_trace(model: &Model, t: &Trace) {
-    println!("counterexample ({} steps):", t.len());
-    println!("  initial state: {}", model.describe_state(&t.initial).join(", "));
-    for (i, s) in t.steps.iter().enumerate() {
-        println!("  {:>3}. {}", i + 1, s.step);
+/// Prints steps numbered from `first`, each with the changes it made.
+pub fn print_steps(steps: &[TraceStep], first: usize) {
+    for (i, s) in steps.iter().enumerate() {
+        println!("  {:>3}. {}", first + i, s.step);
         if !s.changes.is_empty() {
             println!("       {}", s.changes.join(", "));
         }
     }
+}
+
+/// Prints a trace step by step.
+pub fn print_trace(model: &impl Model, t: &Trace) {
+    println!("counterexample ({} steps):", t.len());
+    println!("  initial state: {}", model.describe_state(&t.initial).join(", "));
+    print_steps(&t.steps, 1);
     if let Some((step, error)) = &t.error_step {
         println!("  {:>3}. {}", t.steps.len() + 1, step);
         println!("       raises: {error}");
     }
-}
-
-/// The result of `check` as JSON.
-pub fn check_json(model: &Model, checks: &Checks, r: &Report, mut stats: Value) -> Value {
-    let violations: Vec<Value> = r
-        .violations
-        .iter()
-        .map(|v| {
-            json!({
-                "message": v.kind.describe(model, checks),
-                "count": v.count,
-                "trace_length": v.trace.as_ref().map(|t| t.len()),
-                "trace": v.trace.as_ref().map(|t| trace_json(model, t)),
-            })
-        })
-        .collect();
-    let first = r.violations.first();
-    stats["verdict"] = json!(if r.violations.is_empty() { "holds" } else { "violated" });
-    stats["violations"] = Value::Array(violations);
-    stats["trace_length"] = json!(first.and_then(|v| v.trace.as_ref()).map(|t| t.len()));
-    stats["trace"] = first.and_then(|v| v.trace.as_ref()).map_or(Value::Null, |t| trace_json(model, t));
-    stats
 }

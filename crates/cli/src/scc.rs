@@ -1,23 +1,25 @@
 //! `warpcheck scc INPUT`: SCC decomposition of a model's state graph or of a graph
 //! file, with counts, a size histogram (text, SVG), the component of every vertex, and
-//! a JSON report; on the CPU or, with `--backend gpu`, on a CUDA GPU.
+//! a JSON report ([`crate::json::SccReport`]); on the CPU or, with `--backend gpu`, on
+//! a CUDA GPU.
 
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-use serde_json::json;
 use warpcheck_scc::gpu::{GpuSccAlgorithm, SccDevice};
 use warpcheck_scc::{decompose, Algorithm, Components, Options, Summary};
 
-use crate::graphs::{load_input, FormatArg};
-use crate::{cuda_error, exit, OverflowArg};
+use crate::backend::{Backend, Placement};
+use crate::error::{CliError, Verdict};
+use crate::frontend::{self, FormatArg, Input, LoadOptions, OverflowArg};
+use crate::graphs::{read_graph, ModelGraph};
+use crate::json::{self, Bucket, SccGpu, SccReport};
 
 #[derive(Clone, Copy, ValueEnum)]
 enum AlgorithmArg {
-    /// Iterative Tarjan (sequential).
+    /// Iterative Tarjan (sequential; CPU only).
     Tarjan,
     /// Forward-Backward with trimming (parallel).
     Fb,
@@ -29,19 +31,10 @@ enum AlgorithmArg {
     FbColoring,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum SccBackend {
-    /// The CPU: Tarjan sequential, the others on all threads.
-    Cpu,
-    /// A CUDA GPU (FB, Coloring, OBF, FB then Coloring; not Tarjan); a model's state
-    /// graph is built by the GPU engine too.
-    Gpu,
-}
-
 /// Arguments of `scc`.
 #[derive(Args)]
 pub struct SccArgs {
-    /// A DVE model (`.dve`, explored first) or a graph file (`.aut`, `.edges`/`.txt`,
+    /// A model (`.dve`, explored first) or a graph file (`.aut`, `.edges`/`.txt`,
     /// `.wcg`).
     input: PathBuf,
     /// The decomposition algorithm.
@@ -59,15 +52,18 @@ pub struct SccArgs {
     /// Write the size histogram as an SVG bar chart.
     #[arg(long, value_name = "FILE")]
     histogram_svg: Option<PathBuf>,
-    /// Format of a graph file, instead of its extension's.
-    #[arg(long, value_enum)]
+    /// The input's format, instead of its extension's.
+    #[arg(long, value_enum, value_name = "FORMAT")]
     format: Option<FormatArg>,
-    /// Where to decompose. The default is the CPU even when a GPU is present: the
-    /// answer is the same, and the GPU pays only on large graphs.
-    #[arg(long, value_enum, default_value_t = SccBackend::Cpu)]
-    backend: SccBackend,
-    /// The CUDA device to use with `--backend gpu`.
-    #[arg(long, default_value_t = 0)]
+    /// Where to decompose: `cpu`, `gpu` (fb, coloring, obf, fb-coloring; a model's
+    /// state graph is built by the GPU engine too; an error without a CUDA device) or
+    /// `auto` (the GPU when one is present and the algorithm runs there). The default
+    /// is the CPU even when a GPU is present: the answer is the same, and the GPU pays
+    /// only on large graphs.
+    #[arg(long, value_enum, default_value_t = Backend::Cpu)]
+    backend: Backend,
+    /// The CUDA device to use.
+    #[arg(long, value_name = "N", default_value_t = 0)]
     device: usize,
     /// Out-of-range assignments in a model: `error` or `wrap` (as for `explore`).
     #[arg(long, value_enum, default_value_t = OverflowArg::Error)]
@@ -77,16 +73,13 @@ pub struct SccArgs {
 fn write_file(
     path: &PathBuf,
     write: impl FnOnce(&mut BufWriter<std::fs::File>) -> std::io::Result<()>,
-) -> Result<(), ExitCode> {
+) -> Result<(), CliError> {
     let result = std::fs::File::create(path).and_then(|f| {
         let mut out = BufWriter::with_capacity(1 << 20, f);
         write(&mut out)?;
         out.flush()
     });
-    result.map_err(|e| {
-        eprintln!("error: cannot write `{}`: {e}", path.display());
-        ExitCode::from(exit::BAD_INPUT)
-    })
+    result.map_err(|e| CliError::Input(format!("cannot write `{}`: {e}", path.display())))
 }
 
 /// The decomposition to run: the CPU's algorithm or the GPU's.
@@ -97,27 +90,37 @@ enum Choice {
 }
 
 impl Choice {
-    /// The choice of `arg` on `backend`, or the message why there is none.
-    fn of(arg: AlgorithmArg, backend: SccBackend) -> Result<Choice, String> {
-        let cpu = match arg {
-            AlgorithmArg::Tarjan => Algorithm::Tarjan,
-            AlgorithmArg::Fb => Algorithm::FbTrim,
-            AlgorithmArg::Coloring => Algorithm::Coloring,
-            AlgorithmArg::Obf => Algorithm::Obf,
-            AlgorithmArg::FbColoring if backend == SccBackend::Gpu => {
-                return Ok(Choice::Gpu(GpuSccAlgorithm::FbColoring))
+    /// The GPU's version of `arg`, or why there is none.
+    fn gpu(arg: AlgorithmArg) -> Result<GpuSccAlgorithm, String> {
+        match arg {
+            AlgorithmArg::Tarjan => {
+                Err("tarjan does not run on the GPU (it runs fb, coloring, obf and fb-coloring)".into())
             }
-            AlgorithmArg::FbColoring => return Err("fb-coloring runs on the GPU only (--backend gpu)".into()),
-        };
-        match backend {
-            SccBackend::Cpu => Ok(Choice::Cpu(cpu)),
-            SccBackend::Gpu => GpuSccAlgorithm::try_from(cpu).map(Choice::Gpu).map_err(|_| {
-                format!(
-                    "{} does not run on the GPU; choose fb, coloring, obf or fb-coloring, or --backend cpu",
-                    cpu.name()
-                )
-            }),
+            AlgorithmArg::Fb => Ok(GpuSccAlgorithm::Fb),
+            AlgorithmArg::Coloring => Ok(GpuSccAlgorithm::Coloring),
+            AlgorithmArg::Obf => Ok(GpuSccAlgorithm::Obf),
+            AlgorithmArg::FbColoring => Ok(GpuSccAlgorithm::FbColoring),
         }
+    }
+
+    /// The CPU's version of `arg`, or why there is none.
+    fn cpu(arg: AlgorithmArg) -> Result<Algorithm, String> {
+        match arg {
+            AlgorithmArg::Tarjan => Ok(Algorithm::Tarjan),
+            AlgorithmArg::Fb => Ok(Algorithm::FbTrim),
+            AlgorithmArg::Coloring => Ok(Algorithm::Coloring),
+            AlgorithmArg::Obf => Ok(Algorithm::Obf),
+            AlgorithmArg::FbColoring => Err("fb-coloring runs on the GPU only (--backend gpu)".into()),
+        }
+    }
+
+    /// The choice of `arg` on `placement`.
+    fn of(arg: AlgorithmArg, placement: Placement) -> Result<Choice, CliError> {
+        match placement {
+            Placement::Gpu => Choice::gpu(arg).map(Choice::Gpu),
+            Placement::Cpu => Choice::cpu(arg).map(Choice::Cpu),
+        }
+        .map_err(CliError::Input)
     }
 
     fn name(self) -> &'static str {
@@ -129,18 +132,27 @@ impl Choice {
 }
 
 /// Runs `scc`.
-pub fn run(args: SccArgs) -> Result<ExitCode, ExitCode> {
-    let choice = Choice::of(args.algorithm, args.backend).map_err(|e| {
-        eprintln!("error: {e}");
-        ExitCode::from(exit::BAD_INPUT)
-    })?;
-    let gpu = args.backend == SccBackend::Gpu;
-    // Open the device before loading the input: no GPU is a quick, clear error.
-    let device = if gpu { Some(SccDevice::new(args.device).map_err(cuda_error)?) } else { None };
+pub fn run(args: SccArgs) -> Result<Verdict, CliError> {
+    let input = frontend::resolve(&args.input, args.format, &frontend::SCC)?;
+    let placement = args.backend.place(args.device, Choice::gpu(args.algorithm).map(|_| ()))?;
+    let choice = Choice::of(args.algorithm, placement)?;
+    let gpu = placement == Placement::Gpu;
+    // Open the device before loading the input: a device that fails fails quickly.
+    let device = match choice {
+        Choice::Gpu(a) => Some((a, SccDevice::new(args.device)?)),
+        Choice::Cpu(_) => None,
+    };
     let threads = crate::thread_count(args.threads);
     let pool = crate::thread_pool(threads)?;
     let start = Instant::now();
-    let graph = load_input(&args.input, args.format, args.overflow.into(), gpu.then_some(args.device))?;
+    let graph = match input {
+        Input::Model(front_end) => {
+            let command = ModelGraph { device: gpu.then_some(args.device) };
+            frontend::with_model(front_end, &args.input, LoadOptions { overflow: args.overflow }, command)?
+        }
+        Input::Graph(format) => read_graph(&args.input, format)?,
+        Input::Weighted => return Err(CliError::input("scc reads no weighted graphs")),
+    };
     let load_seconds = start.elapsed().as_secs_f64();
     let start = Instant::now();
     if choice != Choice::Cpu(Algorithm::Tarjan) {
@@ -149,12 +161,12 @@ pub fn run(args: SccArgs) -> Result<ExitCode, ExitCode> {
     let backward_seconds = start.elapsed().as_secs_f64();
     let start = Instant::now();
     let (components, gpu_report) = match (choice, &device) {
-        (Choice::Gpu(a), Some(d)) => {
-            let r = d.decompose(&graph, a).map_err(cuda_error)?;
+        (_, Some((a, d))) => {
+            let r = d.decompose(&graph, *a)?;
             (r.components, Some(r.report))
         }
-        (Choice::Cpu(a), _) => (pool.install(|| decompose(&graph, a, &Options::default())), None),
-        (Choice::Gpu(_), None) => unreachable!("a GPU choice opens the device"),
+        (Choice::Cpu(a), None) => (pool.install(|| decompose(&graph, a, &Options::default())), None),
+        (Choice::Gpu(_), None) => return Err(CliError::Resource("the GPU was not opened".into())),
     };
     let seconds = start.elapsed().as_secs_f64();
     let summary = Summary::of(&components);
@@ -168,42 +180,33 @@ pub fn run(args: SccArgs) -> Result<ExitCode, ExitCode> {
     let threads_used = if choice == Choice::Cpu(Algorithm::Tarjan) || gpu { 1 } else { threads };
     let name = choice.name();
     if args.json {
-        let histogram: Vec<_> = summary
-            .histogram
-            .iter()
-            .map(|&(low, high, count)| json!({"low": low, "high": high, "count": count}))
-            .collect();
-        let mut report = json!({
-            "input": args.input.display().to_string(),
-            "vertices": graph.vertices(),
-            "edges": graph.edges(),
-            "algorithm": name,
-            "threads": threads_used,
-            "sccs": summary.sccs,
-            "trivial": summary.trivial,
-            "nontrivial": summary.nontrivial,
-            "largest": summary.largest,
-            "histogram": histogram,
-            "seconds": seconds,
-            "backward_seconds": backward_seconds,
-            "load_seconds": load_seconds,
-            "backend": if gpu { "gpu" } else { "cpu" },
+        json::print(&SccReport {
+            input: args.input.display().to_string(),
+            vertices: graph.vertices(),
+            edges: graph.edges(),
+            algorithm: name,
+            threads: threads_used,
+            sccs: summary.sccs,
+            trivial: summary.trivial,
+            nontrivial: summary.nontrivial,
+            largest: summary.largest,
+            histogram: summary.histogram.iter().map(|&(low, high, count)| Bucket { low, high, count }).collect(),
+            seconds,
+            backward_seconds,
+            load_seconds,
+            backend: placement.name(),
+            gpu: gpu_report.as_ref().map(|g| SccGpu {
+                device: &g.device_name,
+                kernel_seconds: g.kernel_seconds,
+                upload_seconds: g.upload_seconds,
+                download_seconds: g.download_seconds,
+                compile_seconds: g.compile_seconds,
+                rounds: g.rounds,
+                levels: g.levels,
+                launches: g.launches,
+                device_bytes: g.device_bytes,
+            }),
         });
-        if let Some(g) = &gpu_report {
-            let extra = json!({
-                "device": g.device_name,
-                "kernel_seconds": g.kernel_seconds,
-                "upload_seconds": g.upload_seconds,
-                "download_seconds": g.download_seconds,
-                "compile_seconds": g.compile_seconds,
-                "rounds": g.rounds,
-                "levels": g.levels,
-                "launches": g.launches,
-                "device_bytes": g.device_bytes,
-            });
-            report.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
-        }
-        println!("{report}");
     } else {
         println!("vertices:     {}", graph.vertices());
         println!("edges:        {}", graph.edges());
@@ -228,7 +231,7 @@ pub fn run(args: SccArgs) -> Result<ExitCode, ExitCode> {
             println!("  {range:>21}  {count}");
         }
     }
-    Ok(ExitCode::from(exit::HOLDS))
+    Ok(Verdict::Holds)
 }
 
 fn write_components(out: &mut impl Write, components: &Components) -> std::io::Result<()> {

@@ -84,6 +84,23 @@ impl WeightedGraph {
         Ok(WeightedGraph { csr: csr.clone(), weights, times })
     }
 
+    /// Weights and times given per vertex, each edge taking those of its *target*: the
+    /// weighting of a state graph by a function of states (every transition into a
+    /// state costs the same, since a transition's effect shows in its target). `times`
+    /// `None` is 1 on every edge.
+    pub fn by_target(csr: &Csr, weights: &[i64], times: Option<&[i64]>) -> Result<WeightedGraph, CycleError> {
+        let n = csr.vertices();
+        if weights.len() != n || times.is_some_and(|t| t.len() != n) {
+            return Err(CycleError::Graph(format!("{n} vertices but {} weights", weights.len())));
+        }
+        let w = csr.targets().iter().map(|&t| weights[t as usize]).collect();
+        let t = match times {
+            Some(times) => csr.targets().iter().map(|&t| times[t as usize]).collect(),
+            None => vec![1; csr.targets().len()],
+        };
+        WeightedGraph::from_csr(csr, w, t)
+    }
+
     pub fn vertices(&self) -> usize {
         self.csr.vertices()
     }
@@ -156,6 +173,19 @@ mod tests {
         assert_eq!(g.source(0), 0);
         assert_eq!(g.arcs().collect::<Vec<_>>()[2], arc(2, 0, 5, 1));
         assert_eq!(g.csr().successors(2), &[0, 2]);
+    }
+
+    #[test]
+    fn weights_by_target() {
+        let g =
+            WeightedGraph::from_arcs(3, &[arc(0, 1, 0, 1), arc(1, 2, 0, 1), arc(2, 0, 0, 1), arc(2, 2, 0, 1)]).unwrap();
+        let w = WeightedGraph::by_target(g.csr(), &[10, 20, 30], None).unwrap();
+        assert_eq!((0..4).map(|e| w.weight(e)).collect::<Vec<_>>(), [20, 30, 10, 30]);
+        assert_eq!((0..4).map(|e| w.time(e)).collect::<Vec<_>>(), [1; 4]);
+        let t = WeightedGraph::by_target(g.csr(), &[0; 3], Some(&[1, 2, 3])).unwrap();
+        assert_eq!((0..4).map(|e| t.time(e)).collect::<Vec<_>>(), [2, 3, 1, 3]);
+        assert!(WeightedGraph::by_target(g.csr(), &[0; 3], Some(&[1, -2, 3])).is_err());
+        assert!(WeightedGraph::by_target(g.csr(), &[0; 2], None).is_err());
     }
 
     #[test]

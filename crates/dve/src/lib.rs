@@ -48,10 +48,31 @@ pub struct DveModel {
     pub names: Names,
 }
 
-/// Parses, checks and lowers DVE source text.
+/// How to load a model: the semantic choices DVE leaves open.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// What an out-of-range assignment does: an evaluation error (DiVinE 2.4's
+    /// interpreter, the default) or a C-style wrap-around (DiVinE's compiled models).
+    pub overflow: Overflow,
+}
+
+/// Parses, checks and lowers DVE source text with the default [`LoadOptions`].
 pub fn load(source: &str) -> Result<DveModel, Diagnostic> {
+    load_with(source, &LoadOptions::default())
+}
+
+/// Parses, checks and lowers DVE source text with `options`.
+///
+/// ```
+/// use warpcheck_dve::{load_with, LoadOptions, Overflow};
+/// let source = "byte x = 255; process P { state s; init s; trans s -> s { effect x = x + 1; }; } system async;";
+/// let dve = load_with(source, &LoadOptions { overflow: Overflow::Wrap }).unwrap();
+/// assert_eq!(dve.model.overflow, Overflow::Wrap);
+/// ```
+pub fn load_with(source: &str, options: &LoadOptions) -> Result<DveModel, Diagnostic> {
     let module = parser::parse(source)?;
-    let (model, names) = lower::lower(&module, source)?;
+    let (mut model, names) = lower::lower(&module, source)?;
+    model.overflow = options.overflow;
     Ok(DveModel { model, names })
 }
 
@@ -61,6 +82,25 @@ impl DveModel {
     pub fn expression(&self, source: &str) -> Result<ir::Expr, Diagnostic> {
         let e = parser::parse_expression(source)?;
         self.names.lower_expr(None, &e)
+    }
+
+    /// Compiles a DVE expression over the global scope (as [`DveModel::expression`]) to
+    /// an integer function of states, e.g. the `--weight` of `cycle-mean`: its value in
+    /// a state, or the evaluation error it raises there (with the model's overflow rule).
+    ///
+    /// ```
+    /// let dve = warpcheck_dve::load("byte x = 3; process P { state s; init s; } system async;").unwrap();
+    /// let twice = dve.state_function("2 * x").unwrap();
+    /// assert_eq!(twice(&dve.model.initial_state()), Ok(6));
+    /// let bad = dve.state_function("x / 0").unwrap();
+    /// assert!(bad(&dve.model.initial_state()).is_err());
+    /// ```
+    pub fn state_function(
+        &self,
+        source: &str,
+    ) -> Result<impl Fn(&[u32]) -> Result<i64, warpcheck_model::EvalError> + Sync + '_, Diagnostic> {
+        let expr = self.expression(source)?;
+        Ok(move |state: &[u32]| self.model.evaluator(&mut []).eval(&expr, state).map(i64::from))
     }
 
     /// Compiles a DVE expression over the global scope (as [`DveModel::expression`])

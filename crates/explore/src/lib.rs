@@ -4,6 +4,7 @@
 //! - [`bfs`]: the sequential breadth-first explorer (the reference engine);
 //! - [`graph`]: the explicit state graph (CSR) by a sequential breadth-first search;
 //! - [`graph_parallel`]: the same graph built on all cores over the parallel store;
+//! - [`valued`]: the state graph with integer values of its states (weights);
 //! - [`memory`]: the memory the OS reports available;
 //! - [`table`] and [`tree`]: the lock-free, tree-compressed state store of the
 //!   parallel engine;
@@ -23,6 +24,7 @@ pub mod store;
 pub mod table;
 pub mod trace;
 pub mod tree;
+pub mod valued;
 pub mod zeroed;
 
 pub use bfs::{explore, BfsOptions, Stats};
@@ -31,3 +33,4 @@ pub use graph::{state_graph, state_graph_with_states, StateGraph, StateGraphErro
 pub use graph_parallel::{state_graph_parallel, GraphOptions, ParallelStateGraph, PrefixBuilder};
 pub use parallel::{explore_parallel, ExploreError, Options, Order, Progress, Report};
 pub use trace::{Lasso, Trace, TraceStep};
+pub use valued::{state_graph_valued, StateFunction, ValuedGraphError, ValuedStateGraph};

@@ -17,7 +17,7 @@
 pub mod engine;
 pub mod state_graph;
 
-pub use engine::{explore_gpu, GpuError, GpuOptions, GpuReport};
+pub use engine::{device_count, explore_gpu, GpuError, GpuOptions, GpuReport};
 pub use warpcheck_cuda::{device_available, CudaError};
 
 impl From<CudaError> for GpuError {

@@ -1,0 +1,305 @@
+//! `warpcheck explore MODEL` and `warpcheck check MODEL`: the arguments they share
+//! ([`RunArgs`]), and the exploration with checks (deadlocks, assertions, invariants)
+//! on the parallel CPU engine or the GPU engine, generic over the loaded model. A
+//! model with a property process, or `--ltl`, goes to [`crate::ltl`].
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use warpcheck_explore::gpu::{GpuOptions, GpuReport};
+use warpcheck_explore::{explore_parallel, Checks, Invariant, Options, Order, Report};
+use warpcheck_model::CudaModel;
+
+use crate::backend::{Backend, Placement};
+use crate::error::{CliError, Verdict};
+use crate::frontend::{self, FormatArg, Input, LoadOptions, Loaded, ModelCommand, OverflowArg, Reads};
+use crate::{graphs, ltl, memory, progress, report};
+
+/// The arguments of `explore` and `check`.
+#[derive(Args)]
+pub struct RunArgs {
+    /// A model: DVE (`.dve`).
+    pub model: PathBuf,
+    /// The model's format, instead of its extension's.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<FormatArg>,
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 't')]
+    pub threads: Option<usize>,
+    /// Memory for the state table, e.g. 512M or 8G (default: on the CPU, grow as
+    /// needed up to half of the available memory; on the GPU, 90% of the free device
+    /// memory).
+    #[arg(long, value_name = "SIZE", value_parser = memory::parse_size)]
+    pub memory: Option<u64>,
+    /// Where to run: `cpu`; `gpu` (an error without a CUDA device, or for what has no
+    /// GPU version: depth-first order, `--graph-out`, LTL with ndfs, cndfs, the
+    /// sequential variants or `--incremental`); `auto` (the GPU when one is present and
+    /// what is asked runs there, else the CPU with a note). LTL without `--algorithm`:
+    /// `auto` checks on the CPU (nested DFS), `gpu` runs owcty.
+    #[arg(long, value_enum, default_value_t = Backend::Auto)]
+    pub backend: Backend,
+    /// The CUDA device to use.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub device: usize,
+    /// GPU: also time successor generation alone (one extra launch per level), to
+    /// show where the time goes.
+    #[arg(long)]
+    pub profile: bool,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress line.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Exploration order: `bfs` (level by level, shortest counterexamples) or `dfs`.
+    #[arg(long, value_enum, default_value_t = OrderArg::Bfs)]
+    pub order: OrderArg,
+    /// Out-of-range assignments: `error` (an evaluation error, as in DiVinE 2.4) or
+    /// `wrap` (wrap around as in C, as DiVinE's compiled models run by LTSmin do).
+    #[arg(long, value_enum, default_value_t = OverflowArg::Error)]
+    pub overflow: OverflowArg,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OrderArg {
+    Bfs,
+    Dfs,
+}
+
+impl RunArgs {
+    /// Loads the model and runs `command` on it.
+    pub fn with_model<C: ModelCommand>(&self, reads: &Reads, command: C) -> Result<C::Output, CliError> {
+        let Input::Model(front_end) = frontend::resolve(&self.model, self.format, reads)? else {
+            return Err(CliError::Input(format!("{} reads models only", reads.command)));
+        };
+        frontend::with_model(front_end, &self.model, LoadOptions { overflow: self.overflow }, command)
+    }
+
+    pub fn threads(&self) -> usize {
+        crate::thread_count(self.threads)
+    }
+
+    pub fn path(&self) -> String {
+        self.model.display().to_string()
+    }
+}
+
+/// `explore`.
+#[derive(Args)]
+pub struct ExploreArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Write the state graph to FILE (.aut, .edges/.txt, .wcg) instead of running the
+    /// parallel engine: a sequential exploration on the CPU that keeps every edge.
+    #[arg(long, value_name = "FILE")]
+    pub graph_out: Option<PathBuf>,
+}
+
+/// `check`.
+#[derive(Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Report states without successors.
+    #[arg(long)]
+    pub deadlock: bool,
+    /// Check the model's `assert` clauses.
+    #[arg(long = "assert")]
+    pub assertions: bool,
+    /// A state predicate (in the model's language) that must hold in every reachable
+    /// state (repeatable).
+    #[arg(long = "invariant", value_name = "EXPR")]
+    pub invariants: Vec<String>,
+    /// Explore everything and count every violation instead of stopping at the first.
+    #[arg(long)]
+    pub all: bool,
+    #[command(flatten)]
+    pub search: ltl::SearchArgs,
+    #[command(flatten)]
+    pub formula: ltl::FormulaArgs,
+}
+
+/// Runs `explore`.
+pub fn explore(args: ExploreArgs) -> Result<Verdict, CliError> {
+    match &args.graph_out {
+        Some(out) => args.run.with_model(&frontend::EXPLORE, graphs::GraphOut { run: &args.run, out }),
+        None => args.run.with_model(&frontend::EXPLORE, Explore(&args.run)),
+    }
+}
+
+struct Explore<'a>(&'a RunArgs);
+
+impl ModelCommand for Explore<'_> {
+    type Output = Verdict;
+    fn run<L: Loaded>(self, loaded: L) -> Result<Verdict, CliError> {
+        let args = self.0;
+        let model = loaded.model();
+        let (report, gpu) = run(args, model, Checks::default(), false, false)?;
+        let engine = report::Engine { threads: args.threads(), gpu: gpu.as_ref() };
+        if args.json {
+            report::print_stats_json(args.path(), model, &report, &engine);
+        } else {
+            report::print_stats(model, &report, &engine);
+        }
+        Ok(Verdict::Holds)
+    }
+}
+
+/// Runs `check`.
+pub fn check(args: CheckArgs) -> Result<Verdict, CliError> {
+    args.run.with_model(&frontend::CHECK, Check(&args))
+}
+
+struct Check<'a>(&'a CheckArgs);
+
+impl ModelCommand for Check<'_> {
+    type Output = Verdict;
+    fn run<L: Loaded>(self, mut loaded: L) -> Result<Verdict, CliError> {
+        let args = self.0;
+        let none_named = !args.deadlock && !args.assertions && args.invariants.is_empty();
+        if args.formula.given() {
+            return ltl::run_formula(&args.run, &loaded, &args.formula, !none_named || args.all, &args.search);
+        }
+        if none_named && !args.all {
+            if let Some(summary) = loaded.property_summary() {
+                return ltl::run(&args.run, loaded.model(), summary, &args.search);
+            }
+        }
+        if args.search.algorithm.is_some() || args.search.incremental.is_some() {
+            return Err(CliError::input(
+                "--algorithm and --incremental choose how an LTL property is checked: each needs a model with a \
+                 property process and no --deadlock, --assert, --invariant or --all",
+            ));
+        }
+        let mut checks = Checks {
+            deadlock: args.deadlock || none_named,
+            assertions: args.assertions || none_named,
+            invariants: vec![],
+        };
+        for text in &args.invariants {
+            let label = loaded.add_invariant(text)?;
+            checks.invariants.push(Invariant { text: text.clone(), label });
+        }
+        let model = loaded.model();
+        let (report, gpu) = run(&args.run, model, checks.clone(), !args.all, true)?;
+        let engine = report::Engine { threads: args.run.threads(), gpu: gpu.as_ref() };
+        if args.run.json {
+            let stats = report::stats(args.run.path(), model, &report, &engine);
+            crate::json::print(&report::check_json(model, &checks, &report, stats));
+        } else {
+            print_check(model, &checks, &report, &engine);
+        }
+        Ok(Verdict::of(!report.violations.is_empty()))
+    }
+}
+
+fn print_check<M: CudaModel>(model: &M, checks: &Checks, report: &Report, engine: &report::Engine<'_>) {
+    report::print_stats(model, report, engine);
+    let mut checked = Vec::new();
+    if checks.deadlock {
+        checked.push("deadlock".to_string());
+    }
+    if checks.assertions {
+        checked.push(format!("{} assertion(s)", model.assertion_labels().len()));
+    }
+    if !checks.invariants.is_empty() {
+        checked.push(format!("{} invariant(s)", checks.invariants.len()));
+    }
+    checked.push("evaluation errors".to_string());
+    println!("checked:      {}", checked.join(", "));
+    if report.violations.is_empty() {
+        println!("verdict:      holds");
+    }
+    for v in &report.violations {
+        println!();
+        println!("violated: {} ({} time(s))", v.kind.describe(model, checks), v.count);
+        if let Some(t) = &v.trace {
+            report::print_trace(model, t);
+        }
+    }
+}
+
+/// Runs the engine `--backend` chooses; with the GPU, also returns its timings.
+fn run<M: CudaModel>(
+    args: &RunArgs,
+    model: &M,
+    checks: Checks,
+    stop_at_first: bool,
+    traces: bool,
+) -> Result<(Report, Option<GpuReport>), CliError> {
+    let gpu_path = match args.order {
+        OrderArg::Dfs => Err("the GPU engine explores breadth first only (--order dfs)".to_string()),
+        OrderArg::Bfs => Ok(()),
+    };
+    if args.backend.place(args.device, gpu_path)? == Placement::Gpu {
+        match run_gpu(args, model, checks.clone(), stop_at_first) {
+            Ok(mut r) => return Ok((std::mem::take(&mut r.report), Some(r))),
+            Err(e) if args.backend.falls_back(&e) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    run_cpu(args, model, checks, stop_at_first, traces).map(|r| (r, None))
+}
+
+/// Runs the GPU engine.
+fn run_gpu<M: CudaModel>(
+    args: &RunArgs,
+    model: &M,
+    checks: Checks,
+    stop_at_first: bool,
+) -> Result<GpuReport, warpcheck_explore::gpu::GpuError> {
+    let progress = progress::ProgressLine::new(args.quiet || args.json);
+    let update = |p: &warpcheck_explore::Progress| progress.update(p);
+    let options = GpuOptions {
+        device: args.device,
+        memory: args.memory,
+        checks,
+        stop_at_first,
+        profile: args.profile,
+        progress: Some(&update),
+    };
+    let result = warpcheck_explore::gpu::explore_gpu(model, &options);
+    progress.finish();
+    result
+}
+
+/// Runs the parallel CPU engine.
+fn run_cpu<M: CudaModel>(
+    args: &RunArgs,
+    model: &M,
+    checks: Checks,
+    stop_at_first: bool,
+    traces: bool,
+) -> Result<Report, CliError> {
+    let (log2_table, max_log2_table) = match args.memory {
+        Some(bytes) => {
+            let log2 = memory::table_log2(bytes, traces);
+            (log2, log2)
+        }
+        None => {
+            let budget = memory::available().map_or(4 << 30, |a| a / 2);
+            let max = memory::table_log2(budget, traces);
+            // Room for about 25 M states (2^25 entries, 256 MiB) before a restart;
+            // larger costs small runs the zeroing of pages they touch.
+            (25.min(max), max)
+        }
+    };
+    let progress = progress::ProgressLine::new(args.quiet || args.json);
+    let update = |p: &warpcheck_explore::Progress| progress.update(p);
+    let options = Options {
+        threads: args.threads(),
+        log2_table,
+        max_log2_table,
+        checks,
+        stop_at_first,
+        traces,
+        progress: Some(&update),
+        order: match args.order {
+            OrderArg::Bfs => Order::Bfs,
+            OrderArg::Dfs => Order::Dfs,
+        },
+    };
+    let result = explore_parallel(model, &options);
+    progress.finish();
+    Ok(result?)
+}

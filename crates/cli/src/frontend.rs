@@ -1,0 +1,236 @@
+//! The inputs warpcheck reads, in one registry: model languages (front ends, each
+//! loading a file into a [`warpcheck_model::Model`]) and graph files. The format comes
+//! from the file's extension or from `--format`; an unknown one is an error listing
+//! the formats the command reads.
+//!
+//! Commands reach a model only through [`with_model`], which loads it with its front
+//! end and hands it to the command's generic code ([`ModelCommand::run`], over any
+//! [`Loaded`] model): the next front end (networks of LTSs, PRISM) is one variant of
+//! [`FrontEnd`], one row of [`FORMATS`] and one implementation of [`Loaded`].
+
+mod dve;
+
+use std::path::Path;
+
+use clap::ValueEnum;
+use warpcheck_graph::Format;
+use warpcheck_ltl::Definition;
+use warpcheck_model::{CudaModel, EvalError, LabelId};
+
+use crate::error::CliError;
+
+/// An input format named on the command line (`--format`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// A DVE model (`.dve`).
+    Dve,
+    /// An Aldebaran graph (`.aut`).
+    Aut,
+    /// A plain text edge list, one `u v` per line (`.edges`, `.txt`).
+    Edges,
+    /// warpcheck's compact binary CSR graph (`.wcg`).
+    #[value(alias = "wcg")]
+    Binary,
+    /// A weighted graph in Dasdan's DIMACS-like format (`.d`: `p name n m`, `a u v
+    /// weight time`).
+    #[value(alias = "d")]
+    Dimacs,
+}
+
+/// A model language.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrontEnd {
+    Dve,
+}
+
+/// What an input file holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// A model, in the language of a front end.
+    Model(FrontEnd),
+    /// A graph file (`scc`).
+    Graph(Format),
+    /// A weighted graph (`cycle-mean`).
+    Weighted,
+}
+
+/// One known format.
+pub struct Known {
+    pub format: FormatArg,
+    pub name: &'static str,
+    pub extensions: &'static [&'static str],
+    pub input: Input,
+}
+
+/// Every format warpcheck reads.
+pub const FORMATS: [Known; 5] = [
+    Known { format: FormatArg::Dve, name: "dve", extensions: &["dve"], input: Input::Model(FrontEnd::Dve) },
+    Known { format: FormatArg::Aut, name: "aut", extensions: &["aut"], input: Input::Graph(Format::Aut) },
+    Known {
+        format: FormatArg::Edges,
+        name: "edges",
+        extensions: &["edges", "txt"],
+        input: Input::Graph(Format::Edges),
+    },
+    Known { format: FormatArg::Binary, name: "binary", extensions: &["wcg"], input: Input::Graph(Format::Binary) },
+    Known { format: FormatArg::Dimacs, name: "dimacs", extensions: &["d"], input: Input::Weighted },
+];
+
+/// The inputs a command reads, for choosing and for messages.
+pub struct Reads {
+    pub command: &'static str,
+    /// What the command's input is called in messages ("model", "graph", "input").
+    pub noun: &'static str,
+    pub models: bool,
+    pub graphs: bool,
+    pub weighted: bool,
+}
+
+/// `explore`: models.
+pub const EXPLORE: Reads = Reads { command: "explore", noun: "model", models: true, graphs: false, weighted: false };
+/// `check`: models.
+pub const CHECK: Reads = Reads { command: "check", ..EXPLORE };
+/// `scc`: models (their state graphs) and graph files.
+pub const SCC: Reads = Reads { command: "scc", noun: "graph", models: true, graphs: true, weighted: false };
+/// `cycle-mean`: models (weighted by expressions) and weighted graphs.
+pub const CYCLE_MEAN: Reads =
+    Reads { command: "cycle-mean", noun: "input", models: true, graphs: false, weighted: true };
+
+impl Reads {
+    fn accepts(&self, input: Input) -> bool {
+        match input {
+            Input::Model(_) => self.models,
+            Input::Graph(_) => self.graphs,
+            Input::Weighted => self.weighted,
+        }
+    }
+
+    /// The formats read, as `dve (.dve), aut (.aut), ...`.
+    fn list(&self) -> String {
+        let formats = FORMATS.iter().filter(|k| self.accepts(k.input));
+        let named: Vec<String> = formats
+            .map(|k| {
+                let extensions: Vec<String> = k.extensions.iter().map(|e| format!(".{e}")).collect();
+                format!("{} ({})", k.name, extensions.join(", "))
+            })
+            .collect();
+        named.join(", ")
+    }
+}
+
+/// The input in `path`: the format named by `format`, or else its extension's.
+pub fn resolve(path: &Path, format: Option<FormatArg>, reads: &Reads) -> Result<Input, CliError> {
+    let (command, list) = (reads.command, reads.list());
+    if let Some(f) = format {
+        let known = FORMATS.iter().find(|k| k.format == f).expect("every --format value is registered");
+        if !reads.accepts(known.input) {
+            return Err(CliError::Input(format!("--format {}: {command} reads {list}", known.name)));
+        }
+        return Ok(known.input);
+    }
+    let extension = path.extension().and_then(|e| e.to_str());
+    match FORMATS.iter().find(|k| extension.is_some_and(|e| k.extensions.contains(&e))) {
+        Some(k) if reads.accepts(k.input) => Ok(k.input),
+        Some(k) => Err(CliError::Input(format!(
+            "{}: a file of format {}, which {command} does not read ({command} reads {list}; or name the format \
+             with --format)",
+            path.display(),
+            k.name
+        ))),
+        None => Err(CliError::Input(format!(
+            "{}: unknown {} format ({command} reads {list}; or name the format with --format)",
+            path.display(),
+            reads.noun
+        ))),
+    }
+}
+
+/// How `--overflow` loads a model: what an out-of-range assignment does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum OverflowArg {
+    /// An evaluation error, as in DiVinE 2.4.
+    #[default]
+    Error,
+    /// Wrap around as in C, as DiVinE's compiled models run by LTSmin do.
+    Wrap,
+}
+
+/// The options of loading a model (a front end ignores those its language lacks).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LoadOptions {
+    pub overflow: OverflowArg,
+}
+
+/// A state function compiled from text (`--weight`, `--time`).
+pub type StateFunction<'a> = Box<dyn Fn(&[u32]) -> Result<i64, EvalError> + Sync + 'a>;
+
+/// A model with a property automaton made from an LTL formula (`--ltl`).
+pub struct WithFormula<M> {
+    pub model: M,
+    /// The property in words, as [`Loaded::property_summary`] says it.
+    pub summary: String,
+    pub automaton_states: usize,
+    pub automaton_edges: usize,
+    /// The propositions defined by name (`--ap`, `--ap-file`), as `NAME = EXPR`.
+    pub definitions: Vec<String>,
+}
+
+/// A model loaded by a front end: the engines' view of it, and what the commands
+/// compile in its language (invariants, propositions, weights).
+pub trait Loaded {
+    type Model: CudaModel;
+    fn model(&self) -> &Self::Model;
+    /// `--invariant TEXT`: compiles a state predicate and adds it as a label.
+    fn add_invariant(&mut self, text: &str) -> Result<LabelId, CliError>;
+    /// `--weight`, `--time`: compiles an integer function of states (`option` names
+    /// it in messages).
+    fn state_function(&self, text: &str, option: &str) -> Result<StateFunction<'_>, CliError>;
+    /// The model's property automaton in words (name and size), if it has one.
+    fn property_summary(&self) -> Option<String>;
+    /// `--ltl`: the model with the automaton of the negated formula as its property.
+    fn with_formula(&self, text: &str, definitions: &[Definition]) -> Result<WithFormula<Self::Model>, CliError>;
+}
+
+/// What a command does with a model, whatever its language.
+pub trait ModelCommand {
+    type Output;
+    fn run<L: Loaded>(self, model: L) -> Result<Self::Output, CliError>;
+}
+
+/// Loads the model in `path` with `front_end` and runs `command` on it.
+pub fn with_model<C: ModelCommand>(
+    front_end: FrontEnd,
+    path: &Path,
+    options: LoadOptions,
+    command: C,
+) -> Result<C::Output, CliError> {
+    match front_end {
+        FrontEnd::Dve => command.run(dve::load(path, options)?),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_by_extension_and_by_name() {
+        let p = Path::new;
+        assert_eq!(resolve(p("a.prop2.dve"), None, &CHECK).unwrap(), Input::Model(FrontEnd::Dve));
+        assert_eq!(resolve(p("g.txt"), None, &SCC).unwrap(), Input::Graph(Format::Edges));
+        assert_eq!(resolve(p("g.d"), None, &CYCLE_MEAN).unwrap(), Input::Weighted);
+        assert_eq!(resolve(p("model"), Some(FormatArg::Dve), &EXPLORE).unwrap(), Input::Model(FrontEnd::Dve));
+        let e = resolve(p("g.xyz"), None, &SCC).unwrap_err().to_string();
+        assert!(e.contains("unknown graph format") && e.contains("binary (.wcg)"), "{e}");
+        let e = resolve(p("g.aut"), None, &EXPLORE).unwrap_err().to_string();
+        assert!(e.contains("explore reads dve (.dve)"), "{e}");
+        assert!(resolve(p("g.dve"), Some(FormatArg::Aut), &CYCLE_MEAN).is_err());
+    }
+
+    #[test]
+    fn every_format_value_is_registered() {
+        for f in FormatArg::value_variants() {
+            assert!(FORMATS.iter().any(|k| k.format == *f));
+        }
+    }
+}
