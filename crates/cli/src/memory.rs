@@ -23,7 +23,7 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     Ok((n * scale as f64) as u64)
 }
 
-pub use warpcheck_explore::memory::available;
+pub use warpcheck_store::memory::available;
 
 /// Peak resident memory of this process (`VmHWM`), if known.
 pub fn peak_resident() -> Option<u64> {
@@ -37,7 +37,7 @@ pub fn peak_resident() -> Option<u64> {
 /// (`traces`) fit in `budget` bytes.
 pub fn table_log2(budget: u64, traces: bool) -> u32 {
     let per_entry = 8.0 + 1.0 / 8.0 + if traces { 4.0 } else { 0.0 };
-    warpcheck_explore::table::log2_capacity_within(budget, per_entry)
+    warpcheck_store::table::log2_capacity_within(budget, per_entry)
 }
 
 #[cfg(test)]

@@ -38,9 +38,7 @@ use warpcheck_graph::{Csr, Graph, MAX_VERTICES};
 use warpcheck_model::{Generator, Model};
 
 use crate::graph::{StateGraph, StateGraphError};
-use crate::table::TableFull;
-use crate::tree::{BatchScratch, TreeCursor, TreeStore};
-use crate::zeroed::ZeroedSlice;
+use warpcheck_store::{BatchScratch, TableFull, TreeCursor, TreeStore, ZeroedSlice};
 
 /// How to build the graph.
 #[derive(Clone, Copy, Debug)]
@@ -71,7 +69,7 @@ impl GraphOptions {
 
     /// The largest `max_log2_table` whose table and maps fit in `budget` bytes.
     pub fn max_log2_for(budget: u64) -> u32 {
-        crate::table::log2_capacity_within(budget, Self::BYTES_PER_ENTRY)
+        warpcheck_store::table::log2_capacity_within(budget, Self::BYTES_PER_ENTRY)
     }
 }
 

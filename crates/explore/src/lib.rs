@@ -1,12 +1,10 @@
-//! Exploration engines of warpcheck over the model interface.
+//! Exploration engines of warpcheck over the model interface; the parallel ones
+//! store states in `warpcheck_store`.
 //!
 //! - [`store`]: a sequential state store giving states dense ids;
 //! - [`bfs`]: the sequential breadth-first explorer (the reference engine);
 //! - [`graph`]: the explicit state graph (CSR) by a sequential breadth-first search;
 //! - [`graph_parallel`]: the same graph built on all cores over the parallel store;
-//! - [`memory`]: the memory the OS reports available;
-//! - [`table`] and [`tree`]: the lock-free, tree-compressed state store of the
-//!   parallel engine;
 //! - [`parallel`]: the parallel breadth-first engine with property checks;
 //! - [`check`] and [`trace`]: the properties checked and the counterexamples.
 
@@ -14,13 +12,9 @@ pub mod bfs;
 pub mod check;
 pub mod graph;
 pub mod graph_parallel;
-pub mod memory;
 pub mod parallel;
 pub mod store;
-pub mod table;
 pub mod trace;
-pub mod tree;
-pub mod zeroed;
 
 pub use bfs::{explore, BfsOptions, Stats};
 pub use check::{Checks, Invariant, Violation, ViolationKind};

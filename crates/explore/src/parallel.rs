@@ -16,10 +16,8 @@ use std::time::Instant;
 use warpcheck_model::{Generator, Model};
 
 use crate::check::{Checks, Violation, ViolationKind};
-use crate::table::TableFull;
 use crate::trace::Trace;
-use crate::tree::{BatchScratch, TreeCursor, TreeStore};
-use crate::zeroed::ZeroedSlice;
+use warpcheck_store::{BatchScratch, TableFull, TreeCursor, TreeStore, ZeroedSlice};
 
 /// How to explore.
 pub struct Options<'a> {

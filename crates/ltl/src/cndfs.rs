@@ -46,10 +46,9 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use rustc_hash::FxHashSet;
-use warpcheck_explore::memory::available;
-use warpcheck_explore::table::{log2_capacity_within, TableFull};
-use warpcheck_explore::tree::{BatchScratch, TreeCursor, TreeStore};
-use warpcheck_explore::zeroed::ZeroedSlice;
+use warpcheck_store::memory::available;
+use warpcheck_store::table::log2_capacity_within;
+use warpcheck_store::{BatchScratch, TableFull, TreeCursor, TreeStore, ZeroedSlice};
 use warpcheck_model::{Generator, Model};
 
 use crate::ndfs::{cycle_closed_on_stack, Cycle};

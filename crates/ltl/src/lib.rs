@@ -65,7 +65,7 @@ pub mod tableau;
 
 use std::time::Instant;
 
-use warpcheck_explore::memory::available;
+use warpcheck_store::memory::available;
 use warpcheck_explore::{GraphOptions, Lasso, ParallelStateGraph, PrefixBuilder, StateGraphError};
 use warpcheck_model::{ir::Expr, Model};
 
@@ -174,7 +174,7 @@ pub enum LtlError {
     } else {
         "give the search more memory with --memory"
     }, full = .0)]
-    TableFull(warpcheck_explore::table::TableFull),
+    TableFull(warpcheck_store::TableFull),
     #[error("the depth-first stacks need more than {limit} bytes: give the search more memory with --memory, or fewer threads (each has its own stacks)")]
     StacksFull { limit: u64 },
 }
