@@ -1,0 +1,269 @@
+//! Growth in place: every state of a [`TreeStore`] moved into a larger one, with the
+//! old id → new id map that lets an engine remap the ids it holds (queues, stacks,
+//! parent links, vertex maps) and go on where it was, exploring nothing twice.
+//!
+//! The states are the entries marked in the root bitmap; entries that are no state's
+//! node (left by an insertion that failed halfway) are not moved. A state is moved
+//! by moving its tree bottom up: a node's new entry is the pair of its children's new
+//! entries (words stay as they are). Subtrees are shared between states, so each
+//! moved subtree is remembered, per old entry, with the number of words under it:
+//! the shape of a subtree depends only on that number, while the same entry may
+//! stand for subtrees of different sizes (equal pairs of different meaning), in which
+//! case the first size stays remembered and the others are moved again each time.
+//! Most states then cost one new entry (their root) and two lookups of the memo.
+//!
+//! Workers claim ranges of the root bitmap; they agree on every entry because
+//! insertion is insert-or-find, and the memo is only a shortcut.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
+
+use super::{pair, Child, TreeStore};
+use crate::table::{prefetch, TableFull};
+use crate::zeroed::ZeroedSlice;
+
+/// A store grown from another ([`TreeStore::grown`]).
+pub struct Grown {
+    pub store: TreeStore,
+    /// The new id of each state of the old store.
+    pub remap: Remap,
+    /// States moved, and table entries they use in the new store.
+    pub states: u64,
+    pub entries: u64,
+}
+
+/// The new id of each state of a store that grew.
+pub struct Remap {
+    ids: ZeroedSlice<AtomicU32>,
+}
+
+impl Remap {
+    /// The new id of the state whose id was `old` (meaningless for other ids).
+    #[inline]
+    pub fn get(&self, old: u32) -> u32 {
+        self.ids[old as usize].load(Relaxed)
+    }
+
+    /// Replaces each old state id of `ids` by its new id.
+    pub fn apply(&self, ids: &mut [u32]) {
+        for id in ids.iter_mut() {
+            *id = self.get(*id);
+        }
+    }
+}
+
+/// Bitmap words claimed at once (64 entries each).
+const CLAIM: usize = 256;
+/// Roots moved together, so that their memory accesses overlap.
+const BATCH: usize = 32;
+
+/// What the workers of one growth share.
+struct Move<'a> {
+    old: &'a TreeStore,
+    new: &'a TreeStore,
+    /// Per old entry: `words << 32 | new entry` of the subtree moved from it, 0 if none.
+    memo: ZeroedSlice<AtomicU64>,
+    remap: Remap,
+    claimed: AtomicUsize,
+}
+
+impl TreeStore {
+    /// Moves every state into a new store of `2^log2_capacity` entries on `threads`
+    /// threads; the new store is independent of this one, which may be dropped after.
+    /// Fails only if the new table has no room for them all.
+    pub fn grown(&self, log2_capacity: u32, threads: usize) -> Result<Grown, TableFull> {
+        let new = TreeStore::new(self.words, log2_capacity);
+        let capacity = self.table.capacity() as usize;
+        let job = Move {
+            old: self,
+            new: &new,
+            memo: ZeroedSlice::new(capacity),
+            remap: Remap { ids: ZeroedSlice::new(capacity) },
+            claimed: AtomicUsize::new(0),
+        };
+        let totals: Vec<Result<(u64, u64), TableFull>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads.max(1)).map(|_| s.spawn(|| job.work())).collect();
+            handles.into_iter().map(|h| h.join().expect("a growth worker panicked")).collect()
+        });
+        let (mut states, mut entries) = (0, 0);
+        for total in totals {
+            let (s, e) = total?;
+            states += s;
+            entries += e;
+        }
+        let remap = job.remap;
+        Ok(Grown { store: new, remap, states, entries })
+    }
+}
+
+impl Move<'_> {
+    /// One worker: claims ranges of the root bitmap and moves their states. Returns the
+    /// states moved and the entries created.
+    fn work(&self) -> Result<(u64, u64), TableFull> {
+        let bitmap = &self.old.roots;
+        let (mut states, mut entries) = (0u64, 0u64);
+        let mut roots = Vec::with_capacity(BATCH);
+        loop {
+            let begin = self.claimed.fetch_add(CLAIM, Relaxed);
+            if begin >= bitmap.len() {
+                break;
+            }
+            for (i, word) in bitmap[begin..(begin + CLAIM).min(bitmap.len())].iter().enumerate() {
+                let mut bits = word.load(Relaxed);
+                while bits != 0 {
+                    roots.push(((begin + i) * 64) as u32 + bits.trailing_zeros());
+                    bits &= bits - 1;
+                    if roots.len() == BATCH {
+                        entries += self.move_roots(&roots)?;
+                        states += BATCH as u64;
+                        roots.clear();
+                    }
+                }
+            }
+        }
+        entries += self.move_roots(&roots)?;
+        states += roots.len() as u64;
+        Ok((states, entries))
+    }
+
+    /// Moves the states `roots`: their root entries read together, their children
+    /// moved (mostly found in the memo), their new roots inserted together. Returns
+    /// the entries created.
+    fn move_roots(&self, roots: &[u32]) -> Result<u64, TableFull> {
+        let (old, new) = (self.old, self.new);
+        let root = *old.shape.last().expect("a shape has a root");
+        for &r in roots {
+            old.table.prefetch_index(r);
+        }
+        let mut values = [0u64; BATCH];
+        for (value, &r) in values.iter_mut().zip(roots) {
+            *value = old.table.get(r);
+            for (half, child) in halves(*value, root.left, root.right) {
+                if let Child::Node(_) = child {
+                    prefetch(&self.memo[half as usize]);
+                }
+            }
+        }
+        let mut created = 0;
+        for value in values[..roots.len()].iter_mut() {
+            let [(l, left), (r, right)] = halves(*value, root.left, root.right);
+            *value = pair(self.move_child(l, left, &mut created)?, self.move_child(r, right, &mut created)?);
+            new.table.prefetch(*value);
+        }
+        for (&r, &value) in roots.iter().zip(&values) {
+            let (id, fresh) = new.table.find_or_insert(value)?;
+            created += fresh as u64;
+            new.roots[id as usize / 64].fetch_or(1 << (id % 64), Relaxed);
+            self.remap.ids[r as usize].store(id, Relaxed);
+        }
+        Ok(created)
+    }
+
+    /// The new value of a child `half` of kind `child`: a word as it is, a node moved.
+    fn move_child(&self, half: u32, child: Child, created: &mut u64) -> Result<u32, TableFull> {
+        let Child::Node(n) = child else { return Ok(half) };
+        let node = self.old.shape[n];
+        let tag = (node.words as u64) << 32;
+        let memo = &self.memo[half as usize];
+        let known = memo.load(Relaxed);
+        if known != 0 && known & !0xffff_ffff == tag {
+            return Ok(known as u32);
+        }
+        let [(l, left), (r, right)] = halves(self.old.table.get(half), node.left, node.right);
+        let value = pair(self.move_child(l, left, created)?, self.move_child(r, right, created)?);
+        let (id, fresh) = self.new.table.find_or_insert(value)?;
+        *created += fresh as u64;
+        if known == 0 {
+            // Another worker may have moved it meanwhile: to the same entry, or as a
+            // subtree of another size (then this one is not remembered).
+            let _ = memo.compare_exchange(0, tag | id as u64, Relaxed, Relaxed);
+        }
+        Ok(id)
+    }
+}
+
+/// The two halves of a node's `value` with the kinds of its children.
+#[inline]
+fn halves(value: u64, left: Child, right: Child) -> [(u32, Child); 2] {
+    [((value >> 32) as u32, left), (value as u32, right)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Inserts `count` pseudo-random states of `words` words, some sharing subtrees.
+    fn filled(words: usize, log2: u32, count: u32) -> (TreeStore, Vec<(Vec<u32>, u32)>) {
+        let store = TreeStore::new(words, log2);
+        let mut states = Vec::new();
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..count {
+            let state: Vec<u32> = (0..words)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    (x % 5) as u32
+                })
+                .collect();
+            let (id, new, _) = store.insert_fresh(&state).unwrap();
+            if new {
+                states.push((state, id));
+            }
+        }
+        (store, states)
+    }
+
+    #[test]
+    fn growth_moves_every_state_and_nothing_else() {
+        for words in [1usize, 2, 3, 5, 8, 13] {
+            for threads in [1, 3] {
+                let (old, states) = filled(words, 14, 3000);
+                // A half-done insertion: nodes of no state, which are not moved.
+                let stray = pair(u32::MAX - 3, u32::MAX - 4);
+                old.table.find_or_insert(stray).unwrap();
+                let grown = old.grown(17, threads).unwrap();
+                assert_eq!(grown.states, states.len() as u64, "{words} words");
+                let mut cursor = grown.store.cursor();
+                for (state, id) in &states {
+                    let moved = grown.remap.get(*id);
+                    grown.store.load(moved, &mut cursor);
+                    assert_eq!(&cursor.words, state);
+                    let (again, new, created) = grown.store.insert_fresh(state).unwrap();
+                    assert_eq!((again, new, created), (moved, false, 0), "{words} words: {state:?}");
+                }
+                assert_eq!(grown.entries, grown.store.table.occupied(), "entries counted");
+                assert_eq!(grown.store.table.find(stray), None, "the stray node stays behind");
+            }
+        }
+    }
+
+    #[test]
+    fn an_entry_standing_for_subtrees_of_two_sizes_moves_right() {
+        // In A the entry L = (i, j) is the node over words 0..4, its halves the entries
+        // i = (1, 2) and j = (3, 4); B's words 0 and 1 are i and j, so L is also B's
+        // node over words 0..2: the same entry, moved differently in each.
+        let old = TreeStore::new(8, 10);
+        let (a, _, _) = old.insert_fresh(&[1, 2, 3, 4, 5, 6, 7, 8]).unwrap();
+        let mut c = old.cursor();
+        old.load(a, &mut c);
+        let (i, j, l) = (c.refs[0], c.refs[1], c.refs[2]);
+        let b_state = [i, j, 0, 0, 0, 0, 0, 0];
+        let (b, _, _) = old.insert_fresh(&b_state).unwrap();
+        old.load(b, &mut c);
+        assert_eq!(c.refs[0], l, "the shared entry");
+        for threads in [1, 2] {
+            let grown = old.grown(13, threads).unwrap();
+            let mut cursor = grown.store.cursor();
+            grown.store.load(grown.remap.get(a), &mut cursor);
+            assert_eq!(cursor.words, [1, 2, 3, 4, 5, 6, 7, 8]);
+            grown.store.load(grown.remap.get(b), &mut cursor);
+            assert_eq!(cursor.words, b_state);
+        }
+    }
+
+    #[test]
+    fn a_new_table_too_small_is_an_error() {
+        let (old, _) = filled(3, 14, 3000);
+        assert!(old.grown(6, 2).is_err());
+    }
+}
