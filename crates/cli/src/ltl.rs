@@ -325,7 +325,7 @@ fn print(model: &Model, engine: &Engine, o: &Outcome, from_formula: bool) {
     if let Some(restarts @ 1..) = o.restarts {
         println!(
             "restarts:     {restarts} (the store filled up; the last search, with a table {}x larger each time, is counted)",
-            warpcheck_ltl::cndfs::GROWTH
+            warpcheck_store::budget::GROWTH
         );
     }
     let graph = o.graph_seconds.map_or(String::new(), |g| format!(" (state graph {g:.3} s)"));

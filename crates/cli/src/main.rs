@@ -16,6 +16,7 @@ use warpcheck_dve::DveModel;
 use warpcheck_explore::{explore_parallel, Checks, ExploreError, Invariant, Options, Order, Report};
 use warpcheck_gpu::{GpuError, GpuOptions, GpuReport};
 use warpcheck_model::Overflow;
+use warpcheck_store::MemoryBudget;
 
 /// Exit statuses, one table for the whole binary.
 mod exit {
@@ -108,9 +109,9 @@ struct RunArgs {
     /// Worker threads (default: all cores).
     #[arg(long, short = 't')]
     threads: Option<usize>,
-    /// Memory for the state table, e.g. 512M or 8G (default: on the CPU, grow as
-    /// needed up to half of the available memory; on the GPU, 90% of the free device
-    /// memory).
+    /// Memory for the state table, e.g. 512M or 8G (default: on the CPU, half of the
+    /// available memory, the table starting small and growing as needed up to it; on
+    /// the GPU, 90% of the free device memory).
     #[arg(long, value_name = "SIZE", value_parser = memory::parse_size)]
     memory: Option<u64>,
     /// Where to explore: `cpu`, `gpu` (CUDA; an error without one) or `auto` (the GPU
@@ -248,25 +249,12 @@ fn run_cpu(
     traces: bool,
 ) -> Result<Report, ExitCode> {
     let threads = thread_count(args.threads);
-    let (log2_table, max_log2_table) = match args.memory {
-        Some(bytes) => {
-            let log2 = memory::table_log2(bytes, traces);
-            (log2, log2)
-        }
-        None => {
-            let budget = memory::available().map_or(4 << 30, |a| a / 2);
-            let max = memory::table_log2(budget, traces);
-            // Room for about 25 M states (2^25 entries, 256 MiB) before a restart;
-            // larger costs small runs the zeroing of pages they touch.
-            (25.min(max), max)
-        }
-    };
+    let table = Options::table_for(MemoryBudget::or_default(args.memory), traces);
     let progress = progress::ProgressLine::new(args.quiet || args.json);
     let update = |p: &warpcheck_explore::Progress| progress.update(p);
     let options = Options {
         threads,
-        log2_table,
-        max_log2_table,
+        table,
         checks,
         stop_at_first,
         traces,

@@ -46,9 +46,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use rustc_hash::FxHashSet;
-use warpcheck_store::memory::available;
-use warpcheck_store::table::log2_capacity_within;
-use warpcheck_store::{BatchScratch, TableFull, TreeCursor, TreeStore, ZeroedSlice};
+use warpcheck_store::budget::TABLE_BYTES_PER_ENTRY;
+use warpcheck_store::{BatchScratch, MemoryBudget, TableFull, TablePlan, TreeCursor, TreeStore, ZeroedSlice};
 use warpcheck_model::{Generator, Model};
 
 use crate::ndfs::{cycle_closed_on_stack, Cycle};
@@ -63,16 +62,8 @@ const EXPANDED: u32 = 1 << 29;
 const BLUE: u32 = 1 << 30;
 const RED: u32 = 1 << 31;
 
-/// The table size the first search starts with (2^22 entries, 48 MiB with colours).
-const FIRST_LOG2_TABLE: u32 = 22;
-/// The share of table entries in use at which a search restarts with a larger table.
-pub const FULL_AT: f64 = 0.75;
-/// The share at which the largest table counts as full (linear probes get long).
-pub const LAST_FULL_AT: f64 = 0.9;
-/// How much larger each restart's table is (a power of two).
-pub const GROWTH: u32 = 8;
-/// Bytes per table entry: the entry, its root bit and its colour word.
-pub const BYTES_PER_ENTRY: f64 = 8.0 + 1.0 / 8.0 + 4.0;
+/// Bytes kept per table entry beside it: the colour word.
+pub const EXTRA_BYTES_PER_ENTRY: f64 = 4.0;
 /// How often (in steps of a search loop) a worker checks for a stop and accounts its
 /// stacks.
 const CHECK_EVERY: u32 = 1024;
@@ -97,33 +88,39 @@ pub struct Found {
     pub table_entries: u64,
 }
 
+/// The search's budget: `options.memory`, or three quarters of the available memory.
+fn budget(options: &Options) -> MemoryBudget {
+    options.memory.map_or_else(|| MemoryBudget::share_of_available(3, 4), MemoryBudget::new)
+}
+
+/// The table sizes of a search: within half of its budget.
+fn table_plan(budget: MemoryBudget) -> TablePlan {
+    TablePlan::for_budget(budget.part(1, 2), EXTRA_BYTES_PER_ENTRY)
+}
+
 /// Runs CNDFS on `model` (with its property process) with `workers` workers (at most
 /// [`MAX_WORKERS`]); `options.memory` bounds the store and the stacks (see the module
 /// documentation) and `options.max_states` the states.
 pub fn cndfs(model: &Model, options: &Options, workers: usize) -> Result<Found, LtlError> {
-    cndfs_from(model, options, workers, FIRST_LOG2_TABLE)
+    cndfs_with(model, options, workers, table_plan(budget(options)))
 }
 
-/// [`cndfs`] with a first table of `2^first_log2` entries.
-fn cndfs_from(model: &Model, options: &Options, workers: usize, first_log2: u32) -> Result<Found, LtlError> {
+/// [`cndfs`] with the table sizes of `plan`.
+fn cndfs_with(model: &Model, options: &Options, workers: usize, plan: TablePlan) -> Result<Found, LtlError> {
     let workers = workers.clamp(1, MAX_WORKERS);
-    let budget = options.memory.or_else(|| available().map(|a| a / 4 * 3)).unwrap_or(4 << 30);
-    let max_log2 = log2_capacity_within(budget / 2, BYTES_PER_ENTRY);
-    // A budget named by the caller is the table's from the start, as for the product
-    // graph's store.
-    let mut log2 = if options.memory.is_some() { max_log2 } else { first_log2.min(max_log2) };
+    let budget = budget(options).bytes();
+    let mut log2 = plan.first_log2();
     let mut restarts = 0;
     loop {
-        let last = log2 == max_log2;
-        let table_bytes = ((1u64 << log2) as f64 * BYTES_PER_ENTRY) as u64;
+        let table_bytes = ((1u64 << log2) as f64 * (TABLE_BYTES_PER_ENTRY + EXTRA_BYTES_PER_ENTRY)) as u64;
         let stack_limit = budget.saturating_sub(table_bytes) / 2;
-        match Search::new(model, options, log2, last, stack_limit).run(workers)? {
+        match Search::new(model, options, plan, log2, stack_limit).run(workers)? {
             Some(mut found) => {
                 found.restarts = restarts;
                 return Ok(found);
             }
             None => {
-                log2 = (log2 + GROWTH.trailing_zeros()).min(max_log2);
+                log2 = plan.next(log2).expect("a search restarts only when the plan has a larger table");
                 restarts += 1;
             }
         }
@@ -151,9 +148,9 @@ struct Search<'m> {
     transitions: AtomicU64,
     error_transitions: AtomicU64,
     max_states: u64,
-    /// Entries at which the table counts as full, and whether it is the largest (full
-    /// is then an error, else a restart).
-    full_at: u64,
+    /// Entries beyond which the table counts as full, and whether it is the largest
+    /// (full is then an error, else a restart).
+    load_limit: u64,
     last: bool,
     /// Bytes the workers' stacks may hold together, and hold now (as last accounted).
     stack_limit: u64,
@@ -161,7 +158,7 @@ struct Search<'m> {
 }
 
 impl<'m> Search<'m> {
-    fn new(model: &'m Model, options: &Options, log2: u32, last: bool, stack_limit: u64) -> Search<'m> {
+    fn new(model: &'m Model, options: &Options, plan: TablePlan, log2: u32, stack_limit: u64) -> Search<'m> {
         let store = TreeStore::new(model.state_words(), log2);
         let capacity = store.capacity();
         Search {
@@ -175,8 +172,8 @@ impl<'m> Search<'m> {
             transitions: AtomicU64::new(0),
             error_transitions: AtomicU64::new(0),
             max_states: options.max_states.unwrap_or(u64::MAX).min(u32::MAX as u64),
-            full_at: (capacity as f64 * if last { LAST_FULL_AT } else { FULL_AT }) as u64,
-            last,
+            load_limit: plan.load_limit(log2),
+            last: plan.next(log2).is_none(),
             stack_limit,
             stack_bytes: AtomicU64::new(0),
         }
@@ -399,7 +396,7 @@ impl<'s, 'm> Worker<'s, 'm> {
         }
         if created > 0 {
             let entries = search.entries.fetch_add(created, Ordering::Relaxed) + created;
-            if entries >= search.full_at {
+            if entries > search.load_limit {
                 return Err(search.table_full());
             }
         }
@@ -587,18 +584,19 @@ mod tests {
     fn restarts_with_larger_tables_give_the_same_result() {
         let options = Options::default();
         let chain = model("holds_deep_chain.dve");
+        let from_16_entries = TablePlan::new(4, 28);
         for workers in [1, 4] {
-            let found = cndfs_from(&chain, &options, workers, 4).unwrap();
+            let found = cndfs_with(&chain, &options, workers, from_16_entries).unwrap();
             assert!(found.lasso.is_none());
             assert_eq!(found.states, 30_001);
             // 2^4, 2^7, 2^10, 2^13 are too small; 2^16 entries (3/4 of them 49,152) hold
             // the chain's 30,001 roots and their inner nodes.
             assert_eq!((found.restarts, found.table_entries), (4, 1 << 16), "{workers} workers");
-            let once = cndfs(&chain, &options, workers).unwrap();
+            let once = cndfs_with(&chain, &options, workers, TablePlan::fixed(20)).unwrap();
             assert_eq!((once.states, once.transitions, once.restarts), (30_001, found.transitions, 0));
         }
         let off_the_stack = model("violated_accepting_cycle_off_the_stack.dve");
-        let found = cndfs_from(&off_the_stack, &options, 2, 4).unwrap();
+        let found = cndfs_with(&off_the_stack, &options, 2, from_16_entries).unwrap();
         let (stem, cycle) = found.lasso.expect("violated");
         assert_eq!((cycle.len(), stem.last()), (3, cycle.first()));
     }

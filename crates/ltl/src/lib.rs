@@ -65,7 +65,7 @@ pub mod tableau;
 
 use std::time::Instant;
 
-use warpcheck_store::memory::available;
+use warpcheck_store::MemoryBudget;
 use warpcheck_explore::{GraphOptions, Lasso, ParallelStateGraph, PrefixBuilder, StateGraphError};
 use warpcheck_model::{ir::Expr, Model};
 
@@ -137,9 +137,10 @@ pub struct Options {
     pub algorithm: Algorithm,
     /// At most this many product states (`None`: up to the `u32` id limit).
     pub max_states: Option<u64>,
-    /// Bytes for the store of the product graph's states (OWCTY and MAP; `None`: up to
-    /// half of the available memory, the table growing as needed), or for CNDFS's store
-    /// and stacks (`None`: three quarters of the available memory; see [`cndfs`]).
+    /// Bytes for the store of the product graph's states (OWCTY and MAP; `None`: half
+    /// of the available memory; the table starts small and grows in place up to it), or
+    /// for CNDFS's store and stacks (`None`: three quarters of the available memory;
+    /// see [`cndfs`]).
     pub memory: Option<u64>,
     /// OWCTY and MAP only: build the product in breadth-first prefixes, the first of
     /// at least this many states and each next one [`PREFIX_GROWTH`] times larger
@@ -349,13 +350,10 @@ impl<'m> ProductBuilder<'m> {
         if model.property.is_none() {
             return Err(LtlError::NoProperty);
         }
-        let budget = options.memory.or_else(|| available().map(|a| a / 2)).unwrap_or(4 << 30);
-        let max_log2_table = GraphOptions::max_log2_for(budget);
         let graph_options = GraphOptions {
             threads: rayon::current_num_threads(),
             max_states: options.max_states,
-            log2_table: if options.memory.is_some() { max_log2_table } else { 22 },
-            max_log2_table,
+            table: GraphOptions::table_for(MemoryBudget::or_default(options.memory)),
             prefix: None,
         };
         Ok(ProductBuilder { builder: PrefixBuilder::new(model, &graph_options) })

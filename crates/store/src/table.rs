@@ -22,13 +22,6 @@ pub struct TableFull {
     pub capacity: u64,
 }
 
-/// The largest table size (log2 of its entries, 2^4 to 2^32) whose entries fit in
-/// `budget` bytes at `bytes_per_entry` each (the entry and what is kept beside it).
-pub fn log2_capacity_within(budget: u64, bytes_per_entry: f64) -> u32 {
-    let entries = (budget as f64 / bytes_per_entry).max(16.0);
-    (entries.log2().floor() as u32).clamp(4, 32)
-}
-
 /// How far a probe may run before the table is declared full.
 const MAX_PROBE: usize = 1 << 12;
 
