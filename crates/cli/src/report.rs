@@ -36,6 +36,8 @@ pub fn stats_json(model_path: &str, model: &Model, r: &Report, engine: &Engine<'
         "bytes_per_state": engine.bytes_per_state(r),
         "table_entries": r.table_entries,
         "table_capacity": r.table_capacity,
+        "table_growths": r.growths,
+        "table_growth_seconds": r.growth_seconds,
         "peak_memory_bytes": crate::memory::peak_resident(),
     });
     if let Some(g) = engine.gpu {
@@ -81,6 +83,12 @@ pub fn print_stats(model: &Model, r: &Report, engine: &Engine<'_>) {
             let peak =
                 crate::memory::peak_resident().map_or(String::new(), |b| format!(", peak memory {} MiB", b >> 20));
             println!("memory:       {:.1} bytes/state in the state table{peak}", r.bytes_per_state());
+            if r.growths > 0 {
+                println!(
+                    "table:        grew {} time(s) to {} entries, in place ({:.3} s)",
+                    r.growths, r.table_capacity, r.growth_seconds
+                );
+            }
         }
         Some(g) => {
             let explore_rate = r.states as f64 / g.explore_seconds.max(1e-9);

@@ -124,8 +124,10 @@ pub struct Report {
     pub reserved_bytes: u64,
     /// States expanded (each reachable state once, the error state never).
     pub expanded: u64,
-    /// Times the state table grew (in place: its states moved, none explored again).
+    /// Times the state table grew (in place: its states moved, none explored again),
+    /// and the seconds the growths took (included in `seconds`).
     pub growths: u32,
+    pub growth_seconds: f64,
     pub seconds: f64,
 }
 
@@ -226,6 +228,7 @@ struct Shared<'m> {
     /// Set when the table must grow: the workers stop and leave.
     grow: AtomicBool,
     growths: u32,
+    growth_seconds: f64,
     /// Shared work of the depth-first order.
     pool: Mutex<dfs::Pool>,
     pool_ready: std::sync::Condvar,
@@ -287,6 +290,7 @@ impl<'m> Shared<'m> {
             entries: AtomicU64::new(entries),
             grow: AtomicBool::new(false),
             growths: 0,
+            growth_seconds: 0.0,
             pool: Mutex::new(pool),
             pool_ready: std::sync::Condvar::new(),
             hungry: AtomicUsize::new(0),
@@ -498,6 +502,7 @@ impl<'m> Shared<'m> {
             reserved_bytes: self.store.reserved_bytes() + self.parents.len() as u64 * 4,
             expanded: counts.expanded,
             growths: self.growths,
+            growth_seconds: self.growth_seconds,
             seconds: self.start.elapsed().as_secs_f64(),
         };
         for (kind, state, count) in found {

@@ -21,6 +21,7 @@ impl Shared<'_> {
     /// Grows the table to the plan's next size and remaps every id held. Fails only if
     /// the new table cannot hold the states (or the plan has no larger table).
     pub(super) fn grow_table(&mut self) -> Result<(), TableFull> {
+        let started = std::time::Instant::now();
         let threads = self.options.threads.max(1);
         let capacity = self.store.capacity();
         let log2 = self.options.table.next(self.store.log2_capacity()).ok_or(TableFull { capacity })?;
@@ -48,6 +49,7 @@ impl Shared<'_> {
         self.limit = self.options.table.load_limit(log2);
         *self.grow.get_mut() = false;
         self.growths += 1;
+        self.growth_seconds += started.elapsed().as_secs_f64();
         Ok(())
     }
 }
