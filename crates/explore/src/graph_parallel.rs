@@ -242,7 +242,8 @@ impl<'m> Build<'m> {
     /// A build holding the initial state as vertex 0, nothing expanded.
     fn new(model: &'m Model, options: &GraphOptions) -> Result<Build<'m>, StateGraphError> {
         let plan = options.table;
-        let store = TreeStore::new(model.state_words(), plan.first_log2());
+        let (store, root, created) = crate::parallel::store_initial(model, plan)
+            .map_err(|source| StateGraphError::TableFull { source, states: 0 })?;
         let capacity = store.capacity() as usize;
         let entry_limit = plan.load_limit(store.log2_capacity());
         let threads = options.threads.max(1);
@@ -272,10 +273,6 @@ impl<'m> Build<'m> {
             outs: (0..threads).map(|_| Mutex::new(LevelOut::default())).collect(),
             csr: Mutex::new(CsrParts { offsets: vec![0], ..CsrParts::default() }),
         };
-        let (root, _, created) = build
-            .store()
-            .insert_fresh(&model.initial_state())
-            .map_err(|source| StateGraphError::TableFull { source, states: 0 })?;
         build.entries.store(created, Relaxed);
         build.stored.roots[0].store(root, Relaxed);
         build.vertex_of[root as usize].store(0, Relaxed);

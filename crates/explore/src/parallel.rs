@@ -255,14 +255,26 @@ pub fn explore_parallel(model: &Model, options: &Options<'_>) -> Result<Report, 
     Ok(shared.report())
 }
 
+/// A store of the plan's first size holding the initial state (or of the first size
+/// that can hold it), with the state's id and the entries it took.
+pub(crate) fn store_initial(model: &Model, plan: TablePlan) -> Result<(TreeStore, u32, u64), TableFull> {
+    let mut log2 = plan.first_log2();
+    loop {
+        let store = TreeStore::new(model.state_words(), log2);
+        match store.insert_fresh(&model.initial_state()) {
+            Ok((root, _, entries)) => return Ok((store, root, entries)),
+            Err(full) => log2 = plan.next(log2).ok_or(full)?,
+        }
+    }
+}
+
 impl<'m> Shared<'m> {
     /// The shared state of a run: the initial state stored, nothing expanded.
     fn new(model: &'m Model, options: &'m Options<'m>) -> Result<Shared<'m>, ExploreError> {
         let start = Instant::now();
-        let store = TreeStore::new(model.state_words(), options.table.first_log2());
+        let (store, root, entries) =
+            store_initial(model, options.table).map_err(|source| ExploreError::TableFull { source, states: 0 })?;
         let parents = if options.traces { ZeroedSlice::new(store.capacity() as usize) } else { ZeroedSlice::new(0) };
-        let (root, _, entries) =
-            store.insert_fresh(&model.initial_state()).map_err(|source| ExploreError::TableFull { source, states: 0 })?;
         let threads = options.threads.max(1);
         let mut pool = dfs::Pool::new(threads);
         let mut next = vec![root];

@@ -160,8 +160,9 @@ fn state_graphs_grown_from_16_entries_are_the_same() {
             let edges = |p: &warpcheck_explore::ParallelStateGraph| {
                 let f = p.graph.graph.forward();
                 let state = |v: u32| if v < p.states() { p.state(v) } else { vec![u32::MAX] };
-                let mut all: Vec<(Vec<u32>, Vec<Vec<u32>>)> =
-                    (0..f.vertices() as u32).map(|v| (state(v), f.successors(v).iter().map(|&t| state(t)).collect())).collect();
+                let mut all: Vec<(Vec<u32>, Vec<Vec<u32>>)> = (0..f.vertices() as u32)
+                    .map(|v| (state(v), f.successors(v).iter().map(|&t| state(t)).collect()))
+                    .collect();
                 all.sort();
                 all
             };

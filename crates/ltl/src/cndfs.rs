@@ -46,9 +46,9 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use rustc_hash::FxHashSet;
+use warpcheck_model::{Generator, Model};
 use warpcheck_store::budget::TABLE_BYTES_PER_ENTRY;
 use warpcheck_store::{BatchScratch, MemoryBudget, TableFull, TablePlan, TreeCursor, TreeStore, ZeroedSlice};
-use warpcheck_model::{Generator, Model};
 
 use crate::ndfs::{cycle_closed_on_stack, Cycle};
 use crate::{LtlError, Options};

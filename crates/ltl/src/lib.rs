@@ -65,9 +65,9 @@ pub mod tableau;
 
 use std::time::Instant;
 
-use warpcheck_store::MemoryBudget;
 use warpcheck_explore::{GraphOptions, Lasso, ParallelStateGraph, PrefixBuilder, StateGraphError};
 use warpcheck_model::{ir::Expr, Model};
+use warpcheck_store::MemoryBudget;
 
 pub use buchi::{Buchi, TranslateError};
 pub use formula::{Formula, ParseError};
