@@ -322,9 +322,9 @@ fn print(model: &Model, engine: &Engine, o: &Outcome, from_formula: bool) {
         (Some(rounds), None) => println!("map:          {rounds} round(s) of propagation"),
         _ => {}
     }
-    if let Some(restarts @ 1..) = o.restarts {
+    if let Some(growths @ 1..) = o.table_growths {
         println!(
-            "restarts:     {restarts} (the store filled up; the last search, with a table {}x larger each time, is counted)",
+            "table:        grew {growths} time(s), {}x each time, in place (nothing explored again)",
             warpcheck_store::budget::GROWTH
         );
     }
@@ -404,7 +404,7 @@ fn to_json(path: &str, model: &Model, engine: &Engine, o: &Outcome) -> Value {
         "owcty_iterations": o.iterations.filter(|_| o.remaining.is_some()),
         "owcty_remaining": o.remaining,
         "map_rounds": o.iterations.filter(|_| o.remaining.is_none()),
-        "restarts": o.restarts,
+        "table_growths": o.table_growths,
         "graph_seconds": o.graph_seconds,
         "seconds": o.seconds,
         "verdict": if o.holds() { "holds" } else { "violated" },

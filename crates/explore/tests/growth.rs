@@ -65,9 +65,12 @@ fn explore(dve: &DveModel, threads: usize, order: Order, table: TablePlan) -> Re
     explore_parallel(&dve.model, &options).unwrap()
 }
 
-/// What must not depend on the table: counts, and per violated property its count and
-/// (breadth first) the length of its shortest counterexample.
-fn summary(r: &Report, order: Order) -> (u64, u64, u64, u32, u64, u64, Vec<(u64, Option<usize>)>) {
+/// States, transitions, deadlocks, levels, accepting states, error steps, and per
+/// violated property its count and (breadth first) its shortest counterexample's length.
+type Summary = (u64, u64, u64, u32, u64, u64, Vec<(u64, Option<usize>)>);
+
+/// What must not depend on the table.
+fn summary(r: &Report, order: Order) -> Summary {
     let violations = r
         .violations
         .iter()

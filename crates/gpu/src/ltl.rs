@@ -169,7 +169,7 @@ pub fn check_gpu(model: &Model, algorithm: GpuAlgorithm, options: &GpuOptions<'_
             graph_seconds: Some(generated + graph_seconds),
             seconds: start.elapsed().as_secs_f64(),
             partial: false,
-            restarts: None,
+            table_growths: None,
         },
         device_name: report.device_name,
         compile_seconds: report.compile_seconds,

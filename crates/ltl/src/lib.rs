@@ -205,9 +205,9 @@ pub struct Outcome {
     /// [`check_product_graph`] on a prefix, also without one, which then decides
     /// nothing.
     pub partial: bool,
-    /// CNDFS: how often the search restarted with a larger table (`states` and
-    /// `transitions` count the last search, `seconds` all of them).
-    pub restarts: Option<u32>,
+    /// CNDFS and the product graph's build: how often the store's table grew (in
+    /// place: the search went on, nothing was explored again).
+    pub table_growths: Option<u32>,
 }
 
 impl Outcome {
@@ -302,7 +302,7 @@ fn check_ndfs(model: &Model, options: &Options) -> Result<Outcome, LtlError> {
         graph_seconds: None,
         seconds: start.elapsed().as_secs_f64(),
         partial: false,
-        restarts: None,
+        table_growths: None,
     })
 }
 
@@ -319,7 +319,7 @@ fn check_cndfs(model: &Model, options: &Options) -> Result<Outcome, LtlError> {
         graph_seconds: None,
         seconds: start.elapsed().as_secs_f64(),
         partial: false,
-        restarts: Some(found.restarts),
+        table_growths: Some(found.growths),
     })
 }
 
@@ -433,6 +433,6 @@ pub fn check_product_graph(model: &Model, graph: &ProductGraph, algorithm: Algor
         graph_seconds: Some(graph.seconds),
         seconds: graph.seconds + start.elapsed().as_secs_f64(),
         partial: !graph.built.complete,
-        restarts: None,
+        table_growths: Some(graph.built.growths),
     }
 }
