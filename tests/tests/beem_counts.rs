@@ -56,7 +56,7 @@ fn depth_first_order_on_two_threads_matches_the_reference_up_to_200_000_states()
     assert_eq!(check_instances_up_to(200_000, Engine::DepthFirst(2)), 109);
 }
 
-/// A table of 16 entries grown in place (eight times larger each time, up to 2^26
+/// A table of 16 entries grown in place (four times larger each time, up to 2^26
 /// entries, interrupting levels) gives the reference's counts, the sequential engine's
 /// levels, and expands every state exactly once, in both orders on 2 threads.
 #[test]

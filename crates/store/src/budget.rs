@@ -6,17 +6,23 @@
 //! entry beside the 8-byte entry and its root bit (parent links, vertex maps,
 //! colours):
 //!
-//! - the first table is small (2^16 to 2^18 entries, at most 3.5 MiB with every
-//!   engine's extras), so that small models touch little memory;
+//! - the first table has 2^[`FIRST_LOG2`] entries (under 1.2 MiB with every engine's
+//!   extras), so that small models touch little memory;
 //! - a table grows [`GROWTH`] times larger once more than [`GROW_AT_EIGHTHS`]/8 of its
-//!   entries are in use;
+//!   entries are in use (the last step, to the largest table, may be smaller);
 //! - the largest table is the largest that fits the budget *while growing into it*
 //!   (the table before it and the growth's own maps live until the move is done), and
 //!   it counts as full at [`FULL_AT_EIGHTHS`]/8 (linear probes get long beyond): a
 //!   full table is an error, never a dropped state.
 //!
-//! The sizes are a ladder counted down from the largest table, [`GROWTH`] apart, so
-//! that every growth is by the whole factor; the first rung is the one in 2^16..=2^18.
+//! Why 4x: measured on the 2-core development machine (loaded by other work; 2
+//! threads, `explore`, the same binary), growing 2x, 4x and 8x from 2^16 entries:
+//! adding.6 (7.6 M states) took 1.98-2.15 s with 4x, 2.11-3.42 s with 2x (eight
+//! growths) and 2.19-2.92 s with 8x (its last table 2^25 entries, not 2^24);
+//! elevator2.3 used 6.8-7.1 s of user time with 4x, 7.6-7.7 s with 2x, 6.6-7.5 s with
+//! 8x. Fresh memory is what a growth costs most on this machine (first-touch page
+//! faults), and 4x touches little: the tables' sum stays under 1.34 times the last, and
+//! the last is at most 5.3 times the entries in use, against 10.7 times with 8x.
 
 use crate::memory::available;
 
@@ -65,15 +71,15 @@ impl MemoryBudget {
 }
 
 /// How much larger a table grows at once (a power of two).
-pub const GROWTH: u64 = 8;
+pub const GROWTH: u64 = 4;
 /// log2 of [`GROWTH`].
 pub const GROWTH_LOG2: u32 = GROWTH.trailing_zeros();
 /// A table that may still grow grows once more than this many eighths of it are used.
 pub const GROW_AT_EIGHTHS: u64 = 6;
 /// The largest table is full once more than this many eighths of it are used.
 pub const FULL_AT_EIGHTHS: u64 = 7;
-/// The first table is the rung of the ladder in this range (log2 of entries).
-pub const FIRST_LOG2: std::ops::RangeInclusive<u32> = 16..=18;
+/// log2 of the first table's entries (unless the budget allows less).
+pub const FIRST_LOG2: u32 = 16;
 /// Table sizes, log2 of entries: 2^4 (the smallest table) to 2^32 (ids are `u32`).
 pub const MIN_LOG2: u32 = 4;
 pub const MAX_LOG2: u32 = 32;
@@ -106,23 +112,30 @@ impl TablePlan {
     }
 
     /// The plan for `budget`, for an engine that keeps `extra_per_entry` bytes per
-    /// table entry beside the entry and its root bit: the largest table whose bytes,
-    /// with those of the table before it and of the growth from it, fit the budget;
-    /// the first table the rung of the ladder down from it in [`FIRST_LOG2`].
+    /// table entry beside the entry and its root bit: from 2^[`FIRST_LOG2`] entries to
+    /// the largest table whose bytes, with those of the table before it and of the
+    /// growth from it, fit the budget.
     pub fn for_budget(budget: MemoryBudget, extra_per_entry: f64) -> TablePlan {
         let steady = TABLE_BYTES_PER_ENTRY + extra_per_entry;
         let old = steady + GROWTH_BYTES_PER_OLD_ENTRY;
-        let peak = |log2: u32| {
-            let entries = (1u64 << log2) as f64;
-            let before = if log2 > *FIRST_LOG2.end() { entries / GROWTH as f64 * old } else { 0.0 };
-            entries * steady + before
+        let peak = |max_log2: u32| {
+            let plan = TablePlan::new(FIRST_LOG2, max_log2);
+            let before = plan.before(max_log2).map_or(0.0, |b| (1u64 << b) as f64 * old);
+            (1u64 << max_log2) as f64 * steady + before
         };
         let max_log2 = (MIN_LOG2..=MAX_LOG2).rev().find(|&l| peak(l) <= budget.bytes() as f64).unwrap_or(MIN_LOG2);
-        let mut first_log2 = max_log2;
-        while first_log2 > *FIRST_LOG2.end() {
-            first_log2 -= GROWTH_LOG2;
+        TablePlan::new(FIRST_LOG2, max_log2)
+    }
+
+    /// The table before one of `2^log2` entries, if it is not the first.
+    fn before(&self, log2: u32) -> Option<u32> {
+        let mut at = self.first_log2;
+        let mut before = None;
+        while at < log2 {
+            before = Some(at);
+            at = self.next(at)?;
         }
-        TablePlan { first_log2, max_log2 }
+        before
     }
 
     /// log2 of the first table's entries.
@@ -167,21 +180,29 @@ mod tests {
         for (budget, extra) in [(16u64 << 20, 4.0), (1 << 30, 0.0), (1 << 30, 4.0), (8 << 30, 8.0), (100 << 30, 4.0)] {
             let plan = TablePlan::for_budget(MemoryBudget::new(budget), extra);
             let steady = |l: u32| (1u64 << l) as f64 * (TABLE_BYTES_PER_ENTRY + extra);
-            let peak = steady(plan.max_log2) + steady(plan.max_log2 - 3) + (1u64 << (plan.max_log2 - 3)) as f64 * 12.0;
-            assert!(peak <= budget as f64, "{budget} {extra}: {plan:?}");
-            assert!(2.0 * steady(plan.max_log2) > budget as f64 * 0.7, "{budget} {extra}: {plan:?} wastes the budget");
-            assert!(FIRST_LOG2.contains(&plan.first_log2), "{plan:?}");
-            assert_eq!((plan.max_log2 - plan.first_log2) % GROWTH_LOG2, 0, "whole growth steps");
+            // Every growth on the way: the new table beside the old with its maps.
+            let mut log2 = plan.first_log2;
+            while let Some(next) = plan.next(log2) {
+                let peak = steady(next) + steady(log2) + (1u64 << log2) as f64 * 12.0;
+                assert!(peak <= budget as f64, "{budget} {extra}: {plan:?} at 2^{next}");
+                log2 = next;
+            }
+            assert_eq!(log2, plan.max_log2);
+            assert!(3.0 * steady(plan.max_log2) > budget as f64 * 0.7, "{budget} {extra}: {plan:?} wastes the budget");
+            assert_eq!(plan.first_log2, FIRST_LOG2);
         }
     }
 
     #[test]
     fn sizes_for_the_cli_defaults() {
-        // 16 MiB with parent links: 2^20 entries (12.7 MB) grown into from 2^17.
+        // 16 MiB with parent links: 2^19 entries (6.4 MB) grown into from 2^18 (6.3 MB
+        // with the growth's maps); 2^20 (12.7 MB) from 2^18 would need 19 MB.
         let plan = TablePlan::for_budget(MemoryBudget::new(16 << 20), 4.0);
-        assert_eq!((plan.first_log2(), plan.max_log2()), (17, 20));
-        assert_eq!(plan.next(17), Some(20));
-        assert_eq!(plan.next(20), None);
+        assert_eq!((plan.first_log2(), plan.max_log2()), (16, 19));
+        assert_eq!((plan.next(16), plan.next(18), plan.next(19)), (Some(18), Some(19), None));
+        // 1 GiB without: 2^26 entries (545 MB) grown into from 2^24 (337 MB).
+        let plan = TablePlan::for_budget(MemoryBudget::new(1 << 30), 0.0);
+        assert_eq!((plan.first_log2(), plan.max_log2()), (16, 26));
         // A budget too small for 2^16 entries: one table.
         let plan = TablePlan::for_budget(MemoryBudget::new(100_000), 0.0);
         assert_eq!((plan.first_log2(), plan.max_log2()), (13, 13));
@@ -191,8 +212,8 @@ mod tests {
     #[test]
     fn limits() {
         let plan = TablePlan::new(4, 12);
-        assert_eq!(plan.next(4), Some(7));
-        assert_eq!(plan.next(10), Some(12));
+        assert_eq!(plan.next(4), Some(6));
+        assert_eq!(plan.next(11), Some(12));
         assert_eq!(plan.load_limit(4), 12);
         assert_eq!(plan.load_limit(12), 3584);
         assert!(plan.over(4, 13) && !plan.over(4, 12));
