@@ -10,7 +10,9 @@
 //! the shape of a subtree depends only on that number, while the same entry may
 //! stand for subtrees of different sizes (equal pairs of different meaning), in which
 //! case the first size stays remembered and the others are moved again each time.
-//! Most states then cost one new entry (their root) and two lookups of the memo.
+//! Most states then cost one new entry (their root) and two lookups of the memo. The
+//! states of a batch are moved together, node by node of the shape, with prefetches,
+//! so that their cache misses overlap.
 //!
 //! Workers claim ranges of the root bitmap; they agree on every entry because
 //! insertion is insert-or-find, and the memo is only a shortcut.
@@ -102,6 +104,7 @@ impl Move<'_> {
         let bitmap = &self.old.roots;
         let (mut states, mut entries) = (0u64, 0u64);
         let mut roots = Vec::with_capacity(BATCH);
+        let mut scratch = Scratch::default();
         loop {
             let begin = self.claimed.fetch_add(CLAIM, Relaxed);
             if begin >= bitmap.len() {
@@ -113,72 +116,130 @@ impl Move<'_> {
                     roots.push(((begin + i) * 64) as u32 + bits.trailing_zeros());
                     bits &= bits - 1;
                     if roots.len() == BATCH {
-                        entries += self.move_roots(&roots)?;
+                        entries += self.move_roots(&roots, &mut scratch)?;
                         states += BATCH as u64;
                         roots.clear();
                     }
                 }
             }
         }
-        entries += self.move_roots(&roots)?;
+        entries += self.move_roots(&roots, &mut scratch)?;
         states += roots.len() as u64;
         Ok((states, entries))
     }
 
-    /// Moves the states `roots`: their root entries read together, their children
-    /// moved (mostly found in the memo), their new roots inserted together. Returns
-    /// the entries created.
-    fn move_roots(&self, roots: &[u32]) -> Result<u64, TableFull> {
-        let (old, new) = (self.old, self.new);
-        let root = *old.shape.last().expect("a shape has a root");
-        for &r in roots {
-            old.table.prefetch_index(r);
+    /// Moves the states `roots` together, one node of the shape at a time across the
+    /// batch (each round prefetched first, so that the cache misses of the batch
+    /// overlap): top down, each node's subtree is found in the memo or read from the
+    /// old table; bottom up, the nodes to move get their new entries. Returns the
+    /// entries created.
+    fn move_roots(&self, roots: &[u32], scratch: &mut Scratch) -> Result<u64, TableFull> {
+        let (old, new, shape) = (self.old, self.new, &self.old.shape);
+        let (nodes, n) = (shape.len(), roots.len());
+        let root = nodes - 1;
+        let Scratch { entry, value, moved, todo } = scratch;
+        for v in [&mut *entry, &mut *moved] {
+            v.clear();
+            v.resize(n * nodes, 0);
         }
-        let mut values = [0u64; BATCH];
-        for (value, &r) in values.iter_mut().zip(roots) {
-            *value = old.table.get(r);
-            for (half, child) in halves(*value, root.left, root.right) {
-                if let Child::Node(_) = child {
-                    prefetch(&self.memo[half as usize]);
+        value.clear();
+        value.resize(n * nodes, 0);
+        todo.clear();
+        todo.resize(n * nodes, Todo::Skip);
+        for (s, &r) in roots.iter().enumerate() {
+            entry[s * nodes + root] = r;
+            todo[s * nodes + root] = Todo::Move;
+        }
+        // Top down (in postorder a node comes after its children).
+        for k in (0..nodes).rev() {
+            let tag = (shape[k].words as u64) << 32;
+            for s in 0..n {
+                if todo[s * nodes + k] == Todo::Move {
+                    let x = entry[s * nodes + k];
+                    if k != root {
+                        prefetch(&self.memo[x as usize]);
+                    }
+                    old.table.prefetch_index(x);
+                }
+            }
+            for s in 0..n {
+                let i = s * nodes + k;
+                if todo[i] != Todo::Move {
+                    continue;
+                }
+                let x = entry[i];
+                let known = if k == root { 0 } else { self.memo[x as usize].load(Relaxed) };
+                if known != 0 && known & !0xffff_ffff == tag {
+                    (todo[i], moved[i]) = (Todo::Known, known as u32);
+                    continue;
+                }
+                value[i] = old.table.get(x);
+                for (half, child) in halves(value[i], shape[k].left, shape[k].right) {
+                    if let Child::Node(c) = child {
+                        (entry[s * nodes + c], todo[s * nodes + c]) = (half, Todo::Move);
+                    }
                 }
             }
         }
+        // Bottom up: children before their parents.
         let mut created = 0;
-        for value in values[..roots.len()].iter_mut() {
-            let [(l, left), (r, right)] = halves(*value, root.left, root.right);
-            *value = pair(self.move_child(l, left, &mut created)?, self.move_child(r, right, &mut created)?);
-            new.table.prefetch(*value);
+        for (k, &node) in shape.iter().enumerate() {
+            for s in 0..n {
+                let i = s * nodes + k;
+                if todo[i] == Todo::Move {
+                    let new_half = |(half, child): (u32, Child)| match child {
+                        Child::Node(c) => moved[s * nodes + c],
+                        Child::Word(_) | Child::Zero => half,
+                    };
+                    let [l, r] = halves(value[i], node.left, node.right);
+                    value[i] = pair(new_half(l), new_half(r));
+                    new.table.prefetch(value[i]);
+                }
+            }
+            let tag = (node.words as u64) << 32;
+            for s in 0..n {
+                let i = s * nodes + k;
+                if todo[i] == Todo::Move {
+                    let (id, fresh) = new.table.find_or_insert(value[i])?;
+                    created += fresh as u64;
+                    moved[i] = id;
+                    if k != root {
+                        // Another worker may have moved it meanwhile: to the same entry,
+                        // or as a subtree of another size (then this one is not kept).
+                        let _ = self.memo[entry[i] as usize].compare_exchange(0, tag | id as u64, Relaxed, Relaxed);
+                    }
+                }
+            }
         }
-        for (&r, &value) in roots.iter().zip(&values) {
-            let (id, fresh) = new.table.find_or_insert(value)?;
-            created += fresh as u64;
+        for (s, &r) in roots.iter().enumerate() {
+            let id = moved[s * nodes + root];
             new.roots[id as usize / 64].fetch_or(1 << (id % 64), Relaxed);
             self.remap.ids[r as usize].store(id, Relaxed);
         }
         Ok(created)
     }
+}
 
-    /// The new value of a child `half` of kind `child`: a word as it is, a node moved.
-    fn move_child(&self, half: u32, child: Child, created: &mut u64) -> Result<u32, TableFull> {
-        let Child::Node(n) = child else { return Ok(half) };
-        let node = self.old.shape[n];
-        let tag = (node.words as u64) << 32;
-        let memo = &self.memo[half as usize];
-        let known = memo.load(Relaxed);
-        if known != 0 && known & !0xffff_ffff == tag {
-            return Ok(known as u32);
-        }
-        let [(l, left), (r, right)] = halves(self.old.table.get(half), node.left, node.right);
-        let value = pair(self.move_child(l, left, created)?, self.move_child(r, right, created)?);
-        let (id, fresh) = self.new.table.find_or_insert(value)?;
-        *created += fresh as u64;
-        if known == 0 {
-            // Another worker may have moved it meanwhile: to the same entry, or as a
-            // subtree of another size (then this one is not remembered).
-            let _ = memo.compare_exchange(0, tag | id as u64, Relaxed, Relaxed);
-        }
-        Ok(id)
-    }
+/// What a node of a state of the batch needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Todo {
+    /// Nothing: it lies under a subtree already moved.
+    Skip,
+    /// Its subtree was moved before (the memo said where).
+    Known,
+    /// It must be moved.
+    Move,
+}
+
+/// The per-worker buffers of [`Move::move_roots`]: per (state of the batch, node of
+/// the shape), the old entry, its value (then the new value), the new entry, and what
+/// it needs.
+#[derive(Default)]
+struct Scratch {
+    entry: Vec<u32>,
+    value: Vec<u64>,
+    moved: Vec<u32>,
+    todo: Vec<Todo>,
 }
 
 /// The two halves of a node's `value` with the kinds of its children.
