@@ -78,7 +78,8 @@ impl TreeStore {
         let job = Move {
             old: self,
             new: &new,
-            memo: ZeroedSlice::new(capacity),
+            // States of one node (up to two words) share no subtrees: no memo.
+            memo: ZeroedSlice::new(if self.shape.len() > 1 { capacity } else { 0 }),
             remap: Remap { ids: ZeroedSlice::new(capacity) },
             claimed: AtomicUsize::new(0),
         };
