@@ -6,7 +6,8 @@
 //! (values wrap); the others with DiVinE 2.4's (an evaluation error).
 
 use warpcheck_conformance::*;
-use warpcheck_explore::Order;
+use warpcheck_explore::{explore_parallel, Options, Order, Stats};
+use warpcheck_store::TablePlan;
 
 /// Which engine explores.
 #[derive(Clone, Copy, Debug)]
@@ -53,6 +54,51 @@ fn parallel_engine_on_two_threads_matches_the_reference_up_to_one_million_states
 #[test]
 fn depth_first_order_on_two_threads_matches_the_reference_up_to_200_000_states() {
     assert_eq!(check_instances_up_to(200_000, Engine::DepthFirst(2)), 109);
+}
+
+/// A table of 16 entries grown in place (four times larger each time, up to 2^26
+/// entries, interrupting levels) gives the reference's counts, the sequential engine's
+/// levels, and expands every state exactly once, in both orders on 2 threads.
+#[test]
+fn growing_from_a_table_of_16_entries_matches_the_reference() {
+    let beem = beem_dir();
+    let names = ["at.1", "firewire_tree.3", "leader_filters.3", "bakery.4", "elevator2.2", "anderson.1"];
+    let rows: Vec<Reference> = references(&beem).into_iter().filter(|r| names.contains(&&*r.instance)).collect();
+    assert_eq!(rows.len(), names.len());
+    let failures = parallel_failures(&rows, |r| {
+        let mut model = load_file(&r.model_path(&beem));
+        model.model.overflow = r.overflow();
+        let levels = explore_all(&model).levels;
+        for order in [Order::Bfs, Order::Dfs] {
+            let options = Options {
+                threads: 2,
+                table: TablePlan::new(4, 26),
+                traces: order == Order::Bfs,
+                stop_at_first: false,
+                order,
+                ..Options::default()
+            };
+            let report = explore_parallel(&model.model, &options).map_err(|e| e.to_string())?;
+            let stats = Stats {
+                states: report.states,
+                transitions: report.transitions,
+                deadlocks: report.deadlocks,
+                ..Stats::default()
+            };
+            compare(r, &stats).map_err(|e| format!("{order:?}: {e}"))?;
+            let error_state = (report.error_transitions > 0) as u64;
+            let expected_levels = if order == Order::Bfs { levels } else { 0 };
+            if report.levels != expected_levels || report.expanded != report.states - error_state || report.growths < 4
+            {
+                return Err(format!(
+                    "{} {order:?}: {} levels (sequential {levels}), {} expansions of {} states, {} growths",
+                    r.instance, report.levels, report.expanded, report.states, report.growths
+                ));
+            }
+        }
+        Ok(())
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 /// `WARPCHECK_MAX_STATES=15000000 cargo test --release -p warpcheck-conformance --test beem_counts -- --ignored --nocapture`

@@ -20,8 +20,8 @@
 //! - `WARPCHECK_LTL_JOBS` (default: one per core): property files checked at once;
 //! - `WARPCHECK_LTL_ALGORITHMS=ndfs,owcty`: only these algorithms (default: all six).
 //!   A run that leaves one out checks less: say so wherever its result is quoted;
-//! - `WARPCHECK_LTL_MEMORY=BYTES`: the product graph's store gets a table of that
-//!   size from the start (no restarts as it grows; a full table is an error);
+//! - `WARPCHECK_LTL_MEMORY=BYTES`: the memory budget of the product graph's store
+//!   and of CNDFS (the table grows in place up to it; a full table is an error);
 //! - `WARPCHECK_LTL_CONCURRENT=1`: the OWCTY and MAP variants at once on the shared
 //!   product graph (faster on many cores, more memory; their times then overlap);
 //! - `WARPCHECK_LTL_INCREMENTAL=N`: the OWCTY and MAP variants on breadth-first

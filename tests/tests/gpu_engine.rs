@@ -16,6 +16,7 @@ use warpcheck_conformance::beem_xml::{reach_goals_in, ReachGoal};
 use warpcheck_conformance::*;
 use warpcheck_explore::gpu::{explore_gpu, GpuOptions};
 use warpcheck_explore::{explore_parallel, Checks, Invariant, Options, ViolationKind};
+use warpcheck_store::TablePlan;
 
 fn max_states() -> u64 {
     std::env::var("WARPCHECK_MAX_STATES").ok().and_then(|v| v.parse().ok()).unwrap_or(u64::MAX)
@@ -120,7 +121,13 @@ fn check_goal(beem: &Path, goal: &ReachGoal, threads: usize, memory: Option<u64>
     let checks = Checks { invariants: vec![Invariant { text: goal.invariant.clone(), label }], ..Checks::default() };
     let cpu = explore_parallel(
         &dve.model,
-        &Options { threads, checks: checks.clone(), stop_at_first: false, max_log2_table: 31, ..Options::default() },
+        &Options {
+            threads,
+            checks: checks.clone(),
+            stop_at_first: false,
+            table: TablePlan::new(16, 31),
+            ..Options::default()
+        },
     )
     .map_err(|e| e.to_string())?;
     let options = GpuOptions { checks, stop_at_first: false, memory, ..GpuOptions::default() };

@@ -14,6 +14,7 @@ use warpcheck_conformance::ltl::*;
 use warpcheck_conformance::*;
 use warpcheck_dve::Program as Model;
 use warpcheck_explore::{state_graph_parallel, state_graph_with_states, GraphOptions, PrefixBuilder, StateGraphError};
+use warpcheck_store::TablePlan;
 
 /// The breadth-first distance of every vertex from vertex 0 (`u32::MAX`: unreachable).
 fn distances(g: &warpcheck_graph::Csr) -> Vec<u32> {
@@ -34,7 +35,7 @@ fn distances(g: &warpcheck_graph::Csr) -> Vec<u32> {
 /// Compares the two builders on `model`; whether the graph has an error state.
 fn same_graph(model: &Model, threads: usize) -> Result<bool, String> {
     let (seq, states) = state_graph_with_states(model, None).map_err(|e| e.to_string())?;
-    let options = GraphOptions { threads, log2_table: 10, ..GraphOptions::default() };
+    let options = GraphOptions { threads, table: TablePlan::new(10, 28), ..GraphOptions::default() };
     let par = state_graph_parallel(model, &options).map_err(|e| e.to_string())?;
     let words = model.state_words();
     let (s, p) = (seq.graph.forward(), par.graph.graph.forward());
@@ -167,10 +168,10 @@ fn a_bounded_build_fails_instead_of_cutting_the_graph() {
     let exact = GraphOptions { threads: 2, max_states: Some(n), ..GraphOptions::default() };
     assert_eq!(state_graph_parallel(&model, &exact).unwrap().graph.graph.vertices() as u64, n);
     // A table that may not grow and is too small: an error, never a partial graph.
-    let tiny = GraphOptions { threads: 2, log2_table: 6, max_log2_table: 6, ..GraphOptions::default() };
+    let tiny = GraphOptions { threads: 2, table: TablePlan::fixed(6), ..GraphOptions::default() };
     assert!(matches!(state_graph_parallel(&model, &tiny), Err(StateGraphError::TableFull { .. })));
     // A table that may grow gets there.
-    let growing = GraphOptions { threads: 2, log2_table: 4, max_log2_table: 20, ..GraphOptions::default() };
+    let growing = GraphOptions { threads: 2, table: TablePlan::new(4, 20), ..GraphOptions::default() };
     assert_eq!(state_graph_parallel(&model, &growing).unwrap().graph.graph.vertices() as u64, n);
 }
 
@@ -190,7 +191,7 @@ fn same_prefixes(model: &Model, prefixes: &[u64], log2_table: u32) -> Result<(),
     let index: HashMap<&[u32], u32> = (0..real).map(|v| (&states[v * words..(v + 1) * words], v as u32)).collect();
     let within = |d: u32| (0..real).filter(|&v| distance[v] <= d).count() as u64;
     let depth = *distance[..real].iter().max().unwrap();
-    let options = GraphOptions { threads: 2, log2_table, ..GraphOptions::default() };
+    let options = GraphOptions { threads: 2, table: TablePlan::new(log2_table, 28), ..GraphOptions::default() };
     let mut builder = PrefixBuilder::new(model, &options);
     let mut generator = warpcheck_dve::Generator::new(model);
     for &prefix in prefixes {

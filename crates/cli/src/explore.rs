@@ -9,6 +9,7 @@ use clap::{Args, ValueEnum};
 use warpcheck_explore::gpu::{GpuOptions, GpuReport};
 use warpcheck_explore::{explore_parallel, Checks, Invariant, Options, Order, Report};
 use warpcheck_model::CudaModel;
+use warpcheck_store::MemoryBudget;
 
 use crate::backend::{Backend, Placement};
 use crate::error::{CliError, Verdict};
@@ -271,25 +272,12 @@ fn run_cpu<M: CudaModel>(
     stop_at_first: bool,
     traces: bool,
 ) -> Result<Report, CliError> {
-    let (log2_table, max_log2_table) = match args.memory {
-        Some(bytes) => {
-            let log2 = memory::table_log2(bytes, traces);
-            (log2, log2)
-        }
-        None => {
-            let budget = memory::available().map_or(4 << 30, |a| a / 2);
-            let max = memory::table_log2(budget, traces);
-            // Room for about 25 M states (2^25 entries, 256 MiB) before a restart;
-            // larger costs small runs the zeroing of pages they touch.
-            (25.min(max), max)
-        }
-    };
+    let table = Options::table_for(MemoryBudget::or_default(args.memory), traces);
     let progress = progress::ProgressLine::new(args.quiet || args.json);
     let update = |p: &warpcheck_explore::Progress| progress.update(p);
     let options = Options {
         threads: args.threads(),
-        log2_table,
-        max_log2_table,
+        table,
         checks,
         stop_at_first,
         traces,

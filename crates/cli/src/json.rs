@@ -146,7 +146,7 @@ pub struct LtlReport<'a> {
     pub owcty_iterations: Option<u32>,
     pub owcty_remaining: Option<u64>,
     pub map_rounds: Option<u32>,
-    pub restarts: Option<u32>,
+    pub table_growths: Option<u32>,
     pub graph_seconds: Option<f64>,
     pub seconds: f64,
     pub verdict: &'static str,

@@ -286,10 +286,10 @@ fn print<M: CudaModel>(model: &M, summary: &str, engine: &Engine, o: &Outcome) {
         (Some(rounds), None) => println!("map:          {rounds} round(s) of propagation"),
         _ => {}
     }
-    if let Some(restarts @ 1..) = o.restarts {
+    if let Some(growths @ 1..) = o.table_growths {
         println!(
-            "restarts:     {restarts} (the store filled up; the last search, with a table {}x larger each time, is counted)",
-            warpcheck_liveness::cndfs::GROWTH
+            "table:        grew {growths} time(s), {}x each time, in place (nothing explored again)",
+            warpcheck_store::budget::GROWTH
         );
     }
     let graph = o.graph_seconds.map_or(String::new(), |g| format!(" (state graph {g:.3} s)"));
@@ -357,7 +357,7 @@ fn to_json<'a, M: CudaModel>(
         owcty_iterations: o.iterations.filter(|_| o.remaining.is_some()),
         owcty_remaining: o.remaining,
         map_rounds: o.iterations.filter(|_| o.remaining.is_none()),
-        restarts: o.restarts,
+        table_growths: o.table_growths,
         graph_seconds: o.graph_seconds,
         seconds: o.seconds,
         verdict: if o.holds() { "holds" } else { "violated" },

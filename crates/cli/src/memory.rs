@@ -1,5 +1,5 @@
-//! Memory sizes: parsing `--memory`, reading the machine's available memory, and
-//! sizing the state table from a budget.
+//! Memory sizes: parsing `--memory` and reading this process's peak memory. The
+//! budget's arithmetic (table sizes) is `warpcheck_store::budget`'s.
 
 /// Parses `512M`, `4G`, `1.5G`, `1048576` (bytes) and the like.
 pub fn parse_size(text: &str) -> Result<u64, String> {
@@ -23,21 +23,12 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     Ok((n * scale as f64) as u64)
 }
 
-pub use warpcheck_explore::memory::available;
-
 /// Peak resident memory of this process (`VmHWM`), if known.
 pub fn peak_resident() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
-}
-
-/// The largest table (log2 of its entries) whose table, root bitmap and parent links
-/// (`traces`) fit in `budget` bytes.
-pub fn table_log2(budget: u64, traces: bool) -> u32 {
-    let per_entry = 8.0 + 1.0 / 8.0 + if traces { 4.0 } else { 0.0 };
-    warpcheck_explore::table::log2_capacity_within(budget, per_entry)
 }
 
 #[cfg(test)]
@@ -54,13 +45,5 @@ mod tests {
         assert!(parse_size("lots").is_err());
         assert!(parse_size("4X").is_err());
         assert!(parse_size("-1G").is_err());
-    }
-
-    #[test]
-    fn table_fits_budget() {
-        assert_eq!(table_log2(1 << 30, false), 26); // 2^26 * 8.125 B = 545 MB <= 1 GiB
-        assert_eq!(table_log2(1 << 30, true), 26);
-        assert_eq!(table_log2(8 << 30, true), 29);
-        assert_eq!(table_log2(1, false), 4);
     }
 }

@@ -109,6 +109,12 @@ pub fn print_stats(model: &impl Model, r: &Report, engine: &Engine<'_>) {
             let peak =
                 crate::memory::peak_resident().map_or(String::new(), |b| format!(", peak memory {} MiB", b >> 20));
             println!("memory:       {:.1} bytes/state in the state table{peak}", r.bytes_per_state());
+            if r.growths > 0 {
+                println!(
+                    "table:        grew {} time(s) to {} entries, in place ({:.3} s)",
+                    r.growths, r.table_capacity, r.growth_seconds
+                );
+            }
         }
         Some(g) => {
             let explore_rate = r.states as f64 / g.explore_seconds.max(1e-9);

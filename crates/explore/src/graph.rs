@@ -32,7 +32,7 @@ pub enum StateGraphError {
     #[error("the state graph has more than {limit} states")]
     TooManyStates { limit: u64 },
     #[error("{source}: stored {states} states before it filled up; give more memory")]
-    TableFull { source: crate::table::TableFull, states: u64 },
+    TableFull { source: warpcheck_store::TableFull, states: u64 },
 }
 
 const ERROR_TARGET: u32 = u32::MAX;

@@ -17,9 +17,14 @@
 //! The states stay in the tree-compressed store ([`ParallelStateGraph::state`]), about
 //! 16 bytes per table entry with the maps, instead of 4 bytes per state word.
 //!
-//! Like the parallel engine, the table starts small and the build restarts with a
-//! table 8 times larger when it passes 6/8 load; a table that may not grow is full at
-//! 7/8, an error ([`StateGraphError::TableFull`]), never a dropped state.
+//! Like the parallel engine, the table starts small and grows in place
+//! ([`TablePlan`]): past its load limit the workers leave, the store moves every state
+//! into a larger table, the vertex → store id and store id → vertex maps are rebuilt
+//! and the store ids not yet translated remapped, and the level goes on where it
+//! stopped (vertex ids never change, so the edges so far stay as they are). A batch
+//! whose insertion found no room is expanded again after the growth. The largest
+//! table is full past its limit: an error ([`StateGraphError::TableFull`]), never a
+//! dropped state.
 //!
 //! A build may stop early, on purpose only: with [`GraphOptions::prefix`] it stops at
 //! the first level boundary with that many states discovered. The graph is then a
@@ -36,11 +41,11 @@ use std::sync::{Arc, Barrier, Mutex};
 
 use warpcheck_graph::{Csr, Graph, MAX_VERTICES};
 use warpcheck_model::interface::{Model, Successors};
+use warpcheck_store::{BatchScratch, MemoryBudget, TableFull, TablePlan, TreeCursor, TreeStore, ZeroedSlice};
 
 use crate::graph::{StateGraph, StateGraphError};
-use crate::table::TableFull;
-use crate::tree::{BatchScratch, TreeCursor, TreeStore};
-use crate::zeroed::ZeroedSlice;
+
+mod grow;
 
 /// How to build the graph.
 #[derive(Clone, Copy, Debug)]
@@ -49,10 +54,9 @@ pub struct GraphOptions {
     pub threads: usize,
     /// At most this many states (`None`: up to the `u32` id limit).
     pub max_states: Option<u64>,
-    /// The state table starts with `2^log2_table` entries and grows while it stays
-    /// within `2^max_log2_table` (at most 2^32).
-    pub log2_table: u32,
-    pub max_log2_table: u32,
+    /// The sizes of the state table (it grows in place up to the largest, where a full
+    /// table is an error); see [`GraphOptions::table_for`].
+    pub table: TablePlan,
     /// Stop at the first level boundary with at least this many states discovered
     /// (`None`: build the whole graph); see the module's documentation.
     pub prefix: Option<u64>,
@@ -60,18 +64,23 @@ pub struct GraphOptions {
 
 impl Default for GraphOptions {
     fn default() -> Self {
-        GraphOptions { threads: 1, max_states: None, log2_table: 22, max_log2_table: 28, prefix: None }
+        GraphOptions {
+            threads: 1,
+            max_states: None,
+            table: GraphOptions::table_for(MemoryBudget::default_share()),
+            prefix: None,
+        }
     }
 }
 
 impl GraphOptions {
-    /// Bytes per table entry: the entry, its root bit, and the two maps between store
-    /// ids and vertices.
-    pub const BYTES_PER_ENTRY: f64 = 8.0 + 1.0 / 8.0 + 4.0 + 4.0;
+    /// Bytes the builder keeps per table entry beside it: the two maps between store
+    /// ids and vertices, and a bit of acceptance.
+    pub const EXTRA_BYTES_PER_ENTRY: f64 = 4.0 + 4.0 + 1.0 / 8.0;
 
-    /// The largest `max_log2_table` whose table and maps fit in `budget` bytes.
-    pub fn max_log2_for(budget: u64) -> u32 {
-        crate::table::log2_capacity_within(budget, Self::BYTES_PER_ENTRY)
+    /// The table sizes that fit `budget`.
+    pub fn table_for(budget: MemoryBudget) -> TablePlan {
+        TablePlan::for_budget(budget, Self::EXTRA_BYTES_PER_ENTRY)
     }
 }
 
@@ -86,6 +95,8 @@ pub struct ParallelStateGraph {
     /// False for a breadth-first prefix ([`GraphOptions::prefix`]): the states of its
     /// last level are vertices without edges, neither expanded nor deadlocks.
     pub complete: bool,
+    /// Times the table grew during the build (in place: no state explored again).
+    pub growths: u32,
     stored: Arc<Stored>,
     real: u32,
 }
@@ -126,47 +137,31 @@ pub fn state_graph_parallel<M: Model>(
 pub struct PrefixBuilder<'m, M: Model> {
     model: &'m M,
     options: GraphOptions,
-    log2: u32,
     build: Option<Build<'m, M>>,
 }
 
 impl<'m, M: Model> PrefixBuilder<'m, M> {
     pub fn new(model: &'m M, options: &GraphOptions) -> PrefixBuilder<'m, M> {
-        let max_log2 = options.max_log2_table.clamp(4, 32);
-        let log2 = options.log2_table.clamp(4, max_log2);
-        PrefixBuilder { model, options: GraphOptions { max_log2_table: max_log2, ..*options }, log2, build: None }
+        PrefixBuilder { model, options: *options, build: None }
     }
 
     /// Extends the build to the first level boundary with at least `prefix` states
     /// (`None`: to the end) and returns the graph so far: a copy while it is a prefix,
-    /// the build itself once complete (a later call then starts afresh). A table that
-    /// must grow restarts the build, 8 times larger, up to the same point.
+    /// the build itself once complete (a later call then starts afresh).
     pub fn build(&mut self, prefix: Option<u64>) -> Result<ParallelStateGraph, StateGraphError> {
-        loop {
-            let may_grow = self.log2 < self.options.max_log2_table;
-            let started = match self.build.take() {
-                Some(build) => Ok(build),
-                None => Build::new(self.model, &self.options, self.log2, may_grow),
-            };
-            match started.and_then(|mut build| build.run(prefix.unwrap_or(u64::MAX)).map(|()| build)) {
-                Ok(build) if build.cut.load(Relaxed) => {
-                    let graph = build.snapshot();
-                    self.build = Some(build);
-                    return Ok(graph);
-                }
-                Ok(build) => return Ok(build.finish()),
-                Err(Stop::Grow) => self.log2 = (self.log2 + 3).min(self.options.max_log2_table),
-                Err(Stop::Failed(e)) => return Err(e),
-            }
+        let mut build = match self.build.take() {
+            Some(build) => build,
+            None => Build::new(self.model, &self.options)?,
+        };
+        build.run(prefix.unwrap_or(u64::MAX))?;
+        if build.cut.load(Relaxed) {
+            let graph = build.snapshot();
+            self.build = Some(build);
+            Ok(graph)
+        } else {
+            Ok(build.finish())
         }
     }
-}
-
-/// Why a run stopped short.
-enum Stop {
-    /// The table passed its load limit and may grow.
-    Grow,
-    Failed(StateGraphError),
 }
 
 /// A worker's output for one level: chunks of consecutive vertices with their degrees
@@ -201,11 +196,11 @@ const ERROR_STEP: u32 = u32::MAX;
 const ERROR_TARGET: u32 = u32::MAX;
 /// Vertices expanded together, so that their memory accesses overlap.
 const BATCH: usize = 8;
-const GROW_AT_EIGHTHS: u64 = 6;
-const FULL_AT_EIGHTHS: u64 = 7;
 
 struct Build<'m, M: Model> {
     model: &'m M,
+    plan: TablePlan,
+    threads: usize,
     /// The store, with the vertex → store id map; and the store id → vertex map.
     stored: Arc<Stored>,
     vertex_of: ZeroedSlice<AtomicU32>,
@@ -215,17 +210,25 @@ struct Build<'m, M: Model> {
     next_id: AtomicU64,
     level: Mutex<(u32, u32)>,
     cursor: AtomicU64,
-    /// Table entries in use, and the load at which to stop.
+    /// Table entries in use, and the load beyond which the table grows (or, the
+    /// largest, is full).
     entries: AtomicU64,
     entry_limit: u64,
-    may_grow: bool,
+    /// Set when the table must grow: the workers leave.
+    grow: AtomicBool,
+    /// Set after a growth: the interrupted level goes on.
+    resume: AtomicBool,
+    /// Vertex ranges of the level whose expansion found no room: expanded after the
+    /// growth.
+    retry: Mutex<Vec<(u32, u32)>>,
+    growths: u32,
     state_limit: u64,
     /// The current run stops at this many states, and sets `cut` when it does.
     prefix: u64,
     cut: AtomicBool,
     stop: AtomicBool,
     done: AtomicBool,
-    failure: Mutex<Option<Stop>>,
+    failure: Mutex<Option<StateGraphError>>,
     outs: Vec<Mutex<LevelOut>>,
     csr: Mutex<CsrParts>,
 }
@@ -240,14 +243,18 @@ struct CsrParts {
 
 impl<'m, M: Model> Build<'m, M> {
     /// A build holding the initial state as vertex 0, nothing expanded.
-    fn new(model: &'m M, options: &GraphOptions, log2: u32, may_grow: bool) -> Result<Build<'m, M>, Stop> {
-        let store = TreeStore::new(model.state_words(), log2);
+    fn new(model: &'m M, options: &GraphOptions) -> Result<Build<'m, M>, StateGraphError> {
+        let plan = options.table;
+        let (store, root, created) = crate::parallel::store_initial(model, plan)
+            .map_err(|source| StateGraphError::TableFull { source, states: 0 })?;
         let capacity = store.capacity() as usize;
-        let entry_limit = store.capacity() / 8 * if may_grow { GROW_AT_EIGHTHS } else { FULL_AT_EIGHTHS };
+        let entry_limit = plan.load_limit(store.log2_capacity());
         let threads = options.threads.max(1);
         let state_limit = options.max_states.unwrap_or(MAX_VERTICES - 1).min(MAX_VERTICES - 1);
         let build = Build {
             model,
+            plan,
+            threads,
             stored: Arc::new(Stored { store, roots: ZeroedSlice::new(capacity) }),
             vertex_of: ZeroedSlice::new(capacity),
             accepting: ZeroedSlice::new(if model.property().is_some() { capacity.div_ceil(64) } else { 0 }),
@@ -256,7 +263,10 @@ impl<'m, M: Model> Build<'m, M> {
             cursor: AtomicU64::new(0),
             entries: AtomicU64::new(0),
             entry_limit,
-            may_grow,
+            grow: AtomicBool::new(false),
+            resume: AtomicBool::new(false),
+            retry: Mutex::new(Vec::new()),
+            growths: 0,
             state_limit,
             prefix: u64::MAX,
             cut: AtomicBool::new(false),
@@ -266,7 +276,6 @@ impl<'m, M: Model> Build<'m, M> {
             outs: (0..threads).map(|_| Mutex::new(LevelOut::default())).collect(),
             csr: Mutex::new(CsrParts { offsets: vec![0], ..CsrParts::default() }),
         };
-        let (root, _, created) = build.store().insert_fresh(&model.initial_state()).map_err(|e| build.full(e))?;
         build.entries.store(created, Relaxed);
         build.stored.roots[0].store(root, Relaxed);
         build.vertex_of[root as usize].store(0, Relaxed);
@@ -282,41 +291,54 @@ impl<'m, M: Model> Build<'m, M> {
     }
 
     /// Expands levels until there are none left or the level boundary at `prefix`
-    /// states (then `cut` is set).
-    fn run(&mut self, prefix: u64) -> Result<(), Stop> {
+    /// states (then `cut` is set), growing the table when it must.
+    fn run(&mut self, prefix: u64) -> Result<(), StateGraphError> {
         self.prefix = prefix;
         self.cut.store(false, Relaxed);
-        self.done.store(false, Relaxed);
-        let threads = self.outs.len();
-        let barrier = Barrier::new(threads);
-        let build = &*self;
-        std::thread::scope(|s| {
-            for worker in 0..threads {
-                let barrier = &barrier;
-                s.spawn(move || build.work(worker, barrier));
+        loop {
+            self.done.store(false, Relaxed);
+            let barrier = Barrier::new(self.threads);
+            let build = &*self;
+            std::thread::scope(|s| {
+                for worker in 0..build.threads {
+                    let barrier = &barrier;
+                    s.spawn(move || build.work(worker, barrier));
+                }
+            });
+            if let Some(e) = self.failure.lock().unwrap().take() {
+                return Err(e);
             }
-        });
-        if let Some(stop) = self.failure.lock().unwrap().take() {
-            return Err(stop);
+            if !self.grow.load(Relaxed) {
+                break;
+            }
+            self.grow_table()
+                .map_err(|source| StateGraphError::TableFull { source, states: self.next_id.load(Relaxed) })?;
         }
         let errors = self.csr.lock().unwrap().errors;
         if self.next_id.load(Relaxed) + (errors > 0) as u64 > self.state_limit {
-            return Err(Stop::Failed(StateGraphError::TooManyStates { limit: self.state_limit }));
+            return Err(StateGraphError::TooManyStates { limit: self.state_limit });
         }
         Ok(())
     }
 
-    fn full(&self, source: TableFull) -> Stop {
-        if self.may_grow {
-            Stop::Grow
+    /// The table has no room (past its limit, or an insertion found none): it grows,
+    /// or at the largest table the build fails.
+    fn out_of_room(&self, source: TableFull) {
+        if self.plan.next(self.store().log2_capacity()).is_some() {
+            self.grow.store(true, Relaxed);
         } else {
-            Stop::Failed(StateGraphError::TableFull { source, states: self.next_id.load(Relaxed) })
+            self.fail(StateGraphError::TableFull { source, states: self.next_id.load(Relaxed) });
         }
     }
 
+    /// Whether the workers must stop where they are (the build fails or grows).
+    fn halted(&self) -> bool {
+        self.stop.load(Relaxed) || self.grow.load(Relaxed)
+    }
+
     /// Records why the build stops (the first reason wins) and stops it.
-    fn fail(&self, stop: Stop) {
-        self.failure.lock().unwrap().get_or_insert(stop);
+    fn fail(&self, error: StateGraphError) {
+        self.failure.lock().unwrap().get_or_insert(error);
         self.stop.store(true, Relaxed);
     }
 
@@ -344,17 +366,28 @@ impl<'m, M: Model> Build<'m, M> {
             let (begin, end) = *self.level.lock().unwrap();
             let chunk = ((end - begin) as u64 / (self.outs.len() as u64 * 16)).clamp(1, 512);
             let mut out = self.outs[worker].lock().unwrap();
-            while !self.stop.load(Relaxed) {
-                let first = self.cursor.fetch_add(chunk, Relaxed);
-                if first >= end as u64 {
-                    break;
-                }
-                let last = (first + chunk).min(end as u64) as u32;
-                self.expand_chunk(first as u32, last, &mut w, &mut out);
+            while !self.halted() {
+                let retried = self.retry.lock().unwrap().pop();
+                let (first, last) = match retried {
+                    Some(range) => range,
+                    None => {
+                        let first = self.cursor.fetch_add(chunk, Relaxed);
+                        if first >= end as u64 {
+                            break;
+                        }
+                        (first as u32, (first + chunk).min(end as u64) as u32)
+                    }
+                };
+                self.expand_chunk(first, last, &mut w, &mut out);
             }
             drop(out);
-            // Every successor found in this level now has its vertex id.
             barrier.wait();
+            if self.grow.load(Relaxed) {
+                // The level is not done: the table grows first (the next barrier's
+                // leader ends this run of the workers).
+                continue;
+            }
+            // Every successor found in this level now has its vertex id.
             self.translate(&mut self.outs[worker].lock().unwrap());
             if barrier.wait().is_leader() {
                 self.append_level();
@@ -364,8 +397,17 @@ impl<'m, M: Model> Build<'m, M> {
 
     /// Starts the next level: the vertices given since the last one began; or ends the
     /// build, when there are none, when it failed, or at the prefix's size.
-    /// The level stays where it was at a cut, so that the next run expands it.
+    /// The level stays where it was at a cut, so that the next run expands it, and
+    /// when the table must grow or has just grown (the level goes on after it).
     fn start_level(&self) {
+        if self.grow.load(Relaxed) {
+            self.done.store(true, Relaxed);
+            return;
+        }
+        if self.resume.swap(false, Relaxed) {
+            self.done.store(self.stop.load(Relaxed), Relaxed);
+            return;
+        }
         let mut level = self.level.lock().unwrap();
         let given = self.next_id.load(Relaxed) as u32;
         let cut = level.1 < given && given as u64 >= self.prefix;
@@ -379,18 +421,24 @@ impl<'m, M: Model> Build<'m, M> {
         self.done.store(level.0 == level.1 || self.stop.load(Relaxed), Relaxed);
     }
 
-    /// Expands vertices `first..last` into `out`, a batch at a time.
+    /// Expands vertices `first..last` into `out`, a batch at a time. A batch that
+    /// finds no room in the table ends the chunk: it and the rest wait for the growth.
     fn expand_chunk(&self, first: u32, last: u32, w: &mut Worker<'_, M>, out: &mut LevelOut) {
-        out.chunks.push((first, last - first, out.degrees.len(), out.targets.len()));
+        let chunk = out.chunks.len();
+        out.chunks.push((first, 0, out.degrees.len(), out.targets.len()));
         let mut ids = [0u32; BATCH];
         for start in (first..last).step_by(BATCH) {
             let n = (last - start).min(BATCH as u32) as usize;
             for (k, id) in ids[..n].iter_mut().enumerate() {
                 *id = self.roots()[start as usize + k].load(Relaxed);
             }
-            if let Err(e) = self.expand_batch(start, &ids[..n], w, out) {
-                self.fail(self.full(e));
-                return;
+            match self.expand_batch(start, &ids[..n], w, out) {
+                Ok(()) => out.chunks[chunk].1 += n as u32,
+                Err(full) => {
+                    self.retry.lock().unwrap().push((start, last));
+                    self.out_of_room(full);
+                    return;
+                }
             }
         }
     }
@@ -432,13 +480,13 @@ impl<'m, M: Model> Build<'m, M> {
         w.inserted.clear();
         let created =
             self.store().insert_batch(&w.successors, &w.cursors, &w.base_of, &mut w.batch, &mut w.inserted)?;
-        if self.entries.fetch_add(created, Relaxed) + created > self.entry_limit {
-            return Err(TableFull { capacity: self.store().capacity() });
+        if created > 0 && self.entries.fetch_add(created, Relaxed) + created > self.entry_limit {
+            self.out_of_room(TableFull { capacity: self.store().capacity() });
         }
         let new = w.inserted.iter().filter(|(_, new)| *new).count() as u64;
         let first = self.next_id.fetch_add(new, Relaxed);
         if first + new > self.state_limit {
-            self.fail(Stop::Failed(StateGraphError::TooManyStates { limit: self.state_limit }));
+            self.fail(StateGraphError::TooManyStates { limit: self.state_limit });
             return Ok(());
         }
         for (id, &(root, _)) in (first..).zip(w.inserted.iter().filter(|(_, new)| *new)) {
@@ -544,6 +592,7 @@ impl<'m, M: Model> Build<'m, M> {
             graph: StateGraph { graph: Graph::new(csr), error_state, deadlocks },
             accepting,
             complete: !self.cut.load(Relaxed),
+            growths: self.growths,
             stored: Arc::clone(&self.stored),
             real,
         }

@@ -1,13 +1,11 @@
-//! Exploration engines of warpcheck over the model interface.
+//! Exploration engines of warpcheck over the model interface; the parallel ones
+//! store states in `warpcheck_store`.
 //!
 //! - [`store`]: a sequential state store giving states dense ids;
 //! - [`bfs`]: the sequential breadth-first explorer (the reference engine);
 //! - [`graph`]: the explicit state graph (CSR) by a sequential breadth-first search;
 //! - [`graph_parallel`]: the same graph built on all cores over the parallel store;
 //! - [`valued`]: the state graph with integer values of its states (weights);
-//! - [`memory`]: the memory the OS reports available;
-//! - [`table`] and [`tree`]: the lock-free, tree-compressed state store of the
-//!   parallel engine;
 //! - [`parallel`]: the parallel breadth-first engine with property checks;
 //! - [`check`] and [`trace`]: the properties checked and the counterexamples;
 //! - [`gpu`]: the GPU engine (exploration, checks, state graphs) over any
@@ -18,14 +16,10 @@ pub mod check;
 pub mod gpu;
 pub mod graph;
 pub mod graph_parallel;
-pub mod memory;
 pub mod parallel;
 pub mod store;
-pub mod table;
 pub mod trace;
-pub mod tree;
 pub mod valued;
-pub mod zeroed;
 
 pub use bfs::{explore, BfsOptions, Stats};
 pub use check::{Checks, Invariant, Violation, ViolationKind};

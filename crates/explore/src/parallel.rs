@@ -7,6 +7,16 @@
 //! whose insertion set its root bit; that worker records the state's parent (when
 //! traces are kept), so following parents from any state gives a shortest path, and
 //! the first violation found is at the lowest level where any exists.
+//!
+//! The table starts small and grows in place ([`TablePlan`]): once it is past its load
+//! limit the workers stop where they are (between two batches of states) and leave;
+//! the store moves every state into a table [`GROWTH`](warpcheck_store::budget::GROWTH)
+//! times larger, the ids the engine holds are remapped (the rest of the level, the
+//! next level, parent links, the first violating states; in depth-first order each
+//! worker's stack and the shared pool), and the workers start again where they
+//! stopped. A batch whose insertion runs out of room is expanded again after the
+//! growth, its counts undone: no state is dropped, none is expanded twice. At the
+//! largest table, past its limit, the run ends with [`ExploreError::TableFull`].
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
@@ -14,22 +24,19 @@ use std::sync::{Barrier, Mutex, RwLock};
 use std::time::Instant;
 
 use warpcheck_model::interface::{LabelId, Model, Successors};
+use warpcheck_store::{BatchScratch, MemoryBudget, TableFull, TablePlan, TreeCursor, TreeStore, ZeroedSlice};
 
 use crate::check::{Checks, Violation, ViolationKind};
-use crate::table::TableFull;
 use crate::trace::Trace;
-use crate::tree::{BatchScratch, TreeCursor, TreeStore};
-use crate::zeroed::ZeroedSlice;
 
 /// How to explore.
 pub struct Options<'a> {
     /// Worker threads (at least 1).
     pub threads: usize,
-    /// The state table starts with `2^log2_table` 8-byte entries...
-    pub log2_table: u32,
-    /// ...and grows (by restarting the exploration with a table 8 times larger) while
-    /// it stays within `2^max_log2_table` entries.
-    pub max_log2_table: u32,
+    /// The sizes of the state table: it starts at the plan's first size and grows in
+    /// place (every state moved, nothing explored again) up to its largest, where a
+    /// full table is an error. See [`Options::table_for`].
+    pub table: TablePlan,
     pub checks: Checks,
     /// Stop at the first violation (else explore everything and count violations).
     pub stop_at_first: bool,
@@ -39,6 +46,22 @@ pub struct Options<'a> {
     pub progress: Option<&'a (dyn Fn(&Progress) + Sync)>,
     /// Breadth-first (shortest counterexamples) or depth-first.
     pub order: Order,
+}
+
+impl Options<'_> {
+    /// Bytes the engine keeps per table entry beside it: the parent link, with traces.
+    pub fn extra_bytes_per_entry(traces: bool) -> f64 {
+        if traces {
+            4.0
+        } else {
+            0.0
+        }
+    }
+
+    /// The table sizes that fit `budget` (with parent links if `traces`).
+    pub fn table_for(budget: MemoryBudget, traces: bool) -> TablePlan {
+        TablePlan::for_budget(budget, Self::extra_bytes_per_entry(traces))
+    }
 }
 
 /// The order in which states are expanded.
@@ -56,8 +79,7 @@ impl Default for Options<'_> {
     fn default() -> Self {
         Options {
             threads: 1,
-            log2_table: 24,
-            max_log2_table: 28,
+            table: Options::table_for(MemoryBudget::default_share(), true),
             checks: Checks::default(),
             stop_at_first: true,
             traces: true,
@@ -100,6 +122,12 @@ pub struct Report {
     pub table_capacity: u64,
     /// Bytes reserved for the state table, root bitmap and parent links.
     pub reserved_bytes: u64,
+    /// States expanded (each reachable state once, the error state never).
+    pub expanded: u64,
+    /// Times the state table grew (in place: its states moved, none explored again),
+    /// and the seconds the growths took (included in `seconds`).
+    pub growths: u32,
+    pub growth_seconds: f64,
     pub seconds: f64,
 }
 
@@ -110,7 +138,9 @@ impl Report {
     }
 }
 
+mod bfs;
 mod dfs;
+mod grow;
 
 /// Exploration ended without an answer.
 #[derive(Debug, thiserror::Error)]
@@ -119,49 +149,34 @@ pub enum ExploreError {
     TableFull { source: TableFull, states: u64 },
 }
 
-/// Why one attempt with a given table size stopped early.
-enum Attempt {
-    Done(Report),
-    /// The table is too full: try again with a larger one.
-    Grow,
-    Failed(ExploreError),
-}
-
-/// Load factor (in eighths) at which a table that may still grow is abandoned, and at
-/// which a table that may not is declared full.
-const GROW_AT_EIGHTHS: u64 = 6;
-const FULL_AT_EIGHTHS: u64 = 7;
-
 /// Counters of one worker, summed at the end.
-#[derive(Default)]
+#[derive(Clone, Copy, Default)]
 struct Counts {
     states: u64,
     transitions: u64,
     deadlocks: u64,
     accepting: u64,
     error_transitions: u64,
-    entries: u64,
+    expanded: u64,
 }
 
 impl Counts {
-    /// States, transitions and table entries so far.
-    fn snapshot(&self) -> (u64, u64, u64) {
-        (self.states, self.transitions, self.entries)
-    }
-
     fn add(&mut self, o: &Counts) {
         self.states += o.states;
         self.transitions += o.transitions;
         self.deadlocks += o.deadlocks;
         self.accepting += o.accepting;
         self.error_transitions += o.error_transitions;
-        self.entries += o.entries;
+        self.expanded += o.expanded;
     }
 }
 
 /// States expanded together, so that the memory accesses of their loads and of their
 /// successors' inserts overlap.
 const BATCH: usize = 8;
+/// Table entries a worker creates before it adds them to the shared count (which
+/// decides when the table grows).
+const ENTRIES_AT_ONCE: u64 = 1024;
 
 /// The buffers of one worker thread.
 struct Worker<'m, M: Model + 'm> {
@@ -173,10 +188,16 @@ struct Worker<'m, M: Model + 'm> {
     base_of: Vec<u32>,
     batch: BatchScratch,
     inserted: Vec<(u32, bool)>,
-    /// New states found for the next level.
+    /// New states found for the next level (depth first: the stack).
     next: Vec<u32>,
+    /// Violations of the batch being expanded, kept once its successors are stored.
+    violations: Vec<(ViolationKind, u32)>,
     found: Found,
     counts: Counts,
+    /// Counts already published as progress, and entries not yet added to the shared
+    /// count.
+    published: Counts,
+    entries: u64,
 }
 
 /// First occurrence (state id) and count of each violated property.
@@ -193,6 +214,8 @@ struct Shared<'m, M: Model> {
     frontier: RwLock<Vec<u32>>,
     cursor: AtomicUsize,
     next: Mutex<Vec<u32>>,
+    /// States of the level whose expansion ran out of room: expanded after the growth.
+    retry: Mutex<Vec<u32>>,
     stop: AtomicBool,
     done: AtomicBool,
     full: Mutex<Option<TableFull>>,
@@ -200,10 +223,14 @@ struct Shared<'m, M: Model> {
     found: Mutex<Found>,
     progress_states: AtomicU64,
     progress_transitions: AtomicU64,
-    /// Table entries in use (updated per chunk) and the load at which to stop.
+    /// Table entries in use (as the workers last added them), and the load beyond
+    /// which the table grows, or, the largest, is full.
     entries: AtomicU64,
     limit: u64,
+    /// Set when the table must grow: the workers stop and leave.
     grow: AtomicBool,
+    growths: u32,
+    growth_seconds: f64,
     /// Shared work of the depth-first order.
     pool: Mutex<dfs::Pool>,
     pool_ready: std::sync::Condvar,
@@ -213,126 +240,93 @@ struct Shared<'m, M: Model> {
     start: Instant,
 }
 
-/// Explores the state space of `model` breadth first on `options.threads` threads.
+/// Explores the state space of `model` on `options.threads` threads, breadth first
+/// (or depth first, as `options.order` says).
 pub fn explore_parallel<M: Model>(model: &M, options: &Options<'_>) -> Result<Report, ExploreError> {
-    let start = Instant::now();
-    let mut log2 = options.log2_table.min(options.max_log2_table);
+    let mut shared = Shared::new(model, options)?;
     loop {
-        match attempt(model, options, log2, start) {
-            Attempt::Done(report) => return Ok(report),
-            Attempt::Failed(e) => return Err(e),
-            Attempt::Grow => log2 = (log2 + 3).min(options.max_log2_table),
+        shared.run_workers();
+        if !shared.grow.load(Ordering::Relaxed) || shared.stop.load(Ordering::Relaxed) {
+            break;
+        }
+        shared.grow_table().map_err(|source| shared.full_error(source))?;
+    }
+    if let Some(source) = *shared.full.lock().unwrap() {
+        return Err(shared.full_error(source));
+    }
+    Ok(shared.report())
+}
+
+/// A store of the plan's first size holding the initial state (or of the first size
+/// that can hold it), with the state's id and the entries it took.
+pub(crate) fn store_initial<M: Model>(model: &M, plan: TablePlan) -> Result<(TreeStore, u32, u64), TableFull> {
+    let mut log2 = plan.first_log2();
+    loop {
+        let store = TreeStore::new(model.state_words(), log2);
+        match store.insert_fresh(&model.initial_state()) {
+            Ok((root, _, entries)) => return Ok((store, root, entries)),
+            Err(full) => log2 = plan.next(log2).ok_or(full)?,
         }
     }
 }
 
-/// Explores with a table of `2^log2` entries.
-fn attempt<M: Model>(model: &M, options: &Options<'_>, log2: u32, start: Instant) -> Attempt {
-    let store = TreeStore::new(model.state_words(), log2);
-    let may_grow = log2 < options.max_log2_table;
-    let limit = store.capacity() / 8 * if may_grow { GROW_AT_EIGHTHS } else { FULL_AT_EIGHTHS };
-    let parents = if options.traces { ZeroedSlice::new(store.capacity() as usize) } else { ZeroedSlice::new(0) };
-    let (root, _, entries) = match store.insert_fresh(&model.initial_state()) {
-        Ok(r) => r,
-        Err(source) => return Attempt::Failed(ExploreError::TableFull { source, states: 0 }),
-    };
-    let shared = Shared {
-        model,
-        assertions: model.assertion_labels(),
-        options,
-        store,
-        parents,
-        frontier: RwLock::new(Vec::new()),
-        cursor: AtomicUsize::new(0),
-        next: Mutex::new(vec![root]),
-        stop: AtomicBool::new(false),
-        done: AtomicBool::new(false),
-        full: Mutex::new(None),
-        counts: Mutex::new(Counts { states: 1, entries, ..Counts::default() }),
-        found: Mutex::new(HashMap::new()),
-        progress_states: AtomicU64::new(1),
-        progress_transitions: AtomicU64::new(0),
-        entries: AtomicU64::new(entries),
-        limit,
-        grow: AtomicBool::new(false),
-        pool: Mutex::new(dfs::Pool::default()),
-        pool_ready: std::sync::Condvar::new(),
-        hungry: AtomicUsize::new(0),
-        levels: AtomicU32::new(0),
-        start,
-    };
-    let threads = options.threads.max(1);
-    let barrier = Barrier::new(threads);
-    std::thread::scope(|s| {
-        for worker in 0..threads {
-            let (shared, barrier) = (&shared, &barrier);
-            match options.order {
-                Order::Bfs => s.spawn(move || shared.work(worker, barrier)),
-                Order::Dfs => s.spawn(move || shared.work_dfs(worker)),
-            };
+impl<'m, M: Model> Shared<'m, M> {
+    /// The shared state of a run: the initial state stored, nothing expanded.
+    fn new(model: &'m M, options: &'m Options<'m>) -> Result<Shared<'m, M>, ExploreError> {
+        let start = Instant::now();
+        let (store, root, entries) =
+            store_initial(model, options.table).map_err(|source| ExploreError::TableFull { source, states: 0 })?;
+        let parents = if options.traces { ZeroedSlice::new(store.capacity() as usize) } else { ZeroedSlice::new(0) };
+        let threads = options.threads.max(1);
+        let mut pool = dfs::Pool::new(threads);
+        let mut next = vec![root];
+        if options.order == Order::Dfs {
+            // Worker 0 starts from the initial state.
+            std::mem::swap(&mut pool.parked[0], &mut next);
         }
-    });
-    if shared.grow.load(Ordering::Relaxed) {
-        return if may_grow { Attempt::Grow } else { Attempt::Failed(shared.full_error()) };
+        Ok(Shared {
+            assertions: model.assertion_labels(),
+            model,
+            options,
+            limit: options.table.load_limit(store.log2_capacity()),
+            store,
+            parents,
+            frontier: RwLock::new(Vec::new()),
+            cursor: AtomicUsize::new(0),
+            next: Mutex::new(next),
+            retry: Mutex::new(Vec::new()),
+            stop: AtomicBool::new(false),
+            done: AtomicBool::new(false),
+            full: Mutex::new(None),
+            counts: Mutex::new(Counts { states: 1, ..Counts::default() }),
+            found: Mutex::new(HashMap::new()),
+            progress_states: AtomicU64::new(1),
+            progress_transitions: AtomicU64::new(0),
+            entries: AtomicU64::new(entries),
+            grow: AtomicBool::new(false),
+            growths: 0,
+            growth_seconds: 0.0,
+            pool: Mutex::new(pool),
+            pool_ready: std::sync::Condvar::new(),
+            hungry: AtomicUsize::new(0),
+            levels: AtomicU32::new(0),
+            start,
+        })
     }
-    if shared.full.lock().unwrap().is_some() {
-        return Attempt::Failed(shared.full_error());
-    }
-    Attempt::Done(shared.report())
-}
 
-impl<M: Model> Shared<'_, M> {
-    /// One worker: a level at a time, claim chunks of the frontier and expand them.
-    fn work(&self, worker: usize, barrier: &Barrier) {
-        let mut w = self.worker();
-        let mut last_report = Instant::now();
-        loop {
-            if barrier.wait().is_leader() {
-                // Start the next level with the states found in this one.
-                let mut frontier = self.frontier.write().unwrap();
-                let mut next = self.next.lock().unwrap();
-                std::mem::swap(&mut *frontier, &mut *next);
-                next.clear();
-                self.cursor.store(0, Ordering::Relaxed);
-                let stop = self.stop.load(Ordering::Relaxed);
-                self.done.store(frontier.is_empty() || stop, Ordering::Relaxed);
-                if !frontier.is_empty() && !stop {
-                    self.levels.fetch_add(1, Ordering::Relaxed);
-                }
+    /// Runs the workers until the exploration ends or the table must grow.
+    fn run_workers(&self) {
+        let threads = self.options.threads.max(1);
+        let barrier = Barrier::new(threads);
+        std::thread::scope(|s| {
+            for worker in 0..threads {
+                let (shared, barrier) = (self, &barrier);
+                match self.options.order {
+                    Order::Bfs => s.spawn(move || shared.work(worker, barrier)),
+                    Order::Dfs => s.spawn(move || shared.work_dfs(worker)),
+                };
             }
-            barrier.wait();
-            if self.done.load(Ordering::Relaxed) {
-                break;
-            }
-            {
-                let frontier = self.frontier.read().unwrap();
-                let chunk = (frontier.len() / (self.options.threads * 16)).clamp(1, 512);
-                let level = self.levels.load(Ordering::Relaxed) - 1;
-                while !self.stop.load(Ordering::Relaxed) {
-                    let begin = self.cursor.fetch_add(chunk, Ordering::Relaxed);
-                    if begin >= frontier.len() {
-                        break;
-                    }
-                    let ids = &frontier[begin..(begin + chunk).min(frontier.len())];
-                    let before = w.counts.snapshot();
-                    for batch in ids.chunks(BATCH) {
-                        if let Err(full) = self.expand(batch, &mut w) {
-                            *self.full.lock().unwrap() = Some(full);
-                            self.stop.store(true, Ordering::Relaxed);
-                            break;
-                        }
-                    }
-                    self.account(before, &w.counts);
-                    if worker == 0 && last_report.elapsed().as_millis() >= 250 {
-                        last_report = Instant::now();
-                        self.report_progress(level);
-                    }
-                }
-            }
-            self.next.lock().unwrap().append(&mut w.next);
-            self.merge_found(&mut w.found);
-            self.counts.lock().unwrap().add(&std::mem::take(&mut w.counts));
-        }
+        });
     }
 
     fn worker(&self) -> Worker<'_, M> {
@@ -344,26 +338,52 @@ impl<M: Model> Shared<'_, M> {
             batch: BatchScratch::default(),
             inserted: Vec::new(),
             next: Vec::new(),
+            violations: Vec::new(),
             found: Found::new(),
             counts: Counts::default(),
+            published: Counts::default(),
+            entries: 0,
         }
     }
 
-    /// Publishes a worker's progress since `before` and stops the run (to grow the
-    /// table, or as full) when the table passes its load limit.
-    fn account(&self, before: (u64, u64, u64), counts: &Counts) {
-        self.progress_states.fetch_add(counts.states - before.0, Ordering::Relaxed);
-        self.progress_transitions.fetch_add(counts.transitions - before.1, Ordering::Relaxed);
-        let added = counts.entries - before.2;
-        if self.entries.fetch_add(added, Ordering::Relaxed) + added > self.limit {
+    /// Publishes a worker's progress and its table entries.
+    fn account(&self, w: &mut Worker<'_, M>) {
+        let (now, before) = (&w.counts, &mut w.published);
+        self.progress_states.fetch_add(now.states - before.states, Ordering::Relaxed);
+        self.progress_transitions.fetch_add(now.transitions - before.transitions, Ordering::Relaxed);
+        *before = *now;
+        self.add_entries(w);
+    }
+
+    /// Adds a worker's new table entries to the shared count; past the limit, asks
+    /// for the table to grow, or at the largest table stops the run as full.
+    fn add_entries(&self, w: &mut Worker<'_, M>) {
+        let added = std::mem::take(&mut w.entries);
+        if added > 0 && self.entries.fetch_add(added, Ordering::Relaxed) + added > self.limit {
+            self.out_of_room(TableFull { capacity: self.store.capacity() });
+        }
+    }
+
+    /// The table has no room (past its limit, or an insertion found none): it grows,
+    /// or at the largest table the run stops with `full`.
+    fn out_of_room(&self, full: TableFull) {
+        if self.options.table.next(self.store.log2_capacity()).is_some() {
             self.grow.store(true, Ordering::Relaxed);
+            // Wake the depth-first workers waiting for work: they must leave too.
+            let _pool = self.pool.lock().unwrap();
+            self.pool_ready.notify_all();
+        } else {
+            self.full.lock().unwrap().get_or_insert(full);
             self.stop.store(true, Ordering::Relaxed);
         }
     }
 
-    fn full_error(&self) -> ExploreError {
-        let capacity = self.store.capacity();
-        let source = self.full.lock().unwrap().unwrap_or(TableFull { capacity });
+    /// Whether the workers must stop where they are (the run stops or the table grows).
+    fn halted(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.grow.load(Ordering::Relaxed)
+    }
+
+    fn full_error(&self, source: TableFull) -> ExploreError {
         ExploreError::TableFull { source, states: self.progress_states.load(Ordering::Relaxed) }
     }
 
@@ -392,32 +412,34 @@ impl<M: Model> Shared<'_, M> {
     }
 
     /// Expands the states `ids`: checks each, generates their successors and stores
-    /// the new ones (all successors of the batch are inserted together).
+    /// the new ones (all successors of the batch are inserted together). When the
+    /// table has no room for them, nothing of the batch is kept (its counts are
+    /// undone) and it must be expanded again once the table has grown.
     fn expand(&self, ids: &[u32], w: &mut Worker<'_, M>) -> Result<(), TableFull> {
         let model = self.model;
         let checks = &self.options.checks;
+        let before = w.counts;
         self.store.load_batch(ids, &mut w.cursors);
         w.successors.clear();
         w.base_of.clear();
+        w.violations.clear();
         for (j, &id) in ids.iter().enumerate() {
             let state = &w.cursors[j].words;
-            let found = &mut w.found;
-            let mut violation = |kind: ViolationKind| {
-                found.entry(kind.category()).and_modify(|e| e.2 += 1).or_insert((kind, id, 1));
-            };
+            let violations = &mut w.violations;
             for (i, inv) in checks.invariants.iter().enumerate() {
                 match model.label(state, inv.label) {
                     Ok(true) => {}
-                    Ok(false) => violation(ViolationKind::Invariant { invariant: i, error: None }),
-                    Err(e) => violation(ViolationKind::Invariant { invariant: i, error: Some(e) }),
+                    Ok(false) => violations.push((ViolationKind::Invariant { invariant: i, error: None }, id)),
+                    Err(e) => violations.push((ViolationKind::Invariant { invariant: i, error: Some(e) }, id)),
                 }
             }
             if checks.assertions {
                 if let Some((assertion, error)) = model.violated_assertion(state, &self.assertions) {
-                    violation(ViolationKind::Assertion { assertion, error });
+                    violations.push((ViolationKind::Assertion { assertion, error }, id));
                 }
             }
             let counts = &mut w.counts;
+            counts.expanded += 1;
             counts.accepting += model.is_accepting(state) as u64;
             let (successors, base_of) = (&mut w.successors, &mut w.base_of);
             let deadlock = w.generator.successors(state, |_, result| {
@@ -429,20 +451,25 @@ impl<M: Model> Shared<'_, M> {
                     }
                     Err(e) => {
                         counts.error_transitions += 1;
-                        violation(ViolationKind::EvalError(e));
+                        violations.push((ViolationKind::EvalError(e), id));
                     }
                 }
             });
             if deadlock {
                 counts.deadlocks += 1;
                 if checks.deadlock {
-                    violation(ViolationKind::Deadlock);
+                    violations.push((ViolationKind::Deadlock, id));
                 }
             }
         }
         w.inserted.clear();
-        w.counts.entries +=
-            self.store.insert_batch(&w.successors, &w.cursors, &w.base_of, &mut w.batch, &mut w.inserted)?;
+        match self.store.insert_batch(&w.successors, &w.cursors, &w.base_of, &mut w.batch, &mut w.inserted) {
+            Ok(created) => w.entries += created,
+            Err(full) => {
+                w.counts = before;
+                return Err(full);
+            }
+        }
         for (&(child, new), &j) in w.inserted.iter().zip(&w.base_of) {
             if new {
                 w.counts.states += 1;
@@ -452,7 +479,21 @@ impl<M: Model> Shared<'_, M> {
                 }
             }
         }
+        for &(kind, id) in &w.violations {
+            w.found.entry(kind.category()).and_modify(|e| e.2 += 1).or_insert((kind, id, 1));
+        }
+        if w.entries >= ENTRIES_AT_ONCE {
+            self.add_entries(w);
+        }
         Ok(())
+    }
+
+    /// Ends a worker's part of the run: its counts, violations and new states shared.
+    fn retire(&self, w: &mut Worker<'_, M>) {
+        self.account(w);
+        self.merge_found(&mut w.found);
+        self.counts.lock().unwrap().add(&std::mem::take(&mut w.counts));
+        w.published = Counts::default();
     }
 
     fn report(&self) -> Report {
@@ -470,9 +511,12 @@ impl<M: Model> Shared<'_, M> {
             error_transitions: counts.error_transitions,
             complete: !stopped,
             violations: Vec::new(),
-            table_entries: counts.entries,
+            table_entries: self.entries.load(Ordering::Relaxed),
             table_capacity: self.store.capacity(),
             reserved_bytes: self.store.reserved_bytes() + self.parents.len() as u64 * 4,
+            expanded: counts.expanded,
+            growths: self.growths,
+            growth_seconds: self.growth_seconds,
             seconds: self.start.elapsed().as_secs_f64(),
         };
         for (kind, state, count) in found {

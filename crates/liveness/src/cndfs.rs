@@ -29,10 +29,20 @@
 //!
 //! Departures from the paper: the searches are iterative (explicit stacks, as in
 //! [`crate::ndfs`]); the states of the stacks are kept as store ids and decompressed
-//! when expanded. The store cannot grow while workers hold ids into it, so when its
-//! table is [`FULL_AT`] full the search restarts from scratch with a table
-//! [`GROWTH`] times larger (the work lost is at most a seventh of the last search);
-//! at the largest table allowed a full table is an error.
+//! when expanded.
+//!
+//! The table starts small and grows in place, with the policy of every engine
+//! ([`TablePlan`]): past its load limit, the workers stop the world ([`grow`]): each
+//! parks where it is (before an expansion, at a step of its search loops, or while it
+//! waits for red states), the last to park moves the states into a larger store with
+//! their colours, and each worker remaps the ids it holds (its stacks and successor
+//! buffers, its red search's states) and goes on. No state is explored again, and a
+//! state whose successors found no room is expanded again after the growth (its steps
+//! counted once). At the largest table, full is an error. Measured on
+//! leader_filters.5.prop2 (1.6 M product states, 2 threads, the 2-core development
+//! machine): restarting the search with a larger table instead, from the policy's
+//! small first table, took 7.1 s (two restarts) against 5.1 s for one search in a
+//! table large from the start; growing in place costs its three growths 0.1-0.25 s.
 //!
 //! Memory: the search gets `Options::memory` bytes (default: three quarters of the
 //! available memory). The table takes at most half of it; the workers' stacks (blue
@@ -43,14 +53,11 @@
 //! machine out of memory.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use rustc_hash::FxHashSet;
-use warpcheck_explore::memory::available;
-use warpcheck_explore::table::{log2_capacity_within, TableFull};
-use warpcheck_explore::tree::{BatchScratch, TreeCursor, TreeStore};
-use warpcheck_explore::zeroed::ZeroedSlice;
 use warpcheck_model::interface::{Model, Successors};
+use warpcheck_store::{BatchScratch, MemoryBudget, TableFull, TablePlan, TreeCursor, TreeStore, ZeroedSlice};
 
 use crate::ndfs::{cycle_closed_on_stack, Cycle};
 use crate::{LtlError, Options};
@@ -64,19 +71,13 @@ const EXPANDED: u32 = 1 << 29;
 const BLUE: u32 = 1 << 30;
 const RED: u32 = 1 << 31;
 
-/// The table size the first search starts with (2^22 entries, 48 MiB with colours).
-const FIRST_LOG2_TABLE: u32 = 22;
-/// The share of table entries in use at which a search restarts with a larger table.
-pub const FULL_AT: f64 = 0.75;
-/// The share at which the largest table counts as full (linear probes get long).
-pub const LAST_FULL_AT: f64 = 0.9;
-/// How much larger each restart's table is (a power of two).
-pub const GROWTH: u32 = 8;
-/// Bytes per table entry: the entry, its root bit and its colour word.
-pub const BYTES_PER_ENTRY: f64 = 8.0 + 1.0 / 8.0 + 4.0;
+/// Bytes kept per table entry beside it: the colour word.
+pub const EXTRA_BYTES_PER_ENTRY: f64 = 4.0;
 /// How often (in steps of a search loop) a worker checks for a stop and accounts its
 /// stacks.
 const CHECK_EVERY: u32 = 1024;
+
+mod grow;
 
 /// States from the initial state to the cycle's first state, and the cycle (its first
 /// state again at the end).
@@ -86,64 +87,74 @@ pub type StateLasso = (Vec<Vec<u32>>, Vec<Vec<u32>>);
 pub struct Found {
     /// The accepting cycle, with its states (`None`: the property holds).
     pub lasso: Option<StateLasso>,
-    /// Distinct states stored by the last search (all reachable ones if the property
-    /// holds), steps of the states its blue searches expanded, each state counted
-    /// once, and those among them that raised an evaluation error.
+    /// Distinct states stored (all reachable ones if the property holds), steps of the
+    /// states the blue searches expanded, each state counted once, and those among
+    /// them that raised an evaluation error.
     pub states: u64,
     pub transitions: u64,
     pub error_transitions: u64,
-    /// Searches restarted with a larger table.
-    pub restarts: u32,
-    /// Table entries of the last search.
+    /// Times the table grew (in place: the search went on, nothing explored again).
+    pub growths: u32,
+    /// Entries of the table at the end.
     pub table_entries: u64,
+}
+
+/// The search's budget: `options.memory`, or three quarters of the available memory.
+fn budget(options: &Options) -> MemoryBudget {
+    options.memory.map_or_else(|| MemoryBudget::share_of_available(3, 4), MemoryBudget::new)
+}
+
+/// The table sizes of a search: within half of its budget.
+fn table_plan(budget: MemoryBudget) -> TablePlan {
+    TablePlan::for_budget(budget.part(1, 2), EXTRA_BYTES_PER_ENTRY)
 }
 
 /// Runs CNDFS on `model` (with its property process) with `workers` workers (at most
 /// [`MAX_WORKERS`]); `options.memory` bounds the store and the stacks (see the module
 /// documentation) and `options.max_states` the states.
 pub fn cndfs<M: Model>(model: &M, options: &Options, workers: usize) -> Result<Found, LtlError> {
-    cndfs_from(model, options, workers, FIRST_LOG2_TABLE)
+    cndfs_with(model, options, workers, table_plan(budget(options)))
 }
 
-/// [`cndfs`] with a first table of `2^first_log2` entries.
-fn cndfs_from<M: Model>(model: &M, options: &Options, workers: usize, first_log2: u32) -> Result<Found, LtlError> {
+/// [`cndfs`] with the table sizes of `plan`.
+fn cndfs_with<M: Model>(model: &M, options: &Options, workers: usize, plan: TablePlan) -> Result<Found, LtlError> {
     let workers = workers.clamp(1, MAX_WORKERS);
-    let budget = options.memory.or_else(|| available().map(|a| a / 4 * 3)).unwrap_or(4 << 30);
-    let max_log2 = log2_capacity_within(budget / 2, BYTES_PER_ENTRY);
-    // A budget named by the caller is the table's from the start, as for the product
-    // graph's store.
-    let mut log2 = if options.memory.is_some() { max_log2 } else { first_log2.min(max_log2) };
-    let mut restarts = 0;
-    loop {
-        let last = log2 == max_log2;
-        let table_bytes = ((1u64 << log2) as f64 * BYTES_PER_ENTRY) as u64;
-        let stack_limit = budget.saturating_sub(table_bytes) / 2;
-        match Search::new(model, options, log2, last, stack_limit).run(workers)? {
-            Some(mut found) => {
-                found.restarts = restarts;
-                return Ok(found);
-            }
-            None => {
-                log2 = (log2 + GROWTH.trailing_zeros()).min(max_log2);
-                restarts += 1;
-            }
-        }
-    }
+    // The stacks may take half of what the largest table leaves.
+    let stack_limit = budget(options).bytes().saturating_sub(plan.max_bytes(EXTRA_BYTES_PER_ENTRY)) / 2;
+    Search::new(model, options, plan, workers, stack_limit)?.run()
 }
 
 /// Why the workers stopped early.
 enum Stop {
     Cycle(Cycle),
     Error(LtlError),
-    /// The table is [`FULL_AT`] full: restart larger.
-    Grow,
+    /// Another worker stopped the search (and said why).
+    Stopped,
+}
+
+/// The store and the colour word of each of its entries, replaced together when the
+/// table grows.
+struct Stored {
+    store: TreeStore,
+    colours: ZeroedSlice<AtomicU32>,
+}
+
+impl Stored {
+    fn new(store: TreeStore) -> Stored {
+        let colours = ZeroedSlice::new(store.capacity() as usize);
+        Stored { store, colours }
+    }
 }
 
 /// One search: the shared store and colours.
 struct Search<'m, M: Model> {
     model: &'m M,
-    store: TreeStore,
-    colours: ZeroedSlice<AtomicU32>,
+    plan: TablePlan,
+    workers: usize,
+    /// The current store (the workers hold it too, and take the new one when the table
+    /// grows), and the initial state's id in it before any growth.
+    stored: Mutex<Arc<Stored>>,
+    initial: u32,
     /// Set when a worker stops the search (`stop_reason` says why).
     stop: AtomicBool,
     stop_reason: Mutex<Option<Stop>>,
@@ -152,41 +163,60 @@ struct Search<'m, M: Model> {
     transitions: AtomicU64,
     error_transitions: AtomicU64,
     max_states: u64,
-    /// Entries at which the table counts as full, and whether it is the largest (full
-    /// is then an error, else a restart).
-    full_at: u64,
-    last: bool,
+    /// Entries of the current table beyond which it grows (or, the largest, is full).
+    load_limit: AtomicU64,
+    /// Set when the table must grow: the workers park ([`grow`]).
+    grow: AtomicBool,
+    gate: grow::Gate,
+    growths: AtomicU32,
     /// Bytes the workers' stacks may hold together, and hold now (as last accounted).
     stack_limit: u64,
     stack_bytes: AtomicU64,
 }
 
 impl<'m, M: Model> Search<'m, M> {
-    fn new(model: &'m M, options: &Options, log2: u32, last: bool, stack_limit: u64) -> Search<'m, M> {
-        let store = TreeStore::new(model.state_words(), log2);
-        let capacity = store.capacity();
-        Search {
+    /// A search with the initial state stored (in the plan's first table that holds it).
+    fn new(
+        model: &'m M,
+        options: &Options,
+        plan: TablePlan,
+        workers: usize,
+        stack_limit: u64,
+    ) -> Result<Search<'m, M>, LtlError> {
+        let mut log2 = plan.first_log2();
+        let (store, initial, created) = loop {
+            let store = TreeStore::new(model.state_words(), log2);
+            match store.insert_fresh(&model.initial_state()) {
+                Ok((root, _, created)) => break (store, root, created),
+                Err(full) => log2 = plan.next(log2).ok_or(LtlError::TableFull(full))?,
+            }
+        };
+        Ok(Search {
             model,
-            colours: ZeroedSlice::new(capacity as usize),
-            store,
+            plan,
+            workers,
+            load_limit: AtomicU64::new(plan.load_limit(log2)),
+            stored: Mutex::new(Arc::new(Stored::new(store))),
+            initial,
             stop: AtomicBool::new(false),
             stop_reason: Mutex::new(None),
-            states: AtomicU64::new(0),
-            entries: AtomicU64::new(0),
+            states: AtomicU64::new(1),
+            entries: AtomicU64::new(created),
             transitions: AtomicU64::new(0),
             error_transitions: AtomicU64::new(0),
             max_states: options.max_states.unwrap_or(u64::MAX).min(u32::MAX as u64),
-            full_at: (capacity as f64 * if last { LAST_FULL_AT } else { FULL_AT }) as u64,
-            last,
+            grow: AtomicBool::new(false),
+            gate: grow::Gate::new(workers),
+            growths: AtomicU32::new(0),
             stack_limit,
             stack_bytes: AtomicU64::new(0),
-        }
+        })
     }
 
     /// Stops all workers for `reason` (the first reason given wins).
     fn halt(&self, reason: Stop) {
         let mut slot = self.stop_reason.lock().unwrap();
-        if slot.is_none() {
+        if slot.is_none() && !matches!(reason, Stop::Stopped) {
             *slot = Some(reason);
         }
         self.stop.store(true, Ordering::Release);
@@ -196,37 +226,30 @@ impl<'m, M: Model> Search<'m, M> {
         self.stop.load(Ordering::Relaxed)
     }
 
-    /// The stop for a full table: a restart, or at the largest table an error.
-    fn table_full(&self) -> Stop {
-        if self.last {
-            Stop::Error(LtlError::TableFull(TableFull { capacity: self.store.capacity() }))
-        } else {
-            Stop::Grow
-        }
+    /// The current store.
+    fn stored(&self) -> Arc<Stored> {
+        Arc::clone(&self.stored.lock().unwrap())
     }
 
-    /// Runs the workers; `None` when the search must restart with a larger table.
-    fn run(self, workers: usize) -> Result<Option<Found>, LtlError> {
-        let initial = self.model.initial_state();
-        let (root, _, created) = self.store.insert_fresh(&initial).map_err(LtlError::TableFull)?;
-        self.states.store(1, Ordering::Relaxed);
-        self.entries.store(created, Ordering::Relaxed);
+    /// Runs the workers to the end of the search.
+    fn run(self) -> Result<Found, LtlError> {
+        // Every worker starts from the store of the initial id: a growth waits for all.
+        let workers: Vec<Worker<M>> = (0..self.workers).map(|i| Worker::new(&self, i)).collect();
         std::thread::scope(|s| {
-            for i in 0..workers {
-                let search = &self;
-                s.spawn(move || Worker::new(search, i).run(root));
+            for worker in workers {
+                s.spawn(move || worker.run());
             }
         });
         let reason = self.stop_reason.lock().unwrap().take();
         let cycle = match reason {
-            None => None,
-            Some(Stop::Grow) => return Ok(None),
+            None | Some(Stop::Stopped) => None,
             Some(Stop::Error(e)) => return Err(e),
             Some(Stop::Cycle(c)) => Some(c),
         };
-        let mut cursor = self.store.cursor();
+        let stored = self.stored();
+        let mut cursor = stored.store.cursor();
         let mut state = |id: u32| {
-            self.store.load(id, &mut cursor);
+            stored.store.load(id, &mut cursor);
             cursor.words.clone()
         };
         let lasso = cycle.map(|c| {
@@ -234,14 +257,14 @@ impl<'m, M: Model> Search<'m, M> {
             let cycle = c.cycle.iter().map(|&v| state(v)).collect();
             (stem, cycle)
         });
-        Ok(Some(Found {
+        Ok(Found {
             lasso,
             states: self.states.load(Ordering::Relaxed),
             transitions: self.transitions.load(Ordering::Relaxed),
             error_transitions: self.error_transitions.load(Ordering::Relaxed),
-            restarts: 0,
-            table_entries: self.store.capacity(),
-        }))
+            growths: self.growths.load(Ordering::Relaxed),
+            table_entries: stored.store.capacity(),
+        })
     }
 }
 
@@ -264,6 +287,8 @@ impl Frame {
 
 struct Worker<'s, 'm, M: Model> {
     search: &'s Search<'m, M>,
+    /// The store this worker's ids belong to.
+    stored: Arc<Stored>,
     cyan: u32,
     /// 0 for the model's successor order, else the state of a xorshift generator.
     random: u64,
@@ -288,12 +313,14 @@ struct Worker<'s, 'm, M: Model> {
 
 impl<'s, 'm, M: Model> Worker<'s, 'm, M> {
     fn new(search: &'s Search<'m, M>, i: usize) -> Self {
+        let stored = search.stored();
         Worker {
             search,
+            cursor: stored.store.cursor(),
+            stored,
             cyan: 1 << i,
             random: if i == 0 { 0 } else { 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(i as u64 + 1) | 1 },
             generator: search.model.successors(),
-            cursor: search.store.cursor(),
             batch: BatchScratch::default(),
             targets: Vec::new(),
             base_of: Vec::new(),
@@ -309,10 +336,13 @@ impl<'s, 'm, M: Model> Worker<'s, 'm, M> {
         }
     }
 
-    /// Every [`CHECK_EVERY`] steps: accounts this worker's stacks in the shared total
-    /// (an error once the total is over the limit) and says whether the search was
-    /// stopped.
+    /// Parks the worker while the table grows, if it must; every [`CHECK_EVERY`]
+    /// steps accounts this worker's stacks in the shared total (an error once the
+    /// total is over the limit) and says whether the search was stopped.
     fn checkpoint(&mut self) -> Result<bool, Stop> {
+        if self.search.grow.load(Ordering::Relaxed) {
+            self.park(&mut []);
+        }
         self.ticks = self.ticks.wrapping_add(1);
         if !self.ticks.is_multiple_of(CHECK_EVERY) {
             return Ok(false);
@@ -336,14 +366,14 @@ impl<'s, 'm, M: Model> Worker<'s, 'm, M> {
     }
 
     fn colour(&self, v: u32) -> u32 {
-        self.search.colours[v as usize].load(Ordering::Acquire)
+        self.stored.colours[v as usize].load(Ordering::Acquire)
     }
 
     fn paint(&self, v: u32, bits: u32) -> u32 {
-        self.search.colours[v as usize].fetch_or(bits, Ordering::AcqRel)
+        self.stored.colours[v as usize].fetch_or(bits, Ordering::AcqRel)
     }
 
-    fn run(mut self, root: u32) {
+    fn run(mut self) {
         /// Stops the other workers if this one panics: they might wait for it forever.
         struct StopOnPanic<'a>(&'a AtomicBool);
         impl Drop for StopOnPanic<'_> {
@@ -354,6 +384,7 @@ impl<'s, 'm, M: Model> Worker<'s, 'm, M> {
             }
         }
         let _guard = StopOnPanic(&self.search.stop);
+        let root = self.search.initial;
         let result = self.blue_search(root);
         // A finished worker's stacks no longer count.
         self.search.stack_bytes.fetch_sub(self.accounted, Ordering::Relaxed);
@@ -362,46 +393,61 @@ impl<'s, 'm, M: Model> Worker<'s, 'm, M> {
             Ok(Some(cycle)) => self.search.halt(Stop::Cycle(cycle)),
             Err(stop) => self.search.halt(stop),
         }
+        // After the stop (if any): a growth waiting for this worker happens without it.
+        self.search.leave();
     }
 
     /// Generates the successors of `v` into `out` (in this worker's order), inserting
-    /// them into the store; returns the steps, the erroneous ones and whether `v` is
-    /// accepting.
-    fn expand(&mut self, v: u32, red: bool) -> Result<(u32, u32, bool), Stop> {
+    /// them into the store; returns `v`'s id (new if the table grew meanwhile), the
+    /// steps, the erroneous ones and whether `v` is accepting. When the table has no
+    /// room for the successors, the worker parks until it has grown and expands `v`
+    /// again.
+    fn expand(&mut self, mut v: u32, red: bool) -> Result<(u32, u32, u32, bool), Stop> {
         let search = self.search;
-        search.store.load(v, &mut self.cursor);
-        self.targets.clear();
-        let (mut steps, mut errors) = (0u32, 0u32);
-        let targets = &mut self.targets;
-        self.generator.successors(&self.cursor.words, |_, result| {
-            steps += 1;
-            match result {
-                Ok(t) => targets.extend_from_slice(t),
-                Err(_) => errors += 1,
+        let (steps, errors, created) = loop {
+            if search.grow.load(Ordering::Relaxed) {
+                let mut held = [v];
+                if self.park(&mut held) {
+                    return Err(Stop::Stopped);
+                }
+                v = held[0];
             }
-        });
-        let words = search.model.state_words().max(1);
-        let n = self.targets.len() / words;
-        self.base_of.resize(n, 0);
-        self.inserted.clear();
-        let created = search
-            .store
-            .insert_batch(
+            self.stored.store.load(v, &mut self.cursor);
+            self.targets.clear();
+            let (mut steps, mut errors) = (0u32, 0u32);
+            let targets = &mut self.targets;
+            self.generator.successors(&self.cursor.words, |_, result| {
+                steps += 1;
+                match result {
+                    Ok(t) => targets.extend_from_slice(t),
+                    Err(_) => errors += 1,
+                }
+            });
+            let words = search.model.state_words().max(1);
+            let n = self.targets.len() / words;
+            self.base_of.resize(n, 0);
+            self.inserted.clear();
+            let inserted = self.stored.store.insert_batch(
                 &self.targets,
                 std::slice::from_ref(&self.cursor),
                 &self.base_of[..n],
                 &mut self.batch,
                 &mut self.inserted,
-            )
-            .map_err(|_| search.table_full())?;
+            );
+            match inserted {
+                Ok(created) => break (steps, errors, created),
+                // Nothing of `v`'s successors is kept: expand it again after the growth.
+                Err(full) => search.out_of_room(full)?,
+            }
+        };
         let new = self.inserted.iter().filter(|&&(_, new)| new).count() as u64;
         if new > 0 && search.states.fetch_add(new, Ordering::Relaxed) + new > search.max_states {
             return Err(Stop::Error(LtlError::TooManyStates { limit: search.max_states }));
         }
         if created > 0 {
             let entries = search.entries.fetch_add(created, Ordering::Relaxed) + created;
-            if entries >= search.full_at {
-                return Err(search.table_full());
+            if entries > search.load_limit.load(Ordering::Relaxed) {
+                search.out_of_room(TableFull { capacity: self.stored.store.capacity() })?;
             }
         }
         let out = if red { &mut self.red_succ } else { &mut self.blue_succ };
@@ -417,12 +463,12 @@ impl<'s, 'm, M: Model> Worker<'s, 'm, M> {
                 succ.swap(i, (self.random % (i as u64 + 1)) as usize);
             }
         }
-        Ok((steps, errors, search.model.is_accepting(&self.cursor.words)))
+        Ok((v, steps, errors, search.model.is_accepting(&self.cursor.words)))
     }
 
     fn push_blue(&mut self, v: u32) -> Result<(), Stop> {
         let start = self.blue_succ.len();
-        let (steps, errors, accepting) = self.expand(v, false)?;
+        let (v, steps, errors, accepting) = self.expand(v, false)?;
         let bits = self.cyan | EXPANDED | if accepting { ACCEPTING } else { 0 };
         if self.paint(v, bits) & EXPANDED == 0 {
             self.search.transitions.fetch_add(steps as u64, Ordering::Relaxed);
@@ -433,13 +479,14 @@ impl<'s, 'm, M: Model> Worker<'s, 'm, M> {
         Ok(())
     }
 
-    /// Pushes `v` on the red stack; whether it is accepting.
-    fn push_red(&mut self, v: u32) -> Result<bool, Stop> {
+    /// Pushes `v` on the red stack; its id (new if the table grew meanwhile) and
+    /// whether it is accepting.
+    fn push_red(&mut self, v: u32) -> Result<(u32, bool), Stop> {
         let start = self.red_succ.len();
-        let (_, _, accepting) = self.expand(v, true)?;
+        let (v, _, _, accepting) = self.expand(v, true)?;
         let len = (self.red_succ.len() - start) as u32;
         self.red.push(Frame { start, v, next: 0, len, accepting });
-        Ok(accepting)
+        Ok((v, accepting))
     }
 
     /// The blue search from the initial state; a cycle, or `None` when done.
@@ -476,14 +523,16 @@ impl<'s, 'm, M: Model> Worker<'s, 'm, M> {
                     // The red search may have stopped halfway: its states are not red.
                     return Ok(None);
                 }
-                if !self.await_red(v) {
+                if !self.await_red() {
                     return Ok(None);
                 }
                 for &(w, _) in &self.pink_list {
-                    self.search.colours[w as usize].fetch_or(RED, Ordering::AcqRel);
+                    self.paint(w, RED);
                 }
             }
-            self.search.colours[v as usize].fetch_and(!self.cyan, Ordering::AcqRel);
+            // The top's id, remapped if the table grew during the red search.
+            let v = self.blue.last().expect("the loop holds a frame").v;
+            self.stored.colours[v as usize].fetch_and(!self.cyan, Ordering::AcqRel);
             let frame = self.blue.pop().expect("the loop holds a frame");
             self.blue_succ.truncate(frame.start);
         }
@@ -502,6 +551,7 @@ impl<'s, 'm, M: Model> Worker<'s, 'm, M> {
         self.pink_list.clear();
         self.pink.insert(seed);
         self.pink_list.push((seed, true));
+        // (The sets hold the seed before it is pushed: a growth meanwhile remaps it.)
         self.push_red(seed)?;
         while !self.red.is_empty() {
             if self.checkpoint()? {
@@ -525,7 +575,7 @@ impl<'s, 'm, M: Model> Worker<'s, 'm, M> {
                     return Ok(Some(Cycle { stem, cycle }));
                 }
                 if colour & RED == 0 && self.pink.insert(t) {
-                    let accepting = self.push_red(t)?;
+                    let (t, accepting) = self.push_red(t)?;
                     self.pink_list.push((t, accepting));
                 }
             } else {
@@ -536,17 +586,21 @@ impl<'s, 'm, M: Model> Worker<'s, 'm, M> {
         Ok(None)
     }
 
-    /// Waits until every accepting state of the last red search but `seed` is red
-    /// (another worker's red search through it is still running). `false` if the
-    /// search was stopped meanwhile.
-    fn await_red(&self, seed: u32) -> bool {
-        for &(w, accepting) in &self.pink_list {
-            if !accepting || w == seed {
+    /// Waits until every accepting state of the last red search but its seed (the
+    /// first) is red (another worker's red search through it is still running),
+    /// parking while the table grows. `false` if the search was stopped meanwhile.
+    fn await_red(&mut self) -> bool {
+        for i in 1..self.pink_list.len() {
+            if !self.pink_list[i].1 {
                 continue;
             }
             let mut spins = 0u32;
-            while self.colour(w) & RED == 0 {
+            // (Read again each time: a growth remaps the list.)
+            while self.colour(self.pink_list[i].0) & RED == 0 {
                 if self.search.stopped() {
+                    return false;
+                }
+                if self.search.grow.load(Ordering::Relaxed) && self.park(&mut []) {
                     return false;
                 }
                 spins += 1;
@@ -582,25 +636,118 @@ mod tests {
         warpcheck_dve::load(&std::fs::read_to_string(path).unwrap()).unwrap().model
     }
 
-    /// From a table of 16 entries, each search restarts 8x larger until the product
-    /// fits: the result is that of one search with a large table.
+    /// From a table of 16 entries, the table grows 4x larger in place until the
+    /// product fits: the result is that of one search with a large table.
     #[test]
-    fn restarts_with_larger_tables_give_the_same_result() {
+    fn growing_from_16_entries_gives_the_same_result() {
         let options = Options::default();
         let chain = model("holds_deep_chain.dve");
+        let from_16_entries = TablePlan::new(4, 28);
         for workers in [1, 4] {
-            let found = cndfs_from(&chain, &options, workers, 4).unwrap();
+            let found = cndfs_with(&chain, &options, workers, from_16_entries).unwrap();
             assert!(found.lasso.is_none());
             assert_eq!(found.states, 30_001);
-            // 2^4, 2^7, 2^10, 2^13 are too small; 2^16 entries (3/4 of them 49,152) hold
+            // 2^4, 2^6, ..., 2^14 are too small; 2^16 entries (3/4 of them 49,152) hold
             // the chain's 30,001 roots and their inner nodes.
-            assert_eq!((found.restarts, found.table_entries), (4, 1 << 16), "{workers} workers");
-            let once = cndfs(&chain, &options, workers).unwrap();
-            assert_eq!((once.states, once.transitions, once.restarts), (30_001, found.transitions, 0));
+            assert_eq!((found.growths, found.table_entries), (6, 1 << 16), "{workers} workers");
+            let once = cndfs_with(&chain, &options, workers, TablePlan::fixed(20)).unwrap();
+            assert_eq!((once.states, once.transitions, once.growths), (30_001, found.transitions, 0));
         }
         let off_the_stack = model("violated_accepting_cycle_off_the_stack.dve");
-        let found = cndfs_from(&off_the_stack, &options, 2, 4).unwrap();
+        let found = cndfs_with(&off_the_stack, &options, 2, from_16_entries).unwrap();
         let (stem, cycle) = found.lasso.expect("violated");
         assert_eq!((cycle.len(), stem.last()), (3, cycle.first()));
+    }
+
+    /// Four counters of 12 values each: A (the one the property reads) and B wrap
+    /// around, C and D count up and stop. 41,472 product states.
+    const COUNTERS: &str = "
+        byte a, b, c, d;
+        process A { state s; init s; trans s -> s { effect a = (a + 1) % 12; }; }
+        process B { state s; init s; trans s -> s { effect b = (b + 5) % 12; }; }
+        process C { state s; init s; trans s -> s { guard c < 11; effect c = c + 1; }; }
+        process D { state s; init s; trans s -> s { guard d < 11; effect d = d + 1; }; }";
+
+    /// Violated: once `a == 1`, `b != 4` may hold forever (A alone moves).
+    const VIOLATED: &str = "
+        process LTL_property { state q0, q1; init q0; accept q1;
+          trans q0 -> q0 {}, q0 -> q1 { guard a == 1; }, q1 -> q1 { guard b != 4; }; }
+        system async property LTL_property;";
+
+    /// Holds: every state with `a == 1` is accepting, but only for one step; the red
+    /// searches from them cover the rest of the product.
+    const HOLDS: &str = "
+        process LTL_property { state q0, q1, q2; init q0; accept q1;
+          trans q0 -> q0 {}, q0 -> q1 { guard a == 1; }, q1 -> q2 {}, q2 -> q2 {}; }
+        system async property LTL_property;";
+
+    /// The counters run on one of two sides chosen first. On the left, a state is
+    /// accepting for one step, then the search stays left: a red search over the
+    /// left side's 20,736 states runs while workers on the right still discover
+    /// states (and grow the table). Holds.
+    const TWO_SIDES: &str = "
+        byte a, b, c, d;
+        process X { state s0, l, r; init s0; trans s0 -> l {}, s0 -> r {}; }
+        process A { state s; init s; trans s -> s { guard not X.s0; effect a = (a + 1) % 12; }; }
+        process B { state s; init s; trans s -> s { guard not X.s0; effect b = (b + 5) % 12; }; }
+        process C { state s; init s; trans s -> s { guard not X.s0 and c < 11; effect c = c + 1; }; }
+        process D { state s; init s; trans s -> s { guard not X.s0 and d < 11; effect d = d + 1; }; }
+        process LTL_property { state q0, q1, q2; init q0; accept q1;
+          trans q0 -> q0 {}, q0 -> q1 { guard X.l; }, q1 -> q2 {}, q2 -> q2 { guard X.l; }; }
+        system async property LTL_property;";
+
+    /// Checks a lasso of states: real steps from the initial state, a cycle back to its
+    /// first state through an accepting state.
+    fn valid(model: &warpcheck_dve::Program, (stem, cycle): &StateLasso) -> bool {
+        let mut generator = warpcheck_dve::Generator::new(model);
+        let mut step = |from: &[u32], to: &[u32]| {
+            let mut found = false;
+            generator.successors(from, |_, r| found |= r.is_ok_and(|s| s == to));
+            found
+        };
+        stem[0] == model.initial_state()
+            && stem.windows(2).all(|p| step(&p[0], &p[1]))
+            && stem.last() == cycle.first()
+            && cycle.len() > 1
+            && cycle.last() == cycle.first()
+            && cycle.windows(2).all(|p| step(&p[0], &p[1]))
+            && cycle.iter().any(|s| model.is_accepting(s))
+    }
+
+    /// Many workers, red searches and cycles found across growths from 16 entries: the
+    /// verdict of nested DFS, valid lassos, and (when the property holds) every state
+    /// and step counted once.
+    #[test]
+    fn growing_under_many_workers_keeps_verdicts_and_counts() {
+        let load = |text: String| warpcheck_dve::load(&text).unwrap().model;
+        let mut models = vec![
+            ("violated counters", load(format!("{COUNTERS}{VIOLATED}"))),
+            ("holding counters", load(format!("{COUNTERS}{HOLDS}"))),
+            ("two sides of counters", load(TWO_SIDES.to_string())),
+        ];
+        for name in ["violated_accepting_cycle_off_the_stack.dve", "violated_early_cycle.dve", "holds_deep_chain.dve"] {
+            models.push((name, model(name)));
+        }
+        let options = Options::default();
+        for (name, model) in &models {
+            let ndfs =
+                crate::check(model, &Options { algorithm: crate::Algorithm::Ndfs, ..Options::default() }).unwrap();
+            for workers in [1, 2, 4, 8] {
+                for _ in 0..3 {
+                    let found = cndfs_with(model, &options, workers, TablePlan::new(4, 24)).unwrap();
+                    assert!(found.growths >= 1 || !name.contains("counters"), "{name}: no growth");
+                    match &found.lasso {
+                        None => {
+                            assert!(ndfs.holds(), "{name}: {workers} workers found no cycle");
+                            assert_eq!((found.states, found.transitions), (ndfs.states, ndfs.transitions), "{name}");
+                        }
+                        Some(lasso) => {
+                            assert!(!ndfs.holds(), "{name}: {workers} workers found a cycle");
+                            assert!(valid(model, lasso), "{name}: {workers} workers, an invalid lasso");
+                        }
+                    }
+                }
+            }
+        }
     }
 }

@@ -48,9 +48,9 @@ pub mod product;
 
 use std::time::Instant;
 
-use warpcheck_explore::memory::available;
 use warpcheck_explore::{GraphOptions, Lasso, ParallelStateGraph, PrefixBuilder, StateGraphError};
 use warpcheck_model::interface::Model;
+use warpcheck_store::MemoryBudget;
 
 pub use ndfs::{Cycle, Ndfs};
 pub use product::{Explicit, Product, Successors};
@@ -115,9 +115,10 @@ pub struct Options {
     pub algorithm: Algorithm,
     /// At most this many product states (`None`: up to the `u32` id limit).
     pub max_states: Option<u64>,
-    /// Bytes for the store of the product graph's states (OWCTY and MAP; `None`: up to
-    /// half of the available memory, the table growing as needed), or for CNDFS's store
-    /// and stacks (`None`: three quarters of the available memory; see [`cndfs`]).
+    /// Bytes for the store of the product graph's states (OWCTY and MAP; `None`: half
+    /// of the available memory; the table starts small and grows in place up to it), or
+    /// for CNDFS's store and stacks (`None`: three quarters of the available memory;
+    /// see [`cndfs`]).
     pub memory: Option<u64>,
     /// OWCTY and MAP only: build the product in breadth-first prefixes, the first of
     /// at least this many states and each next one [`PREFIX_GROWTH`] times larger
@@ -152,7 +153,7 @@ pub enum LtlError {
     } else {
         "give the search more memory with --memory"
     }, full = .0)]
-    TableFull(warpcheck_explore::table::TableFull),
+    TableFull(warpcheck_store::TableFull),
     #[error("the depth-first stacks need more than {limit} bytes: give the search more memory with --memory, or fewer threads (each has its own stacks)")]
     StacksFull { limit: u64 },
 }
@@ -182,9 +183,9 @@ pub struct Outcome {
     /// [`check_product_graph`] on a prefix, also without one, which then decides
     /// nothing.
     pub partial: bool,
-    /// CNDFS: how often the search restarted with a larger table (`states` and
-    /// `transitions` count the last search, `seconds` all of them).
-    pub restarts: Option<u32>,
+    /// CNDFS and the product graph's build: how often the store's table grew (in
+    /// place: the search went on, nothing was explored again).
+    pub table_growths: Option<u32>,
 }
 
 impl Outcome {
@@ -227,7 +228,7 @@ fn check_ndfs<M: Model>(model: &M, options: &Options) -> Result<Outcome, LtlErro
         graph_seconds: None,
         seconds: start.elapsed().as_secs_f64(),
         partial: false,
-        restarts: None,
+        table_growths: None,
     })
 }
 
@@ -244,7 +245,7 @@ fn check_cndfs<M: Model>(model: &M, options: &Options) -> Result<Outcome, LtlErr
         graph_seconds: None,
         seconds: start.elapsed().as_secs_f64(),
         partial: false,
-        restarts: Some(found.restarts),
+        table_growths: Some(found.growths),
     })
 }
 
@@ -275,13 +276,10 @@ impl<'m, M: Model> ProductBuilder<'m, M> {
         if model.property().is_none() {
             return Err(LtlError::NoProperty);
         }
-        let budget = options.memory.or_else(|| available().map(|a| a / 2)).unwrap_or(4 << 30);
-        let max_log2_table = GraphOptions::max_log2_for(budget);
         let graph_options = GraphOptions {
             threads: rayon::current_num_threads(),
             max_states: options.max_states,
-            log2_table: if options.memory.is_some() { max_log2_table } else { 22 },
-            max_log2_table,
+            table: GraphOptions::table_for(MemoryBudget::or_default(options.memory)),
             prefix: None,
         };
         Ok(ProductBuilder { builder: PrefixBuilder::new(model, &graph_options) })
@@ -361,6 +359,6 @@ pub fn check_product_graph<M: Model>(model: &M, graph: &ProductGraph, algorithm:
         graph_seconds: Some(graph.seconds),
         seconds: graph.seconds + start.elapsed().as_secs_f64(),
         partial: !graph.built.complete,
-        restarts: None,
+        table_growths: Some(graph.built.growths),
     }
 }

@@ -92,8 +92,9 @@ pub trait Describe {
 
 /// A model: what every engine needs and nothing of the source language.
 pub trait Model: Describe + Sync {
-    /// The successor worker of one thread.
-    type Successors<'a>: Successors
+    /// The successor worker of one thread (made on one thread, it may be sent to
+    /// another).
+    type Successors<'a>: Successors + Send
     where
         Self: 'a;
 

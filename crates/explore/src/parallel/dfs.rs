@@ -2,6 +2,11 @@
 //! own stack; a worker whose stack runs dry takes states from a shared pool, which busy
 //! workers fill with half of their stack while some worker is waiting. The run ends
 //! when every worker waits and the pool is empty.
+//!
+//! When the table must grow, every worker leaves: busy ones after the state they are
+//! expanding (a state whose successors found no room goes back on the stack), waiting
+//! ones when woken. Each parks its stack in the pool ([`Pool::parked`]); the growth
+//! remaps the parked stacks and the pool, and each worker takes its own back.
 
 use std::sync::atomic::Ordering;
 
@@ -10,11 +15,18 @@ use warpcheck_model::interface::Model;
 use super::Shared;
 
 /// States shared between workers, and how many wait for them.
-#[derive(Default)]
 pub(super) struct Pool {
-    stack: Vec<u32>,
+    pub(super) stack: Vec<u32>,
     idle: usize,
     done: bool,
+    /// Each worker's stack while the workers are away (between runs of the workers).
+    pub(super) parked: Vec<Vec<u32>>,
+}
+
+impl Pool {
+    pub(super) fn new(threads: usize) -> Pool {
+        Pool { stack: Vec::new(), idle: 0, done: false, parked: vec![Vec::new(); threads] }
+    }
 }
 
 /// States handed over at once.
@@ -24,27 +36,23 @@ impl<M: Model> Shared<'_, M> {
     /// One depth-first worker (see the module documentation).
     pub(super) fn work_dfs(&self, worker: usize) {
         let mut w = self.worker();
-        if worker == 0 {
-            // The initial state, placed in `next` by the caller.
-            w.next.append(&mut self.next.lock().unwrap());
-        }
+        w.next = std::mem::take(&mut self.pool.lock().unwrap().parked[worker]);
         let mut last_report = std::time::Instant::now();
         'run: loop {
-            let mut before = w.counts.snapshot();
             let mut expanded = 0u32;
             while let Some(id) = w.next.pop() {
-                if self.stop.load(Ordering::Relaxed) {
+                if self.halted() {
+                    w.next.push(id);
                     break 'run;
                 }
                 if let Err(full) = self.expand(&[id], &mut w) {
-                    *self.full.lock().unwrap() = Some(full);
-                    self.stop.store(true, Ordering::Relaxed);
+                    w.next.push(id);
+                    self.out_of_room(full);
                     break 'run;
                 }
                 expanded += 1;
                 if expanded.is_multiple_of(256) {
-                    self.account(before, &w.counts);
-                    before = w.counts.snapshot();
+                    self.account(&mut w);
                     self.merge_found(&mut w.found);
                     if worker == 0 && last_report.elapsed().as_millis() >= 250 {
                         last_report = std::time::Instant::now();
@@ -58,12 +66,12 @@ impl<M: Model> Shared<'_, M> {
                     self.pool_ready.notify_all();
                 }
             }
-            self.account(before, &w.counts);
+            self.account(&mut w);
             self.merge_found(&mut w.found);
-            // The stack is empty: wait for shared work or for the end.
+            // The stack is empty: wait for shared work, for the end, or for a growth.
             let mut pool = self.pool.lock().unwrap();
             loop {
-                if pool.done || self.stop.load(Ordering::Relaxed) {
+                if pool.done || self.halted() {
                     break 'run;
                 }
                 if !pool.stack.is_empty() {
@@ -85,14 +93,15 @@ impl<M: Model> Shared<'_, M> {
             }
         }
         {
-            // Wake the others: on a stop they must notice, on the end they are done.
+            // Wake the others: on a stop or a growth they must leave, on the end they
+            // are done. The stack waits here for the next run.
             let mut pool = self.pool.lock().unwrap();
             if self.stop.load(Ordering::Relaxed) {
                 pool.done = true;
             }
+            pool.parked[worker] = std::mem::take(&mut w.next);
             self.pool_ready.notify_all();
         }
-        self.merge_found(&mut w.found);
-        self.counts.lock().unwrap().add(&std::mem::take(&mut w.counts));
+        self.retire(&mut w);
     }
 }

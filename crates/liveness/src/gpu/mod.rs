@@ -173,7 +173,7 @@ pub fn check_gpu<M: CudaModel>(
             graph_seconds: Some(generated + graph_seconds),
             seconds: start.elapsed().as_secs_f64(),
             partial: false,
-            restarts: None,
+            table_growths: None,
         },
         device_name: report.device_name,
         compile_seconds: report.compile_seconds,

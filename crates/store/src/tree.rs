@@ -18,6 +18,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::table::{NodeTable, TableFull};
 use crate::zeroed::ZeroedSlice;
 
+mod grow;
+pub use grow::{Grown, Remap};
+
 /// A child of a tree node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Child {
@@ -37,6 +40,10 @@ struct NodeShape {
     parent: Option<usize>,
     /// 0 for nodes over words only, else one more than the higher child.
     height: usize,
+    /// The words under the node. The shape of a subtree depends only on this (halves
+    /// of a range are split the same way wherever the range lies), so nodes with the
+    /// same count hold the same kind of subtree.
+    words: u32,
 }
 
 /// The fixed tree shape of `k`-word states, nodes in postorder (root last), and for
@@ -53,13 +60,13 @@ fn shape(words: usize) -> (Vec<NodeShape>, Vec<usize>) {
             (Child::Word(_), Child::Word(_)) => 0,
             _ => lh.max(rh) + 1,
         };
-        nodes.push(NodeShape { left, right, parent: None, height });
+        nodes.push(NodeShape { left, right, parent: None, height, words: (end - start) as u32 });
         (Child::Node(nodes.len() - 1), height)
     }
     let mut nodes = Vec::new();
     match words {
-        0 => nodes.push(NodeShape { left: Child::Zero, right: Child::Zero, parent: None, height: 0 }),
-        1 => nodes.push(NodeShape { left: Child::Word(0), right: Child::Zero, parent: None, height: 0 }),
+        0 => nodes.push(NodeShape { left: Child::Zero, right: Child::Zero, parent: None, height: 0, words: 0 }),
+        1 => nodes.push(NodeShape { left: Child::Word(0), right: Child::Zero, parent: None, height: 0, words: 1 }),
         k => {
             build(0, k, &mut nodes);
         }
@@ -130,6 +137,25 @@ impl TreeStore {
     /// Entries the table can hold.
     pub fn capacity(&self) -> u64 {
         self.table.capacity()
+    }
+
+    /// log2 of [`capacity`](Self::capacity).
+    pub fn log2_capacity(&self) -> u32 {
+        self.table.capacity().trailing_zeros()
+    }
+
+    /// The ids of the stored states, in increasing order (a scan of the root bitmap).
+    pub fn states(&self) -> impl Iterator<Item = u32> + '_ {
+        self.roots.iter().enumerate().flat_map(|(i, word)| {
+            let mut bits = word.load(Ordering::Relaxed);
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let id = (i * 64) as u32 + bits.trailing_zeros();
+                    bits &= bits - 1;
+                    id
+                })
+            })
+        })
     }
 
     /// A cursor for this store's states.

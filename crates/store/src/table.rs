@@ -22,13 +22,6 @@ pub struct TableFull {
     pub capacity: u64,
 }
 
-/// The largest table size (log2 of its entries, 2^4 to 2^32) whose entries fit in
-/// `budget` bytes at `bytes_per_entry` each (the entry and what is kept beside it).
-pub fn log2_capacity_within(budget: u64, bytes_per_entry: f64) -> u32 {
-    let entries = (budget as f64 / bytes_per_entry).max(16.0);
-    (entries.log2().floor() as u32).clamp(4, 32)
-}
-
 /// How far a probe may run before the table is declared full.
 const MAX_PROBE: usize = 1 << 12;
 
@@ -76,6 +69,12 @@ impl NodeTable {
         prefetch(&self.entries[i]);
     }
 
+    /// Asks the CPU to start loading the entry at `index`.
+    #[inline]
+    pub fn prefetch_index(&self, index: u32) {
+        prefetch(&self.entries[index as usize & self.mask]);
+    }
+
     /// Finds `value` or inserts it. Returns its index and whether this call inserted it.
     #[inline]
     pub fn find_or_insert(&self, value: u64) -> Result<(u32, bool), TableFull> {
@@ -103,6 +102,23 @@ impl NodeTable {
             i = (i + 1) & self.mask;
         }
         Err(TableFull { capacity: self.capacity() })
+    }
+
+    /// The index of `value`, if it is in the table (for tests and statistics).
+    pub fn find(&self, value: u64) -> Option<u32> {
+        let stored = value.wrapping_add(1);
+        if stored == 0 {
+            return (self.entries[0].load(Ordering::Acquire) != 0).then_some(0);
+        }
+        let mut i = (mix(value) as usize) & self.mask;
+        for _ in 0..MAX_PROBE.min(self.entries.len()) {
+            match self.entries[i].load(Ordering::Acquire) {
+                0 if i != 0 => return None,
+                current if current == stored && i != 0 => return Some(i as u32),
+                _ => i = (i + 1) & self.mask,
+            }
+        }
+        None
     }
 
     /// The value at `index`, which must come from [`find_or_insert`](Self::find_or_insert).
@@ -150,6 +166,9 @@ mod tests {
             assert_eq!(t.find_or_insert(special).unwrap(), (i, false));
         }
         assert_eq!(t.occupied(), 4);
+        assert_eq!(t.find(42), Some(a));
+        assert_eq!(t.find(u64::MAX), Some(0));
+        assert_eq!(t.find(43), None);
     }
 
     #[test]
