@@ -71,6 +71,9 @@ pub struct Stats<'a> {
     pub bytes_per_state: f64,
     pub table_entries: u64,
     pub table_capacity: u64,
+    /// How often the table grew (in place), and the seconds the moves took.
+    pub table_growths: u32,
+    pub table_growth_seconds: f64,
     pub peak_memory_bytes: Option<u64>,
     #[serde(flatten)]
     pub gpu: Option<GpuStats<'a>>,

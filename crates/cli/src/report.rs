@@ -38,6 +38,8 @@ pub fn stats<'a>(model_path: String, model: &impl Model, r: &Report, engine: &En
         bytes_per_state: engine.bytes_per_state(r),
         table_entries: r.table_entries,
         table_capacity: r.table_capacity,
+        table_growths: r.growths,
+        table_growth_seconds: r.growth_seconds,
         peak_memory_bytes: crate::memory::peak_resident(),
         gpu: engine.gpu.map(|g| GpuStats {
             device: &g.device_name,

@@ -41,6 +41,8 @@ const STATS: &[&str] = &[
     "bytes_per_state",
     "table_entries",
     "table_capacity",
+    "table_growths",
+    "table_growth_seconds",
     "peak_memory_bytes",
 ];
 const GPU_STATS: &[&str] = &[
@@ -72,7 +74,7 @@ const LTL: &[&str] = &[
     "owcty_iterations",
     "owcty_remaining",
     "map_rounds",
-    "restarts",
+    "table_growths",
     "graph_seconds",
     "seconds",
     "verdict",

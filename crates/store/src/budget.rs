@@ -15,14 +15,14 @@
 //!   it counts as full at [`FULL_AT_EIGHTHS`]/8 (linear probes get long beyond): a
 //!   full table is an error, never a dropped state.
 //!
-//! Why 4x: measured on the 2-core development machine (loaded by other work; 2
-//! threads, `explore`, the same binary), growing 2x, 4x and 8x from 2^16 entries:
-//! adding.6 (7.6 M states) took 1.98-2.15 s with 4x, 2.11-3.42 s with 2x (eight
-//! growths) and 2.19-2.92 s with 8x (its last table 2^25 entries, not 2^24);
-//! elevator2.3 used 6.8-7.1 s of user time with 4x, 7.6-7.7 s with 2x, 6.6-7.5 s with
-//! 8x. Fresh memory is what a growth costs most on this machine (first-touch page
-//! faults), and 4x touches little: the tables' sum stays under 1.34 times the last, and
-//! the last is at most 5.3 times the entries in use, against 10.7 times with 8x.
+//! Why 8x at half load: a table's load decides the probes per insert, and the move
+//! costs a pass over the states. Measured on the CPU set (`warpcheck-bench cpu-set
+//! --threads 2`, 16-core H100 host, old and new binaries interleaved), growing 4x past
+//! 6/8 ended at tables 46-60% full after 4-5 moves (0.1-1.4 s of moves) and ran at
+//! 0.86x the speed of the former fixed 2^25-entry table; growing 8x past half keeps
+//! every table at most half full, ends at that table's size for these models, and
+//! moves at most an eighth of the final states in its last step. The first table
+//! stays small (2^16 entries), so small models touch little memory.
 
 use crate::memory::available;
 
@@ -71,11 +71,11 @@ impl MemoryBudget {
 }
 
 /// How much larger a table grows at once (a power of two).
-pub const GROWTH: u64 = 4;
+pub const GROWTH: u64 = 8;
 /// log2 of [`GROWTH`].
 pub const GROWTH_LOG2: u32 = GROWTH.trailing_zeros();
 /// A table that may still grow grows once more than this many eighths of it are used.
-pub const GROW_AT_EIGHTHS: u64 = 6;
+pub const GROW_AT_EIGHTHS: u64 = 4;
 /// The largest table is full once more than this many eighths of it are used.
 pub const FULL_AT_EIGHTHS: u64 = 7;
 /// log2 of the first table's entries (unless the budget allows less).
@@ -195,14 +195,15 @@ mod tests {
 
     #[test]
     fn sizes_for_the_cli_defaults() {
-        // 16 MiB with parent links: 2^19 entries (6.4 MB) grown into from 2^18 (6.3 MB
-        // with the growth's maps); 2^20 (12.7 MB) from 2^18 would need 19 MB.
+        // 16 MiB with parent links: 2^19 entries (6.4 MB) grown into from 2^16 (1.6 MB
+        // with the growth's maps); 2^20 (12.7 MB) from 2^19 (12.6 MB) would need 25 MB.
         let plan = TablePlan::for_budget(MemoryBudget::new(16 << 20), 4.0);
         assert_eq!((plan.first_log2(), plan.max_log2()), (16, 19));
-        assert_eq!((plan.next(16), plan.next(18), plan.next(19)), (Some(18), Some(19), None));
-        // 1 GiB without: 2^26 entries (545 MB) grown into from 2^24 (337 MB).
+        assert_eq!((plan.next(16), plan.next(19)), (Some(19), None));
+        // 1 GiB without: 2^25 entries (273 MB) grown into from 2^22 (84 MB); 2^26
+        // (545 MB) from 2^25 (675 MB) would not fit.
         let plan = TablePlan::for_budget(MemoryBudget::new(1 << 30), 0.0);
-        assert_eq!((plan.first_log2(), plan.max_log2()), (16, 26));
+        assert_eq!((plan.first_log2(), plan.max_log2()), (16, 25));
         // A budget too small for 2^16 entries: one table.
         let plan = TablePlan::for_budget(MemoryBudget::new(100_000), 0.0);
         assert_eq!((plan.first_log2(), plan.max_log2()), (13, 13));
@@ -212,11 +213,11 @@ mod tests {
     #[test]
     fn limits() {
         let plan = TablePlan::new(4, 12);
-        assert_eq!(plan.next(4), Some(6));
+        assert_eq!(plan.next(4), Some(7));
         assert_eq!(plan.next(11), Some(12));
-        assert_eq!(plan.load_limit(4), 12);
+        assert_eq!(plan.load_limit(4), 8);
         assert_eq!(plan.load_limit(12), 3584);
-        assert!(plan.over(4, 13) && !plan.over(4, 12));
+        assert!(plan.over(4, 9) && !plan.over(4, 8));
         assert_eq!(TablePlan::new(20, 8), TablePlan::fixed(8));
     }
 }
