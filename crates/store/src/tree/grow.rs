@@ -212,6 +212,9 @@ impl Move<'_> {
                 }
             }
         }
+        for s in 0..n {
+            prefetch(&new.roots[moved[s * nodes + root] as usize / 64]);
+        }
         for (s, &r) in roots.iter().enumerate() {
             let id = moved[s * nodes + root];
             new.roots[id as usize / 64].fetch_or(1 << (id % 64), Relaxed);
