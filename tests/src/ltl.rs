@@ -49,15 +49,7 @@ pub fn beem_formulas(beem: &Path) -> Vec<(LtlFormula, Option<u64>)> {
 /// our translation, as its property process.
 pub fn formula_instance(beem: &Path, f: &LtlFormula) -> Result<FormulaModel, String> {
     let instance = load_file(&beem.join(f.instance.split('.').next().unwrap()).join(format!("{}.dve", f.instance)));
-    let definitions: Vec<Definition> = f
-        .propositions
-        .iter()
-        .map(|(name, expression)| Definition {
-            name: name.clone(),
-            expression: expression.clone(),
-            origin: "model.xml".into(),
-        })
-        .collect();
+    let definitions = definitions(f);
     formula_model(&instance.model, &f.formula, &definitions, |e| instance.expression(e))
         .map_err(|e| format!("{}: `{}`: {e}", f.property_file(), f.formula))
 }
@@ -68,18 +60,22 @@ pub fn formula_instance(beem: &Path, f: &LtlFormula) -> Result<FormulaModel, Str
 /// and the automaton; check `Product::new(&instance.model, automaton)`.
 pub fn formula_labels(beem: &Path, f: &LtlFormula) -> Result<(DveModel, warpcheck_model::Automaton), String> {
     let mut instance = load_file(&beem.join(f.instance.split('.').next().unwrap()).join(format!("{}.dve", f.instance)));
-    let definitions: Vec<Definition> = f
-        .propositions
+    let definitions = definitions(f);
+    let translated = warpcheck_ltl::formula_automaton(&f.formula, &definitions, |e| instance.add_predicate(e))
+        .map_err(|e| format!("{}: `{}`: {e}", f.property_file(), f.formula))?;
+    Ok((instance, translated.automaton))
+}
+
+/// The propositions of `f` (BEEM's `model.xml`) as definitions.
+fn definitions(f: &LtlFormula) -> Vec<Definition> {
+    f.propositions
         .iter()
         .map(|(name, expression)| Definition {
             name: name.clone(),
             expression: expression.clone(),
             origin: "model.xml".into(),
         })
-        .collect();
-    let translated = warpcheck_ltl::formula_automaton(&f.formula, &definitions, |e| instance.add_predicate(e))
-        .map_err(|e| format!("{}: `{}`: {e}", f.property_file(), f.formula))?;
-    Ok((instance, translated.automaton))
+        .collect()
 }
 
 /// One row of `ltl-reference.csv`.
