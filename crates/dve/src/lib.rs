@@ -22,6 +22,7 @@
 pub mod ast;
 pub mod codegen;
 pub mod compiled;
+pub mod dependencies;
 mod diagnostic;
 mod display;
 pub mod eval;

@@ -82,6 +82,10 @@ impl interface::Model for Program {
         Program::is_accepting(self, state)
     }
 
+    fn dependencies(&self) -> Option<warpcheck_model::Dependencies> {
+        Some(crate::dependencies::dependencies(self))
+    }
+
     fn property(&self) -> Option<&str> {
         self.property.as_ref().map(|p| self.processes[p.process as usize].name.as_str())
     }
