@@ -75,7 +75,12 @@ fn cpu_result(model: &Model, generator: &mut Generator<'_>, invariants: &[Expr],
         successors,
         errors,
         deadlock,
-        assertion: model.violated_assertion(state).map(|f| f.assertion as u32),
+        assertion: warpcheck_model::Model::violated_assertion(
+            model,
+            state,
+            &warpcheck_model::Model::assertion_labels(model),
+        )
+        .map(|(a, _)| a as u32),
         accepting: model.is_accepting(state),
         invariants: invariants.iter().map(|e| ev.holds(e, state).unwrap_or(false)).collect(),
     }

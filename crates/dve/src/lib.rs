@@ -38,7 +38,7 @@ mod waist;
 pub use diagnostic::{Diagnostic, Span};
 pub use eval::{Evaluator, Overflow};
 pub use names::Names;
-pub use program::{AssertionFailure, Channel, Predicate, Process, Program, Property, SyncMode, Transition, Variable};
+pub use program::{Channel, Predicate, Process, Program, Property, SyncMode, Transition, Variable};
 pub use successors::Generator;
 
 /// A model loaded from DVE, with its names (to compile further expressions in its

@@ -164,30 +164,3 @@ impl Program {
         &p.states[self.layout.slot(p.control).get(state) as usize]
     }
 }
-
-/// An assertion that does not hold in a state.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AssertionFailure {
-    /// Index into [`Program::assertions`].
-    pub assertion: usize,
-    /// Set when evaluating the assertion raised an error instead of yielding false.
-    pub error: Option<warpcheck_model::EvalError>,
-}
-
-impl Program {
-    /// The first assertion (DVE `assert`) violated in `state`, if any.
-    pub fn violated_assertion(&self, state: &[u32]) -> Option<AssertionFailure> {
-        let ev = self.evaluator(&mut []);
-        self.assertions.iter().enumerate().find_map(|(i, a)| {
-            let control = self.processes[a.process as usize].control;
-            if self.layout.slot(control).get(state) != a.state {
-                return None;
-            }
-            match ev.holds(&a.expr, state) {
-                Ok(true) => None,
-                Ok(false) => Some(AssertionFailure { assertion: i, error: None }),
-                Err(e) => Some(AssertionFailure { assertion: i, error: Some(e) }),
-            }
-        })
-    }
-}
