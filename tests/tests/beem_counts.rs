@@ -1,7 +1,7 @@
 //! BEEM conformance: exact states, transitions and deadlocks of DiVinE 2.4
 //! (`shared/beem/reference.csv`) for every instance up to one million states, with the
 //! sequential reference engine and with the parallel engine on 1 and 2 threads; and
-//! (ignored by default, see the README) every instance up to `WARPCHECK_MAX_STATES`.
+//! (ignored by default; the command is below) every instance up to `WARPCHECK_MAX_STATES`.
 //! Rows computed by LTSmin are checked with the overflow rule of its compiled models
 //! (values wrap); the others with DiVinE 2.4's (an evaluation error).
 

@@ -181,6 +181,11 @@ pub fn num(v: &Value, key: &str) -> Option<f64> {
     v.get(key).and_then(Value::as_f64)
 }
 
+/// The median of the `seconds` of the runs that reported.
+pub fn median_seconds(runs: &[Run]) -> Option<f64> {
+    crate::stats::median(&runs.iter().filter_map(|r| r.report().and_then(|v| num(v, "seconds"))).collect::<Vec<_>>())
+}
+
 /// A count of a JSON report.
 pub fn count(v: &Value, key: &str) -> Option<u64> {
     v.get(key).and_then(Value::as_u64)

@@ -6,10 +6,10 @@
 use anyhow::{bail, Result};
 use serde_json::json;
 
-use crate::common::{count_problems, num, speedups, Common, Context, Counts, Run};
+use crate::common::{count_problems, median_seconds, num, speedups, Common, Context, Counts, Run};
 use crate::explore::{explore_args, peak_mib};
 use crate::reference::{self, instance_path};
-use crate::stats::{geometric_mean, median};
+use crate::stats::geometric_mean;
 use crate::table::{fixed, thousands, times, Table};
 
 /// A peer's figures for one instance, in million states per second (bytes per state
@@ -136,12 +136,7 @@ pub fn run(args: Args) -> Result<u8> {
             for p in count_problems(&format!("{inst} on {threads} thread(s)"), &counts, reference) {
                 ctx.problem(p);
             }
-            let seconds: Vec<Option<f64>> = runs
-                .iter()
-                .map(|rs| {
-                    median(&rs.iter().filter_map(|r| r.report().and_then(|v| num(v, "seconds"))).collect::<Vec<_>>())
-                })
-                .collect();
+            let seconds: Vec<Option<f64>> = runs.iter().map(|rs| median_seconds(rs)).collect();
             let speed = speedups(&seconds, ctx.baseline);
             let best = peers.best(threads);
             for (b, rs) in runs.iter().enumerate() {

@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use serde_json::json;
 
-use crate::common::{count, count_problems, matches_reference, num, speedups, text, Common, Context, Counts, Run};
+use crate::common::{
+    count, count_problems, matches_reference, median_seconds, num, speedups, text, Common, Context, Counts, Run,
+};
 use crate::reference::{self, Reference};
 use crate::stats::median;
 use crate::table::{fixed, thousands, times, Table};
@@ -136,12 +138,7 @@ pub fn run(args: Args) -> Result<u8> {
             for p in count_problems(&what, &counts, reference) {
                 ctx.problem(p);
             }
-            let seconds: Vec<Option<f64>> = runs
-                .iter()
-                .map(|rs| {
-                    median(&rs.iter().filter_map(|r| r.report().and_then(|v| num(v, "seconds"))).collect::<Vec<_>>())
-                })
-                .collect();
+            let seconds: Vec<Option<f64>> = runs.iter().map(|rs| median_seconds(rs)).collect();
             let speed = speedups(&seconds, ctx.baseline);
             for (b, rs) in runs.iter().enumerate() {
                 let label = ctx.binaries[b].label.clone();

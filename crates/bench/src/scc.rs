@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context as _, Result};
 use serde_json::{json, Value};
 
-use crate::common::{count, num, Common, Context, Run};
+use crate::common::{count, median_seconds, num, Common, Context, Run};
 use crate::cpu_set;
 use crate::machine;
 use crate::reference::{self, instance_path};
@@ -383,7 +383,7 @@ fn row(input: &Input, algorithms: &[Algorithm], results: &[Vec<Vec<Run>>], b: us
     let mut seconds: Vec<Option<f64>> = Vec::new();
     for (a, alg) in algorithms.iter().enumerate() {
         let runs = &results[a][b];
-        let s = median(&runs.iter().filter_map(|r| r.report().and_then(|v| num(v, "seconds"))).collect::<Vec<_>>());
+        let s = median_seconds(runs);
         seconds.push(s);
         cells.push(match (s, runs.iter().find(|r| !r.ok())) {
             (_, Some(bad)) => bad.failure_cell(),
