@@ -85,9 +85,21 @@ pub fn load_source(name: &str, source: &str) -> DveModel {
     warpcheck_dve::load(source).unwrap_or_else(|d| panic!("{}", d.render(name, source)))
 }
 
-/// Explores a model completely.
+/// Loads a DVE model with a property process: the product the LTL engines check.
+pub fn load_product(path: &Path) -> warpcheck_model::Product<warpcheck_dve::Program> {
+    let model = load_file(path).model;
+    let automaton =
+        model.property_automaton().unwrap_or_else(|| panic!("{}: no property process", path.display())).clone();
+    warpcheck_model::Product::new(model, automaton)
+}
+
+/// Explores a model completely (with its property process: the product, as
+/// `warpcheck explore` does).
 pub fn explore_all(model: &DveModel) -> Stats {
-    explore(&model.model, &BfsOptions::default())
+    match model.model.product() {
+        Some(product) => explore(&product, &BfsOptions::default()),
+        None => explore(&model.model, &BfsOptions::default()),
+    }
 }
 
 /// Compares an exploration with a reference row; `Err` describes the difference.
@@ -144,7 +156,11 @@ pub fn parallel_failures_with<T: Sync>(
 pub fn explore_with_threads(model: &DveModel, threads: usize, order: warpcheck_explore::Order) -> Stats {
     let options =
         warpcheck_explore::Options { threads, traces: false, stop_at_first: false, order, ..Default::default() };
-    let r = warpcheck_explore::explore_parallel(&model.model, &options).expect("state table large enough");
+    let r = match model.model.product() {
+        Some(product) => warpcheck_explore::explore_parallel(&product, &options),
+        None => warpcheck_explore::explore_parallel(&model.model, &options),
+    }
+    .expect("state table large enough");
     assert!(r.complete, "exploration stopped early");
     Stats {
         states: r.states,

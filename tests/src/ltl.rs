@@ -5,11 +5,10 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use warpcheck_dve::{Generator, Program as Model};
 use warpcheck_explore::Lasso;
 use warpcheck_ltl::formula::{parse, Atom};
 use warpcheck_ltl::propositions::Definition;
-use warpcheck_ltl::{formula_model, FormulaModel};
+use warpcheck_model::{Model, Successors};
 
 use crate::beem_xml::{ltl_formulas, LtlFormula};
 use crate::{load_file, references};
@@ -43,15 +42,6 @@ pub fn beem_formulas(beem: &Path) -> Vec<(LtlFormula, Option<u64>)> {
         }
     }
     all
-}
-
-/// `f`'s plain instance (`model.i.dve`) with the automaton of `f`'s negation, made by
-/// our translation, as its property process.
-pub fn formula_instance(beem: &Path, f: &LtlFormula) -> Result<FormulaModel, String> {
-    let instance = load_file(&beem.join(f.instance.split('.').next().unwrap()).join(format!("{}.dve", f.instance)));
-    let definitions = definitions(f);
-    formula_model(&instance.model, &f.formula, &definitions, |e| instance.expression(e))
-        .map_err(|e| format!("{}: `{}`: {e}", f.property_file(), f.formula))
 }
 
 /// The formula of `f` on its plain instance through the generic path: propositions
@@ -138,11 +128,11 @@ pub fn all_property_files(beem: &Path) -> Vec<String> {
     files
 }
 
-/// Checks, with a fresh `Generator`, that `lasso` is a counterexample of `model`: the
+/// Checks, with a fresh successor worker, that `lasso` is a counterexample of `model`: the
 /// stem starts in the initial state, every step is a successor of the state before,
 /// the cycle has a step, returns to its first state and passes an accepting state.
-pub fn validate_lasso(model: &Model, lasso: &Lasso) -> Result<(), String> {
-    let mut generator = Generator::new(model);
+pub fn validate_lasso<M: Model>(model: &M, lasso: &Lasso) -> Result<(), String> {
+    let mut generator = model.successors();
     let mut is_step = |from: &[u32], to: &[u32]| {
         let mut found = false;
         generator.successors(from, |_, result| found |= result.is_ok_and(|s| s == to));

@@ -91,7 +91,7 @@ impl Plan {
 /// they find a cycle or the prefix is the whole product; times then add up the rounds.
 fn verdict_of(beem: &std::path::Path, file: &str, plan: &Plan) -> Result<bool, String> {
     let verbose = plan.verbose;
-    let model = load_file(&property_path(beem, file)).model;
+    let model = load_product(&property_path(beem, file));
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads()).build().unwrap();
     let (graph_algorithms, others): (Vec<Algorithm>, Vec<Algorithm>) =
         plan.algorithms.iter().partition(|&&a| !a.on_the_fly());
@@ -147,7 +147,7 @@ fn verdict_of(beem: &std::path::Path, file: &str, plan: &Plan) -> Result<bool, S
 /// Replays the lasso of `outcome` (if any) and prints its line; the algorithm and
 /// whether the property holds.
 fn report(
-    model: &warpcheck_dve::Program,
+    model: &impl warpcheck_model::Model,
     file: &str,
     algorithm: Algorithm,
     outcome: &Outcome,

@@ -1,8 +1,9 @@
 //! BEEM's LTL formulas through our own translation: for every LTL property of every
 //! `model.xml` and every instance with its property file (`model.i.propN.dve`, BEEM's
 //! automaton of the same formula), the formula checked on the plain instance
-//! (`model.i.dve`, propositions expanded for the instance, the negated formula's
-//! automaton attached by `warpcheck_ltl::formula_model`) gives the property file's
+//! (`model.i.dve`, propositions expanded for the instance as labels, the negated
+//! formula's automaton wrapped around it by `warpcheck_model::Product`) gives the
+//! property file's
 //! verdict, and the reference verdict of `ltl-reference.csv` where it has one; every
 //! counterexample is a valid lasso.
 //!
@@ -13,10 +14,6 @@
 //! check bounded by `WARPCHECK_MAX_PRODUCT` product states (default 30 M; beyond, the
 //! formula counts as undecided):
 //! `cargo test --release -p warpcheck-conformance --test beem_ltl_formulas -- --ignored --nocapture`
-//!
-//! Each formula is also checked through the generic path (its propositions as labels
-//! of the instance, the automaton wrapped around it by `warpcheck_model::Product`):
-//! with nested DFS, the same verdict, product states and transitions.
 //!
 //! The checks run nested DFS; the bounded ones (the last two tests) run CNDFS instead
 //! with `WARPCHECK_LTL_ALGORITHM=cndfs`, on `WARPCHECK_LTL_THREADS` workers (default 2).
@@ -62,50 +59,35 @@ fn compare(
     verbose: bool,
 ) -> Result<bool, String> {
     let file = f.property_file();
-    let ready = formula_instance(beem, f)?;
     let options = Options { algorithm, max_states: limit, ..Options::default() };
     let threads = env_u64("WARPCHECK_LTL_THREADS").unwrap_or(2).max(1) as usize;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-    let check = |model| pool.install(|| check(model, &options));
     let undecided = |e: &LtlError| limit.is_some() && matches!(e, LtlError::TooManyStates { .. });
-    let ours = match check(&ready.model) {
+    let (instance, automaton) = formula_labels(beem, f)?;
+    let automaton_states = automaton.accepting.len();
+    let product = Product::new(&instance.model, automaton);
+    let ours = match pool.install(|| check(&product, &options)) {
         Err(e) if undecided(&e) => return Ok(false),
         result => result.map_err(|e| format!("{file} (formula): {e}"))?,
     };
     if let Some(lasso) = &ours.lasso {
-        validate_lasso(&ready.model, lasso).map_err(|e| format!("{file} (formula): bad lasso: {e}"))?;
+        validate_lasso(&product, lasso).map_err(|e| format!("{file} (formula): bad lasso: {e}"))?;
     }
-    // The same formula through the generic Büchi product wrapper: the same product.
-    let (instance, automaton) = formula_labels(beem, f)?;
-    let product = Product::new(&instance.model, automaton);
-    let wrapped = match pool.install(|| warpcheck_liveness::check(&product, &options)) {
-        Err(e) if undecided(&e) => return Ok(false),
-        result => result.map_err(|e| format!("{file} (product wrapper): {e}"))?,
-    };
-    let counts = |o: &warpcheck_liveness::Outcome| (o.holds(), o.states, o.transitions, o.error_transitions);
-    if algorithm == Algorithm::Ndfs && counts(&wrapped) != counts(&ours) {
-        return Err(format!(
-            "{file} `{}`: (holds, states, transitions, errors) {:?} through the product wrapper, {:?} through the property process",
-            f.formula,
-            counts(&wrapped),
-            counts(&ours)
-        ));
-    }
-    if wrapped.holds() != ours.holds() {
-        return Err(format!("{file} `{}`: the product wrapper disagrees on the verdict", f.formula));
-    }
-    let property_model = load_file(&property_path(beem, &file)).model;
-    let theirs = match check(&property_model) {
+    let property_model = load_product(&property_path(beem, &file));
+    let theirs = match pool.install(|| check(&property_model, &options)) {
         Err(e) if undecided(&e) => return Ok(false),
         result => result.map_err(|e| format!("{file}: {e}"))?,
     };
+    if let Some(lasso) = &theirs.lasso {
+        validate_lasso(&property_model, lasso).map_err(|e| format!("{file}: bad lasso: {e}"))?;
+    }
     if verbose {
         eprintln!(
             "{file} `{}`: {} by {} (automaton {} states, {} product states; property file {} product states)",
             f.formula,
             word(ours.holds()),
             algorithm.name(),
-            ready.automaton.states(),
+            automaton_states,
             ours.states,
             theirs.states
         );
@@ -154,8 +136,7 @@ fn every_beem_formula_translates_to_an_automaton_no_larger_than_beems() {
         let parsed = parse(&f.formula).map_err(|e| e.render(&f.formula))?;
         let ours = warpcheck_ltl::buchi::translate(&parsed.ltl, true, parsed.atoms.len()).map_err(|e| e.to_string())?;
         let model = load_file(&property_path(&beem, &f.property_file())).model;
-        let property = model.property.as_ref().ok_or("no property process")?;
-        let theirs = model.processes[property.process as usize].states.len();
+        let theirs = model.property_automaton().ok_or("no property process")?.states.len();
         if ours.states() > theirs {
             return Err(format!("{} `{}`: {} states, BEEM's {theirs}", f.property_file(), f.formula, ours.states()));
         }

@@ -85,21 +85,22 @@ impl Model for Ring {
 
 /// The same successor function in C against the kernels' ABI (`warpcheck_model::cuda`).
 impl CudaModel for Ring {
-    fn cuda_source(&self, invariants: &[LabelId]) -> Result<CudaSource, Unsupported> {
+    fn cuda_source(&self, labels: &[LabelId]) -> Result<CudaSource, Unsupported> {
         let (k, m, stop) = (self.k, self.m, self.stop as u32);
         let cases: String =
-            invariants.iter().enumerate().map(|(i, l)| format!("case {i}: return wc_label({l}, s);")).collect();
+            labels.iter().enumerate().map(|(i, l)| format!("case {i}: return wc_ring_label({l}, s);")).collect();
         let source = format!(
             "#define WC_WORDS 2\n#define WC_ASSERTIONS 0\n#define WC_INVARIANTS {n}\n\
              WC_FN int wc_successors(const u32 *s, WcSink *sink) {{ u32 t[2]; int any = 0;\n\
                if (!({stop} && s[0] == {k} - 1 && s[1] == {m})) {{ t[0] = (s[0] + 1) % {k}; t[1] = s[1]; wc_emit(sink, t); any = 1; }}\n\
                if (s[0] == 0 && s[1] < {m}) {{ t[0] = 0; t[1] = s[1] + 1; wc_emit(sink, t); any = 1; }}\n\
                return !any; }}\n\
-             WC_FN int wc_label(int l, const u32 *s) {{ return l == 0 ? s[0] == 0 : s[1] == {m}; }}\n\
+             WC_FN int wc_ring_label(int l, const u32 *s) {{ return l == 0 ? s[0] == 0 : s[1] == {m}; }}\n\
+             WC_FN int wc_label(int k, const u32 *s) {{ switch (k) {{ {cases} }} return -1; }}\n\
              WC_FN int wc_assertion(const u32 *s) {{ return -1; }}\n\
-             WC_FN int wc_invariant(int k, const u32 *s) {{ switch (k) {{ {cases} }} return 0; }}\n\
+             WC_FN int wc_invariant(int k, const u32 *s) {{ return wc_label(k, s) == 1; }}\n\
              WC_FN int wc_accepting(const u32 *s) {{ return 0; }}\n",
-            n = invariants.len()
+            n = labels.len()
         );
         Ok(CudaSource { source, max_successors: 2 })
     }
@@ -218,6 +219,39 @@ fn its_cuda_source_gives_the_cpu_successors_on_the_host() {
     }
 }
 
+/// The C of the Büchi product over the front end's C (`Product`'s `CudaModel`), on the
+/// host: the CPU product's successors, deadlocks and acceptance, state for state, in
+/// every reachable product state (the automaton state in a word of its own: the ring
+/// has no spare bits).
+#[test]
+fn the_product_cuda_source_gives_the_cpu_product_on_the_host() {
+    let definition = |name: &str| Definition { name: name.into(), expression: name.into(), origin: "test".into() };
+    let definitions = [definition("at0"), definition("full")];
+    let label = |name: &str| Ok::<_, String>(if name == "at0" { AT0 } else { FULL });
+    for (formula, stop) in [("F full", false), ("G (full -> G F at0)", true), ("F G !at0", true)] {
+        let translated = warpcheck_ltl::formula_automaton(formula, &definitions, label).unwrap();
+        let product = Product::new(ring(stop), translated.automaton);
+        let (graph, states) = warpcheck_explore::state_graph_with_states(&product, None).unwrap();
+        let states: Vec<Vec<u32>> = states.chunks(3).map(<[u32]>::to_vec).collect();
+        assert_eq!(states.len(), graph.graph.vertices() - graph.error_state.is_some() as usize);
+        let dir = std::env::temp_dir().join(format!("warpcheck-front-end-product-{}-{stop}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let source = product.cuda_source(&[FULL]).unwrap();
+        let host = run_on_host(&source, 3, 1, &states, &dir).unwrap();
+        std::fs::remove_dir_all(&dir).ok();
+        let mut steps = product.successors();
+        for (state, got) in states.iter().zip(host) {
+            let mut successors = Vec::new();
+            let deadlock = steps.successors(state, |_, r| successors.push(r.unwrap().to_vec()));
+            successors.sort();
+            assert_eq!((&got.successors, got.deadlock, got.errors), (&successors, deadlock, 0), "{formula}: {state:?}");
+            assert_eq!(got.accepting, product.is_accepting(state), "{formula}: {state:?}");
+            assert_eq!(got.invariants, [state[1] == 3], "{state:?}");
+            assert!(successors.len() as u64 <= source.max_successors);
+        }
+    }
+}
+
 /// The GPU engine runs the front end's C source unchanged: the same counts, the same
 /// violations with counterexamples of the same length as the CPU engine.
 /// `cargo test --release -p warpcheck-conformance --test front_end -- --ignored`
@@ -246,5 +280,29 @@ fn the_gpu_engine_runs_it() {
             r.violations.iter().map(|v| (v.kind, v.count, v.trace.as_ref().map(|t| t.len()))).collect()
         };
         assert_eq!(summary(&gpu), summary(&cpu));
+    }
+}
+
+/// GPU LTL (OWCTY and MAP on the product graph built on the device) runs the product's
+/// C around the front end's C: the CPU's verdicts and product sizes.
+/// `cargo test --release -p warpcheck-conformance --test front_end -- --ignored`
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_ltl_runs_its_product() {
+    use warpcheck_liveness::gpu::{check_gpu, GpuAlgorithm};
+    let definition = |name: &str| Definition { name: name.into(), expression: name.into(), origin: "test".into() };
+    let definitions = [definition("at0"), definition("full")];
+    let label = |name: &str| Ok::<_, String>(if name == "at0" { AT0 } else { FULL });
+    for (formula, holds) in [("G F at0", true), ("F full", false), ("G (full -> G F at0)", true)] {
+        let translated = warpcheck_ltl::formula_automaton(formula, &definitions, label).unwrap();
+        let product = Product::new(ring(true), translated.automaton);
+        let cpu = check(&product, &warpcheck_liveness::Options::default()).unwrap();
+        for algorithm in [GpuAlgorithm::Owcty, GpuAlgorithm::Map] {
+            let gpu = check_gpu(&product, algorithm, &Default::default()).unwrap().outcome;
+            assert_eq!(gpu.holds(), holds, "{formula} with {algorithm:?}");
+            if holds {
+                assert_eq!((gpu.states, gpu.transitions), (cpu.states, cpu.transitions), "{formula}");
+            }
+        }
     }
 }

@@ -9,16 +9,13 @@ use std::path::{Path, PathBuf};
 
 use warpcheck_conformance::beem_xml::reach_goals;
 use warpcheck_conformance::*;
-use warpcheck_dve::codegen::generate;
-use warpcheck_dve::ir::Expr;
-use warpcheck_dve::DveModel;
-use warpcheck_dve::{Generator, Program as Model};
 use warpcheck_model::cuda::host::{run_on_host, HostResult};
+use warpcheck_model::{CudaModel, LabelId, Model, Product, Successors};
 
 /// Sample states: the first `bfs` states breadth first, then the states of a few
 /// seeded random walks (to reach deep states cheaply).
-fn sample_states(model: &Model, bfs: usize, walks: usize, length: usize) -> Vec<Vec<u32>> {
-    let mut generator = Generator::new(model);
+fn sample_states<M: Model>(model: &M, bfs: usize, walks: usize, length: usize) -> Vec<Vec<u32>> {
+    let mut generator = model.successors();
     let mut seen = HashSet::new();
     let mut order = Vec::new();
     let mut queue = VecDeque::from([model.initial_state()]);
@@ -62,7 +59,7 @@ fn sample_states(model: &Model, bfs: usize, walks: usize, length: usize) -> Vec<
 }
 
 /// What the CPU engine says about `state`, in the host program's terms.
-fn cpu_result(model: &Model, generator: &mut Generator<'_>, invariants: &[Expr], state: &[u32]) -> HostResult {
+fn cpu_result<M: Model>(model: &M, generator: &mut M::Successors<'_>, labels: &[LabelId], state: &[u32]) -> HostResult {
     let mut successors = Vec::new();
     let mut errors = 0;
     let deadlock = generator.successors(state, |_, r| match r {
@@ -70,31 +67,24 @@ fn cpu_result(model: &Model, generator: &mut Generator<'_>, invariants: &[Expr],
         Err(_) => errors += 1,
     });
     successors.sort();
-    let ev = model.evaluator(&mut []);
     HostResult {
         successors,
         errors,
         deadlock,
-        assertion: warpcheck_model::Model::violated_assertion(
-            model,
-            state,
-            &warpcheck_model::Model::assertion_labels(model),
-        )
-        .map(|(a, _)| a as u32),
+        assertion: model.violated_assertion(state, &model.assertion_labels()).map(|(a, _)| a as u32),
         accepting: model.is_accepting(state),
-        invariants: invariants.iter().map(|e| ev.holds(e, state).unwrap_or(false)).collect(),
+        invariants: labels.iter().map(|&l| model.label(state, l).unwrap_or(false)).collect(),
     }
 }
 
-fn check_model(name: &str, dve: &DveModel, invariants: &[Expr], dir: &Path) -> Result<(), String> {
-    let model = &dve.model;
-    let generated = generate(model, invariants).map_err(|e| format!("{name}: {e}"))?;
+fn check_model<M: CudaModel>(name: &str, model: &M, labels: &[LabelId], dir: &Path) -> Result<(), String> {
+    let generated = model.cuda_source(labels).map_err(|e| format!("{name}: {e}"))?;
     let states = sample_states(model, 600, 12, 400);
-    let host = run_on_host(&generated, model.state_words(), invariants.len(), &states, dir)
-        .map_err(|e| format!("{name}: {e}"))?;
-    let mut generator = Generator::new(model);
+    let host =
+        run_on_host(&generated, model.state_words(), labels.len(), &states, dir).map_err(|e| format!("{name}: {e}"))?;
+    let mut generator = model.successors();
     for (state, got) in states.iter().zip(host) {
-        let want = cpu_result(model, &mut generator, invariants, state);
+        let want = cpu_result(model, &mut generator, labels, state);
         if got != want {
             return Err(format!(
                 "{name}: generated code differs in state {}:\n generated {got:?}\n CPU       {want:?}",
@@ -130,11 +120,11 @@ fn generated_code_agrees_with_the_cpu_engine_on_every_reference_instance() {
         let mut invariants = Vec::new();
         if model_dir.join("results.xml").is_file() {
             for goal in reach_goals(&model_dir).into_iter().filter(|g| g.instance == r.instance) {
-                invariants.push(dve.expression(&goal.invariant).map_err(|_| format!("{}: bad goal", r.instance))?);
+                invariants.push(dve.add_predicate(&goal.invariant).map_err(|_| format!("{}: bad goal", r.instance))?);
             }
         }
         let dir = scratch(&r.instance);
-        let result = check_model(&r.instance, &dve, &invariants, &dir);
+        let result = check_model(&r.instance, &dve.model, &invariants, &dir);
         let _ = std::fs::remove_dir_all(&dir);
         result
     });
@@ -158,9 +148,8 @@ fn generated_code_agrees_with_the_cpu_engine_on_property_files() {
     assert!(files.len() >= 20, "expected BEEM property files, found {}", files.len());
     let failures = parallel_failures(&files, |path| {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
-        let dve = load_file(path);
         let dir = scratch(&name);
-        let result = check_model(&name, &dve, &[], &dir);
+        let result = check_model(&name, &load_product(path), &[], &dir);
         let _ = std::fs::remove_dir_all(&dir);
         result
     });
@@ -181,7 +170,11 @@ fn generated_code_agrees_with_the_cpu_engine_on_the_semantic_rule_models() {
         for overflow in [warpcheck_dve::Overflow::Error, warpcheck_dve::Overflow::Wrap] {
             let mut dve = load_file(path);
             dve.model.overflow = overflow;
-            result = result.and_then(|_| check_model(&format!("{name} ({overflow:?})"), &dve, &[], &dir));
+            let name = format!("{name} ({overflow:?})");
+            result = result.and_then(|_| match dve.model.product() {
+                Some(product) => check_model(&name, &product, &[], &dir),
+                None => check_model(&name, &dve.model, &[], &dir),
+            });
         }
         let _ = std::fs::remove_dir_all(&dir);
         result
@@ -189,9 +182,9 @@ fn generated_code_agrees_with_the_cpu_engine_on_the_semantic_rule_models() {
     assert!(failures.is_empty(), "{} of {} models differ:\n{}", failures.len(), files.len(), failures.join("\n"));
 }
 
-/// LTL formulas through our translation (`warpcheck_ltl::formula_model`): the first
-/// LTL formula of each BEEM `model.xml` on the model's first instance, its automaton
-/// attached as the property process.
+/// LTL formulas through our translation (`warpcheck_ltl::formula_automaton`): the
+/// first LTL formula of each BEEM `model.xml` on the model's first instance, in the
+/// Büchi product with it.
 #[test]
 fn generated_code_agrees_with_the_cpu_engine_on_formula_models() {
     use warpcheck_conformance::beem_xml::ltl_formulas;
@@ -211,17 +204,22 @@ fn generated_code_agrees_with_the_cpu_engine_on_formula_models() {
     let failures = parallel_failures(&formulas, |f| {
         let name = format!("{} `{}`", f.instance, f.formula);
         let model_name = f.instance.split('.').next().unwrap();
-        let dve = load_file(&beem.join(model_name).join(format!("{}.dve", f.instance)));
+        let mut dve = load_file(&beem.join(model_name).join(format!("{}.dve", f.instance)));
         let definitions: Vec<Definition> = f
             .propositions
             .iter()
             .map(|(n, e)| Definition { name: n.clone(), expression: e.clone(), origin: "model.xml".into() })
             .collect();
-        let ready = warpcheck_ltl::formula_model(&dve.model, &f.formula, &definitions, |e| dve.expression(e))
+        let ready = warpcheck_ltl::formula_automaton(&f.formula, &definitions, |e| dve.add_predicate(e))
             .map_err(|e| format!("{name}: {e}"))?;
-        let product = DveModel { model: ready.model, names: dve.names.clone() };
+        // The propositions as invariants too: labels the kernels check and guards read.
+        let mut labels: Vec<LabelId> =
+            ready.automaton.edges.iter().flat_map(|e| e.guard.iter().flatten()).map(|l| l.0).collect();
+        labels.sort();
+        labels.dedup();
+        let product = Product::new(&dve.model, ready.automaton);
         let dir = scratch(&f.property_file());
-        let result = check_model(&name, &product, &[], &dir);
+        let result = check_model(&name, &product, &labels, &dir);
         let _ = std::fs::remove_dir_all(&dir);
         result
     });

@@ -27,11 +27,11 @@ use std::path::Path;
 
 use warpcheck_conformance::ltl::*;
 use warpcheck_conformance::*;
-use warpcheck_dve::Program as Model;
+/// A DVE model with a property automaton, as the engines check it.
+type Model = warpcheck_model::Product<warpcheck_dve::Program>;
 use warpcheck_explore::gpu::{GpuError, GpuOptions};
 use warpcheck_liveness::gpu::{check_gpu, compile_for_device, GpuAlgorithm};
 use warpcheck_liveness::{check, Algorithm, Options};
-use warpcheck_ltl::FormulaModel;
 
 fn max_states() -> u64 {
     env_u64("WARPCHECK_MAX_STATES").unwrap_or(u64::MAX)
@@ -182,7 +182,7 @@ struct File {
 /// seconds per model, a minute for plc's), then [`compare`]s each; writes the table
 /// to `WARPCHECK_GPU_LTL_TABLE`. Returns the failures and the checks that did not fit.
 fn check_files(beem: &Path, files: &[File]) -> (Vec<String>, Vec<String>) {
-    let models: Vec<Model> = files.iter().map(|f| load_file(&property_path(beem, &f.name)).model).collect();
+    let models: Vec<Model> = files.iter().map(|f| load_product(&property_path(beem, &f.name))).collect();
     let mut indices: Vec<usize> = (0..models.len()).collect();
     let bytes = |i: usize| std::fs::metadata(property_path(beem, &files[i].name)).map_or(0, |m| m.len());
     indices.sort_by_key(|&i| std::cmp::Reverse(bytes(i)));
@@ -268,7 +268,7 @@ fn gpu_ltl_on_the_rule_models() {
             continue;
         };
         count += 1;
-        compare(&name, &load_file(&entry.path()).model, Some(holds), 0, &mut failures, &mut Vec::new());
+        compare(&name, &load_product(&entry.path()), Some(holds), 0, &mut failures, &mut Vec::new());
     }
     assert!(count >= 5, "expected the models of {}", dir.display());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -321,17 +321,17 @@ fn gpu_formulas_agree_with_their_property_files() {
         .collect();
     assert!(!chosen.is_empty(), "no BEEM formula in the bounds");
     // Both models of every pair, compiled in parallel first (NVRTC takes seconds each).
-    let models: Vec<(FormulaModel, Model)> = chosen
+    let models: Vec<(Model, Model)> = chosen
         .iter()
         .map(|(f, _)| {
-            let ready = formula_instance(&beem, f).unwrap_or_else(|e| panic!("{e}"));
-            (ready, load_file(&property_path(&beem, &f.property_file())).model)
+            let (instance, automaton) = formula_labels(&beem, f).unwrap_or_else(|e| panic!("{e}"));
+            (Model::new(instance.model, automaton), load_product(&property_path(&beem, &f.property_file())))
         })
         .collect();
     let all: Vec<(String, &Model)> = chosen
         .iter()
         .zip(&models)
-        .flat_map(|((f, _), (r, p))| [(format!("{} (formula)", f.property_file()), &r.model), (f.property_file(), p)])
+        .flat_map(|((f, _), (r, p))| [(format!("{} (formula)", f.property_file()), r), (f.property_file(), p)])
         .collect();
     compile_all(&all);
     let mut table = String::from(
@@ -343,9 +343,9 @@ fn gpu_formulas_agree_with_their_property_files() {
     for ((f, size), (ready, property_model)) in chosen.iter().zip(&models) {
         let file = f.property_file();
         let options = gpu_options(size.unwrap_or(u64::MAX));
-        let mut cells = vec![file.clone(), format!("`{}`", f.formula), ready.automaton.states().to_string()];
+        let mut cells = vec![file.clone(), format!("`{}`", f.formula), ready.automaton.accepting.len().to_string()];
         let mut verdicts = Vec::new();
-        for (what, model) in [("formula", &ready.model), ("property file", property_model)] {
+        for (what, model) in [("formula", ready), ("property file", property_model)] {
             match check_gpu(model, GpuAlgorithm::Owcty, &options) {
                 Err(e @ (GpuError::Full { .. } | GpuError::EdgesFull { .. })) if allow_full() => {
                     full.push(format!("{file} ({what}): {e}"));

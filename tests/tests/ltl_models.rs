@@ -4,9 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
-use warpcheck_conformance::load_file;
 use warpcheck_conformance::ltl::validate_lasso;
-use warpcheck_dve::Program as Model;
+use warpcheck_conformance::{load_file, load_product};
+use warpcheck_model::Model as _;
+
+/// A DVE model with its property process, as the engines check it.
+type Model = warpcheck_model::Product<warpcheck_dve::Program>;
 use warpcheck_liveness::{check, Algorithm, Options, Outcome};
 
 fn path(name: &str) -> PathBuf {
@@ -24,7 +27,7 @@ fn run(name: &str) -> (Model, Vec<(Algorithm, Outcome)>) {
         assert!(source.contains("Expect: violated"), "{name}: no `Expect:` in the header");
         false
     };
-    let model = load_file(&path).model;
+    let model = load_product(&path);
     let mut outcomes = Vec::new();
     for algorithm in Algorithm::ALL {
         let outcome = check(&model, &Options { algorithm, ..Options::default() }).unwrap();
@@ -94,11 +97,11 @@ fn error_state_lies_on_no_cycle() {
 #[test]
 fn cycle_in_a_later_branch_is_found() {
     let (model, outcomes) = run("violated_accepting_cycle_off_the_stack.dve");
-    let y = model.variables.iter().find(|v| v.name == "y").unwrap().first;
+    let y = model.model.variables.iter().find(|v| v.name == "y").unwrap().first;
     for (algorithm, o) in outcomes {
         let lasso = o.lasso.unwrap();
         assert_eq!(lasso.cycle.len(), 2, "{}", algorithm.name());
-        assert!(lasso.cycle.iter().all(|s| model.layout.decode(&s.state)[y as usize] != 0));
+        assert!(lasso.cycle.iter().all(|s| model.model.layout.decode(&s.state)[y as usize] != 0));
     }
 }
 
@@ -113,7 +116,7 @@ fn a_model_without_property_is_an_error() {
 
 #[test]
 fn too_many_states_is_an_error() {
-    let model = load_file(&path("violated_eventually_two.dve")).model;
+    let model = load_product(&path("violated_eventually_two.dve"));
     for algorithm in [Algorithm::Ndfs, Algorithm::Cndfs, Algorithm::Owcty] {
         let e = check(&model, &Options { algorithm, max_states: Some(3), ..Options::default() }).unwrap_err();
         assert!(e.to_string().contains("more than 3 states"), "{e}");
@@ -122,7 +125,7 @@ fn too_many_states_is_an_error() {
 
 #[test]
 fn incremental_checks_stop_at_the_first_prefix_with_a_cycle() {
-    let model = load_file(&path("violated_early_cycle.dve")).model;
+    let model = load_product(&path("violated_early_cycle.dve"));
     let graph_algorithms = [Algorithm::Owcty, Algorithm::OwctySequential, Algorithm::Map, Algorithm::MapSequential];
     for algorithm in graph_algorithms {
         let whole = check(&model, &Options { algorithm, ..Options::default() }).unwrap();
@@ -137,7 +140,7 @@ fn incremental_checks_stop_at_the_first_prefix_with_a_cycle() {
         assert_eq!((o.states, o.partial), (201, false), "{}", algorithm.name());
     }
     // A property that holds is decided on the whole product, after the prefixes.
-    let model = load_file(&path("holds_infinitely_often_zero.dve")).model;
+    let model = load_product(&path("holds_infinitely_often_zero.dve"));
     for algorithm in graph_algorithms {
         let o = check(&model, &Options { algorithm, incremental: Some(1), ..Options::default() }).unwrap();
         assert_eq!((o.states, o.transitions, o.partial, o.holds()), (5, 6, false, true), "{}", algorithm.name());
@@ -150,7 +153,7 @@ fn incremental_checks_stop_at_the_first_prefix_with_a_cycle() {
 fn cndfs_gives_every_verdict_with_any_number_of_workers() {
     for name in model_names() {
         let holds = std::fs::read_to_string(path(&name)).unwrap().contains("Expect: holds");
-        let model = load_file(&path(&name)).model;
+        let model = load_product(&path(&name));
         for workers in [1, 3, 16] {
             for _ in 0..4 {
                 let pool = rayon::ThreadPoolBuilder::new().num_threads(workers).build().unwrap();
@@ -169,7 +172,7 @@ fn cndfs_gives_every_verdict_with_any_number_of_workers() {
 /// so (the chain's 30,001 states are all on the stack at once), and passes with more.
 #[test]
 fn cndfs_stacks_beyond_the_memory_are_an_error() {
-    let model = load_file(&path("holds_deep_chain.dve")).model;
+    let model = load_product(&path("holds_deep_chain.dve"));
     let options = |memory| Options { algorithm: Algorithm::Cndfs, memory: Some(memory), ..Options::default() };
     let e = check(&model, &options(3_000_000)).unwrap_err();
     assert!(matches!(e, warpcheck_liveness::LtlError::StacksFull { .. }), "{e}");

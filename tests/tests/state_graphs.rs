@@ -12,8 +12,8 @@ use std::collections::HashMap;
 
 use warpcheck_conformance::ltl::*;
 use warpcheck_conformance::*;
-use warpcheck_dve::Program as Model;
 use warpcheck_explore::{state_graph_parallel, state_graph_with_states, GraphOptions, PrefixBuilder, StateGraphError};
+use warpcheck_model::{Model, Successors};
 use warpcheck_store::TablePlan;
 
 /// The breadth-first distance of every vertex from vertex 0 (`u32::MAX`: unreachable).
@@ -33,7 +33,7 @@ fn distances(g: &warpcheck_graph::Csr) -> Vec<u32> {
 }
 
 /// Compares the two builders on `model`; whether the graph has an error state.
-fn same_graph(model: &Model, threads: usize) -> Result<bool, String> {
+fn same_graph<M: Model>(model: &M, threads: usize) -> Result<bool, String> {
     let (seq, states) = state_graph_with_states(model, None).map_err(|e| e.to_string())?;
     let options = GraphOptions { threads, table: TablePlan::new(10, 28), ..GraphOptions::default() };
     let par = state_graph_parallel(model, &options).map_err(|e| e.to_string())?;
@@ -82,7 +82,7 @@ fn same_graph(model: &Model, threads: usize) -> Result<bool, String> {
     }
     let seq_accepting: Vec<bool> =
         (0..s.vertices()).map(|v| v < real && model.is_accepting(&states[v * words..(v + 1) * words])).collect();
-    if model.property.is_some() {
+    if model.property().is_some() {
         if let Some(v) = (0..p.vertices()).find(|&v| par.accepting[v] != seq_accepting[to_seq[v] as usize]) {
             return Err(format!("vertex {v}: accepting {}, sequential {}", par.accepting[v], !par.accepting[v]));
         }
@@ -145,8 +145,9 @@ fn parallel_product_graphs_equal_the_sequential_ones() {
     let files = small_property_files(&beem);
     let failures = parallel_failures(&files, |f| {
         let model = load_file(&property_path(&beem, &f.property_file)).model;
+        let product = model.product().ok_or("no property process")?;
         for threads in [1, 3] {
-            same_graph(&model, threads).map_err(|e| format!("{} ({threads} threads): {e}", f.property_file))?;
+            same_graph(&product, threads).map_err(|e| format!("{} ({threads} threads): {e}", f.property_file))?;
         }
         Ok(())
     });
@@ -182,7 +183,7 @@ fn a_bounded_build_fails_instead_of_cutting_the_graph() {
 /// the first distance with at least `prefix` states within it; those nearer than `K`
 /// have all their successors in order, the others none; and it is `complete` exactly
 /// when no such `K` exists.
-fn same_prefixes(model: &Model, prefixes: &[u64], log2_table: u32) -> Result<(), String> {
+fn same_prefixes<M: Model>(model: &M, prefixes: &[u64], log2_table: u32) -> Result<(), String> {
     let (seq, states) = state_graph_with_states(model, None).map_err(|e| e.to_string())?;
     let words = model.state_words();
     let s = seq.graph.forward();
@@ -193,7 +194,7 @@ fn same_prefixes(model: &Model, prefixes: &[u64], log2_table: u32) -> Result<(),
     let depth = *distance[..real].iter().max().unwrap();
     let options = GraphOptions { threads: 2, table: TablePlan::new(log2_table, 28), ..GraphOptions::default() };
     let mut builder = PrefixBuilder::new(model, &options);
-    let mut generator = warpcheck_dve::Generator::new(model);
+    let mut generator = model.successors();
     for &prefix in prefixes {
         let fresh = GraphOptions { prefix: Some(prefix), ..options };
         let built = [
@@ -230,7 +231,7 @@ fn same_prefixes(model: &Model, prefixes: &[u64], log2_table: u32) -> Result<(),
                 let (d, e) = (par.graph.deadlocks, par.graph.error_state);
                 return fail(format!("deadlocks {d}, error state {e:?}; expected {deadlocks} (+1), {errors}"));
             }
-            if model.property.is_some() && par.accepting.len() != p.vertices() {
+            if model.property().is_some() && par.accepting.len() != p.vertices() {
                 return fail(format!("{} acceptance flags for {} vertices", par.accepting.len(), p.vertices()));
             }
             for v in 0..par.states() {
@@ -241,7 +242,7 @@ fn same_prefixes(model: &Model, prefixes: &[u64], log2_table: u32) -> Result<(),
                 if mapped != want {
                     return fail(format!("vertex {v} (sequential {w}): successors {mapped:?}, expected {want:?}"));
                 }
-                if model.property.is_some()
+                if model.property().is_some()
                     && expanded
                     && par.accepting[v as usize] != model.is_accepting(&par.state(v))
                 {
@@ -259,7 +260,7 @@ fn prefixes_are_the_first_breadth_first_levels() {
     let files = small_property_files(&beem);
     let failures = parallel_failures(&files, |f| {
         let model = load_file(&property_path(&beem, &f.property_file)).model;
-        same_prefixes(&model, &[1, 2, 50, 1_000, 10_000, u32::MAX as u64], 8)
+        same_prefixes(&model.product().ok_or("no property process")?, &[1, 2, 50, 1_000, 10_000, u32::MAX as u64], 8)
             .map_err(|e| format!("{}: {e}", f.property_file))
     });
     assert!(failures.is_empty(), "{} of {} files fail:\n{}", failures.len(), files.len(), failures.join("\n"));

@@ -159,10 +159,11 @@ impl ModelCommand for Check<'_> {
         let args = self.0;
         let none_named = !args.deadlock && !args.assertions && args.invariants.is_empty();
         if args.formula.given() {
-            return ltl::run_formula(&args.run, &loaded, &args.formula, !none_named || args.all, &args.search);
+            return ltl::run_formula(&args.run, loaded, &args.formula, !none_named || args.all, &args.search);
         }
         if none_named && !args.all {
-            if let Some(summary) = loaded.property_summary() {
+            if let Some(automaton) = loaded.property() {
+                let summary = frontend::summary(automaton, &automaton.name);
                 return ltl::run(&args.run, loaded.model(), summary, &args.search);
             }
         }

@@ -6,7 +6,9 @@
 //! Commands reach a model only through [`with_model`], which loads it with its front
 //! end and hands it to the command's generic code ([`ModelCommand::run`], over any
 //! [`Loaded`] model): the next front end (networks of LTSs, PRISM) is one variant of
-//! [`FrontEnd`], one row of [`FORMATS`] and one implementation of [`Loaded`].
+//! [`FrontEnd`], one row of [`FORMATS`] and one implementation of [`Loaded`]. A model
+//! with a property automaton of its own (a DVE property process) reaches the command
+//! as its [`Product`] with it ([`WithProperty`]).
 
 mod dve;
 
@@ -15,7 +17,7 @@ use std::path::Path;
 use clap::ValueEnum;
 use warpcheck_graph::Format;
 use warpcheck_ltl::Definition;
-use warpcheck_model::{CudaModel, EvalError, LabelId};
+use warpcheck_model::{Automaton, CudaModel, EvalError, LabelId, Product};
 
 use crate::error::CliError;
 
@@ -164,31 +166,85 @@ pub struct LoadOptions {
 /// A state function compiled from text (`--weight`, `--time`).
 pub type StateFunction<'a> = Box<dyn Fn(&[u32]) -> Result<i64, EvalError> + Sync + 'a>;
 
-/// A model with a property automaton made from an LTL formula (`--ltl`).
-pub struct WithFormula<M> {
-    pub model: M,
-    /// The property in words, as [`Loaded::property_summary`] says it.
-    pub summary: String,
-    pub automaton_states: usize,
-    pub automaton_edges: usize,
+/// The Büchi automaton of a negated LTL formula (`--ltl`) over labels of the model.
+pub struct WithFormula {
+    pub automaton: Automaton,
     /// The propositions defined by name (`--ap`, `--ap-file`), as `NAME = EXPR`.
     pub definitions: Vec<String>,
+}
+
+/// A property automaton in words: name and size.
+pub fn summary(automaton: &Automaton, name: &str) -> String {
+    let accepting = automaton.accepting.iter().filter(|&&a| a).count();
+    format!(
+        "{name} (Büchi automaton: {} states, {accepting} accepting, {} edges)",
+        automaton.accepting.len(),
+        automaton.edges.len()
+    )
 }
 
 /// A model loaded by a front end: the engines' view of it, and what the commands
 /// compile in its language (invariants, propositions, weights).
 pub trait Loaded {
-    type Model: CudaModel;
+    type Model: CudaModel + Clone;
     fn model(&self) -> &Self::Model;
     /// `--invariant TEXT`: compiles a state predicate and adds it as a label.
     fn add_invariant(&mut self, text: &str) -> Result<LabelId, CliError>;
     /// `--weight`, `--time`: compiles an integer function of states (`option` names
     /// it in messages).
     fn state_function(&self, text: &str, option: &str) -> Result<StateFunction<'_>, CliError>;
-    /// The model's property automaton in words (name and size), if it has one.
-    fn property_summary(&self) -> Option<String>;
-    /// `--ltl`: the model with the automaton of the negated formula as its property.
-    fn with_formula(&self, text: &str, definitions: &[Definition]) -> Result<WithFormula<Self::Model>, CliError>;
+    /// The model's own property automaton (a DVE property process), if it has one.
+    fn property(&self) -> Option<&Automaton>;
+    /// `--ltl`: the automaton of the negated formula, its propositions added to the
+    /// model as labels.
+    fn formula(&mut self, text: &str, definitions: &[Definition]) -> Result<WithFormula, CliError>;
+}
+
+/// A loaded model with its own property automaton: the engines see the product.
+pub struct WithProperty<L: Loaded> {
+    loaded: L,
+    product: Product<L::Model>,
+}
+
+impl<L: Loaded> Loaded for WithProperty<L> {
+    type Model = Product<L::Model>;
+
+    fn model(&self) -> &Product<L::Model> {
+        &self.product
+    }
+
+    fn add_invariant(&mut self, text: &str) -> Result<LabelId, CliError> {
+        let label = self.loaded.add_invariant(text)?;
+        self.product = Product::new(self.loaded.model().clone(), self.product.automaton.clone());
+        Ok(label)
+    }
+
+    fn state_function(&self, text: &str, option: &str) -> Result<StateFunction<'_>, CliError> {
+        self.loaded.state_function(text, option)
+    }
+
+    fn property(&self) -> Option<&Automaton> {
+        Some(&self.product.automaton)
+    }
+
+    fn formula(&mut self, _: &str, _: &[Definition]) -> Result<WithFormula, CliError> {
+        Err(CliError::Input(format!(
+            "the model already has a property process (`{}`); an LTL formula cannot be checked on top of it (use \
+             the model without its property)",
+            self.product.automaton.name
+        )))
+    }
+}
+
+/// Runs `command` on `loaded`, or on its product with its own property automaton.
+fn run_loaded<L: Loaded, C: ModelCommand>(loaded: L, command: C) -> Result<C::Output, CliError> {
+    match loaded.property().cloned() {
+        None => command.run(loaded),
+        Some(automaton) => {
+            let product = Product::new(loaded.model().clone(), automaton);
+            command.run(WithProperty { loaded, product })
+        }
+    }
 }
 
 /// What a command does with a model, whatever its language.
@@ -205,7 +261,7 @@ pub fn with_model<C: ModelCommand>(
     command: C,
 ) -> Result<C::Output, CliError> {
     match front_end {
-        FrontEnd::Dve => command.run(dve::load(path, options)?),
+        FrontEnd::Dve => run_loaded(dve::load(path, options)?, command),
     }
 }
 

@@ -14,7 +14,7 @@ use warpcheck_liveness::cndfs::MAX_WORKERS;
 use warpcheck_liveness::gpu::{check_gpu, GpuAlgorithm, GpuLtl};
 use warpcheck_liveness::{check, Algorithm, Options, Outcome};
 use warpcheck_ltl::propositions::{parse_argument, parse_file, Definition};
-use warpcheck_model::CudaModel;
+use warpcheck_model::{CudaModel, Product};
 
 use crate::backend::{Backend, Placement};
 use crate::error::{CliError, Verdict};
@@ -136,7 +136,7 @@ fn definitions(f: &FormulaArgs) -> Result<Vec<Definition>, CliError> {
 /// (`--deadlock`, ...) was named too.
 pub fn run_formula<L: Loaded>(
     args: &RunArgs,
-    loaded: &L,
+    mut loaded: L,
     f: &FormulaArgs,
     others: bool,
     search: &SearchArgs,
@@ -149,8 +149,10 @@ pub fn run_formula<L: Loaded>(
             "--ltl checks an LTL formula; it cannot be combined with --deadlock, --assert, --invariant or --all",
         ));
     }
-    let ready = loaded.with_formula(text, &definitions(f)?)?;
-    check_model(args, &ready.model, &ready.summary, search, Some((text, &ready)))
+    let ready = loaded.formula(text, &definitions(f)?)?;
+    let summary = crate::frontend::summary(&ready.automaton, "the negated formula");
+    let product = Product::new(loaded.model(), ready.automaton.clone());
+    check_model(args, &product, &summary, search, Some((text, &ready)))
 }
 
 /// Checks the property of `model` (`summary` says what it is); `--backend gpu` runs
@@ -161,14 +163,14 @@ pub fn run<M: CudaModel>(args: &RunArgs, model: &M, summary: String, search: &Se
 }
 
 /// A formula and the model made of it, for the report.
-type Formula<'a, M> = Option<(&'a str, &'a WithFormula<M>)>;
+type Formula<'a> = Option<(&'a str, &'a WithFormula)>;
 
 fn check_model<M: CudaModel>(
     args: &RunArgs,
     model: &M,
     summary: &str,
     search: &SearchArgs,
-    formula: Formula<'_, M>,
+    formula: Formula<'_>,
 ) -> Result<Verdict, CliError> {
     let incremental = search.incremental;
     if incremental.is_some() && search.algorithm.is_none_or(|a| Algorithm::from(a).on_the_fly()) {
@@ -248,7 +250,7 @@ fn finish<M: CudaModel>(
     summary: &str,
     engine: &Engine,
     outcome: &Outcome,
-    formula: Formula<'_, M>,
+    formula: Formula<'_>,
 ) -> Verdict {
     if args.json {
         crate::json::print(&to_json(args.path(), model, engine, outcome, formula));
@@ -287,10 +289,7 @@ fn print<M: CudaModel>(model: &M, summary: &str, engine: &Engine, o: &Outcome) {
         _ => {}
     }
     if let Some(growths @ 1..) = o.table_growths {
-        println!(
-            "table:        grew {growths} time(s), {}x each time, in place (nothing explored again)",
-            warpcheck_store::budget::GROWTH
-        );
+        println!("table:        grew {growths} time(s), in place (nothing explored again)");
     }
     let graph = o.graph_seconds.map_or(String::new(), |g| format!(" (state graph {g:.3} s)"));
     println!("time:         {:.3} s{graph}, {:.0} states/s", o.seconds, o.states as f64 / o.seconds.max(1e-9));
@@ -325,7 +324,7 @@ fn to_json<'a, M: CudaModel>(
     model: &M,
     engine: &'a Engine,
     o: &'a Outcome,
-    formula: Formula<'a, M>,
+    formula: Formula<'a>,
 ) -> LtlReport<'a> {
     let (backend, threads, gpu) = match engine {
         Engine::Cpu { threads, .. } => ("cpu", Some(*threads), None),
@@ -368,8 +367,8 @@ fn to_json<'a, M: CudaModel>(
         trace: o.lasso.as_ref().map(|l| TraceEntry::lasso(model, l)),
         formula: formula.map(|(text, ready)| FormulaKeys {
             formula: text,
-            automaton_states: ready.automaton_states,
-            automaton_edges: ready.automaton_edges,
+            automaton_states: ready.automaton.accepting.len(),
+            automaton_edges: ready.automaton.edges.len(),
         }),
     }
 }

@@ -13,12 +13,13 @@
 //!
 //! - `int wc_successors(const u32 *s, WcSink *sink)`: emits every step enabled in `s`,
 //!   in any order, and returns whether `s` is a deadlock (the same rules as the CPU
-//!   successor function, property product and stuttering included);
+//!   successor function; the property process is the product wrapper's);
 //! - `int wc_assertion(const u32 *s)`: the index of the first DVE `assert` violated in
 //!   `s` (false or raising an error), or -1;
-//! - `int wc_invariant(int k, const u32 *s)`: whether the user's invariant `k` holds
-//!   (an evaluation error counts as not holding);
-//! - `int wc_accepting(const u32 *s)`: whether the property automaton accepts;
+//! - `int wc_label(int k, const u32 *s)`: predicate `k` of those asked for: 1, 0, or
+//!   -1 when it raises an error; `int wc_invariant(int k, const u32 *s)`: whether it
+//!   holds;
+//! - `int wc_accepting(const u32 *s)`: 0 (the system alone accepts nothing);
 //! - macros `WC_WORDS`, `WC_ASSERTIONS`, `WC_INVARIANTS`.
 
 use std::fmt::Write;
@@ -31,8 +32,8 @@ use crate::ir::{ArrayRef, BinOp, Expr, LValue, Stmt, UnOp};
 use crate::{Overflow, Program, SyncMode};
 
 impl CudaModel for Program {
-    fn cuda_source(&self, invariants: &[LabelId]) -> Result<CudaSource, Unsupported> {
-        let exprs = invariants
+    fn cuda_source(&self, labels: &[LabelId]) -> Result<CudaSource, Unsupported> {
+        let exprs = labels
             .iter()
             .map(|&l| {
                 self.predicate(l).map(|p| p.expr.clone()).ok_or_else(|| {
@@ -44,29 +45,20 @@ impl CudaModel for Program {
     }
 }
 
-/// Generates the C functions of `model`, with `invariants` as the user's invariants.
-pub fn generate(model: &Program, invariants: &[Expr]) -> Result<CudaSource, Unsupported> {
-    if let Some(p) = &model.property {
-        if p.edges.len() > 64 {
-            return Err(Unsupported::Model(format!(
-                "the property automaton has {} edges; the GPU code generator supports at most 64",
-                p.edges.len()
-            )));
-        }
-    }
+/// Generates the C functions of `model`, with `labels` as `wc_label` 0, 1, ...
+pub fn generate(model: &Program, labels: &[Expr]) -> Result<CudaSource, Unsupported> {
     let mut g = Gen { model, out: String::new(), fresh: 0, depth: 1 };
     let words = model.state_words().max(1);
     writeln!(g.out, "#define WC_WORDS {words}").unwrap();
     writeln!(g.out, "#define WC_ASSERTIONS {}", model.assertions.len()).unwrap();
-    writeln!(g.out, "#define WC_INVARIANTS {}", invariants.len()).unwrap();
+    writeln!(g.out, "#define WC_INVARIANTS {}", labels.len()).unwrap();
     writeln!(g.out, "#define WC_TEMPS {}", model.temps.max(1)).unwrap();
     g.out.push_str(HELPERS);
     g.arrays();
-    g.checks(invariants);
+    g.checks(labels);
     if model.mode == SyncMode::Sync {
         g.apply_function();
     }
-    g.product_function();
     let parts = if model.mode == SyncMode::Async { g.async_parts() } else { Vec::new() };
     g.successor_function(&parts);
     Ok(CudaSource { source: g.out, max_successors: max_successors(model) })
@@ -237,9 +229,6 @@ impl Gen<'_> {
                     Stmt::ShiftDown { .. } => {}
                 }
             }
-        }
-        if let Some(p) = &self.model.property {
-            p.edges.iter().filter_map(|e| e.guard.as_ref()).for_each(&mut collect);
         }
         self.model.assertions.iter().for_each(|a| collect(&a.expr));
         // One accessor per first slot, covering the longest array starting there.
@@ -437,7 +426,7 @@ impl Gen<'_> {
         self.line(&format!("if (!({v})) goto {no};"));
     }
 
-    fn checks(&mut self, invariants: &[Expr]) {
+    fn checks(&mut self, labels: &[Expr]) {
         let model = self.model;
         self.out.push_str("WC_FN int wc_assertion(const u32 *s) {\n");
         for (k, a) in model.assertions.iter().enumerate() {
@@ -458,29 +447,25 @@ impl Gen<'_> {
             self.line("}");
         }
         self.out.push_str("  return -1;\n}\n");
-        self.out.push_str("WC_FN int wc_invariant(int k, const u32 *s) {\n");
-        for (k, inv) in invariants.iter().enumerate() {
+        self.out.push_str("WC_FN int wc_label(int k, const u32 *s) {\n");
+        for (k, label) in labels.iter().enumerate() {
             self.line(&format!("if (k == {k}) {{"));
             self.depth += 1;
             self.line("{");
             self.depth += 1;
-            self.guard(inv, "s", &format!("i{k}_no"), &format!("i{k}_no"));
+            self.guard(label, "s", &format!("l{k}_no"), &format!("l{k}_err"));
             self.depth -= 1;
             self.line("}");
             self.line("return 1;");
-            self.line(&format!("i{k}_no: return 0;"));
+            self.line(&format!("l{k}_no: return 0;"));
+            self.line(&format!("l{k}_err: return -1;"));
             self.depth -= 1;
             self.line("}");
         }
-        self.out.push_str("  (void)s; (void)k; return 1;\n}\n");
+        self.out.push_str("  (void)s; (void)k; return -1;\n}\n");
+        self.out.push_str("WC_FN int wc_invariant(int k, const u32 *s) { return wc_label(k, s) == 1; }\n");
+
         self.out.push_str("WC_FN int wc_accepting(const u32 *s) {\n  (void)s;\n");
-        if let Some(p) = &model.property {
-            let process = &model.processes[p.process as usize];
-            let control = get(&self.slot(process.control), "s");
-            for (i, _) in process.accepting.iter().enumerate().filter(|(_, &a)| a) {
-                self.line(&format!("if ({control} == {i}) return 1;"));
-            }
-        }
         self.out.push_str("  return 0;\n}\n");
     }
 
@@ -500,75 +485,18 @@ impl Gen<'_> {
         self.out.push_str("  }\nfail:\n  return 0;\n}\n");
     }
 
-    /// `wc_step(sink, s, t, edges)`: hands a system step's target to the sink, paired
-    /// with each enabled property edge (bit `e` of `edges`) in a model with a property.
-    fn product_function(&mut self) {
-        self.out.push_str("WC_FN void wc_step(WcSink *sink, u32 *t, unsigned long long edges) {\n");
-        match &self.model.property {
-            None => self.out.push_str("  (void)edges;\n  wc_emit(sink, t);\n"),
-            Some(p) => {
-                let control = self.slot(self.model.processes[p.process as usize].control);
-                for (e, edge) in p.edges.iter().enumerate() {
-                    self.line(&format!("if ((edges >> {e}) & 1ull) {{"));
-                    self.line(&format!(
-                        "  u32 p[WC_WORDS]; for (int k = 0; k < WC_WORDS; k++) p[k] = t[k]; {}",
-                        set(&control, "p", &edge.to.to_string())
-                    ));
-                    self.line("  wc_emit(sink, p);");
-                    self.line("}");
-                }
-            }
-        }
-        self.out.push_str("}\n");
-    }
-
     fn successor_function(&mut self, parts: &[Vec<Vec<usize>>]) {
         let model = self.model;
         self.out.push_str("WC_FN int wc_successors(const u32 *s, WcSink *sink) {\n");
         self.line("int tmp[WC_TEMPS]; (void)tmp;");
         self.line("u32 t[WC_WORDS];");
         self.line("int steps = 0;");
-        self.line("unsigned long long edges = 0;");
-        self.line("int property_moves = 0;");
-        if let Some(p) = &model.property {
-            // The automaton's guards read the source state.
-            let control = get(&self.slot(model.processes[p.process as usize].control), "s");
-            for (e, edge) in p.edges.iter().enumerate() {
-                self.line(&format!("if ({control} == {}) {{", edge.from));
-                self.depth += 1;
-                self.line("{");
-                self.depth += 1;
-                if let Some(guard) = &edge.guard {
-                    self.guard(guard, "s", &format!("pe{e}_no"), &format!("pe{e}_err"));
-                }
-                self.line(&format!("edges |= 1ull << {e};"));
-                self.line("property_moves = 1;");
-                self.depth -= 1;
-                self.line("}");
-                self.line(&format!("goto pe{e}_no;"));
-                self.line(&format!("pe{e}_err: wc_emit_error(sink); property_moves = 1;"));
-                self.line(&format!("pe{e}_no: ;"));
-                self.depth -= 1;
-                self.line("}");
-            }
-        }
         match model.mode {
             SyncMode::Async => self.async_steps(parts),
             SyncMode::Sync => self.sync_steps(),
         }
         self.line("sys_end:");
-        if model.property.is_some() {
-            // The system cannot move: the automaton moves alone (stuttering).
-            self.line("if (steps == 0) {");
-            self.line("  for (int k = 0; k < WC_WORDS; k++) t[k] = s[k];");
-            self.line("  wc_step(sink, t, edges);");
-            self.line("  return !property_moves;");
-            self.line("}");
-            self.line("return 0;");
-        } else {
-            self.line("(void)property_moves; (void)edges;");
-            self.line("return steps == 0;");
-        }
+        self.line("return steps == 0;");
         self.out.push_str("}\n");
     }
 
@@ -630,7 +558,7 @@ impl Gen<'_> {
                 for chunk in groups.chunks(PART_GROUPS) {
                     numbers.push(next);
                     self.out.push_str(&format!(
-                        "WC_PART int wc_part_{next}(const u32 *s, WcSink *sink, unsigned long long edges, int committed) {{\n"
+                        "WC_PART int wc_part_{next}(const u32 *s, WcSink *sink, int committed) {{\n"
                     ));
                     self.line("int tmp[WC_TEMPS]; (void)tmp; (void)committed;");
                     self.line("u32 t[WC_WORDS];");
@@ -662,7 +590,7 @@ impl Gen<'_> {
             self.stmt(stmt, "t", &format!("g{g}_err"));
         }
         self.line("steps++;");
-        self.line("wc_step(sink, t, edges);");
+        self.line("wc_emit(sink, t);");
         self.depth -= 1;
         self.line("}");
         self.line(&format!("goto g{g}_no;"));
@@ -687,7 +615,7 @@ impl Gen<'_> {
                     continue;
                 }
                 let calls: Vec<String> =
-                    numbers.iter().map(|n| format!("steps += wc_part_{n}(s, sink, edges, committed);")).collect();
+                    numbers.iter().map(|n| format!("steps += wc_part_{n}(s, sink, committed);")).collect();
                 self.line(&format!("case {state}: {} break;", calls.join(" ")));
             }
             self.line("default: break;");
@@ -741,9 +669,9 @@ impl Gen<'_> {
         self.line("steps++;");
         let applies: Vec<String> = procs.iter().map(|p| format!("wc_apply(c{p}[k{p}], t, tmp)")).collect();
         if applies.is_empty() {
-            self.line("wc_step(sink, t, edges);");
+            self.line("wc_emit(sink, t);");
         } else {
-            self.line(&format!("if ({}) wc_step(sink, t, edges); else wc_emit_error(sink);", applies.join(" && ")));
+            self.line(&format!("if ({}) wc_emit(sink, t); else wc_emit_error(sink);", applies.join(" && ")));
         }
         for _ in &procs {
             self.depth -= 1;
@@ -769,8 +697,7 @@ fn collect_arrays(e: &Expr, out: &mut Vec<ArrayRef>) {
 
 /// An upper bound on the steps enabled in one state: per process the most groups
 /// leaving one control state (summed in an asynchronous system, multiplied in a
-/// synchronous one, where each process may also raise errors), times the most edges
-/// of the property automaton, plus those edges' own steps.
+/// synchronous one, where each process may also raise errors).
 pub fn max_successors(model: &Program) -> u64 {
     let mut most: Vec<Vec<u64>> = model.processes.iter().map(|p| vec![0; p.states.len()]).collect();
     for group in &model.groups {
@@ -790,15 +717,7 @@ pub fn max_successors(model: &Program) -> u64 {
             product.saturating_add(errors)
         }
     };
-    let edges = match &model.property {
-        Some(p) => {
-            let mut from = vec![0u64; model.processes[p.process as usize].states.len()];
-            p.edges.iter().for_each(|e| from[e.from as usize] += 1);
-            from.into_iter().max().unwrap_or(0)
-        }
-        None => 1,
-    };
-    system.saturating_mul(edges.max(1)).saturating_add(edges).max(1)
+    system.max(1)
 }
 
 #[cfg(test)]

@@ -70,13 +70,6 @@ pub fn dependencies(program: &Program) -> Dependencies {
                 }
             }
         }
-        if let Some(property) = &program.property {
-            let control = program.processes[property.process as usize].control;
-            read.slot(control);
-            property.edges.iter().filter_map(|e| e.guard.as_ref()).for_each(|g| read.expr(g));
-            may.slot(control);
-            must.slot(control);
-        }
         deps.read.push(read.words);
         deps.may_write.push(may.words);
         deps.must_write.push(must.words);

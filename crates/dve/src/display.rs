@@ -29,11 +29,6 @@ impl Program {
                 _ => moves.join(" | "),
             });
         }
-        if let (Some(e), Some(prop)) = (step.property, &self.property) {
-            let edge = &prop.edges[e as usize];
-            let desc = self.describe_transition(prop.process, edge.transition);
-            parts.push(if step.groups.is_empty() { format!("{desc} (system stutters)") } else { desc });
-        }
         parts.join("; ")
     }
 
@@ -102,8 +97,8 @@ impl Program {
                 out.push(format!("{} holds {} item(s)", c.name, self.layout.slot(count).get(state)));
             }
         }
-        for (i, p) in self.processes.iter().enumerate() {
-            out.push(format!("{}: {}", p.name, self.control_state_name(i as u32, state)));
+        for (i, p) in self.system_processes() {
+            out.push(format!("{}: {}", p.name, self.control_state_name(i, state)));
         }
         out
     }

@@ -145,17 +145,6 @@ pub struct Group {
     pub committed: bool,
 }
 
-/// A transition of the property (Büchi) automaton.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PropertyEdge {
-    /// Index into the property process's transitions.
-    pub transition: u32,
-    pub from: i32,
-    pub to: i32,
-    /// Evaluated on the source state of the product step; `None` is `true`.
-    pub guard: Option<Expr>,
-}
-
 /// A state invariant attached to a process control state (DVE `assert`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Assertion {

@@ -7,10 +7,8 @@
 
 use std::collections::HashMap;
 
-use crate::ir::{
-    ArrayRef, Assertion, BinOp, Expr as IrExpr, Group, GroupKind, LValue, Participant, PropertyEdge, Stmt,
-};
-use warpcheck_model::{Layout, SlotType};
+use crate::ir::{ArrayRef, Assertion, BinOp, Expr as IrExpr, Group, GroupKind, LValue, Participant, Stmt};
+use warpcheck_model::{Automaton, AutomatonEdge, Layout, SlotType};
 
 use crate::{Channel, Process, Program, Property, SyncMode, Transition, Variable};
 
@@ -126,7 +124,7 @@ pub fn lower(module: &Module, source: &str) -> Result<(Program, Names), Diagnost
             count: (c.capacity > 0).then_some(c.count),
         })
         .collect();
-    let model = Program {
+    let mut model = Program {
         layout,
         variables: l.variables,
         processes,
@@ -134,13 +132,49 @@ pub fn lower(module: &Module, source: &str) -> Result<(Program, Names), Diagnost
         initial_values: l.initial,
         groups,
         mode,
-        property,
+        property: None,
         assertions,
         temps: l.temps,
         overflow: crate::Overflow::Error,
         predicates: vec![],
     };
+    if let Some((process, edges)) = property {
+        model.property = Some(property_automaton(&mut model, process, edges));
+    }
     Ok((model, l.names))
+}
+
+/// The property process and its transitions.
+type PropertyProcess = (u32, Vec<PropertyEdge>);
+
+/// A transition of the property process, its guard lowered and as written.
+struct PropertyEdge {
+    from: u32,
+    to: u32,
+    guard: Option<(IrExpr, String)>,
+}
+
+/// The property process as an automaton over the model's labels: each guard becomes
+/// a predicate of the model.
+fn property_automaton(model: &mut Program, process: u32, edges: Vec<PropertyEdge>) -> Property {
+    let p = &model.processes[process as usize];
+    let (name, states, accepting) = (p.name.clone(), p.states.clone(), p.accepting.clone());
+    let initial = model.layout.slot(p.control).get(&model.initial_state()) as u32;
+    let edges = edges
+        .into_iter()
+        .map(|e| {
+            let guard = match e.guard {
+                None => vec![vec![]],
+                Some((expr, text)) => {
+                    let text =
+                        format!("{text} (guard of {name}: {} -> {})", states[e.from as usize], states[e.to as usize]);
+                    vec![vec![(model.add_predicate(&text, expr), true)]]
+                }
+            };
+            AutomatonEdge { from: e.from, to: e.to, guard }
+        })
+        .collect();
+    Property { process, automaton: Automaton { name, states, initial, accepting, edges } }
 }
 
 impl Lowerer<'_> {
@@ -466,7 +500,7 @@ impl Lowerer<'_> {
         lowered: Vec<Lowered>,
         property: Option<u32>,
         mode: SyncMode,
-    ) -> Result<(Vec<Group>, Option<Property>), Diagnostic> {
+    ) -> Result<(Vec<Group>, Option<PropertyProcess>), Diagnostic> {
         let mut groups = Vec::new();
         let mut edges = Vec::new();
         let participant = |t: &Lowered| Participant { process: t.process, transition: t.index };
@@ -479,7 +513,9 @@ impl Lowerer<'_> {
                         .label("in this transition")
                         .note("the property automaton only reads the system's state in its guards"));
                 }
-                edges.push(PropertyEdge { transition: t.index, from: t.from, to: t.to, guard: t.guard.clone() });
+                let text =
+                    decl(t).guard.as_ref().map(|g| self.source[g.span.start as usize..g.span.end as usize].to_string());
+                edges.push(PropertyEdge { from: t.from as u32, to: t.to as u32, guard: t.guard.clone().zip(text) });
                 continue;
             }
             let Some((c, dir, values, span)) = &t.sync else {
@@ -529,8 +565,7 @@ impl Lowerer<'_> {
                 groups.push(self.rendezvous(t, r, *c, values, rvalues)?);
             }
         }
-        let property = property.map(|process| Property { process, edges });
-        Ok((groups, property))
+        Ok((groups, property.map(|process| (process, edges))))
     }
 
     fn rendezvous(

@@ -1,8 +1,9 @@
 //! [`Program`]: a lowered model with its names, layout, initial state, transition groups
 //! and labels. This is what every engine consumes.
 
-use crate::ir::{Assertion, Group, PropertyEdge, VarId};
+use crate::ir::{Assertion, Group, VarId};
 use warpcheck_model::layout::{Layout, SlotId};
+use warpcheck_model::Automaton;
 
 /// How the processes of a model move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,12 +57,16 @@ pub struct Channel {
     pub count: Option<SlotId>,
 }
 
-/// The property (Büchi) automaton of a model with `system ... property P`.
+/// The property (Büchi) process of a model with `system ... property P`: not part of
+/// the system the [`Program`] runs, but an [`Automaton`] over the program's labels
+/// (one predicate per guard), for [`warpcheck_model::Product`]. The process keeps its
+/// control slot, which the product uses for the automaton state
+/// ([`warpcheck_model::Model::spare_bits`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Property {
     /// Index into [`Program::processes`].
     pub process: u32,
-    pub edges: Vec<PropertyEdge>,
+    pub automaton: Automaton,
 }
 
 /// A model lowered to the IR: everything an engine needs and nothing of the source
@@ -146,16 +151,16 @@ impl Program {
             .map(|i| (i as VarId, slot - self.variables[i].first))
     }
 
-    /// Whether the property automaton is in an accepting state.
-    pub fn is_accepting(&self, state: &[u32]) -> bool {
-        match &self.property {
-            Some(prop) => {
-                let p = &self.processes[prop.process as usize];
-                let s = self.layout.slot(p.control).get(state);
-                p.accepting[s as usize]
-            }
-            None => false,
-        }
+    /// The property automaton (of `system ... property P`), for
+    /// [`warpcheck_model::Product`].
+    pub fn property_automaton(&self) -> Option<&Automaton> {
+        self.property.as_ref().map(|p| &p.automaton)
+    }
+
+    /// The system with its property process: the product the LTL engines check
+    /// (`None` without a property process).
+    pub fn product(&self) -> Option<warpcheck_model::Product<&Program>> {
+        self.property_automaton().map(|a| warpcheck_model::Product::new(self, a.clone()))
     }
 
     /// The name of a process's current control state.

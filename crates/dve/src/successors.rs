@@ -6,10 +6,10 @@
 //! - the committed-state rule: while some process is in a committed state only groups
 //!   whose participants all leave committed states may run;
 //! - synchronous systems, where every process takes one local step per step (effects
-//!   run in process order, each seeing the previous);
-//! - the synchronous product with a property automaton, whose guards are evaluated on
-//!   the source state, with the automaton moving alone (the system stutters) when the
-//!   system has no step.
+//!   run in process order, each seeing the previous).
+//!
+//! The property process is not part of the system: [`warpcheck_model::Product`] runs
+//! it (see [`crate::Property`]).
 //!
 //! A step whose guard or effect raises an evaluation error is reported as such (an
 //! edge to the error state), never silently dropped.
@@ -34,13 +34,6 @@ pub struct Generator<'m> {
     by_state: Vec<u32>,
     temps: Vec<i32>,
     target: Vec<u32>,
-    /// Successor states of the system steps (`words` each) and their groups, kept for
-    /// the product with the property automaton.
-    targets: Vec<u32>,
-    step_groups: Vec<u32>,
-    step_ends: Vec<(usize, Option<EvalError>)>,
-    product: Vec<u32>,
-    enabled_edges: Vec<u32>,
     /// Per process, the local groups enabled in the current state (synchronous mode).
     choices: Vec<Vec<u32>>,
     /// Each group's guards and effect, compiled.
@@ -73,11 +66,6 @@ impl<'m> Generator<'m> {
             by_state,
             temps: vec![0; model.temps as usize],
             target: Vec::with_capacity(model.state_words()),
-            targets: Vec::new(),
-            step_groups: Vec::new(),
-            step_ends: Vec::new(),
-            product: vec![0; model.state_words()],
-            enabled_edges: Vec::new(),
             choices: vec![Vec::new(); model.processes.len()],
             compiled: model
                 .groups
@@ -93,88 +81,15 @@ impl<'m> Generator<'m> {
 
     /// Calls `emit` for every step enabled in `state`, with the successor state or the
     /// evaluation error the step raised. Returns whether `state` is a deadlock: no step
-    /// of the system and none of the property automaton is enabled (a step that raises
-    /// an error counts as enabled).
+    /// is enabled (a step that raises an error counts as enabled). The property
+    /// process takes no part: it is an automaton for the product wrapper.
+    #[inline]
     pub fn successors<F>(&mut self, state: &[u32], mut emit: F) -> bool
     where
         F: FnMut(Step<'_>, Result<&[u32], EvalError>),
     {
-        let Some(property) = &self.model.property else {
-            let mut sink = |groups: &[u32], result: Result<&[u32], EvalError>| emit(Step::of(groups), result);
-            return !self.system_steps(state, &mut sink);
-        };
-
-        // Collect the system steps, then pair each with the property's enabled edges.
-        let (mut targets, mut step_groups, mut step_ends) = (
-            std::mem::take(&mut self.targets),
-            std::mem::take(&mut self.step_groups),
-            std::mem::take(&mut self.step_ends),
-        );
-        targets.clear();
-        step_groups.clear();
-        step_ends.clear();
-        let words = self.model.state_words();
-        self.system_steps(state, &mut |groups, result| {
-            step_groups.extend_from_slice(groups);
-            match result {
-                Ok(target) => {
-                    targets.extend_from_slice(target);
-                    step_ends.push((step_groups.len(), None));
-                }
-                Err(e) => {
-                    targets.resize(targets.len() + words, 0);
-                    step_ends.push((step_groups.len(), Some(e)));
-                }
-            }
-        });
-
-        // The property automaton's guards read the source state.
-        let control = self.model.layout.slot(self.model.processes[property.process as usize].control);
-        let at = control.get(state);
-        self.enabled_edges.clear();
-        let ev = self.model.evaluator(&mut self.temps);
-        let mut property_moves = false;
-        for (e, edge) in property.edges.iter().enumerate() {
-            if edge.from != at {
-                continue;
-            }
-            match edge.guard.as_ref().map_or(Ok(true), |g| ev.holds(g, state)) {
-                Ok(true) => self.enabled_edges.push(e as u32),
-                Ok(false) => {}
-                Err(err) => {
-                    property_moves = true;
-                    emit(Step { groups: &[], property: Some(e as u32), weight: None }, Err(err));
-                }
-            }
-        }
-        property_moves |= !self.enabled_edges.is_empty();
-        let deadlock = if step_ends.is_empty() {
-            // The system cannot move: the automaton moves alone.
-            for &e in &self.enabled_edges {
-                self.product.copy_from_slice(state);
-                control.set(&mut self.product, property.edges[e as usize].to);
-                emit(Step { groups: &[], property: Some(e), weight: None }, Ok(&self.product));
-            }
-            !property_moves
-        } else {
-            let mut first_group = 0;
-            for (i, &(end, error)) in step_ends.iter().enumerate() {
-                let groups = &step_groups[first_group..end];
-                first_group = end;
-                if let Some(err) = error {
-                    emit(Step::of(groups), Err(err));
-                    continue;
-                }
-                for &e in &self.enabled_edges {
-                    self.product.copy_from_slice(&targets[i * words..(i + 1) * words]);
-                    control.set(&mut self.product, property.edges[e as usize].to);
-                    emit(Step { groups, property: Some(e), weight: None }, Ok(&self.product));
-                }
-            }
-            false
-        };
-        (self.targets, self.step_groups, self.step_ends) = (targets, step_groups, step_ends);
-        deadlock
+        let mut sink = |groups: &[u32], result: Result<&[u32], EvalError>| emit(Step::of(groups), result);
+        !self.system_steps(state, &mut sink)
     }
 
     /// Feeds every step of the system proper to `sink`; returns whether there was any.

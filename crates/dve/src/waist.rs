@@ -2,7 +2,7 @@
 //! [`Generator`] as its successor worker; its labels are the assertions, then the
 //! predicates added with [`Program::add_predicate`].
 
-use warpcheck_model::interface::{self, Describe, Label, LabelId, LabelKind, Step, Successors};
+use warpcheck_model::interface::{self, BitField, Describe, Label, LabelId, LabelKind, Step, Successors};
 use warpcheck_model::EvalError;
 
 use crate::{Generator, Program};
@@ -78,8 +78,10 @@ impl interface::Model for Program {
         (0..self.assertions.len()).collect()
     }
 
-    fn is_accepting(&self, state: &[u32]) -> bool {
-        Program::is_accepting(self, state)
+    /// The system alone accepts nothing: the property process is an automaton for
+    /// the product ([`Program::property`]).
+    fn is_accepting(&self, _: &[u32]) -> bool {
+        false
     }
 
     fn dependencies(&self) -> Option<warpcheck_model::Dependencies> {
@@ -87,6 +89,16 @@ impl interface::Model for Program {
     }
 
     fn property(&self) -> Option<&str> {
-        self.property.as_ref().map(|p| self.processes[p.process as usize].name.as_str())
+        None
+    }
+
+    /// The property process's control slot, which the system never reads or writes;
+    /// else the widest unused tail of a word.
+    fn spare_bits(&self) -> Option<BitField> {
+        if let Some(p) = &self.property {
+            let slot = self.layout.slot(self.processes[p.process as usize].control);
+            return Some(BitField { word: slot.word, shift: slot.shift, width: slot.width });
+        }
+        self.layout.spare()
     }
 }

@@ -30,7 +30,8 @@
 //!     process LTL_property { state q0, q1; init q0; accept q1;
 //!       trans q0 -> q0 {}, q0 -> q1 { guard x == 2; }, q1 -> q1 {}; }
 //!     system async property LTL_property;";
-//! let model = warpcheck_dve::load(source).unwrap().model;
+//! let dve = warpcheck_dve::load(source).unwrap();
+//! let model = dve.model.product().unwrap(); // the system × its property process
 //! for algorithm in [warpcheck_liveness::Algorithm::Ndfs, warpcheck_liveness::Algorithm::Owcty] {
 //!     let options = warpcheck_liveness::Options { algorithm, ..Default::default() };
 //!     let outcome = warpcheck_liveness::check(&model, &options).unwrap();

@@ -157,7 +157,7 @@ impl Buchi {
                 guard: e.label.0.iter().map(cube).collect(),
             })
             .collect();
-        warpcheck_model::Automaton { name: name.to_string(), accepting: self.accepting.clone(), edges }
+        warpcheck_model::Automaton::new(name, self.accepting.clone(), edges)
     }
 
     /// Whether the automaton accepts the lasso word `stem cycle^ω` (letters as bit

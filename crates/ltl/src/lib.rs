@@ -8,46 +8,37 @@
 //! - [`tableau`]: the GPVW tableau, a generalized Büchi automaton;
 //! - [`buchi`]: Büchi automata with guarded edges, degeneralisation and reductions,
 //!   and [`buchi::translate`], the whole translation;
-//! - [`simulation`]: the reduction by direct simulation;
-//! - [`property`]: the automaton as the property process of a model, the same as the
-//!   DVE front end makes of a `.propN.dve` file, so every engine runs it unchanged.
+//! - [`simulation`]: the reduction by direct simulation.
 //!
-//! [`formula_model`] chains them: formula text to the model with the property process
-//! of its negation.
-//!
-//! [`formula_automaton`] is the path for every front end: the automaton over the
-//! model's labels, for `warpcheck_model::Product`. [`formula_model`] attaches it to a
-//! DVE program as its property process instead (what the GPU engine runs).
+//! [`formula_automaton`] chains them: formula text to the Büchi automaton of its
+//! negation over the model's labels, for `warpcheck_model::Product`, which checks it
+//! on any front end.
 //!
 //! ```
+//! use warpcheck_model::Product;
 //! let source = "byte x; process P { state s; init s; trans s -> s { effect x = (x + 1) % 3; }; } system async;";
-//! let dve = warpcheck_dve::load(source).unwrap();
-//! let ready = warpcheck_ltl::formula_model(&dve.model, "G !\"x == 2\"", &[], |e| dve.expression(e)).unwrap();
-//! let outcome = warpcheck_liveness::check(&ready.model, &Default::default()).unwrap();
+//! let mut dve = warpcheck_dve::load(source).unwrap();
+//! let ready = warpcheck_ltl::formula_automaton("G !\"x == 2\"", &[], |e| dve.add_predicate(e)).unwrap();
+//! let product = Product::new(&dve.model, ready.automaton);
+//! let outcome = warpcheck_liveness::check(&product, &Default::default()).unwrap();
 //! assert!(!outcome.holds());
 //! ```
 
 pub mod buchi;
 pub mod formula;
 pub mod nnf;
-pub mod property;
 pub mod propositions;
 pub mod simulation;
 pub mod tableau;
 
-use warpcheck_dve::{ir::Expr, Program as IrModel};
-
 pub use buchi::{Buchi, TranslateError};
 pub use formula::{Formula, ParseError};
-pub use property::PropertyError;
 pub use propositions::{Definition, PropositionError, Resolved};
 
 /// Why a formula cannot be checked on a model; `E` is the error of compiling a
 /// proposition's expression.
 #[derive(Debug, thiserror::Error)]
 pub enum FormulaError<E: std::fmt::Display> {
-    #[error(transparent)]
-    Property(#[from] PropertyError),
     #[error("{0}")]
     Parse(ParseError),
     #[error(transparent)]
@@ -56,33 +47,6 @@ pub enum FormulaError<E: std::fmt::Display> {
     Compile { proposition: Resolved, error: E },
     #[error(transparent)]
     Translate(#[from] TranslateError),
-}
-
-/// A formula ready to check: `model` with the property process of the negated formula.
-#[derive(Clone, Debug)]
-pub struct FormulaModel {
-    pub formula: Formula,
-    pub propositions: Vec<Resolved>,
-    /// The Büchi automaton of the negated formula.
-    pub automaton: Buchi,
-    pub model: IrModel,
-}
-
-/// Parses `text`, resolves its propositions by `definitions`, compiles their
-/// expressions with `compile`, translates the negated formula and attaches its
-/// automaton to `model` as its property process.
-pub fn formula_model<E: std::fmt::Display>(
-    model: &IrModel,
-    text: &str,
-    definitions: &[Definition],
-    mut compile: impl FnMut(&str) -> Result<Expr, E>,
-) -> Result<FormulaModel, FormulaError<E>> {
-    if let Some(p) = &model.property {
-        return Err(PropertyError::AlreadyHasProperty(model.processes[p.process as usize].name.clone()).into());
-    }
-    let (formula, propositions, expressions, automaton) = translate_formula(text, definitions, &mut compile)?;
-    let model = property::with_property(model, &automaton, &expressions)?;
-    Ok(FormulaModel { formula, propositions, automaton, model })
 }
 
 /// A formula translated for any front end: the Büchi automaton of its negation over
@@ -99,8 +63,8 @@ pub struct FormulaAutomaton {
 
 /// Parses `text`, resolves its propositions by `definitions`, turns each into a label
 /// of the model with `label` (the front end compiles and adds it) and translates the
-/// negated formula: `Product::new(model, result.automaton)` is then checked by
-/// [`check`].
+/// negated formula: `Product::new(model, result.automaton)` is then checked by the
+/// engines of `warpcheck-liveness`.
 pub fn formula_automaton<E: std::fmt::Display>(
     text: &str,
     definitions: &[Definition],

@@ -19,8 +19,9 @@ use warpcheck_graph::generate::SplitMix64;
 use warpcheck_liveness::{check, Algorithm, Options};
 use warpcheck_ltl::buchi::translate;
 use warpcheck_ltl::formula::Ltl;
-use warpcheck_ltl::formula_model;
+use warpcheck_ltl::formula_automaton;
 use warpcheck_ltl::propositions::parse_argument;
+use warpcheck_model::Product;
 
 const APS: u32 = 3;
 
@@ -254,17 +255,18 @@ fn model_checking_random_kripke_structures_agrees_with_lassos() {
         let k = kripke(&mut rng);
         let f = formula(&mut rng, 3);
         let source = k.dve();
-        let dve = warpcheck_dve::load(&source).unwrap_or_else(|d| panic!("{}", d.render("kripke", &source)));
+        let mut dve = warpcheck_dve::load(&source).unwrap_or_else(|d| panic!("{}", d.render("kripke", &source)));
         let definitions: Vec<_> = k.propositions().iter().map(|a| parse_argument(a).unwrap()).collect();
-        let ready = formula_model(&dve.model, &text(&f), &definitions, |e| dve.expression(e))
+        let ready = formula_automaton(&text(&f), &definitions, |e| dve.add_predicate(e))
             .unwrap_or_else(|e| panic!("case {case}: {f}: {e}"));
+        let product = Product::new(&dve.model, ready.automaton);
         let algorithm = [Algorithm::Owcty, Algorithm::Ndfs, Algorithm::Cndfs][case % 3];
-        let outcome = check(&ready.model, &Options { algorithm, ..Options::default() }).unwrap();
+        let outcome = check(&product, &Options { algorithm, ..Options::default() }).unwrap();
         let context = || format!("case {case}: {f} on {source} ({})", k.propositions().join(", "));
         match &outcome.lasso {
             Some(lasso) => {
                 violated_count += 1;
-                let slot = ready.model.layout.slot(ready.model.variables[0].first);
+                let slot = dve.model.layout.slot(dve.model.variables[0].first);
                 let s = |state: &[u32]| slot.get(state) as usize;
                 let mut states = vec![s(&lasso.stem.initial)];
                 states.extend(lasso.stem.steps.iter().map(|t| s(&t.state)));

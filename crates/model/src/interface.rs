@@ -68,6 +68,39 @@ pub struct Dependencies {
     pub must_write: Vec<Vec<bool>>,
 }
 
+/// A field of `width` bits at bit `shift` of word `word` of a state vector.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BitField {
+    pub word: u32,
+    pub shift: u32,
+    pub width: u32,
+}
+
+impl BitField {
+    /// The `width` low bits set.
+    pub fn mask(self) -> u32 {
+        if self.width >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << self.width) - 1
+        }
+    }
+
+    /// The field's value in `state`.
+    #[inline]
+    pub fn get(self, state: &[u32]) -> u32 {
+        (state[self.word as usize] >> self.shift) & self.mask()
+    }
+
+    /// Sets the field to `value` (which must fit).
+    #[inline]
+    pub fn set(self, state: &mut [u32], value: u32) {
+        let mask = self.mask() << self.shift;
+        let word = &mut state[self.word as usize];
+        *word = (*word & !mask) | ((value << self.shift) & mask);
+    }
+}
+
 /// A per-thread successor worker: holds the buffers one thread reuses.
 pub trait Successors {
     /// Calls `emit` for every step enabled in `state`, with the successor state or the
@@ -115,6 +148,13 @@ pub trait Model: Describe + Sync {
     fn property(&self) -> Option<&str>;
     /// Transition groups with their dependency matrices, when the front end knows them.
     fn dependencies(&self) -> Option<Dependencies> {
+        None
+    }
+    /// Bits of every state that the model never reads and that its successors (CPU
+    /// and generated C) copy unchanged from the source state: room for a wrapper's
+    /// own data, such as the automaton state of a [`Product`](crate::Product), which
+    /// then needs no word of its own. `None` when there are none.
+    fn spare_bits(&self) -> Option<BitField> {
         None
     }
 
@@ -178,6 +218,9 @@ impl<M: Model> Model for &M {
     }
     fn dependencies(&self) -> Option<Dependencies> {
         (**self).dependencies()
+    }
+    fn spare_bits(&self) -> Option<BitField> {
+        (**self).spare_bits()
     }
     fn assertion_labels(&self) -> Vec<LabelId> {
         (**self).assertion_labels()

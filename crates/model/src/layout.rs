@@ -147,6 +147,17 @@ impl Layout {
         &self.slots[id as usize]
     }
 
+    /// The widest run of bits after the last slot of a word (the first such word when
+    /// several tie), if any: bits no slot uses.
+    pub fn spare(&self) -> Option<crate::BitField> {
+        let mut used = vec![0u32; self.words()];
+        for s in &self.slots {
+            used[s.word as usize] = used[s.word as usize].max(s.shift + s.width);
+        }
+        let (word, &top) = used.iter().enumerate().min_by_key(|&(w, &u)| (u, w))?;
+        (top < 32).then_some(crate::BitField { word: word as u32, shift: top, width: 32 - top })
+    }
+
     /// A state vector holding the given slot values (which must fit their slots).
     pub fn encode(&self, values: &[i32]) -> Vec<u32> {
         assert_eq!(values.len(), self.slots.len());

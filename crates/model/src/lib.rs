@@ -58,6 +58,6 @@ pub mod product;
 
 pub use cuda::{CudaModel, CudaSource};
 pub use error::EvalError;
-pub use interface::{Dependencies, Describe, Label, LabelId, LabelKind, Model, Step, Successors};
+pub use interface::{BitField, Dependencies, Describe, Label, LabelId, LabelKind, Model, Step, Successors};
 pub use layout::{Layout, Slot, SlotId, SlotType};
 pub use product::{Automaton, AutomatonEdge, Product};

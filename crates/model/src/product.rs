@@ -6,10 +6,11 @@
 //! read the source state of a step; each system step pairs with each enabled edge;
 //! when the system has no step at all, the automaton moves alone (the system
 //! stutters); evaluating a guard that raises an error is a step into the error state.
-//! A product state is the model's state followed by one word, the automaton state.
+//! The automaton state lives in the model's spare bits ([`Model::spare_bits`]) when
+//! they are wide enough, else in one word appended to the model's state.
 
 use crate::error::EvalError;
-use crate::interface::{Describe, Label, LabelId, Model, Step, Successors};
+use crate::interface::{BitField, Dependencies, Describe, Label, LabelId, Model, Step, Successors};
 
 /// A guard: a disjunction of conjunctions of label literals `(label, must hold)`.
 /// No cube is `false`; an empty cube is `true`.
@@ -23,25 +24,63 @@ pub struct AutomatonEdge {
     pub guard: Guard,
 }
 
-/// A Büchi automaton over the labels of a model; its initial state is 0.
+/// A Büchi automaton over the labels of a model.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Automaton {
     /// A name for traces, e.g. `LTL_property`.
     pub name: String,
+    /// The states' names, for traces.
+    pub states: Vec<String>,
+    pub initial: u32,
     /// Per state, whether it is accepting.
     pub accepting: Vec<bool>,
     pub edges: Vec<AutomatonEdge>,
 }
 
+impl Automaton {
+    /// An automaton with states `q0`, `q1`, ... and initial state `q0`.
+    pub fn new(name: &str, accepting: Vec<bool>, edges: Vec<AutomatonEdge>) -> Automaton {
+        let states = (0..accepting.len()).map(|q| format!("q{q}")).collect();
+        Automaton { name: name.to_string(), states, initial: 0, accepting, edges }
+    }
+
+    /// Bits needed to hold a state number.
+    fn bits(&self) -> u32 {
+        (32 - (self.accepting.len().max(2) as u32 - 1).leading_zeros()).max(1)
+    }
+}
+
 /// `model` × `automaton`.
+#[derive(Clone, Debug)]
 pub struct Product<M> {
     pub model: M,
     pub automaton: Automaton,
+    /// Where a product state keeps the automaton state.
+    place: BitField,
+    /// Whether that is a word appended to the model's state.
+    appended: bool,
 }
 
 impl<M: Model> Product<M> {
     pub fn new(model: M, automaton: Automaton) -> Product<M> {
-        Product { model, automaton }
+        let bits = automaton.bits();
+        let (place, appended) = match model.spare_bits() {
+            Some(spare) if spare.width >= bits => (BitField { width: bits, ..spare }, false),
+            _ => (BitField { word: model.state_words() as u32, shift: 0, width: 32 }, true),
+        };
+        Product { model, automaton, place, appended }
+    }
+
+    /// Where a product state keeps the automaton state: spare bits of the model's
+    /// state or (`true`) a word of its own after it.
+    pub fn automaton_place(&self) -> (BitField, bool) {
+        (self.place, self.appended)
+    }
+
+    /// The automaton state of a product state.
+    #[inline]
+    pub fn automaton_state(&self, state: &[u32]) -> u32 {
+        self.place.get(state)
     }
 
     /// Whether `guard` holds in the model state `state`; literals are evaluated in
@@ -82,7 +121,9 @@ impl<M: Model> Successors for ProductSuccessors<'_, M> {
         F: FnMut(Step<'_>, Result<&[u32], EvalError>),
     {
         let words = self.product.model.state_words();
-        let (system, at) = (&state[..words], state[words]);
+        let place = self.product.place;
+        let (system, at) = (&state[..words], place.get(state));
+        let product_words = state.len();
         let (targets, groups, ends) = (&mut self.targets, &mut self.groups, &mut self.ends);
         targets.clear();
         groups.clear();
@@ -117,12 +158,12 @@ impl<M: Model> Successors for ProductSuccessors<'_, M> {
         }
         moves |= !self.enabled.is_empty();
         let edges = &self.product.automaton.edges;
-        self.next.resize(words + 1, 0);
+        self.next.resize(product_words, 0);
         if self.ends.is_empty() {
             // The system cannot move: the automaton moves alone.
             for &e in &self.enabled {
                 self.next[..words].copy_from_slice(system);
-                self.next[words] = edges[e as usize].to;
+                place.set(&mut self.next, edges[e as usize].to);
                 emit(Step { groups: &[], property: Some(e), weight: None }, Ok(&self.next));
             }
             return !moves;
@@ -137,7 +178,7 @@ impl<M: Model> Successors for ProductSuccessors<'_, M> {
             }
             for &e in &self.enabled {
                 self.next[..words].copy_from_slice(&self.targets[i * words..(i + 1) * words]);
-                self.next[words] = edges[e as usize].to;
+                place.set(&mut self.next, edges[e as usize].to);
                 emit(Step { groups: step_groups, property: Some(e), weight: None }, Ok(&self.next));
             }
         }
@@ -150,7 +191,9 @@ impl<M: Model> Describe for Product<M> {
         let system = self.model.describe_step(&Step::of(step.groups));
         let Some(e) = step.property else { return system };
         let edge = &self.automaton.edges[e as usize];
-        let automaton = format!("{}: q{} -> q{}", self.automaton.name, edge.from, edge.to);
+        let names = &self.automaton.states;
+        let automaton =
+            format!("{}: {} -> {}", self.automaton.name, names[edge.from as usize], names[edge.to as usize]);
         if step.groups.is_empty() {
             format!("{automaton} (system stutters)")
         } else {
@@ -170,7 +213,8 @@ impl<M: Model> Describe for Product<M> {
     fn describe_state(&self, state: &[u32]) -> Vec<String> {
         let words = self.model.state_words();
         let mut lines = self.model.describe_state(&state[..words]);
-        lines.push(format!("{}: q{}", self.automaton.name, state[words]));
+        let at = self.automaton_state(state) as usize;
+        lines.push(format!("{}: {}", self.automaton.name, self.automaton.states[at]));
         lines
     }
 }
@@ -182,12 +226,13 @@ impl<M: Model> Model for Product<M> {
         Self: 'a;
 
     fn state_words(&self) -> usize {
-        self.model.state_words() + 1
+        self.model.state_words() + self.appended as usize
     }
 
     fn initial_state(&self) -> Vec<u32> {
         let mut state = self.model.initial_state();
-        state.push(0);
+        state.resize(self.state_words(), 0);
+        self.place.set(&mut state, self.automaton.initial);
         state
     }
 
@@ -212,10 +257,28 @@ impl<M: Model> Model for Product<M> {
     }
 
     fn is_accepting(&self, state: &[u32]) -> bool {
-        self.automaton.accepting[state[self.model.state_words()] as usize]
+        self.automaton.accepting[self.automaton_state(state) as usize]
     }
 
     fn property(&self) -> Option<&str> {
         Some(&self.automaton.name)
+    }
+
+    /// The model's matrices with the automaton's word read and maybe written by
+    /// every group (its guards read the model's labels, so every row also reads
+    /// every word: labels have no dependency information).
+    fn dependencies(&self) -> Option<Dependencies> {
+        let mut d = self.model.dependencies()?;
+        let word = self.place.word as usize;
+        for matrix in [&mut d.read, &mut d.may_write, &mut d.must_write] {
+            for row in matrix.iter_mut() {
+                row.resize(self.state_words(), false);
+            }
+        }
+        for row in d.read.iter_mut() {
+            row.iter_mut().for_each(|r| *r = true);
+        }
+        d.may_write.iter_mut().for_each(|row| row[word] = true);
+        Some(d)
     }
 }

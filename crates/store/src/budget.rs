@@ -9,7 +9,9 @@
 //! - the first table has 2^[`FIRST_LOG2`] entries (under 1.2 MiB with every engine's
 //!   extras), so that small models touch little memory;
 //! - a table grows [`GROWTH`] times larger once more than [`GROW_AT_EIGHTHS`]/8 of its
-//!   entries are in use (the last step, to the largest table, may be smaller);
+//!   entries are in use, except that one of 2^[`JUMP_FROM_LOG2`] entries or more (but
+//!   fewer than 2^[`JUMP_TO_LOG2`]) grows straight to 2^[`JUMP_TO_LOG2`] (the last
+//!   step, to the largest table, may be smaller);
 //! - the largest table is the largest that fits the budget *while growing into it*
 //!   (the table before it and the growth's own maps live until the move is done), and
 //!   it counts as full at [`FULL_AT_EIGHTHS`]/8 (linear probes get long beyond): a
@@ -21,8 +23,12 @@
 //! 6/8 ended at tables 46-60% full after 4-5 moves (0.1-1.4 s of moves) and ran at
 //! 0.86x the speed of the former fixed 2^25-entry table; growing 8x past half keeps
 //! every table at most half full, ends at that table's size for these models, and
-//! moves at most an eighth of the final states in its last step. The first table
-//! stays small (2^16 entries), so small models touch little memory.
+//! moves at most an eighth of the final states in its last step. Still, that step
+//! moved 2 M states on these models (7-12 M states): 0.1-0.2 s, 0.92x the fixed
+//! table's speed. So a run past a quarter million states jumps to 2^25 entries (the
+//! former fixed size, 256 MiB, whose pages are touched only as they fill) and moves
+//! at most 262,144 states on the way. The first table stays small (2^16 entries), so
+//! small models touch little memory.
 
 use crate::memory::available;
 
@@ -78,6 +84,10 @@ pub const GROWTH_LOG2: u32 = GROWTH.trailing_zeros();
 pub const GROW_AT_EIGHTHS: u64 = 4;
 /// The largest table is full once more than this many eighths of it are used.
 pub const FULL_AT_EIGHTHS: u64 = 7;
+/// Tables from 2^`JUMP_FROM_LOG2` entries up grow straight to 2^[`JUMP_TO_LOG2`].
+pub const JUMP_FROM_LOG2: u32 = 19;
+/// See [`JUMP_FROM_LOG2`].
+pub const JUMP_TO_LOG2: u32 = 25;
 /// log2 of the first table's entries (unless the budget allows less).
 pub const FIRST_LOG2: u32 = 16;
 /// Table sizes, log2 of entries: 2^4 (the smallest table) to 2^32 (ids are `u32`).
@@ -150,7 +160,9 @@ impl TablePlan {
 
     /// The table after one of `2^log2` entries, `None` at the largest.
     pub fn next(&self, log2: u32) -> Option<u32> {
-        (log2 < self.max_log2).then(|| (log2 + GROWTH_LOG2).min(self.max_log2))
+        let jump = (JUMP_FROM_LOG2..JUMP_TO_LOG2 - GROWTH_LOG2).contains(&log2);
+        let to = if jump { JUMP_TO_LOG2 } else { log2 + GROWTH_LOG2 };
+        (log2 < self.max_log2).then(|| to.min(self.max_log2))
     }
 
     /// Entries in use beyond which a table of `2^log2` entries must grow (or, the
@@ -214,6 +226,10 @@ mod tests {
     fn limits() {
         let plan = TablePlan::new(4, 12);
         assert_eq!(plan.next(4), Some(7));
+        let large = TablePlan::new(16, 32);
+        let sizes: Vec<u32> = std::iter::successors(Some(16), |&l| large.next(l)).collect();
+        assert_eq!(sizes, [16, 19, 25, 28, 31, 32]);
+        assert_eq!(TablePlan::new(20, 24).next(20), Some(24));
         assert_eq!(plan.next(11), Some(12));
         assert_eq!(plan.load_limit(4), 8);
         assert_eq!(plan.load_limit(12), 3584);

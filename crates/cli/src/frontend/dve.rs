@@ -7,8 +7,8 @@ use std::path::Path;
 
 use warpcheck_dve::{DveModel, LoadOptions as DveOptions, Overflow, Program};
 use warpcheck_ltl::formula::render_at;
-use warpcheck_ltl::{formula_model, Definition, FormulaError, PropositionError};
-use warpcheck_model::LabelId;
+use warpcheck_ltl::{formula_automaton, Definition, FormulaError, PropositionError};
+use warpcheck_model::{Automaton, LabelId};
 
 use super::{LoadOptions, Loaded, OverflowArg, StateFunction, WithFormula};
 use crate::error::CliError;
@@ -23,19 +23,6 @@ pub fn load(path: &Path, options: LoadOptions) -> Result<DveModel, CliError> {
     };
     warpcheck_dve::load_with(&source, &DveOptions { overflow })
         .map_err(|d| CliError::Rendered(d.render(&path.display().to_string(), &source)))
-}
-
-/// The property automaton of `model` in words; `name` replaces its process's name.
-fn summary(model: &Program, name: Option<&str>) -> Option<String> {
-    let property = model.property.as_ref()?;
-    let process = &model.processes[property.process as usize];
-    let accepting = process.accepting.iter().filter(|&&a| a).count();
-    Some(format!(
-        "{} (Büchi automaton: {} states, {accepting} accepting, {} edges)",
-        name.unwrap_or(&process.name),
-        process.states.len(),
-        property.edges.len()
-    ))
 }
 
 impl Loaded for DveModel {
@@ -54,12 +41,12 @@ impl Loaded for DveModel {
         Ok(Box::new(f))
     }
 
-    fn property_summary(&self) -> Option<String> {
-        summary(&self.model, None)
+    fn property(&self) -> Option<&Automaton> {
+        self.model.property_automaton()
     }
 
-    fn with_formula(&self, text: &str, definitions: &[Definition]) -> Result<WithFormula<Program>, CliError> {
-        let ready = formula_model(&self.model, text, definitions, |e| self.expression(e)).map_err(|e| {
+    fn formula(&mut self, text: &str, definitions: &[Definition]) -> Result<WithFormula, CliError> {
+        let ready = formula_automaton(text, definitions, |e| self.add_predicate(e)).map_err(|e| {
             CliError::Rendered(match &e {
                 FormulaError::Parse(p) => p.render(text).replacen("error: ", "error: in --ltl: ", 1),
                 FormulaError::Proposition(PropositionError::Unknown { span, .. }) => {
@@ -86,12 +73,6 @@ impl Loaded for DveModel {
             .filter(|p| p.origin != "formula")
             .map(|p| format!("{} = {}", p.written, p.expression))
             .collect();
-        Ok(WithFormula {
-            summary: summary(&ready.model, Some("the negated formula")).unwrap_or_default(),
-            automaton_states: ready.automaton.states(),
-            automaton_edges: ready.automaton.edges.len(),
-            definitions,
-            model: ready.model,
-        })
+        Ok(WithFormula { automaton: ready.automaton, definitions })
     }
 }

@@ -2,9 +2,18 @@
 
 use super::*;
 
-fn model(name: &str) -> warpcheck_dve::Program {
+/// A DVE model with its property process, as the engines check it.
+type Checked = warpcheck_model::Product<warpcheck_dve::Program>;
+
+fn product(source: &str) -> Checked {
+    let model = warpcheck_dve::load(source).unwrap().model;
+    let automaton = model.property_automaton().expect("a property process").clone();
+    warpcheck_model::Product::new(model, automaton)
+}
+
+fn model(name: &str) -> Checked {
     let path = format!("{}/../../tests/models/ltl/{name}", env!("CARGO_MANIFEST_DIR"));
-    warpcheck_dve::load(&std::fs::read_to_string(path).unwrap()).unwrap().model
+    product(&std::fs::read_to_string(path).unwrap())
 }
 
 /// From a table of 16 entries, the table grows 8x larger in place until the
@@ -69,8 +78,8 @@ const TWO_SIDES: &str = "
 
 /// Checks a lasso of states: real steps from the initial state, a cycle back to its
 /// first state through an accepting state.
-fn valid(model: &warpcheck_dve::Program, (stem, cycle): &StateLasso) -> bool {
-    let mut generator = warpcheck_dve::Generator::new(model);
+fn valid(model: &Checked, (stem, cycle): &StateLasso) -> bool {
+    let mut generator = model.successors();
     let mut step = |from: &[u32], to: &[u32]| {
         let mut found = false;
         generator.successors(from, |_, r| found |= r.is_ok_and(|s| s == to));
@@ -90,7 +99,7 @@ fn valid(model: &warpcheck_dve::Program, (stem, cycle): &StateLasso) -> bool {
 /// and step counted once.
 #[test]
 fn growing_under_many_workers_keeps_verdicts_and_counts() {
-    let load = |text: String| warpcheck_dve::load(&text).unwrap().model;
+    let load = |text: String| product(&text);
     let mut models = vec![
         ("violated counters", load(format!("{COUNTERS}{VIOLATED}"))),
         ("holding counters", load(format!("{COUNTERS}{HOLDS}"))),

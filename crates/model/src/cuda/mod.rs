@@ -8,8 +8,11 @@
 //!   included);
 //! - `int wc_assertion(const u32 *s)`: the index `k` of the first violated assertion
 //!   (label `assertion_labels()[k]`), or -1;
-//! - `int wc_invariant(int k, const u32 *s)`: whether invariant `k` holds (an error
-//!   counts as not holding);
+//! - `int wc_label(int k, const u32 *s)`: label `k` of the list the source was
+//!   generated for ([`CudaModel::cuda_source`]): 1 when it holds, 0 when not, -1 when
+//!   evaluating it raises an error;
+//! - `int wc_invariant(int k, const u32 *s)`: whether label `k` holds (an error
+//!   counts as not holding), for the `WC_INVARIANTS` labels the kernels check;
 //! - `int wc_accepting(const u32 *s)`: whether the state is accepting;
 //! - macros `WC_WORDS`, `WC_ASSERTIONS`, `WC_INVARIANTS`.
 //!
@@ -21,6 +24,7 @@
 //! for state, without a GPU ([`host::run_on_host`]).
 
 pub mod host;
+mod product;
 
 use crate::interface::{LabelId, Model};
 
@@ -46,12 +50,15 @@ pub enum Unsupported {
 /// A model whose successor function is also available as C source against the ABI
 /// above.
 pub trait CudaModel: Model {
-    /// The source, with `invariants` (labels of this model) as `wc_invariant` 0, 1, ...
-    fn cuda_source(&self, invariants: &[LabelId]) -> Result<CudaSource, Unsupported>;
+    /// The source, with `labels` (labels of this model) as `wc_label` and
+    /// `wc_invariant` 0, 1, ... (`WC_INVARIANTS` = their number: the kernels check
+    /// them all as invariants; a wrapper such as the Büchi product compiles more
+    /// labels and says how many of them are invariants).
+    fn cuda_source(&self, labels: &[LabelId]) -> Result<CudaSource, Unsupported>;
 }
 
 impl<M: CudaModel> CudaModel for &M {
-    fn cuda_source(&self, invariants: &[LabelId]) -> Result<CudaSource, Unsupported> {
-        (**self).cuda_source(invariants)
+    fn cuda_source(&self, labels: &[LabelId]) -> Result<CudaSource, Unsupported> {
+        (**self).cuda_source(labels)
     }
 }
