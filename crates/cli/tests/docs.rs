@@ -27,6 +27,8 @@ fn documented_commands_print_what_the_documentation_shows() {
     // The blocks name files relative to the repository root; this test is alone in
     // its binary, so changing the working directory affects nothing else.
     std::env::set_current_dir(&root).expect("enter the repository root");
+    // Examples that write files write them under `target/` (ignored by git).
+    std::fs::create_dir_all(root.join("target")).expect("create target/");
     trycmd::TestCases::new()
         .register_bin("warpcheck", Path::new(env!("CARGO_BIN_EXE_warpcheck")))
         .env("CUDA_VISIBLE_DEVICES", "")
