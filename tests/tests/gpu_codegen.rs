@@ -219,7 +219,7 @@ fn generated_code_agrees_with_the_cpu_engine_on_formula_models() {
             .collect();
         let ready = warpcheck_ltl::formula_model(&dve.model, &f.formula, &definitions, |e| dve.expression(e))
             .map_err(|e| format!("{name}: {e}"))?;
-        let product = DveModel { model: ready.model, names: dve.names.clone() };
+        let product = DveModel { model: ready.model, names: dve.names.clone(), warnings: vec![] };
         let dir = scratch(&f.property_file());
         let result = check_model(&name, &product, &[], &dir);
         let _ = std::fs::remove_dir_all(&dir);
