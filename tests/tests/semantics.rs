@@ -172,6 +172,52 @@ fn omitted_source_state_reuses_the_previous_source() {
     check("omitted_source.dve", no_error(5, 6, 2), Some(3));
 }
 
+// ---- DiVinE 2.4's leniencies (accepted with a warning) ----
+
+/// The warnings of a semantic-rule model: (message, line, column).
+fn warnings(name: &str) -> Vec<(String, usize, usize)> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/semantics").join(name);
+    let source = std::fs::read_to_string(&path).unwrap();
+    load_file(&path)
+        .warnings
+        .iter()
+        .map(|w| {
+            let (line, column) = w.line_column(&source);
+            (w.message.clone(), line, column)
+        })
+        .collect()
+}
+
+#[test]
+fn an_unindexed_array_is_its_first_element() {
+    check("unindexed_array.dve", no_error(7, 6, 1), Some(7));
+    let first = |line, column| {
+        ("array `e` used without an index: taken as `e[0]`, its first element".to_string(), line, column)
+    };
+    assert_eq!(
+        warnings("unindexed_array.dve"),
+        [first(21, 25), first(22, 52), first(23, 36), first(24, 25), first(25, 24)]
+    );
+}
+
+#[test]
+fn an_initial_value_reads_the_initial_values_of_earlier_variables() {
+    check("initial_value_reads_variable.dve", no_error(4, 3, 1), Some(4));
+    let read = |name: &str, value, what: &str, line, column| {
+        (format!("variable `{name}` read in {what}: taken as its initial value {value}"), line, column)
+    };
+    assert_eq!(
+        warnings("initial_value_reads_variable.dve"),
+        [
+            read("a", 3, "an initial value", 13, 14),
+            read("b[1]", 7, "an initial value", 14, 9),
+            read("a", 3, "a constant's value", 15, 16),
+            read("c", 14, "an initial value", 18, 14),
+            read("a", 3, "an initial value", 18, 18),
+        ]
+    );
+}
+
 // ---- committed states ----
 
 #[test]

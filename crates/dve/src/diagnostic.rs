@@ -27,10 +27,21 @@ impl Span {
     }
 }
 
-/// An error in a DVE model: what is wrong and where.
+/// How serious a [`Diagnostic`] is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Severity {
+    /// The model is refused.
+    #[default]
+    Error,
+    /// The model is accepted, read as the message says (DiVinE 2.4's leniencies).
+    Warning,
+}
+
+/// An error in a DVE model, or a warning about how an input was read: what and where.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct Diagnostic {
+    pub severity: Severity,
     pub message: String,
     pub span: Span,
     /// Text under the caret.
@@ -42,7 +53,19 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn new(message: impl Into<String>, span: Span) -> Diagnostic {
-        Diagnostic { message: message.into(), span, label: String::new(), related: vec![], notes: vec![] }
+        Diagnostic {
+            severity: Severity::Error,
+            message: message.into(),
+            span,
+            label: String::new(),
+            related: vec![],
+            notes: vec![],
+        }
+    }
+
+    /// A warning: the input is accepted and read as `message` says.
+    pub fn warning(message: impl Into<String>, span: Span) -> Diagnostic {
+        Diagnostic { severity: Severity::Warning, ..Diagnostic::new(message, span) }
     }
 
     pub fn label(mut self, label: impl Into<String>) -> Self {
@@ -69,8 +92,8 @@ impl Diagnostic {
         (line, column)
     }
 
-    /// Renders the diagnostic like rustc: `error: message`, ` --> file:line:column`,
-    /// the source line and a caret under the span.
+    /// Renders the diagnostic like rustc: `error: message` (or `warning: message`),
+    /// ` --> file:line:column`, the source line and a caret under the span.
     pub fn render(&self, file_name: &str, source: &str) -> String {
         let file = SimpleFile::new(file_name, source);
         let clamp = |s: Span| {
@@ -81,9 +104,13 @@ impl Diagnostic {
         for (span, text) in &self.related {
             labels.push(Label::secondary((), clamp(*span)).with_message(text));
         }
-        let report = Report::error().with_message(&self.message).with_labels(labels).with_notes(self.notes.clone());
+        let (report, word) = match self.severity {
+            Severity::Error => (Report::error(), "error"),
+            Severity::Warning => (Report::warning(), "warning"),
+        };
+        let report = report.with_message(&self.message).with_labels(labels).with_notes(self.notes.clone());
         term::emit_into_string(&Config::default(), &file, &report)
-            .unwrap_or_else(|_| format!("error: {}\n", self.message))
+            .unwrap_or_else(|_| format!("{word}: {}\n", self.message))
     }
 }
 
@@ -101,5 +128,14 @@ mod tests {
         assert!(text.contains("m.dve:2:10"), "{text}");
         assert!(text.contains("byte y = z;"), "{text}");
         assert!(text.contains("^ not declared"), "{text}");
+    }
+
+    #[test]
+    fn warnings_render_as_warnings() {
+        let src = "byte e[3];\nbyte x = e;\n";
+        let d = Diagnostic::warning("array `e` used without an index", Span::new(20, 21));
+        let text = d.render("m.dve", src);
+        assert!(text.starts_with("warning: array `e` used without an index"), "{text}");
+        assert!(text.contains("m.dve:2:10"), "{text}");
     }
 }

@@ -9,7 +9,9 @@
 //! - [`codegen`] writes the same semantics as CUDA C against the kernels' C ABI
 //!   ([`warpcheck_model::cuda`]): the CPU executor and the CUDA generator of one
 //!   language side by side;
-//! - every error is a [`Diagnostic`] with a span, rendered rustc-style.
+//! - every error is a [`Diagnostic`] with a span, rendered rustc-style; inputs that
+//!   DiVinE 2.4 accepts leniently are read its way, each with a warning
+//!   ([`DveModel::warnings`], listed in [`lenient`]).
 //!
 //! ```
 //! let source = "byte x; process P { state s; init s; trans s -> s { guard x < 3; effect x = x + 1; }; } system async;";
@@ -27,6 +29,7 @@ mod diagnostic;
 mod display;
 pub mod eval;
 pub mod ir;
+pub mod lenient;
 pub mod lexer;
 pub mod lower;
 mod names;
@@ -35,18 +38,21 @@ mod program;
 pub mod successors;
 mod waist;
 
-pub use diagnostic::{Diagnostic, Span};
+pub use diagnostic::{Diagnostic, Severity, Span};
 pub use eval::{Evaluator, Overflow};
 pub use names::Names;
 pub use program::{Channel, Predicate, Process, Program, Property, SyncMode, Transition, Variable};
 pub use successors::Generator;
 
 /// A model loaded from DVE, with its names (to compile further expressions in its
-/// scope).
+/// scope) and the warnings about how lenient inputs were read.
 #[derive(Clone, Debug)]
 pub struct DveModel {
     pub model: Program,
     pub names: Names,
+    /// Warnings ([`Severity::Warning`]) in source order: inputs accepted the way
+    /// DiVinE 2.4 reads them (see [`lenient`]). Render them against the source.
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// How to load a model: the semantic choices DVE leaves open.
@@ -72,9 +78,12 @@ pub fn load(source: &str) -> Result<DveModel, Diagnostic> {
 /// ```
 pub fn load_with(source: &str, options: &LoadOptions) -> Result<DveModel, Diagnostic> {
     let module = parser::parse(source)?;
-    let (mut model, names) = lower::lower(&module, source)?;
+    let (mut model, mut names) = lower::lower(&module, source)?;
     model.overflow = options.overflow;
-    Ok(DveModel { model, names })
+    let mut warnings = std::mem::take(&mut names.warnings);
+    warnings.extend(lenient::unindexed_arrays(&module, &names));
+    warnings.sort_by_key(|d| d.span.start);
+    Ok(DveModel { model, names, warnings })
 }
 
 impl DveModel {

@@ -51,6 +51,9 @@ struct Lowerer<'a> {
     variables: Vec<Variable>,
     channels: Vec<ChannelInfo>,
     temps: u32,
+    /// Per variable: how many of its elements have an initial value written in the
+    /// model (an initial value may read those, as in DiVinE 2.4).
+    initialised: Vec<u32>,
 }
 
 fn slot_type(ty: VarType) -> SlotType {
@@ -85,6 +88,7 @@ pub fn lower(module: &Module, source: &str) -> Result<(Program, Names), Diagnost
         variables: vec![],
         channels: vec![],
         temps: 0,
+        initialised: vec![],
     };
     l.declare_channels()?;
     for decl in &module.vars {
@@ -263,7 +267,7 @@ impl Lowerer<'_> {
                 return Err(Diagnostic::new(format!("constant `{}` has no value", decl.name.name), decl.name.span)
                     .label("write `const ... = value`"));
             };
-            Symbol::Const(check_range(self.names.constant(process, e, "a constant's value")?, e.span)?)
+            Symbol::Const(check_range(self.initial_value(process, e, "a constant's value")?, e.span)?)
         } else {
             let len = match &decl.size {
                 None => 1,
@@ -280,7 +284,7 @@ impl Lowerer<'_> {
             match &decl.init {
                 None => {}
                 Some(Init::Scalar(e)) if decl.size.is_none() => {
-                    values[0] = check_range(self.names.constant(process, e, "an initial value")?, e.span)?;
+                    values[0] = check_range(self.initial_value(process, e, "an initial value")?, e.span)?;
                 }
                 Some(Init::Scalar(e)) => {
                     return Err(
@@ -295,10 +299,16 @@ impl Lowerer<'_> {
                     // Like DiVinE 2.4, values beyond the array's length are ignored
                     // (BEEM's `anderson` models have one too many).
                     for (v, e) in values.iter_mut().zip(items) {
-                        *v = check_range(self.names.constant(process, e, "an initial value")?, e.span)?;
+                        *v = check_range(self.initial_value(process, e, "an initial value")?, e.span)?;
                     }
                 }
             }
+            let initialised = match &decl.init {
+                None => 0,
+                Some(Init::Scalar(_)) => 1,
+                Some(Init::List(items, _)) => (items.len() as u32).min(len),
+            };
+            self.initialised.push(initialised);
             let first = self.types.len() as u32;
             for v in values {
                 self.slot(ty, v)?;
@@ -320,6 +330,112 @@ impl Lowerer<'_> {
             Some(p) => self.names.processes[p as usize].locals.insert(decl.name.name.clone(), entry),
         };
         Ok(())
+    }
+
+    /// The value of an initialiser or a constant's value `e`. Like DiVinE 2.4, a
+    /// variable declared (and initialised) before may be read: it stands for its
+    /// initial value, with a warning; everything else must be constant.
+    fn initial_value(&mut self, process: Option<u32>, e: &Expr, what: &str) -> Result<i32, Diagnostic> {
+        let not_constant = match self.names.constant(process, e, what) {
+            Ok(value) => return Ok(value),
+            Err(d) => d,
+        };
+        let mut warnings = Vec::new();
+        let value = self.initial_expr(process, e, what, &mut warnings)?;
+        if warnings.is_empty() {
+            return Err(not_constant);
+        }
+        self.names.warnings.extend(warnings);
+        Ok(value)
+    }
+
+    fn initial_expr(
+        &self,
+        process: Option<u32>,
+        e: &Expr,
+        what: &str,
+        warnings: &mut Vec<Diagnostic>,
+    ) -> Result<i32, Diagnostic> {
+        let not_initialised = |id: &Ident| {
+            Diagnostic::new(format!("`{}` has no initial value to read in {what}", id.name), id.span)
+                .label("declared without an initial value")
+                .note("an initial value may read constants and variables initialised before it")
+        };
+        Ok(match &e.kind {
+            ExprKind::Number(n) => *n as i32,
+            ExprKind::Bool(b) => *b as i32,
+            ExprKind::Name(id) => match self.names.lookup(process, &id.name) {
+                Some(Symbol::Const(c)) => c,
+                Some(Symbol::Var(v)) => {
+                    let info = &self.names.vars[v as usize];
+                    if info.is_array {
+                        return Err(Diagnostic::new(
+                            format!("array `{}` used without an index in {what}", id.name),
+                            id.span,
+                        )
+                        .label(format!("write `{}[index]`", id.name)));
+                    }
+                    if self.initialised[v as usize] == 0 {
+                        return Err(not_initialised(id));
+                    }
+                    let value = self.initial[info.first as usize];
+                    warnings.push(
+                        Diagnostic::warning(
+                            format!("variable `{}` read in {what}: taken as its initial value {value}", id.name),
+                            id.span,
+                        )
+                        .label(format!("initial value {value}"))
+                        .note("DiVinE 2.4 evaluates initialisers over the initial values of the variables declared before"),
+                    );
+                    value
+                }
+                None => {
+                    return Err(Diagnostic::new(format!("undefined name `{}`", id.name), id.span).label("not declared"))
+                }
+            },
+            ExprKind::Index(id, index) => {
+                let i = self.initial_expr(process, index, what, warnings)?;
+                let Some(Symbol::Var(v)) = self.names.lookup(process, &id.name) else {
+                    return self.names.constant(process, e, what);
+                };
+                let info = &self.names.vars[v as usize];
+                if !info.is_array {
+                    return self.names.constant(process, e, what);
+                }
+                if i < 0 || i as u32 >= self.initialised[v as usize] {
+                    return Err(Diagnostic::new(
+                        format!("`{}[{i}]` has no initial value to read in {what}", id.name),
+                        e.span,
+                    )
+                    .label(format!("`{}` has {} initialised element(s)", id.name, self.initialised[v as usize])));
+                }
+                let value = self.initial[(info.first + i as u32) as usize];
+                warnings.push(
+                    Diagnostic::warning(
+                        format!("variable `{}[{i}]` read in {what}: taken as its initial value {value}", id.name),
+                        e.span,
+                    )
+                    .label(format!("initial value {value}"))
+                    .note("DiVinE 2.4 evaluates initialisers over the initial values of the variables declared before"),
+                );
+                value
+            }
+            ExprKind::Unary(op, a) => {
+                let a = self.initial_expr(process, a, what, warnings)?;
+                match op {
+                    UnaryOp::Neg => a.wrapping_neg(),
+                    UnaryOp::BitNot => !a,
+                    UnaryOp::Not => (a == 0) as i32,
+                }
+            }
+            ExprKind::Binary(op, a, b) => {
+                let (a, b) =
+                    (self.initial_expr(process, a, what, warnings)?, self.initial_expr(process, b, what, warnings)?);
+                crate::eval::binary(crate::names::binary_op(*op), a, b)
+                    .map_err(|err| Diagnostic::new(format!("{err} in {what}"), e.span))?
+            }
+            ExprKind::InState(..) | ExprKind::Remote(..) => return self.names.constant(process, e, what),
+        })
     }
 
     fn declare_processes(&mut self) -> Result<(), Diagnostic> {

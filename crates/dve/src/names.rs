@@ -46,9 +46,12 @@ pub struct Names {
     pub process_index: HashMap<String, u32>,
     pub channels: HashMap<String, (u32, Span)>,
     pub vars: Vec<VarInfo>,
+    /// Warnings raised while lowering (DiVinE 2.4's leniencies), handed to
+    /// [`crate::DveModel::warnings`].
+    pub(crate) warnings: Vec<Diagnostic>,
 }
 
-fn binary_op(op: BinaryOp) -> BinOp {
+pub(crate) fn binary_op(op: BinaryOp) -> BinOp {
     match op {
         BinaryOp::Imply => BinOp::Imply,
         BinaryOp::Or => BinOp::Or,
@@ -140,13 +143,11 @@ impl Names {
         Ok(ArrayRef { var, first: info.first, len: info.len })
     }
 
-    fn scalar(&self, var: VarId, ident: &Ident) -> Result<SlotId, Diagnostic> {
-        let info = &self.vars[var as usize];
-        if info.is_array {
-            return Err(Diagnostic::new(format!("array `{}` used without an index", ident.name), ident.span)
-                .label(format!("write `{}[index]`", ident.name)));
-        }
-        Ok(info.first)
+    /// The slot a variable named without an index reads or writes: a scalar's slot,
+    /// or (DiVinE 2.4's leniency, warned about by [`crate::lenient`]) an array's first
+    /// element.
+    fn scalar(&self, var: VarId) -> SlotId {
+        self.vars[var as usize].first
     }
 
     fn local_var(&self, process: u32, ident: &Ident) -> Result<VarId, Diagnostic> {
@@ -171,7 +172,7 @@ impl Names {
             ExprKind::Bool(b) => IrExpr::Const(*b as i32),
             ExprKind::Name(id) => match self.lookup(process, &id.name) {
                 Some(Symbol::Const(c)) => IrExpr::Const(c),
-                Some(Symbol::Var(v)) => IrExpr::Load(self.scalar(v, id)?),
+                Some(Symbol::Var(v)) => IrExpr::Load(self.scalar(v)),
                 None => return Err(self.undefined(id)),
             },
             ExprKind::Index(id, index) => match self.lookup(process, &id.name) {
@@ -195,7 +196,7 @@ impl Names {
                 let v = self.local_var(pi, var)?;
                 match index {
                     Some(i) => element(self.array(v, var)?, self.lower_expr(process, i)?),
-                    None => IrExpr::Load(self.scalar(v, var)?),
+                    None => IrExpr::Load(self.scalar(v)),
                 }
             }
             ExprKind::Unary(op, a) => {
@@ -237,7 +238,7 @@ impl Names {
         };
         match &e.kind {
             ExprKind::Name(id) => match self.lookup(process, &id.name) {
-                Some(Symbol::Var(v)) => Ok(LValue::Slot(self.scalar(v, id)?)),
+                Some(Symbol::Var(v)) => Ok(LValue::Slot(self.scalar(v))),
                 Some(Symbol::Const(_)) => Err(constant(id)),
                 None => Err(self.undefined(id)),
             },

@@ -291,6 +291,18 @@ impl Parser {
                 }
                 "commit" | "accept" => {
                     self.bump();
+                    // DiVinE 2.4 writes the acceptance condition's kind after
+                    // `accept`: `buchi` is the default (the same as none); the others
+                    // need other automata.
+                    if word == "accept" && !self.eat_keyword("buchi") {
+                        if let Some(kind) =
+                            ["genbuchi", "muller", "rabin", "streett"].into_iter().find(|k| self.is_keyword(k))
+                        {
+                            return Err(Diagnostic::new(format!("`accept {kind}` is not supported"), self.span())
+                                .label("only Büchi acceptance")
+                                .note("write `accept s1, s2;` (or `accept buchi s1, s2;`) for Büchi acceptance"));
+                        }
+                    }
                     let names = self.comma_list(|p| p.ident("a state name"))?;
                     self.punct(";")?;
                     if word == "commit" { &mut proc.commit } else { &mut proc.accept }.extend(names);
@@ -594,6 +606,18 @@ mod tests {
     fn bang_is_not_negation() {
         let e = parse_expression("!x").unwrap_err();
         assert_eq!(e.message, "`!` is not an operator in DVE");
+    }
+
+    #[test]
+    fn accept_buchi_is_plain_accept_and_other_conditions_are_refused() {
+        let plain = parse("process P { state a, b; init a; accept b; } system async;").unwrap();
+        let buchi = parse("process P { state a, b; init a; accept buchi b; } system async;").unwrap();
+        let names = |m: &Module| m.processes[0].accept.iter().map(|s| s.name.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&plain), ["b"]);
+        assert_eq!(names(&buchi), ["b"]);
+        let err = parse("process P { state a, b; init a; accept muller (b); } system async;").unwrap_err();
+        assert_eq!(err.message, "`accept muller` is not supported");
+        assert_eq!(err.span, Span::new(39, 45));
     }
 
     #[test]

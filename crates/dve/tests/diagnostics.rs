@@ -1,7 +1,7 @@
 //! Bad input: every static error of a DVE model is a diagnostic with a message a user
 //! understands, pointing at the right line and column, never a panic.
 
-use warpcheck_dve::load;
+use warpcheck_dve::{load, Severity};
 
 /// Loads `source`, expects a diagnostic with `message` at `line:column` (1-based),
 /// and checks the rendered form shows the location and a caret.
@@ -95,12 +95,6 @@ fn constants_and_arrays() {
         9,
     );
     rejects("const byte N;\nprocess P { state s; init s; }\nsystem async;", "constant `N` has no value", 1, 12);
-    rejects(
-        "byte a[2];\nprocess P { state s; init s; trans s -> s { guard a == 0; }; }\nsystem async;",
-        "array `a` used without an index",
-        2,
-        51,
-    );
     rejects(
         "byte x;\nprocess P { state s; init s; trans s -> s { guard x[0] == 0; }; }\nsystem async;",
         "`x` is not an array",
@@ -211,4 +205,79 @@ fn invariant_expressions_are_checked_in_the_model_scope() {
     assert!(dve.expression("x == 1 && P.s && P->y < 2").is_ok());
     assert_eq!(dve.expression("y == 1").unwrap_err().message, "undefined name `y`");
     assert_eq!(dve.expression("x ==").unwrap_err().message, "expected an expression, found end of file");
+}
+
+/// Loads `source`, expects it accepted with exactly the warnings `expected` (message,
+/// line, column), each rendered as a warning with its location and a caret.
+fn warns(source: &str, expected: &[(&str, usize, usize)]) {
+    let dve = load(source).unwrap_or_else(|d| panic!("refused: {}\n{source}", d.render("lenient.dve", source)));
+    let got: Vec<(&str, usize, usize)> = dve
+        .warnings
+        .iter()
+        .map(|w| {
+            let (line, column) = w.line_column(source);
+            (w.message.as_str(), line, column)
+        })
+        .collect();
+    assert_eq!(got, expected, "for:\n{source}");
+    for w in &dve.warnings {
+        assert_eq!(w.severity, Severity::Warning);
+        let (line, column) = w.line_column(source);
+        let rendered = w.render("lenient.dve", source);
+        assert!(rendered.starts_with("warning: "), "{rendered}");
+        assert!(rendered.contains(&format!("lenient.dve:{line}:{column}")), "{rendered}");
+        assert!(rendered.contains('^'), "{rendered}");
+    }
+}
+
+#[test]
+fn unindexed_arrays_are_their_first_element_with_a_warning() {
+    let first = "array `a` used without an index: taken as `a[0]`, its first element";
+    warns(
+        "byte a[2];\nprocess P { state s; init s; trans s -> s { guard a == 0; effect a = 1; }; }\nsystem async;",
+        &[(first, 2, 51), (first, 2, 66)],
+    );
+    // In a receive, a sent value, an assertion and a remote read `P->b`.
+    warns(
+        "channel c;\nbyte a[2];\n\
+         process P { byte b[3]; state s; init s; assert s: b < 5; trans s -> s { sync c!a; }; }\n\
+         process Q { state s; init s; trans s -> s { guard P->b == 0; sync c?a; }; }\nsystem async;",
+        &[
+            ("array `b` used without an index: taken as `b[0]`, its first element", 3, 51),
+            (first, 3, 80),
+            ("array `P->b` used without an index: taken as `P->b[0]`, its first element", 4, 54),
+            (first, 4, 69),
+        ],
+    );
+    // An indexed array and a scalar give no warning.
+    warns("byte a[2]; byte x;\nprocess P { state s; init s; trans s -> s { guard a[1] == x; }; }\nsystem async;", &[]);
+}
+
+#[test]
+fn initial_values_may_read_earlier_variables_with_a_warning() {
+    warns(
+        "byte a = 3;\nbyte b[2] = {a + 1, 7};\nint c = b[1] * 2;\nprocess P { state s; init s; }\nsystem async;",
+        &[
+            ("variable `a` read in an initial value: taken as its initial value 3", 2, 14),
+            ("variable `b[1]` read in an initial value: taken as its initial value 7", 3, 9),
+        ],
+    );
+    rejects(
+        "byte a;\nbyte b = a;\nprocess P { state s; init s; }\nsystem async;",
+        "`a` has no initial value to read in an initial value",
+        2,
+        10,
+    );
+    rejects(
+        "byte a[2] = {1};\nbyte b = a[1];\nprocess P { state s; init s; }\nsystem async;",
+        "`a[1]` has no initial value to read in an initial value",
+        2,
+        10,
+    );
+    rejects(
+        "byte a = 200;\nbyte b = a + a;\nprocess P { state s; init s; }\nsystem async;",
+        "initial value 400 out of range for `byte`",
+        2,
+        10,
+    );
 }

@@ -13,7 +13,8 @@ use warpcheck_model::{Automaton, LabelId};
 use super::{LoadOptions, Loaded, OverflowArg, StateFunction, WithFormula};
 use crate::error::CliError;
 
-/// Reads and loads the DVE model in `path`.
+/// Reads and loads the DVE model in `path`; prints its warnings (inputs read the way
+/// DiVinE 2.4 reads them) to standard error.
 pub fn load(path: &Path, options: LoadOptions) -> Result<DveModel, CliError> {
     let source =
         std::fs::read_to_string(path).map_err(|e| CliError::Input(format!("cannot read `{}`: {e}", path.display())))?;
@@ -21,8 +22,13 @@ pub fn load(path: &Path, options: LoadOptions) -> Result<DveModel, CliError> {
         OverflowArg::Error => Overflow::Error,
         OverflowArg::Wrap => Overflow::Wrap,
     };
-    warpcheck_dve::load_with(&source, &DveOptions { overflow })
-        .map_err(|d| CliError::Rendered(d.render(&path.display().to_string(), &source)))
+    let file = path.display().to_string();
+    let dve = warpcheck_dve::load_with(&source, &DveOptions { overflow })
+        .map_err(|d| CliError::Rendered(d.render(&file, &source)))?;
+    for warning in &dve.warnings {
+        eprint!("{}", warning.render(&file, &source));
+    }
+    Ok(dve)
 }
 
 impl Loaded for DveModel {
