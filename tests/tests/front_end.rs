@@ -194,6 +194,16 @@ fn ltl_through_the_product_wrapper() {
             }
         }
     }
+    // With the deadlock, `G !full` is violated by filling the counter and moving the
+    // token to the deadlock, where the automaton moves alone: the cycle stutters.
+    let translated = warpcheck_ltl::formula_automaton("G !full", &definitions, label).unwrap();
+    let product = Product::new(ring(true), translated.automaton);
+    for algorithm in Algorithm::ALL {
+        let options = warpcheck_liveness::Options { algorithm, ..warpcheck_liveness::Options::default() };
+        let lasso = check(&product, &options).unwrap().lasso.expect("violated");
+        let last = lasso.cycle.last().unwrap();
+        assert!(last.step.ends_with("(system stutters)") && last.state[..2] == [4, 3], "{algorithm:?}: {lasso:?}");
+    }
 }
 
 #[test]

@@ -188,8 +188,7 @@ impl<M: Model> Successors for ProductSuccessors<'_, M> {
 
 impl<M: Model> Describe for Product<M> {
     fn describe_step(&self, step: &Step<'_>) -> String {
-        let system = self.model.describe_step(&Step::of(step.groups));
-        let Some(e) = step.property else { return system };
+        let Some(e) = step.property else { return self.model.describe_step(step) };
         let edge = &self.automaton.edges[e as usize];
         let names = &self.automaton.states;
         let automaton =
@@ -197,7 +196,7 @@ impl<M: Model> Describe for Product<M> {
         if step.groups.is_empty() {
             format!("{automaton} (system stutters)")
         } else {
-            format!("{system}; {automaton}")
+            format!("{}; {automaton}", self.model.describe_step(&Step::of(step.groups)))
         }
     }
 
