@@ -305,7 +305,8 @@ fn gpu_ltl_runs_its_product() {
     let label = |name: &str| Ok::<_, String>(if name == "at0" { AT0 } else { FULL });
     // Without the deadlock the verdicts derived above; with it, the token stops at
     // position 4: `G F at0` is violated there, and `G !full` by the stuttering cycle.
-    let cases = [("G F at0", false, true), ("F full", false, false), ("G F at0", true, false), ("G !full", true, false)];
+    let cases =
+        [("G F at0", false, true), ("F full", false, false), ("G F at0", true, false), ("G !full", true, false)];
     for (formula, stop, holds) in cases {
         let translated = warpcheck_ltl::formula_automaton(formula, &definitions, label).unwrap();
         let product = Product::new(ring(stop), translated.automaton);

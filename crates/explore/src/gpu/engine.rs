@@ -17,9 +17,9 @@ use warpcheck_cuda::cudarc;
 use warpcheck_cuda::cudarc::nvrtc::Ptx;
 use warpcheck_cuda::driver::{
     CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig,
-    PushKernelArg,
 };
 use warpcheck_cuda::nvrtc;
+use warpcheck_cuda::KernelArg;
 pub use warpcheck_cuda::ONE_THREAD;
 use warpcheck_model::cuda::{CudaModel, CudaSource, Unsupported};
 use warpcheck_model::{EvalError, LabelId, Successors};
@@ -393,16 +393,17 @@ pub fn explore<M: CudaModel>(
             let init = module.load_function("wc_graph_init").map_err(cuda)?;
             // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_graph_init(WcGraph)`,
             // whose fields `GraphArgs` mirrors, points into the live buffers above.
-            unsafe { stream.launch_builder(&init).arg(&g_args).launch(ONE_THREAD) }.map_err(cuda)?;
+            unsafe { warpcheck_cuda::launch(&stream, &init, ONE_THREAD, &[&g_args]) }.map_err(cuda)?;
             Some(g)
         }
     };
     let store = Store { states, parents, _table: table, ctl, counters, viol_first, viol_count, args };
     let initial = stream.clone_htod(&model.initial_state()).map_err(cuda)?;
+    let initial_ptr = ptr(&initial, &stream);
     // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_seed(WcTable, const u32 *)`,
     // the table's live buffers and the initial state's `WC_WORDS` words, alive until the
     // synchronisation below.
-    unsafe { stream.launch_builder(&seed).arg(&store.args).arg(&initial).launch(ONE_THREAD) }.map_err(cuda)?;
+    unsafe { warpcheck_cuda::launch(&stream, &seed, ONE_THREAD, &[&store.args, &initial_ptr]) }.map_err(cuda)?;
     stream.synchronize().map_err(cuda)?;
     let setup_seconds = setup_start.elapsed().as_secs_f64();
     let sms = ctx
@@ -503,24 +504,12 @@ impl<M: CudaModel> Run<'_, M> {
         let (counters, viol_first, viol_count) =
             (ptr(&s.counters, stream), ptr(&s.viol_first, stream), ptr(&s.viol_count, stream));
         let ctl = if device_range { ptr(&s.ctl, stream) } else { 0u64 };
+        let args: [&dyn KernelArg; 8] = [&s.args, &lo, &hi, &ctl, &counters, &viol_first, &viol_count, &flags];
         // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_expand`'s parameters in
         // kernel.cu's order and types; the addresses are of the run's `Store`, which
         // outlives the search; ids stay below the store's limit (checked room, and the
         // overflow flag otherwise).
-        unsafe {
-            stream
-                .launch_builder(self.expand)
-                .arg(&s.args)
-                .arg(&lo)
-                .arg(&hi)
-                .arg(&ctl)
-                .arg(&counters)
-                .arg(&viol_first)
-                .arg(&viol_count)
-                .arg(&flags)
-                .launch(cfg)
-        }
-        .map_err(cuda)?;
+        unsafe { warpcheck_cuda::launch(stream, self.expand, cfg, &args) }.map_err(cuda)?;
         Ok(())
     }
 
@@ -543,20 +532,10 @@ impl<M: CudaModel> Run<'_, M> {
         let categories = s.viol_count.len() as u32;
         let stop = self.options.stop_at_first as u32;
         for _ in 0..levels {
+            let args: [&dyn KernelArg; 6] = [&ctl, &bound, &s.args.limit, &viol_count, &categories, &stop];
             // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_advance`'s parameters
             // in kernel.cu's order and types, addresses of the run's live `Store`.
-            unsafe {
-                stream
-                    .launch_builder(self.advance)
-                    .arg(&ctl)
-                    .arg(&bound)
-                    .arg(&s.args.limit)
-                    .arg(&viol_count)
-                    .arg(&categories)
-                    .arg(&stop)
-                    .launch(ONE_THREAD)
-            }
-            .map_err(cuda)?;
+            unsafe { warpcheck_cuda::launch(stream, self.advance, ONE_THREAD, &args) }.map_err(cuda)?;
             self.enqueue_expand(0, 0, true, flags)?;
         }
         Ok(())

@@ -58,8 +58,9 @@ use std::time::Instant;
 
 use crate::Outcome;
 use warpcheck_cuda::cudarc;
-use warpcheck_cuda::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
+use warpcheck_cuda::driver::{CudaFunction, CudaSlice, LaunchConfig};
 use warpcheck_cuda::nvrtc;
+use warpcheck_cuda::KernelArg;
 use warpcheck_explore::Lasso;
 use warpcheck_model::cuda::{CudaModel, CudaSource};
 
@@ -260,18 +261,18 @@ impl<'s> Device<'s> {
     fn launch_with(&self, name: &str, cfg: LaunchConfig, args: &[Arg]) -> Result<(), GpuError> {
         let f = self.function(name)?;
         let stream = self.stream();
-        let mut builder = stream.launch_builder(&f);
-        for a in args {
-            match a {
-                Arg::U32(x) => builder.arg(x),
-                Arg::U64(x) => builder.arg(x),
-            };
-        }
+        let args: Vec<&dyn KernelArg> = args
+            .iter()
+            .map(|a| match a {
+                Arg::U32(x) => x as &dyn KernelArg,
+                Arg::U64(x) => x as &dyn KernelArg,
+            })
+            .collect();
         // SAFETY: `warpcheck_cuda::launch`'s contract holds: every kernel of ltl.cu takes
         // exactly these arguments (`u32` or `u64` numbers and addresses, as the callers
         // pass them), pointers into live buffers of the session and its arrays, which
         // outlive the check; the host reads them only by copies on the same stream.
-        unsafe { builder.launch(cfg) }.map_err(cuda)?;
+        unsafe { warpcheck_cuda::launch(&stream, &f, cfg, &args) }.map_err(cuda)?;
         Ok(())
     }
 
