@@ -1,0 +1,139 @@
+//! The hand-made networks of `../shared/lts/tiny` (README there): every row of its
+//! tables reproduced exactly on the CPU engine, under EXP semantics and GPUexplore's
+//! (`--sync=free-unmentioned`), and the `.aut` reader's edge cases (valid files:
+//! counts; invalid ones: an error with line and column, never a panic).
+
+use std::path::Path;
+
+use warpcheck_conformance::lts_dir;
+use warpcheck_explore::{explore_parallel, Options};
+use warpcheck_lts::{aut, build, labelled, AutOptions, Counting, Error, Lts, Network, Sync};
+
+/// States, distinct transitions, deadlocks, labels.
+type Counts = (u64, u64, u64, usize);
+
+fn load(path: &Path, sync: Sync) -> Result<Network, Error> {
+    build::load(path, &build::Options { sync, ..build::Options::default() })
+}
+
+/// The counts of `net` by the parallel engine (S, T, D) and the labelled graph (L),
+/// which must agree with each other.
+fn counts(net: &Network) -> Counts {
+    let report = explore_parallel(net, &Options { threads: 2, ..Options::default() }).unwrap();
+    let graph = labelled::explore(net, 1_000_000).unwrap();
+    assert_eq!(
+        (graph.states as u64, graph.transitions.len() as u64, graph.deadlocks),
+        (report.states, report.transitions, report.deadlocks)
+    );
+    (report.states, report.transitions, report.deadlocks, graph.labels())
+}
+
+/// The table of tiny/README.md: file, EXP counts, GPUexplore counts or the text of
+/// the expected rejection.
+const NETWORKS: &[(&str, Counts, Result<Counts, &str>)] = &[
+    ("t1-sync2/sync2.exp", (4, 5, 0, 3), Ok((4, 5, 0, 3))),
+    ("t2-traffic/traffic.exp", (9, 16, 0, 6), Ok((9, 16, 0, 6))),
+    ("t2-traffic/traffic-gpusem.exp", (1, 0, 1, 0), Ok((9, 16, 0, 6))),
+    ("t3-rendezvous3/rendezvous3.exp", (8, 13, 0, 4), Ok((8, 13, 0, 4))),
+    ("t4-cartesian/cartesian.exp", (12, 23, 0, 3), Ok((12, 23, 0, 3))),
+    ("t5-deadlock/deadlock.exp", (10, 14, 1, 4), Ok((10, 14, 1, 4))),
+    ("t6-mutex/broken.exp", (4, 8, 0, 4), Ok((4, 8, 0, 4))),
+    ("t6-mutex/locked.exp", (3, 4, 0, 4), Ok((3, 4, 0, 4))),
+    ("t7-semantics/unmentioned.exp", (2, 1, 1, 1), Ok((4, 5, 0, 3))),
+    ("t7-semantics/solo-and-sync.exp", (5, 5, 2, 2), Ok((5, 5, 2, 2))),
+    ("t7-semantics/relabel.exp", (4, 5, 0, 3), Err("a * ... * a -> a")),
+    ("t8-hide-rename/traffic-hidden.exp", (9, 16, 0, 5), Err("a * ... * a -> a")),
+    ("t8-hide-rename/traffic-allbut.exp", (9, 16, 0, 2), Ok((9, 16, 0, 2))),
+    ("t10-wide/wide.exp", (42, 81, 0, 3), Ok((42, 81, 0, 3))),
+];
+
+#[test]
+fn every_network_row_under_both_semantics() {
+    let dir = lts_dir().join("tiny");
+    for (file, exp, gpu) in NETWORKS {
+        let path = dir.join(file);
+        let net = load(&path, Sync::Exp).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert_eq!(counts(&net), *exp, "{file} (EXP semantics)");
+        match (load(&path, Sync::FreeUnmentioned), gpu) {
+            (Ok(net), Ok(expected)) => assert_eq!(counts(&net), *expected, "{file} (free-unmentioned)"),
+            (Err(e), Err(text)) => assert!(e.to_string().contains(text), "{file}: {e}"),
+            (got, expected) => {
+                panic!("{file} (free-unmentioned): got {:?}, expected {expected:?}", got.map(|n| counts(&n)))
+            }
+        }
+        // With multiplicity the counts are the same everywhere in tiny/.
+        let multi = build::Options { counting: Counting::Multiplicity, ..build::Options::default() };
+        let net = build::load(&path, &multi).unwrap();
+        assert_eq!(counts(&net), *exp, "{file} (with multiplicity)");
+    }
+}
+
+#[test]
+fn exp_semantics_warn_about_dead_labels() {
+    let net = load(&lts_dir().join("tiny/t7-semantics/unmentioned.exp"), Sync::Exp).unwrap();
+    assert!(net.warnings.iter().any(|w| w.contains("\"b\"") && w.contains("free-unmentioned")), "{:?}", net.warnings);
+}
+
+/// Valid `.aut` files: declared states, distinct transitions, τ triples, reachable
+/// states and deadlocks among them (README's table), as a one-component network.
+#[test]
+fn aut_edge_cases_read_as_the_readme_says() {
+    let dir = lts_dir().join("tiny/t9-aut-edge");
+    let rows: &[(&str, u32, usize, usize, u64, u64)] = &[
+        ("e1-quoting.aut", 4, 6, 1, 4, 0),
+        ("e2-inner-quote.aut", 3, 3, 0, 3, 0),
+        ("e3-crlf.aut", 3, 3, 0, 3, 0),
+        ("e4-unreachable.aut", 6, 5, 0, 3, 1),
+        ("e5-dups.aut", 2, 2, 1, 2, 0),
+    ];
+    for &(file, declared, distinct, taus, reachable, deadlocks) in rows {
+        let path = dir.join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lts = aut::parse(&text, file, &AutOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(lts.states, declared, "{file}");
+        assert_eq!(lts.transitions.len(), distinct, "{file}");
+        assert_eq!(lts.transitions.iter().filter(|t| t.1 == warpcheck_lts::TAU).count(), taus, "{file}");
+        let net = load(&path, Sync::Exp).unwrap();
+        let (s, _, d, _) = counts(&net);
+        assert_eq!((s, d), (reachable, deadlocks), "{file}");
+        // The writer's output reads back to the same LTS.
+        let again = aut::parse(&lts.to_aut("i"), "again", &AutOptions::default()).unwrap();
+        assert_eq!((again.initial, again.states), (lts.initial, lts.states), "{file}");
+        assert_eq!(named(&again), named(&lts), "{file}");
+    }
+    let text = std::fs::read_to_string(dir.join("e2-inner-quote.aut")).unwrap();
+    let lts = aut::parse(&text, "e2", &AutOptions::default()).unwrap();
+    for label in ["G !\"hello\"", "a, b", "  spaced  label "] {
+        assert!(lts.labels.iter().any(|l| l == label), "{label:?} not in {:?}", lts.labels);
+    }
+    let text = std::fs::read_to_string(dir.join("e5-dups.aut")).unwrap();
+    let only_i = AutOptions { internal: vec!["i".into()] };
+    assert_eq!(aut::parse(&text, "e5", &only_i).unwrap().transitions.len(), 3);
+}
+
+/// An LTS's transitions with label names (ids depend on the order of first use).
+fn named(lts: &Lts) -> std::collections::BTreeSet<(u32, String, u32)> {
+    lts.transitions.iter().map(|&(f, l, t)| (f, lts.labels[l as usize].clone(), t)).collect()
+}
+
+#[test]
+fn invalid_aut_files_are_errors_with_a_place() {
+    let dir = lts_dir().join("tiny/t9-aut-edge");
+    let rows = [
+        ("x1-count-mismatch.aut", "declares 3 transitions but the file has 2"),
+        ("x2-state-range.aut", "state 2 is not below the 2 declared states"),
+        ("x3-bad-header.aut", "expected `des"),
+        ("x4-unbalanced-quote.aut", "unbalanced"),
+        ("x5-probabilistic.aut", "probabilistic"),
+        ("x6-initial-range.aut", "initial state 3 is not below the 2"),
+        ("x7-no-states.aut", "0 states"),
+    ];
+    for (file, text) in rows {
+        let source = std::fs::read_to_string(dir.join(file)).unwrap();
+        let e = aut::parse(&source, file, &AutOptions::default()).unwrap_err();
+        let Error::Syntax(d) = &e else { panic!("{file}: {e:?}") };
+        assert!(d.message.contains(text), "{file}: {}", d.message);
+        let shown = e.to_string();
+        assert!(shown.contains(&format!("{file}:{}:{}", d.line, d.column)) && shown.contains('^'), "{shown}");
+    }
+}
