@@ -12,9 +12,11 @@
 
 pub mod aut;
 pub mod build;
+pub mod codegen;
 pub mod component;
 pub mod error;
 pub mod exp;
+pub mod gpf;
 pub mod labelled;
 pub mod model;
 pub mod network;

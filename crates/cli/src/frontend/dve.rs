@@ -14,7 +14,7 @@ use super::{LoadOptions, Loaded, OverflowArg, StateFunction, WithFormula};
 use crate::error::CliError;
 
 /// Reads and loads the DVE model in `path`.
-pub fn load(path: &Path, options: LoadOptions) -> Result<DveModel, CliError> {
+pub fn load(path: &Path, options: &LoadOptions) -> Result<DveModel, CliError> {
     let source =
         std::fs::read_to_string(path).map_err(|e| CliError::Input(format!("cannot read `{}`: {e}", path.display())))?;
     let overflow = match options.overflow {

@@ -1,0 +1,146 @@
+//! The networks-of-LTSs front end behind [`Loaded`] (`warpcheck_lts`): `.exp` networks,
+//! GPUexplore `.gpf` files and single labelled `.aut` files, with the options of their
+//! semantics ([`NetworkArgs`]). A network has no state expressions: `--invariant`,
+//! `--weight` and `--ltl` over state propositions are refused with a message.
+
+use std::path::Path;
+
+use clap::{Args, ValueEnum};
+use warpcheck_ltl::Definition;
+use warpcheck_lts::{build, gpf, labelled, AutOptions, Counting, Network, Sync};
+use warpcheck_model::LabelId;
+
+use super::{Loaded, StateFunction, WithFormula};
+use crate::error::CliError;
+
+/// `--sync`: which component labels fire alone.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum SyncArg {
+    /// EXP semantics: only vectors move (and τ, which interleaves).
+    #[default]
+    Vectors,
+    /// GPUexplore's: a label at position k of no vector fires alone in component k.
+    FreeUnmentioned,
+}
+
+/// `--transitions`: what a transition is when counting.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum CountingArg {
+    /// Distinct (source, label, target) triples.
+    #[default]
+    Distinct,
+    /// One per vector and choice of participant targets (DiVinE's count).
+    Multiplicity,
+}
+
+/// The options of networks of LTSs (`.exp`, `.gpf`, `.aut` models).
+#[derive(Args, Clone, Debug, Default)]
+pub struct NetworkArgs {
+    /// Networks: `vectors` (EXP semantics, the default) or `free-unmentioned`
+    /// (GPUexplore's: labels in no vector at a component's position fire alone).
+    #[arg(long, value_enum, default_value_t = SyncArg::Vectors, value_name = "MODE")]
+    pub sync: SyncArg,
+    /// Networks: component labels matching REGEX (whole label) always fire alone, e.g.
+    /// 'rate .*'.
+    #[arg(long, value_name = "REGEX")]
+    pub free: Option<String>,
+    /// Networks: the label names read as the internal action τ (default: i,tau).
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    pub internal: Option<Vec<String>>,
+    /// Networks: count transitions as `distinct` (source, label, target) triples or
+    /// with `multiplicity` (one per vector and choice of targets, as DiVinE counts).
+    #[arg(long = "transitions", value_enum, default_value_t = CountingArg::Distinct, value_name = "HOW")]
+    pub counting: CountingArg,
+    /// Networks: how `--graph-out x.aut` writes τ (`i`, CADP's, or `tau`, mCRL2's).
+    #[arg(long, value_name = "NAME", default_value = "i")]
+    pub internal_out: String,
+    /// `.gpf` files: the dialect, 2016 (with the liveness line) or 2015.
+    #[arg(long, value_name = "YEAR", default_value_t = 2016)]
+    pub gpf_dialect: u32,
+}
+
+impl NetworkArgs {
+    fn options(&self) -> Result<build::Options, CliError> {
+        let free = match &self.free {
+            Some(p) => Some(build::Options::free_regex(p).map_err(|e| CliError::Input(e.to_string()))?),
+            None => None,
+        };
+        Ok(build::Options {
+            aut: self.internal.clone().map_or_else(AutOptions::default, |internal| AutOptions { internal }),
+            sync: match self.sync {
+                SyncArg::Vectors => Sync::Exp,
+                SyncArg::FreeUnmentioned => Sync::FreeUnmentioned,
+            },
+            free,
+            counting: match self.counting {
+                CountingArg::Distinct => Counting::Distinct,
+                CountingArg::Multiplicity => Counting::Multiplicity,
+            },
+        })
+    }
+}
+
+fn error(e: warpcheck_lts::Error) -> CliError {
+    match e {
+        warpcheck_lts::Error::Syntax(d) => CliError::Rendered(format!("{d}\n")),
+        e => CliError::Input(e.to_string()),
+    }
+}
+
+/// Reads the network in `path` (`.gpf` by extension, else `.exp` or `.aut`); prints its
+/// warnings on standard error.
+pub fn load(path: &Path, args: &NetworkArgs) -> Result<Network, CliError> {
+    let options = args.options()?;
+    let net = if path.extension().is_some_and(|e| e == "gpf") {
+        let dialect = match args.gpf_dialect {
+            2015 => gpf::Dialect::Gpf2015,
+            2016 => gpf::Dialect::Gpf2016,
+            y => return Err(CliError::Input(format!("--gpf-dialect {y}: 2015 or 2016"))),
+        };
+        gpf::load(path, dialect, options.counting).map_err(error)?
+    } else {
+        build::load(path, &options).map_err(error)?
+    };
+    const SHOWN: usize = 10;
+    for w in net.warnings.iter().take(SHOWN) {
+        eprintln!("warning: {w}");
+    }
+    if net.warnings.len() > SHOWN {
+        eprintln!("warning: ... and {} more", net.warnings.len() - SHOWN);
+    }
+    Ok(net)
+}
+
+const NO_EXPRESSIONS: &str = "networks of LTSs have no state expressions";
+
+impl Loaded for Network {
+    type Model = Network;
+
+    fn model(&self) -> &Network {
+        self
+    }
+
+    fn add_invariant(&mut self, _: &str) -> Result<LabelId, CliError> {
+        Err(CliError::Input(format!("--invariant: {NO_EXPRESSIONS}; use check --deadlock")))
+    }
+
+    fn state_function(&self, _: &str, option: &str) -> Result<StateFunction<'_>, CliError> {
+        Err(CliError::Input(format!("{option}: {NO_EXPRESSIONS}")))
+    }
+
+    fn property_summary(&self) -> Option<String> {
+        None
+    }
+
+    fn with_formula(&self, _: &str, _: &[Definition]) -> Result<WithFormula<Network>, CliError> {
+        Err(CliError::Input(format!("--ltl: {NO_EXPRESSIONS} (LTL over action labels is not supported yet)")))
+    }
+
+    fn labelled_aut(&self, tau: &str) -> Option<Result<(String, u64, u64, u64), CliError>> {
+        Some(
+            labelled::explore(self, u32::MAX as u64 - 1)
+                .map(|g| (g.to_aut(self, tau), g.states as u64, g.transitions.len() as u64, g.deadlocks))
+                .map_err(|e| CliError::Resource(e.to_string())),
+        )
+    }
+}
