@@ -11,7 +11,7 @@
 
 use warpcheck_conformance::lts_dir;
 use warpcheck_explore::{explore_parallel, Options};
-use warpcheck_lts::{build, Counting, Sync};
+use warpcheck_lts::{build, gpf, Counting, Sync};
 
 const CI_STATES: u64 = 200_000;
 
@@ -86,5 +86,25 @@ fn the_small_instances() {
 fn the_large_instances() {
     for row in rows().iter().filter(|r| r.states > CI_STATES) {
         check(row);
+    }
+}
+
+/// The three `.gpf` files decode to the table's counts, and the `.exp` networks
+/// written as `.gpf` read back to the same product.
+#[test]
+fn the_gpf_files() {
+    let rows = rows();
+    for instance in ["protocols.2", "cambridge.1", "iprotocol.1"] {
+        let row = rows.iter().find(|r| r.instance == instance).unwrap();
+        let dir = lts_dir().join(format!("beem-net/{instance}"));
+        let path = dir.join(format!("{instance}.gpf"));
+        let net = gpf::load(&path, gpf::Dialect::Gpf2016, Counting::Distinct).unwrap();
+        let r = explore_parallel(&net, &Options::default()).unwrap();
+        assert_eq!((r.states, r.transitions, r.deadlocks), (row.states, row.distinct, row.deadlocks), "{instance}");
+        let exp = build::load(&dir.join(format!("{instance}.exp")), &build::Options::default()).unwrap();
+        let (text, labels) = gpf::write(&exp).unwrap();
+        let again = gpf::parse(&text, Some(&labels), gpf::Dialect::Gpf2016, Counting::Distinct).unwrap();
+        let r = explore_parallel(&again, &Options::default()).unwrap();
+        assert_eq!((r.states, r.transitions, r.deadlocks), (row.states, row.distinct, row.deadlocks), "{instance}");
     }
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use warpcheck_conformance::lts_dir;
 use warpcheck_explore::{explore_parallel, Options};
-use warpcheck_lts::{aut, build, labelled, AutOptions, Counting, Error, Lts, Network, Sync};
+use warpcheck_lts::{aut, build, gpf, labelled, AutOptions, Counting, Error, Lts, Network, Sync};
 
 /// States, distinct transitions, deadlocks, labels.
 type Counts = (u64, u64, u64, usize);
@@ -136,4 +136,72 @@ fn invalid_aut_files_are_errors_with_a_place() {
         let shown = e.to_string();
         assert!(shown.contains(&format!("{file}:{}:{}", d.line, d.column)) && shown.contains('^'), "{shown}");
     }
+}
+
+/// The `.gpf` table of tiny/README.md (GPUexplore's Def. 3 semantics).
+const GPF: &[(&str, (u64, u64, u64))] = &[
+    ("t1-sync2/sync2.gpf", (4, 5, 0)),
+    ("t2-traffic/traffic-gpusem.gpf", (9, 16, 0)),
+    ("t3-rendezvous3/rendezvous3.gpf", (8, 13, 0)),
+    ("t4-cartesian/cartesian.gpf", (12, 23, 0)),
+    ("t5-deadlock/deadlock.gpf", (10, 14, 1)),
+    ("t6-mutex/broken+mutex.gpf", (7, 14, 0)),
+    ("t6-mutex/locked+mutex.gpf", (3, 4, 0)),
+    ("t7-semantics/solo-and-sync.gpf", (5, 5, 2)),
+    ("t10-wide/wide.gpf", (42, 81, 0)),
+];
+
+#[test]
+fn gpf_files_decode_to_the_readme_counts_and_round_trip() {
+    let dir = lts_dir().join("tiny");
+    for &(file, expected) in GPF {
+        let net = gpf::load(&dir.join(file), gpf::Dialect::Gpf2016, Counting::Distinct)
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
+        let (s, t, d, _) = counts(&net);
+        assert_eq!((s, t, d), expected, "{file}");
+        // The other dialect reads it as nonsense and says so, or gives other counts.
+        if let Ok(other) = gpf::load(&dir.join(file), gpf::Dialect::Gpf2015, Counting::Distinct) {
+            assert_ne!(counts(&other).0, 0);
+        }
+        if file.contains("solo-and-sync") {
+            // A label both alone and synchronising cannot be written for GPUexplore.
+            assert!(gpf::write(&net).unwrap_err().to_string().contains("both fires alone and synchronises"));
+            continue;
+        }
+        let (text, labels) = gpf::write(&net).unwrap();
+        let again = gpf::parse(&text, Some(&labels), gpf::Dialect::Gpf2016, Counting::Distinct).unwrap();
+        assert_eq!(counts(&again), counts(&net), "{file} written and read back");
+        // The same text, except in the monitored files, whose monitor keeps GPUexplore's
+        // numbering (error state 1) where the reader renumbers in breadth-first order.
+        if !file.contains("+mutex") {
+            let original = std::fs::read_to_string(dir.join(file)).unwrap();
+            assert_eq!(text, original, "{file}: the writer follows the rules the tiny files were made by");
+        }
+    }
+}
+
+/// The `.exp` networks in GPUexplore form, read with `--sync=free-unmentioned` and
+/// written as `.gpf`, give the same product (and the tiny folder's very files).
+#[test]
+fn exp_networks_written_as_gpf() {
+    let dir = lts_dir().join("tiny");
+    let pairs = [
+        ("t1-sync2/sync2.exp", "t1-sync2/sync2.gpf"),
+        ("t2-traffic/traffic-gpusem.exp", "t2-traffic/traffic-gpusem.gpf"),
+        ("t3-rendezvous3/rendezvous3.exp", "t3-rendezvous3/rendezvous3.gpf"),
+        ("t4-cartesian/cartesian.exp", "t4-cartesian/cartesian.gpf"),
+        ("t5-deadlock/deadlock.exp", "t5-deadlock/deadlock.gpf"),
+        ("t10-wide/wide.exp", "t10-wide/wide.gpf"),
+    ];
+    for (exp, file) in pairs {
+        let net = load(&dir.join(exp), Sync::FreeUnmentioned).unwrap();
+        let (text, labels) = gpf::write(&net).unwrap_or_else(|e| panic!("{exp}: {e}"));
+        let again = gpf::parse(&text, Some(&labels), gpf::Dialect::Gpf2016, Counting::Distinct).unwrap();
+        assert_eq!(counts(&again), counts(&net), "{exp}");
+        assert_eq!(text, std::fs::read_to_string(dir.join(file)).unwrap(), "{exp} as {file}");
+        assert_eq!(labels, std::fs::read_to_string(dir.join(format!("{file}.labels"))).unwrap(), "{exp}");
+    }
+    // Not in GPUexplore form: a relabelling vector.
+    let net = load(&dir.join("t7-semantics/relabel.exp"), Sync::Exp).unwrap();
+    assert!(gpf::write(&net).unwrap_err().to_string().contains("relabels"));
 }
