@@ -207,8 +207,11 @@ impl Builder<'_> {
                 return self.fail(v.at, "a vector needs at least one label other than `_`");
             }
             if gpu && parts.iter().any(|(_, l)| **l != v.result) {
-                return self.fail(v.at, format!(
-                    "--sync=free-unmentioned reads GPUexplore networks, whose vectors are `a * ... * a -> a`; this one is not (use the default EXP semantics)"));
+                return self.fail(
+                    v.at,
+                    "--sync=free-unmentioned reads GPUexplore networks, whose vectors are `a * ... * a -> a`; \
+                     this one is not (use the default EXP semantics)",
+                );
             }
             let taus = parts.iter().filter(|(_, l)| self.is_tau(l)).count();
             if !gpu && taus > 0 {
@@ -248,7 +251,7 @@ impl Builder<'_> {
             }
         }
         // Moves of one component alone: τ, unmentioned labels (GPUexplore), free labels.
-        for k in 0..n {
+        for (k, mentioned) in mentioned.iter().enumerate() {
             let c = &net.components[k];
             let mut alone = Vec::new();
             for l in 0..c.labels.len() as u32 {
@@ -256,7 +259,7 @@ impl Builder<'_> {
                     continue;
                 }
                 let name = &c.labels[l as usize];
-                let unmentioned = !mentioned[k].contains(name);
+                let unmentioned = !mentioned.contains(name);
                 let free = l != TAU && self.options.free.as_ref().is_some_and(|r| r.is_match(name));
                 if (l == TAU && !gpu) || free || (gpu && unmentioned) {
                     alone.push(l);

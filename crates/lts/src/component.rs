@@ -79,8 +79,8 @@ impl Component {
         while let Some(s) = queue.pop_front() {
             if let Some(&(a, b)) = by_source.get(&s) {
                 for &(_, _, t) in &lts.transitions[a..b] {
-                    if !local.contains_key(&t) {
-                        local.insert(t, original.len() as u32);
+                    if let std::collections::hash_map::Entry::Vacant(e) = local.entry(t) {
+                        e.insert(original.len() as u32);
                         original.push(t);
                         queue.push_back(t);
                     }
