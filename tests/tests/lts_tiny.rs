@@ -205,3 +205,44 @@ fn exp_networks_written_as_gpf() {
     let net = load(&dir.join("t7-semantics/relabel.exp"), Sync::Exp).unwrap();
     assert!(gpf::write(&net).unwrap_err().to_string().contains("relabels"));
 }
+
+/// t6 with the paper's monitor (error state 1): the broken system has 7 monitored
+/// states and 14 transitions and violates mutual exclusion by `CSin1 CSin2`; the
+/// locked one holds with 3 and 4. A monitor with a move removed is refused, unless
+/// told to block or stay.
+#[test]
+fn t6_monitor_verdicts_and_trace() {
+    use warpcheck_explore::Checks;
+    use warpcheck_lts::monitor::{Incomplete, Matching, Monitor};
+    let dir = lts_dir().join("tiny/t6-mutex");
+    let monitor = dir.join("mutex.monitor.aut");
+    for (file, expected, violated) in [("broken.exp", (7, 14, 0, 4), true), ("locked.exp", (3, 4, 0, 4), false)] {
+        for sync in [Sync::Exp, Sync::FreeUnmentioned] {
+            let mut net = load(&dir.join(file), sync).unwrap();
+            net.monitor = Some(Monitor::load(&monitor, &[1], &net, Matching::Regex, Incomplete::Refuse).unwrap());
+            assert_eq!(counts(&net), expected, "{file}");
+            let checks = Checks { deadlock: true, assertions: true, invariants: vec![] };
+            let report = explore_parallel(&net, &Options { threads: 2, checks, ..Options::default() }).unwrap();
+            assert_eq!(report.violations.len(), violated as usize, "{file}");
+            if violated {
+                let trace = report.violations[0].trace.as_ref().unwrap();
+                let steps: Vec<&str> = trace.steps.iter().map(|s| s.step.as_str()).collect();
+                assert_eq!(steps, ["\"CSin1\" (user1)", "\"CSin2\" (user2)"], "{file}");
+            }
+        }
+    }
+    // The monitor without (2, "CSout1", 0): state 2 cannot follow CSout1.
+    let text = std::fs::read_to_string(&monitor).unwrap();
+    let cut: String = text.lines().filter(|l| !l.starts_with("(2, \"CSout1\"")).map(|l| format!("{l}\n")).collect();
+    let cut = cut.replacen("des (0, 7, 4)", "des (0, 6, 4)", 1);
+    let lts = aut::parse(&cut, "cut.aut", &AutOptions { internal: vec![] }).unwrap();
+    let net = load(&dir.join("broken.exp"), Sync::Exp).unwrap();
+    let e = Monitor::new("cut".into(), &lts, &[1], &net, Matching::Regex, Incomplete::Refuse).unwrap_err();
+    assert!(e.to_string().contains("state 2 has no move for the observed label \"CSout1\""), "{e}");
+    for missing in [Incomplete::Block, Incomplete::Stay] {
+        let mut net = load(&dir.join("broken.exp"), Sync::Exp).unwrap();
+        net.monitor = Some(Monitor::new("cut".into(), &lts, &[1], &net, Matching::Regex, missing).unwrap());
+        // Deadlocks are the system's: a blocked move makes none.
+        assert_eq!(counts(&net).2, 0, "{missing:?}");
+    }
+}

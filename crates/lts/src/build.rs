@@ -91,7 +91,14 @@ pub fn single(name: String, lts: &Lts, counting: Counting) -> Network {
         .filter(|&l| component.uses(l))
         .map(|l| Group { parts: vec![(0, l)], label: l })
         .collect();
-    Network { labels: component.labels.clone(), components: vec![component], groups, counting, warnings: vec![] }
+    Network {
+        labels: component.labels.clone(),
+        components: vec![component],
+        groups,
+        counting,
+        warnings: vec![],
+        monitor: None,
+    }
 }
 
 struct Builder<'a> {
@@ -189,6 +196,7 @@ impl Builder<'_> {
             labels: vec!["i".into()],
             counting: self.options.counting,
             warnings: vec![],
+            monitor: None,
         };
         let mut label_ids: FxHashMap<String, u32> = FxHashMap::default();
         let mut mentioned = vec![FxHashSet::default(); n];

@@ -44,6 +44,9 @@ fn table(out: &mut String, name: &str, values: impl Iterator<Item = u32>) {
 
 impl CudaModel for Network {
     fn cuda_source(&self, invariants: &[LabelId]) -> Result<CudaSource, Unsupported> {
+        if self.monitor.is_some() {
+            return Err(Unsupported::Model("safety monitors of networks run on the CPU only, for now".into()));
+        }
         if !invariants.is_empty() {
             return Err(Unsupported::Model("networks of LTSs have no state invariants".into()));
         }

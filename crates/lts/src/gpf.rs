@@ -227,7 +227,7 @@ pub fn parse(text: &str, names: Option<&str>, dialect: Dialect, counting: Counti
             }
         }
     }
-    Ok(Network { components, groups, labels: all_labels, counting, warnings })
+    Ok(Network { components, groups, labels: all_labels, counting, warnings, monitor: None })
 }
 
 /// Bits to hold values `0..=max` (at least 1).

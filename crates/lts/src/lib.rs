@@ -19,6 +19,7 @@ pub mod exp;
 pub mod gpf;
 pub mod labelled;
 pub mod model;
+pub mod monitor;
 pub mod network;
 pub mod successors;
 

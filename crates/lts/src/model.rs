@@ -1,9 +1,10 @@
 //! A [`Network`] behind warpcheck's model interface: one state word per component
-//! (its local state), one transition group per [`crate::network::Group`]; steps are
+//! (its local state) and one for a monitor, whose error states make its one
+//! assertion fail; one transition group per [`crate::network::Group`]; steps are
 //! described by their label and the components that moved, changes by the
 //! components' local states (numbered as in their files).
 
-use warpcheck_model::{Dependencies, Describe, EvalError, Label, LabelId, Model, Step};
+use warpcheck_model::{Dependencies, Describe, EvalError, Label, LabelId, LabelKind, Model, Step};
 
 use crate::network::Network;
 use crate::successors::Steps;
@@ -16,8 +17,16 @@ impl Network {
         format!("\"{}\" ({})", self.label_name(group.label), names.join(", "))
     }
 
+    /// State word `c` as `name = local state` (the monitor's word after the components').
     fn local(&self, c: usize, s: u32) -> String {
-        format!("{} = {}", self.components[c].name, self.components[c].original[s as usize])
+        match self.components.get(c) {
+            Some(comp) => format!("{} = {}", comp.name, comp.original[s as usize]),
+            None => format!("monitor = {s}"),
+        }
+    }
+
+    fn original(&self, c: usize, s: u32) -> u32 {
+        self.components.get(c).map_or(s, |comp| comp.original[s as usize])
     }
 }
 
@@ -31,14 +40,14 @@ impl Describe for Network {
     }
 
     fn describe_changes(&self, before: &[u32], after: &[u32]) -> Vec<String> {
-        (0..self.components.len())
+        (0..self.state_words())
             .filter(|&c| before[c] != after[c])
-            .map(|c| format!("{} (was {})", self.local(c, after[c]), self.components[c].original[before[c] as usize]))
+            .map(|c| format!("{} (was {})", self.local(c, after[c]), self.original(c, before[c])))
             .collect()
     }
 
     fn describe_state(&self, state: &[u32]) -> Vec<String> {
-        (0..self.components.len()).map(|c| self.local(c, state[c])).collect()
+        (0..self.state_words()).map(|c| self.local(c, state[c])).collect()
     }
 }
 
@@ -46,24 +55,32 @@ impl Model for Network {
     type Successors<'a> = Steps<'a>;
 
     fn state_words(&self) -> usize {
-        self.components.len()
+        self.components.len() + self.monitor.is_some() as usize
     }
 
     fn initial_state(&self) -> Vec<u32> {
-        vec![0; self.components.len()]
+        let mut s = vec![0; self.components.len()];
+        s.extend(self.monitor.as_ref().map(|m| m.initial));
+        s
     }
 
     fn successors(&self) -> Steps<'_> {
         Steps::new(self)
     }
 
+    /// With a monitor, one assertion: the monitor is in no error state.
     fn labels(&self) -> Vec<Label> {
-        Vec::new()
+        self.monitor
+            .iter()
+            .map(|m| Label {
+                name: format!("the monitor {} reaches no error state", m.name),
+                kind: LabelKind::Assertion,
+            })
+            .collect()
     }
 
-    /// A network has no state labels: no engine asks.
-    fn label(&self, _: &[u32], _: LabelId) -> Result<bool, EvalError> {
-        Ok(false)
+    fn label(&self, state: &[u32], _: LabelId) -> Result<bool, EvalError> {
+        Ok(self.monitor.as_ref().is_none_or(|m| !m.error[state[self.components.len()] as usize]))
     }
 
     fn is_accepting(&self, _: &[u32]) -> bool {
@@ -79,7 +96,9 @@ impl Model for Network {
             .groups
             .iter()
             .map(|g| {
-                let mut row = vec![false; self.components.len()];
+                // The monitor's word moves with every group.
+                let mut row = vec![self.monitor.is_some(); self.state_words()];
+                row[..self.components.len()].fill(false);
                 for &(c, _) in &g.parts {
                     row[c as usize] = true;
                 }

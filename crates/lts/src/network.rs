@@ -6,6 +6,7 @@
 
 use crate::aut::TAU;
 use crate::component::Component;
+use crate::monitor::Monitor;
 
 /// Which labels fire alone (spec §2.3, §2.4).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -47,6 +48,8 @@ pub struct Network {
     pub counting: Counting,
     /// What the build noticed (vectors that never fire, dead labels, duplicates).
     pub warnings: Vec<String>,
+    /// A safety monitor: one more state word, after the components'.
+    pub monitor: Option<Monitor>,
 }
 
 impl Network {

@@ -26,12 +26,17 @@ impl<'a> Steps<'a> {
 
     /// A worker that merges equal (label, target) steps of a state or not.
     pub fn merging(net: &'a Network, merge: bool) -> Steps<'a> {
-        Steps { net, merge, target: vec![0; net.components.len()], choice: vec![], found: vec![], order: vec![] }
+        let words = net.components.len() + net.monitor.is_some() as usize;
+        Steps { net, merge, target: vec![0; words], choice: vec![], found: vec![], order: vec![] }
     }
 
-    /// Calls `f(group, target)` for every step of `state`, with multiplicity.
-    fn each_step(&mut self, state: &[u32], mut f: impl FnMut(u32, &[u32])) {
+    /// Calls `f(group, target)` for every step of `state`, with multiplicity (with a
+    /// monitor, one per monitor move); returns whether the system (without the
+    /// monitor) has a step.
+    fn each_step(&mut self, state: &[u32], mut f: impl FnMut(u32, &[u32])) -> bool {
         let net = self.net;
+        let n = net.components.len();
+        let mut any = false;
         'groups: for (g, group) in net.groups.iter().enumerate() {
             self.choice.clear();
             for &(c, l) in &group.parts {
@@ -46,7 +51,21 @@ impl<'a> Steps<'a> {
                 for (&(c, _), &(i, _, _)) in group.parts.iter().zip(&self.choice) {
                     self.target[c as usize] = net.components[c as usize].target(i);
                 }
-                f(g as u32, &self.target);
+                any = true;
+                match &net.monitor {
+                    None => f(g as u32, &self.target),
+                    Some(m) => {
+                        let q = state[n];
+                        if !m.observed[group.label as usize] {
+                            f(g as u32, &self.target);
+                        }
+                        for &to in m.moves(q, group.label) {
+                            self.target[n] = to;
+                            f(g as u32, &self.target);
+                        }
+                        self.target[n] = q;
+                    }
+                }
                 // The next combination, last participant fastest.
                 let mut k = self.choice.len();
                 loop {
@@ -63,6 +82,7 @@ impl<'a> Steps<'a> {
                 }
             }
         }
+        any
     }
 }
 
@@ -71,18 +91,13 @@ impl Successors for Steps<'_> {
     where
         F: FnMut(Step<'_>, Result<&[u32], EvalError>),
     {
-        let mut any = false;
         if !self.merge {
-            self.each_step(state, |g, t| {
-                any = true;
-                emit(Step::of(&[g]), Ok(t));
-            });
-            return !any;
+            return !self.each_step(state, |g, t| emit(Step::of(&[g]), Ok(t)));
         }
         let mut found = std::mem::take(&mut self.found);
         found.clear();
         let net = self.net;
-        self.each_step(state, |g, t| {
+        let any = self.each_step(state, |g, t| {
             found.extend([net.groups[g as usize].label, g]);
             found.extend_from_slice(t);
         });
@@ -99,7 +114,6 @@ impl Successors for Steps<'_> {
             let r = &found[i * width..(i + 1) * width];
             emit(Step::of(&[r[1]]), Ok(&r[2..]));
         }
-        let any = !self.order.is_empty();
         self.found = found;
         !any
     }

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use clap::{Args, ValueEnum};
 use warpcheck_ltl::Definition;
+use warpcheck_lts::monitor::{Incomplete, Matching, Monitor};
 use warpcheck_lts::{build, gpf, labelled, AutOptions, Counting, Network, Sync};
 use warpcheck_model::LabelId;
 
@@ -33,6 +34,23 @@ pub enum CountingArg {
     Multiplicity,
 }
 
+/// `--monitor-labels`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum MatchingArg {
+    #[default]
+    Regex,
+    Literal,
+}
+
+/// `--monitor-incomplete`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum IncompleteArg {
+    #[default]
+    Refuse,
+    Block,
+    Stay,
+}
+
 /// The options of networks of LTSs (`.exp`, `.gpf`, `.aut` models).
 #[derive(Args, Clone, Debug, Default)]
 pub struct NetworkArgs {
@@ -54,6 +72,21 @@ pub struct NetworkArgs {
     /// Networks: how `--graph-out x.aut` writes τ (`i`, CADP's, or `tau`, mCRL2's).
     #[arg(long, value_name = "NAME", default_value = "i")]
     pub internal_out: String,
+    /// Networks: a safety monitor, an `.aut` whose labels are regular expressions over
+    /// the product's labels (whole label); `check` reports a reachable error state with
+    /// the shortest trace.
+    #[arg(long, value_name = "FILE", requires = "error")]
+    pub monitor: Option<std::path::PathBuf>,
+    /// The monitor's error states (comma-separated).
+    #[arg(long, value_name = "STATES", value_delimiter = ',')]
+    pub error: Vec<u32>,
+    /// The monitor's labels: `regex` (anchored) or `literal`.
+    #[arg(long, value_enum, default_value_t = MatchingArg::Regex, value_name = "HOW")]
+    pub monitor_labels: MatchingArg,
+    /// A monitor state without a move for an observed label: `refuse` the monitor,
+    /// `block` the system's step (GPUexplore), or `stay`.
+    #[arg(long, value_enum, default_value_t = IncompleteArg::Refuse, value_name = "HOW")]
+    pub monitor_incomplete: IncompleteArg,
     /// `.gpf` files: the dialect, 2016 (with the liveness line) or 2015.
     #[arg(long, value_name = "YEAR", default_value_t = 2016)]
     pub gpf_dialect: u32,
@@ -101,6 +134,19 @@ pub fn load(path: &Path, args: &NetworkArgs) -> Result<Network, CliError> {
     } else {
         build::load(path, &options).map_err(error)?
     };
+    let mut net = net;
+    if let Some(path) = &args.monitor {
+        let matching = match args.monitor_labels {
+            MatchingArg::Regex => Matching::Regex,
+            MatchingArg::Literal => Matching::Literal,
+        };
+        let missing = match args.monitor_incomplete {
+            IncompleteArg::Refuse => Incomplete::Refuse,
+            IncompleteArg::Block => Incomplete::Block,
+            IncompleteArg::Stay => Incomplete::Stay,
+        };
+        net.monitor = Some(Monitor::load(path, &args.error, &net, matching, missing).map_err(error)?);
+    }
     const SHOWN: usize = 10;
     for w in net.warnings.iter().take(SHOWN) {
         eprintln!("warning: {w}");
