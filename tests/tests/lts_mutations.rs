@@ -1,15 +1,15 @@
-//! Mutated `.aut`, `.exp` and `.gpf` text (the tiny files with bytes deleted,
-//! inserted, duplicated or truncated; 500 to 4,000 variants per file) is an error or a
+//! Mutated `.aut`, `.exp`, `.gpf` and regular-formula text (the tiny files with bytes deleted,
+//! inserted, duplicated or truncated; 300 to 4,000 variants per file) is an error or a
 //! parse, never a panic; what loads is explored (bounded). The fuzz target
 //! `fuzz/fuzz_targets/lts.rs` does the same without a bound on the variants.
 
 use std::path::Path;
 
 use warpcheck_conformance::lts_dir;
-use warpcheck_lts::{aut, build, exp, gpf, labelled, AutOptions, Counting};
+use warpcheck_lts::{aut, build, exp, formula, gpf, labelled, AutOptions, Counting};
 
 /// Bytes that matter to the three grammars.
-const SIGNIFICANT: &[u8] = b"(),\"*_-> |\n\r\t0123456789des ihide par in end cut rename 1/2";
+const SIGNIFICANT: &[u8] = b"(),\"*_-> |\n\r\t0123456789des ihide par in end cut rename 1/2[]'.+not and or";
 
 struct Rng(u64);
 impl Rng {
@@ -64,8 +64,13 @@ fn mutated_inputs_never_panic() {
         "t8-hide-rename/traffic-allbut.exp",
         "t2-traffic/traffic-gpusem.gpf",
         "t10-wide/wide.gpf",
+        "t6-mutex/mutex.rf",
     ];
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mutex = build::load(&dir.join("t6-mutex/broken.exp"), &build::Options::default()).unwrap();
+    // Another seed explores other variants: WARPCHECK_MUTATION_SEED=n.
+    let seed =
+        std::env::var("WARPCHECK_MUTATION_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x9E37_79B9_7F4A_7C15);
+    let mut rng = Rng(seed);
     let (mut parsed, mut errors) = (0, 0);
     for file in files {
         let original = std::fs::read(dir.join(file)).unwrap();
@@ -96,6 +101,8 @@ fn mutated_inputs_never_panic() {
                     .map(|net| labelled::explore(&net, 1000).ok())
                     .map_err(|e| e.to_string())
                     .is_ok()
+            } else if file.ends_with(".rf") {
+                formula::compile(&text, "m.rf", &mutex).map_err(|e| e.to_string()).is_ok()
             } else {
                 gpf::parse(&text, None, gpf::Dialect::Gpf2016, Counting::Distinct)
                     .map(|net| {

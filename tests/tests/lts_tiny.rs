@@ -246,3 +246,38 @@ fn t6_monitor_verdicts_and_trace() {
         assert_eq!(counts(&net).2, 0, "{missing:?}");
     }
 }
+
+/// t6's regular formula `mutex.rf`, compiled to a monitor: broken is violated with a
+/// shortest trace of two steps (entering both critical sections), locked holds; a
+/// malformed formula is an error with its place.
+#[test]
+fn t6_formula_verdicts() {
+    use warpcheck_explore::Checks;
+    use warpcheck_lts::formula;
+    let dir = lts_dir().join("tiny/t6-mutex");
+    let text = std::fs::read_to_string(dir.join("mutex.rf")).unwrap();
+    for (file, violated) in [("broken.exp", true), ("locked.exp", false)] {
+        let mut net = load(&dir.join(file), Sync::Exp).unwrap();
+        net.monitor = Some(formula::compile(&text, "mutex.rf", &net).unwrap());
+        let checks = Checks { deadlock: true, assertions: true, invariants: vec![] };
+        let report = explore_parallel(&net, &Options { threads: 2, checks, ..Options::default() }).unwrap();
+        assert_eq!(report.violations.len(), violated as usize, "{file}");
+        if violated {
+            let trace = report.violations[0].trace.as_ref().unwrap();
+            let mut steps: Vec<&str> = trace.steps.iter().map(|s| s.step.as_str()).collect();
+            steps.sort();
+            assert_eq!(steps, ["\"CSin1\" (user1)", "\"CSin2\" (user2)"], "{file}");
+        }
+        // The formula monitor is complete: the system's deadlocks and states are kept
+        // (the locked system's 3 states, each with one or more monitor states).
+        assert_eq!(counts(&net).2, 0);
+    }
+    let net = load(&dir.join("locked.exp"), Sync::Exp).unwrap();
+    for (bad, column) in [("[ true* . ] false", 11), ("< true > true", 1), ("[ \"a\" ] true", 9)] {
+        let Err(Error::Syntax(d)) = formula::compile(bad, "f", &net) else { panic!("{bad}") };
+        assert_eq!(d.column, column, "{bad}: {}", d.message);
+    }
+    // Precedence: `not` before `and` before `or`, postfix before `.` before `|`.
+    let f = formula::compile("[ (not \"CSin1\") and 'CS.*' . \"CSin1\" | \"CSout2\"+ ] false", "f", &net);
+    assert!(f.is_ok(), "{:?}", f.err());
+}

@@ -109,7 +109,7 @@ pub fn parse(text: &str, names: Option<&str>, dialect: Dialect, counting: Counti
     f.take("bits_statevector")?;
     f.many(n + 1, "firstbit_statevector")?;
     let bits_state = f.many(n, "bits_state")?;
-    if let Some(b) = bits_state.iter().find(|&&b| b == 0 || b + bits_act > 31) {
+    if let Some(b) = bits_state.iter().find(|&&b| b == 0 || b.saturating_add(bits_act) > 31) {
         return Err(bad(format!("bits_state {b} with bits_act {bits_act}: an entry holds no target")));
     }
     let nbits_offset = f.take("nbits_offset")?;

@@ -16,6 +16,7 @@ pub mod codegen;
 pub mod component;
 pub mod error;
 pub mod exp;
+pub mod formula;
 pub mod gpf;
 pub mod labelled;
 pub mod model;

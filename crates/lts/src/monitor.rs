@@ -195,6 +195,21 @@ impl Monitor {
         Ok(())
     }
 
+    /// A complete deterministic monitor: `table[q][l]` is the target of state `q` on
+    /// product label `l`; every label is observed; error states are made absorbing.
+    pub fn from_dfa(name: String, table: Vec<Vec<u32>>, error: Vec<bool>) -> Monitor {
+        let labels = table.first().map_or(0, Vec::len);
+        let mut offsets = vec![0u32];
+        let mut targets = Vec::new();
+        for (q, row) in table.iter().enumerate() {
+            for &t in row {
+                targets.push(if error[q] { q as u32 } else { t });
+                offsets.push(targets.len() as u32);
+            }
+        }
+        Monitor { name, initial: 0, states: table.len() as u32, error, observed: vec![true; labels], offsets, targets }
+    }
+
     /// The monitor's targets from `q` on product label `l` (empty for an unobserved
     /// label: the caller keeps `q`).
     pub fn moves(&self, q: u32, l: u32) -> &[u32] {

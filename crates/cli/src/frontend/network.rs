@@ -87,6 +87,13 @@ pub struct NetworkArgs {
     /// `block` the system's step (GPUexplore), or `stay`.
     #[arg(long, value_enum, default_value_t = IncompleteArg::Refuse, value_name = "HOW")]
     pub monitor_incomplete: IncompleteArg,
+    /// Networks: a regular safety formula `[R] false` (MCL/mCRL2 style: `"label"`,
+    /// `'regex'`, `true`, `not`, `and`, `or`, `.`, `|`, `*`, `+`), compiled to a monitor.
+    #[arg(long, value_name = "FORMULA", conflicts_with_all = ["monitor", "formula_file"])]
+    pub formula: Option<String>,
+    /// Networks: the `[R] false` formula from a file (`.rf`).
+    #[arg(long, value_name = "FILE", conflicts_with = "monitor")]
+    pub formula_file: Option<std::path::PathBuf>,
     /// `.gpf` files: the dialect, 2016 (with the liveness line) or 2015.
     #[arg(long, value_name = "YEAR", default_value_t = 2016)]
     pub gpf_dialect: u32,
@@ -146,6 +153,14 @@ pub fn load(path: &Path, args: &NetworkArgs) -> Result<Network, CliError> {
             IncompleteArg::Stay => Incomplete::Stay,
         };
         net.monitor = Some(Monitor::load(path, &args.error, &net, matching, missing).map_err(error)?);
+    }
+    let formula = match (&args.formula, &args.formula_file) {
+        (Some(f), _) => Some((f.clone(), "--formula".to_string())),
+        (None, Some(path)) => Some((build::read(path).map_err(error)?, path.display().to_string())),
+        (None, None) => None,
+    };
+    if let Some((text, name)) = formula {
+        net.monitor = Some(warpcheck_lts::formula::compile(&text, &name, &net).map_err(error)?);
     }
     const SHOWN: usize = 10;
     for w in net.warnings.iter().take(SHOWN) {
