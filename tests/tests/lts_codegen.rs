@@ -35,13 +35,16 @@ fn reachable(net: &Network, limit: usize) -> Vec<Vec<u32>> {
 
 fn check(path: &Path, sync: Sync, counting: Counting, limit: usize) {
     let net = build::load(path, &build::Options { sync, counting, ..Default::default() }).unwrap();
-    let states = reachable(&net, limit);
+    check_net(&net, path, limit);
+}
+
+/// `net`'s C against its CPU successors, deadlocks and assertion (the monitor's).
+fn check_net(net: &Network, path: &Path, limit: usize) {
+    let states = reachable(net, limit);
     let source = net.cuda_source(&[]).unwrap();
-    let dir = std::env::temp_dir().join(format!(
-        "warpcheck-lts-{}-{}-{counting:?}",
-        std::process::id(),
-        path.file_stem().unwrap().to_string_lossy()
-    ));
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("warpcheck-lts-{}-{run}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let host =
         run_on_host(&source, net.state_words(), 0, &states, &dir).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -89,6 +92,30 @@ fn beem_networks_on_the_host() {
         let path = dir.join(format!("{instance}/{instance}.exp"));
         for counting in [Counting::Distinct, Counting::Multiplicity] {
             check(&path, Sync::Exp, counting, limit);
+        }
+    }
+}
+
+/// t6 with the paper's monitor and with the compiled formula (the monitor's word,
+/// its moves and its error states in C), and with a monitor that blocks or stays.
+#[test]
+fn monitors_on_the_host() {
+    use warpcheck_lts::formula;
+    use warpcheck_lts::monitor::{Incomplete, Matching, Monitor};
+    let dir = lts_dir().join("tiny/t6-mutex");
+    let rf = std::fs::read_to_string(dir.join("mutex.rf")).unwrap();
+    for file in ["broken.exp", "locked.exp"] {
+        let path = dir.join(file);
+        for counting in [Counting::Distinct, Counting::Multiplicity] {
+            let options = build::Options { counting, ..Default::default() };
+            let mut net = build::load(&path, &options).unwrap();
+            let aut = dir.join("mutex.monitor.aut");
+            for missing in [Incomplete::Refuse, Incomplete::Block, Incomplete::Stay] {
+                net.monitor = Some(Monitor::load(&aut, &[1], &net, Matching::Regex, missing).unwrap());
+                check_net(&net, &path, 100);
+            }
+            net.monitor = Some(formula::compile(&rf, "mutex.rf", &net).unwrap());
+            check_net(&net, &path, 100);
         }
     }
 }

@@ -8,7 +8,7 @@
 use std::fmt::Write;
 
 use warpcheck_model::cuda::{CudaModel, CudaSource, Unsupported};
-use warpcheck_model::LabelId;
+use warpcheck_model::{LabelId, Model};
 
 use crate::network::{Counting, Network};
 
@@ -44,14 +44,12 @@ fn table(out: &mut String, name: &str, values: impl Iterator<Item = u32>) {
 
 impl CudaModel for Network {
     fn cuda_source(&self, invariants: &[LabelId]) -> Result<CudaSource, Unsupported> {
-        if self.monitor.is_some() {
-            return Err(Unsupported::Model("safety monitors of networks run on the CPU only, for now".into()));
-        }
         if !invariants.is_empty() {
             return Err(Unsupported::Model("networks of LTSs have no state invariants".into()));
         }
         let n = self.components.len();
-        let bounds: Vec<u64> = (0..self.groups.len()).map(|g| self.group_bound(g)).collect();
+        let fan_out = self.monitor.as_ref().map_or(1, |m| m.fan_out());
+        let bounds: Vec<u64> = (0..self.groups.len()).map(|g| self.group_bound(g).saturating_mul(fan_out)).collect();
         let max_successors = bounds.iter().fold(0u64, |a, &b| a.saturating_add(b)).max(1);
         let mut shared = vec![false; self.groups.len()];
         if self.counting == Counting::Distinct {
@@ -60,7 +58,8 @@ impl CudaModel for Network {
             }
         }
         let merged: u64 = bounds.iter().zip(&shared).filter(|(_, &s)| s).map(|(b, _)| *b).sum();
-        if merged.saturating_mul(n as u64 + 1) > MAX_MERGE_WORDS {
+        let words = self.state_words();
+        if merged.saturating_mul(words as u64 + 1) > MAX_MERGE_WORDS {
             return Err(Unsupported::Model(format!(
                 "merging equal steps would need {merged} buffered successors per state on the GPU; \
                  use --transitions multiplicity"
@@ -71,7 +70,8 @@ impl CudaModel for Network {
             "#if defined(__CUDACC__) || defined(__CUDACC_RTC__)\n#define WC_TABLE __device__ const\n#else\n\
              #define WC_TABLE static const\n#endif\n",
         );
-        let _ = writeln!(src, "#define WC_WORDS {n}\n#define WC_ASSERTIONS 0\n#define WC_INVARIANTS 0");
+        let assertions = self.monitor.is_some() as u32;
+        let _ = writeln!(src, "#define WC_WORDS {words}\n#define WC_ASSERTIONS {assertions}\n#define WC_INVARIANTS 0");
         for (c, comp) in self.components.iter().enumerate() {
             let mut offsets = vec![0u32];
             let mut labels = Vec::new();
@@ -96,11 +96,50 @@ impl CudaModel for Network {
              \x20 while (i < e && lab[i] == l) i++;\n\
              \x20 *b = i;\n}\n",
         );
-        let buffer = merged > 0;
+        if let Some(m) = &self.monitor {
+            let (offsets, targets) = m.table();
+            table(&mut src, "wc_mon_obs", m.observed.iter().map(|&o| o as u32));
+            table(&mut src, "wc_mon_err", m.error.iter().map(|&e| e as u32));
+            table(&mut src, "wc_mon_off", offsets.iter().copied());
+            table(&mut src, "wc_mon_tgt", targets.iter().copied());
+        }
+        // One step out: merged with the earlier steps of the state (when `seen`), or not.
+        src.push_str(
+            "WC_FN void wc_out(WcSink *sink, const u32 *t, u32 label, u32 *seen, u32 *nseen) {\n\
+             \x20 if (seen) {\n\
+             \x20   for (u32 k = 0; k < *nseen; k++) {\n\
+             \x20     const u32 *r = seen + k * (WC_WORDS + 1);\n\
+             \x20     if (r[0] != label) continue;\n\
+             \x20     int same = 1; for (int w = 0; w < WC_WORDS; w++) same &= r[w + 1] == t[w];\n\
+             \x20     if (same) return;\n\
+             \x20   }\n\
+             \x20   u32 *r = seen + *nseen * (WC_WORDS + 1); (*nseen)++;\n\
+             \x20   r[0] = label; for (int w = 0; w < WC_WORDS; w++) r[w + 1] = t[w];\n\
+             \x20 }\n\
+             \x20 wc_emit(sink, t);\n}\n",
+        );
+        if self.monitor.is_some() {
+            let labels = self.labels.len();
+            let _ = writeln!(
+                src,
+                "/* A system step with the monitor's moves: it stays on an unobserved label. */\n\
+                 WC_FN void wc_step(WcSink *sink, u32 *t, u32 label, u32 *seen, u32 *nseen) {{\n\
+                 \x20 u32 q = t[{n}], m = q * {labels} + label;\n\
+                 \x20 if (!wc_mon_obs[label]) wc_out(sink, t, label, seen, nseen);\n\
+                 \x20 for (u32 i = wc_mon_off[m]; i < wc_mon_off[m + 1]; i++) {{ t[{n}] = wc_mon_tgt[i]; wc_out(sink, t, label, seen, nseen); }}\n\
+                 \x20 t[{n}] = q;\n}}"
+            );
+        } else {
+            src.push_str(
+                "WC_FN void wc_step(WcSink *sink, u32 *t, u32 label, u32 *seen, u32 *nseen) { wc_out(sink, t, label, seen, nseen); }\n",
+            );
+        }
         src.push_str("WC_FN int wc_successors(const u32 *s, WcSink *sink) {\n  int any = 0;\n  u32 t[WC_WORDS];\n");
         src.push_str("  for (int w = 0; w < WC_WORDS; w++) t[w] = s[w];\n");
-        if buffer {
-            let _ = writeln!(src, "  u32 seen[{}]; u32 nseen = 0;", merged * (n as u64 + 1));
+        if merged > 0 {
+            let _ = writeln!(src, "  u32 seen[{}]; u32 nseen = 0;", merged * (words as u64 + 1));
+        } else {
+            src.push_str("  u32 *seen = 0; u32 nseen = 0;\n");
         }
         for (g, group) in self.groups.iter().enumerate() {
             let _ = writeln!(src, "  {{ /* group {g}: {} */", self.describe_group(g as u32).replace("*/", "* /"));
@@ -112,23 +151,8 @@ impl CudaModel for Network {
             for (j, &(c, _)) in group.parts.iter().enumerate() {
                 let _ = writeln!(src, "    for (u32 i{j} = a{j}; i{j} < b{j}; i{j}++) {{ t[{c}] = wc_tgt{c}[i{j}];");
             }
-            if shared[g] {
-                let _ = writeln!(
-                    src,
-                    "      int dup = 0;\n      for (u32 k = 0; k < nseen && !dup; k++) {{\n\
-                     \x20       const u32 *r = seen + k * (WC_WORDS + 1);\n\
-                     \x20       if (r[0] != {label}) continue;\n\
-                     \x20       int same = 1; for (int w = 0; w < WC_WORDS; w++) same &= r[w + 1] == t[w];\n\
-                     \x20       dup = same;\n      }}\n\
-                     \x20     if (!dup) {{\n\
-                     \x20       u32 *r = seen + nseen * (WC_WORDS + 1); nseen++;\n\
-                     \x20       r[0] = {label}; for (int w = 0; w < WC_WORDS; w++) r[w + 1] = t[w];\n\
-                     \x20       wc_emit(sink, t); any = 1;\n      }}",
-                    label = group.label
-                );
-            } else {
-                src.push_str("      wc_emit(sink, t); any = 1;\n");
-            }
+            let seen = if shared[g] { "seen" } else { "0" };
+            let _ = writeln!(src, "      any = 1; wc_step(sink, t, {}, {seen}, &nseen);", group.label);
             src.push_str(&"    }".repeat(group.parts.len()));
             src.push('\n');
             for &(c, _) in &group.parts {
@@ -137,8 +161,14 @@ impl CudaModel for Network {
             src.push_str("\n    }\n  }\n");
         }
         src.push_str("  return !any;\n}\n");
+        match &self.monitor {
+            Some(_) => {
+                let _ = writeln!(src, "WC_FN int wc_mon_error(const u32 *s) {{ return wc_mon_err[s[{n}]]; }}");
+            }
+            None => src.push_str("WC_FN int wc_mon_error(const u32 *s) { return 0; }\n"),
+        }
         src.push_str(
-            "WC_FN int wc_assertion(const u32 *s) { return -1; }\n\
+            "WC_FN int wc_assertion(const u32 *s) { return WC_ASSERTIONS && wc_mon_error(s) ? 0 : -1; }\n\
              WC_FN int wc_invariant(int k, const u32 *s) { return 0; }\n\
              WC_FN int wc_accepting(const u32 *s) { return 0; }\n",
         );

@@ -210,6 +210,17 @@ impl Monitor {
         Monitor { name, initial: 0, states: table.len() as u32, error, observed: vec![true; labels], offsets, targets }
     }
 
+    /// The move table: `offsets[q * labels + l] .. offsets[q * labels + l + 1]` index
+    /// `targets` (for the generated C).
+    pub fn table(&self) -> (&[u32], &[u32]) {
+        (&self.offsets, &self.targets)
+    }
+
+    /// The most targets of one move (at least 1: an unobserved label keeps the state).
+    pub fn fan_out(&self) -> u64 {
+        self.offsets.windows(2).map(|w| (w[1] - w[0]) as u64).max().unwrap_or(0).max(1)
+    }
+
     /// The monitor's targets from `q` on product label `l` (empty for an unobserved
     /// label: the caller keeps `q`).
     pub fn moves(&self, q: u32, l: u32) -> &[u32] {
