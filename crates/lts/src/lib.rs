@@ -17,6 +17,7 @@ pub mod component;
 pub mod error;
 pub mod exp;
 pub mod formula;
+pub mod from_dve;
 pub mod gpf;
 pub mod labelled;
 pub mod model;
