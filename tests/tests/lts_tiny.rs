@@ -281,3 +281,28 @@ fn t6_formula_verdicts() {
     let f = formula::compile("[ (not \"CSin1\") and 'CS.*' . \"CSin1\" | \"CSout2\"+ ] false", "f", &net);
     assert!(f.is_ok(), "{:?}", f.err());
 }
+
+/// Every tiny network written back as `.exp` + `.aut` (`write_exp`) reads to the same
+/// product under the default semantics, whatever semantics it was read with.
+#[test]
+fn networks_written_as_exp_read_back_the_same() {
+    let dir = lts_dir().join("tiny");
+    let out = std::env::temp_dir().join(format!("warpcheck-lts-write-{}", std::process::id()));
+    for (file, _, gpu) in NETWORKS {
+        for sync in [Sync::Exp, Sync::FreeUnmentioned] {
+            if sync == Sync::FreeUnmentioned && gpu.is_err() {
+                continue;
+            }
+            let net = load(&dir.join(file), sync).unwrap();
+            let target = out.join(format!("{}-{sync:?}", file.replace('/', "-")));
+            std::fs::create_dir_all(&target).unwrap();
+            let files = warpcheck_lts::write_exp::files(&net, "net").unwrap();
+            for (name, text) in &files {
+                std::fs::write(target.join(name), text).unwrap();
+            }
+            let again = load(&target.join("net.exp"), Sync::Exp).unwrap_or_else(|e| panic!("{file}: {e}"));
+            assert_eq!(counts(&again), counts(&net), "{file} {sync:?}");
+        }
+    }
+    std::fs::remove_dir_all(&out).ok();
+}

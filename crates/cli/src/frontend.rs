@@ -221,6 +221,11 @@ pub trait ModelCommand {
     fn run<L: Loaded>(self, model: L) -> Result<Self::Output, CliError>;
 }
 
+/// Reads and loads a DVE model (for `export`).
+pub fn load_dve(path: &Path, options: &LoadOptions) -> Result<warpcheck_dve::DveModel, CliError> {
+    dve::load(path, options)
+}
+
 /// Loads the model in `path` with `front_end` and runs `command` on it.
 pub fn with_model<C: ModelCommand>(
     front_end: FrontEnd,

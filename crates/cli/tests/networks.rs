@@ -104,3 +104,25 @@ fn malformed_input_is_exit_2_with_a_place() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("no state expressions"), "{}", text(&out.stderr));
 }
+
+#[test]
+fn export_a_channel_only_dve_model() {
+    let dve = "../shared/beem/protocols/protocols.1.dve";
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../");
+    assert!(std::path::Path::new(root).join(dve).is_file(), "the BEEM models are missing: expected {dve}");
+    let dir = std::env::temp_dir().join(format!("warpcheck-export-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    let gpf = format!("{d}/p.gpf");
+    let out = warpcheck(&["export", dve, "--network", d, "--gpf", &gpf]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // DiVinE's counts: 2,430 states, 6,480 transitions (one per DVE group instance).
+    let exp = format!("{d}/protocols.1.exp");
+    let out = warpcheck(&["explore", &exp, "-q", "--backend", "cpu", "--transitions", "multiplicity"]);
+    assert_eq!(counts(&text(&out.stdout)), (2430, 6480, 0));
+    let out = warpcheck(&["explore", &gpf, "-q", "--backend", "cpu"]);
+    assert_eq!(counts(&text(&out.stdout)).0, 2430);
+    let out = warpcheck(&["export", "../shared/beem/peterson/peterson.1.dve", "--network", d]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("global variable"), "{}", text(&out.stderr));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -24,6 +24,7 @@ pub mod model;
 pub mod monitor;
 pub mod network;
 pub mod successors;
+pub mod write_exp;
 
 pub use aut::{AutOptions, Lts, TAU};
 pub use build::{load, Options};
