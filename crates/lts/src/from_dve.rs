@@ -117,6 +117,23 @@ struct Rendezvous {
     sender_guards: Vec<usize>,
 }
 
+/// How far the fixpoint has taken one rendezvous group.
+#[derive(Default)]
+struct Progress {
+    /// Sender states scanned.
+    senders: usize,
+    /// Messages found, with a sender state that sends each.
+    messages: Vec<(Vec<i32>, u32)>,
+    known: FxHashMap<Vec<i32>, usize>,
+    /// Receiver states run with the first `messages_done` messages.
+    receivers: usize,
+    messages_done: usize,
+    /// A receiver state that accepts each label.
+    accepts: FxHashMap<String, u32>,
+    /// Sender states whose message no receiver accepts yet.
+    pending: Vec<u32>,
+}
+
 /// The network of `program`, or why it has none.
 pub fn network(program: &Program) -> Result<Network> {
     if program.mode != SyncMode::Async {
@@ -259,11 +276,20 @@ pub fn network(program: &Program) -> Result<Network> {
             let after = program.layout.decode(&state);
             Ok(Some(with.iter().map(|&(p, _)| parts[p].slots.iter().map(|&s| after[s as usize]).collect()).collect()))
         };
-    // The fixpoint: explore every part with what is known of the others.
+    // The fixpoint: explore every part with what is known of the others, each round
+    // only what is new (states are only ever appended).
+    let message_of = |r: &Rendezvous, local: &[i32], slots: &[u32]| -> Vec<i32> {
+        r.message.iter().map(|slot| local[slots.iter().position(|t| t == slot).unwrap_or(0)]).collect()
+    };
+    let label_of = |r: &Rendezvous, m: &[i32]| -> String {
+        format!("g{}.{}", r.group, m.iter().map(i32::to_string).collect::<Vec<_>>().join("_"))
+    };
+    let mut local_done = vec![0usize; locals.len()];
+    let mut progress: Vec<Progress> = rendezvous.iter().map(|_| Progress::default()).collect();
     loop {
         let before: usize = parts.iter().map(|p| p.states.len() + p.edges.len()).sum();
-        for &(g, p) in &locals {
-            let mut queue: VecDeque<u32> = (0..parts[p].states.len() as u32).collect();
+        for (i, &(g, p)) in locals.iter().enumerate() {
+            let mut queue: VecDeque<u32> = (local_done[i] as u32..parts[p].states.len() as u32).collect();
             while let Some(x) = queue.pop_front() {
                 let local = parts[p].states[x as usize].clone();
                 if local.is_empty() || !in_source(g, p, &local, &parts) {
@@ -283,74 +309,69 @@ pub fn network(program: &Program) -> Result<Network> {
                 };
                 parts[p].edges.insert((x, format!("g{g}"), y));
             }
+            local_done[i] = parts[p].states.len();
         }
-        for r in &rendezvous {
+        for (r, pr) in rendezvous.iter().zip(&mut progress) {
             let (s, q) = (r.sender, r.receiver);
-            // Messages of the sender's states, with a representative state each.
-            let mut messages: FxHashMap<Vec<i32>, u32> = FxHashMap::default();
-            for (x, local) in parts[s].states.iter().enumerate() {
+            // New sender states: their messages (a representative state each), and
+            // their own steps, pending until some receiver accepts their message.
+            for x in pr.senders..parts[s].states.len() {
+                let local = &parts[s].states[x];
                 if local.is_empty()
                     || !in_source(r.group, s, local, &parts)
                     || !sender_enabled(r, local, &parts[s].slots)
                 {
                     continue;
                 }
-                let m: Vec<i32> = r
-                    .message
-                    .iter()
-                    .map(|slot| local[parts[s].slots.iter().position(|t| t == slot).unwrap_or(0)])
-                    .collect();
-                messages.entry(m).or_insert(x as u32);
+                let m = message_of(r, local, &parts[s].slots);
+                if !pr.known.contains_key(&m) {
+                    pr.known.insert(m.clone(), pr.messages.len());
+                    pr.messages.push((m, x as u32));
+                }
+                pr.pending.push(x as u32);
             }
-            let mut messages: Vec<(Vec<i32>, u32)> = messages.into_iter().collect();
-            messages.sort();
-            for (m, x) in messages {
-                let label = format!("g{}.{}", r.group, m.iter().map(i32::to_string).collect::<Vec<_>>().join("_"));
-                let sender = parts[s].states[x as usize].clone();
-                for y in 0..parts[q].states.len() {
-                    if !in_source(r.group, q, &parts[q].states[y], &parts) {
-                        continue;
-                    }
-                    let receiver = parts[q].states[y].clone();
-                    if receiver.is_empty() {
-                        continue;
-                    }
+            pr.senders = parts[s].states.len();
+            // Receiver steps: new receiver states with every message, old ones with
+            // the new messages.
+            let (receivers, messages) = (parts[q].states.len(), pr.messages.len());
+            for y in 0..receivers {
+                let from = if y < pr.receivers { pr.messages_done } else { 0 };
+                if from == messages || !in_source(r.group, q, &parts[q].states[y], &parts) {
+                    continue;
+                }
+                let receiver = parts[q].states[y].clone();
+                for (m, x) in pr.messages[from..messages].to_vec() {
+                    let label = label_of(r, &m);
+                    let sender = parts[s].states[x as usize].clone();
                     let to = match run(r.group, &[(s, &sender), (q, &receiver)], &parts) {
                         Ok(None) => continue,
                         Ok(Some(next)) => parts[q].add(next[1].clone()),
                         Err(()) => parts[q].add(vec![]),
                     };
-                    parts[q].edges.insert((y as u32, label.clone(), to));
+                    pr.accepts.entry(label.clone()).or_insert(y as u32);
+                    parts[q].edges.insert((y as u32, label, to));
                 }
             }
-            // Sender edges: each sender state with a receiver that accepts its message.
-            let mut accepts: FxHashMap<&str, u32> = FxHashMap::default();
-            let edges = std::mem::take(&mut parts[q].edges);
-            for e in &edges {
-                accepts.entry(e.1.as_str()).or_insert(e.0);
-            }
-            let accepts: FxHashMap<String, u32> = accepts.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-            parts[q].edges = edges;
-            for x in 0..parts[s].states.len() {
-                let sender = parts[s].states[x].clone();
-                if sender.is_empty() {
+            pr.receivers = receivers;
+            pr.messages_done = messages;
+            // Sender steps whose message some receiver now accepts.
+            let mut waiting = Vec::new();
+            for x in std::mem::take(&mut pr.pending) {
+                let sender = parts[s].states[x as usize].clone();
+                let label = label_of(r, &message_of(r, &sender, &parts[s].slots));
+                let Some(&y) = pr.accepts.get(&label) else {
+                    waiting.push(x);
                     continue;
-                }
-                let m: Vec<i32> = r
-                    .message
-                    .iter()
-                    .map(|slot| sender[parts[s].slots.iter().position(|t| t == slot).unwrap_or(0)])
-                    .collect();
-                let label = format!("g{}.{}", r.group, m.iter().map(i32::to_string).collect::<Vec<_>>().join("_"));
-                let Some(&y) = accepts.get(&label) else { continue };
+                };
                 let receiver = parts[q].states[y as usize].clone();
                 let to = match run(r.group, &[(s, &sender), (q, &receiver)], &parts) {
                     Ok(None) => continue,
                     Ok(Some(next)) => parts[s].add(next[0].clone()),
                     Err(()) => parts[s].add(vec![]),
                 };
-                parts[s].edges.insert((x as u32, label, to));
+                parts[s].edges.insert((x, label, to));
             }
+            pr.pending = waiting;
         }
         let after: usize = parts.iter().map(|p| p.states.len() + p.edges.len()).sum();
         if after == before {
