@@ -340,7 +340,7 @@ pub fn network(program: &Program) -> Result<Network> {
                     continue;
                 }
                 let receiver = parts[q].states[y].clone();
-                for (m, x) in pr.messages[from..messages].to_vec() {
+                for (m, x) in pr.messages[from..messages].iter().cloned() {
                     let label = label_of(r, &m);
                     let sender = parts[s].states[x as usize].clone();
                     let to = match run(r.group, &[(s, &sender), (q, &receiver)], &parts) {
