@@ -54,24 +54,45 @@ fn deps(e: &Expr, cur: &FxHashMap<u32, Slots>, temps: &FxHashMap<u32, Slots>) ->
     }
 }
 
-/// Per written slot, the pre-state slots its final value depends on.
-fn effect_deps(effect: &[Stmt]) -> Result<FxHashMap<u32, Slots>> {
+/// Pseudo-slots from here on name message atoms: values the sender computes.
+const ATOM: u32 = 1 << 30;
+
+fn has_temp(e: &Expr) -> bool {
+    match e {
+        Expr::Temp(_) => true,
+        Expr::Const(_) | Expr::Load(_) => false,
+        Expr::LoadIndexed(_, i) | Expr::Unary(_, i) => has_temp(i),
+        Expr::Binary(_, a, b) => has_temp(a) || has_temp(b),
+    }
+}
+
+/// Per written slot, the pre-state slots its final value depends on. A value
+/// computed before the first assignment (a sent value) may be named an atom by
+/// `atom` (a pseudo-slot standing for the value itself).
+fn effect_deps(effect: &[Stmt], mut atom: impl FnMut(&Expr, &Slots) -> Option<u32>) -> Result<FxHashMap<u32, Slots>> {
     let mut cur: FxHashMap<u32, Slots> = FxHashMap::default();
     let mut temps: FxHashMap<u32, Slots> = FxHashMap::default();
     let mut written = FxHashMap::default();
+    let mut assigned = false;
+    let mut value = |e: &Expr, d: Slots, assigned: bool| -> Slots {
+        let named = if assigned || has_temp(e) { None } else { atom(e, &d) };
+        named.map_or(d, |a| Slots::from([a]))
+    };
     for stmt in effect {
         match stmt {
             Stmt::SetTemp(t, e) => {
-                let d = deps(e, &cur, &temps);
+                let d = value(e, deps(e, &cur, &temps), assigned);
                 temps.insert(*t, d);
             }
             Stmt::Assign(LValue::Slot(s), e) => {
-                let d = deps(e, &cur, &temps);
+                let d = value(e, deps(e, &cur, &temps), assigned);
+                assigned = true;
                 cur.insert(*s, d);
                 written.insert(*s, ());
             }
             Stmt::Assign(LValue::Indexed(a, i), e) => {
-                let mut d = deps(e, &cur, &temps);
+                let mut d = value(e, deps(e, &cur, &temps), assigned);
+                assigned = true;
                 d.extend(deps(i, &cur, &temps));
                 for s in a.first..a.first + a.len {
                     let mut old = cur.get(&s).cloned().unwrap_or_else(|| Slots::from([s]));
@@ -169,10 +190,22 @@ pub fn network(program: &Program) -> Result<Network> {
     }
     let owned = |d: &Slots, p: usize| d.iter().all(|s| owner.get(s) == Some(&p));
     // Classify the groups.
+    let mut atoms: Vec<Expr> = Vec::new();
     let mut locals = Vec::new();
     let mut rendezvous = Vec::new();
     for (g, group) in program.groups.iter().enumerate() {
-        let written = effect_deps(&group.effect)?;
+        let sender = match (group.kind, group.participants.as_slice()) {
+            (GroupKind::Rendezvous, [s, _]) => Some(s.process as usize),
+            _ => None,
+        };
+        let written = effect_deps(&group.effect, |e, d| {
+            let s = sender?;
+            if d.is_empty() || !d.iter().all(|x| owner.get(x) == Some(&s)) {
+                return None;
+            }
+            atoms.push(e.clone());
+            Some(ATOM + atoms.len() as u32 - 1)
+        })?;
         let no_temps = FxHashMap::default();
         let guards: Vec<Slots> = group.guards.iter().map(|e| deps(e, &FxHashMap::default(), &no_temps)).collect();
         match (group.kind, group.participants.as_slice()) {
@@ -189,19 +222,22 @@ pub fn network(program: &Program) -> Result<Network> {
             }
             (GroupKind::Rendezvous, [s, r]) => {
                 let (s, r) = (s.process as usize, r.process as usize);
+                // Atoms (sent values) belong to the sender.
+                let own = |x: &u32| if *x >= ATOM { Some(s) } else { owner.get(x).copied() };
+                let sender_only = |d: &Slots| d.iter().all(|x| own(x) == Some(s));
                 let mut message = Slots::new();
                 let mut sender_guards = Vec::new();
                 for (i, d) in guards.iter().enumerate() {
-                    if owned(d, s) {
+                    if sender_only(d) {
                         sender_guards.push(i);
                     } else {
-                        message.extend(d.iter().filter(|x| owner.get(x) == Some(&s)));
+                        message.extend(d.iter().filter(|x| own(x) == Some(s)));
                     }
                 }
                 for (w, d) in &written {
                     match owner.get(w) {
-                        Some(&o) if o == s && owned(d, s) => {}
-                        Some(&o) if o == r => message.extend(d.iter().filter(|x| owner.get(x) == Some(&s))),
+                        Some(&o) if o == s && sender_only(d) => {}
+                        Some(&o) if o == r => message.extend(d.iter().filter(|x| own(x) == Some(s))),
                         _ => {
                             return refuse(format!(
                                 "rendezvous group {g}: the sender's new state depends on the receiver"
@@ -210,7 +246,7 @@ pub fn network(program: &Program) -> Result<Network> {
                     }
                 }
                 let all: Slots = guards.iter().chain(written.values()).flatten().copied().collect();
-                if all.iter().any(|x| !matches!(owner.get(x), Some(&o) if o == s || o == r)) {
+                if all.iter().any(|x| !matches!(own(x), Some(o) if o == s || o == r)) {
                     return refuse(format!("rendezvous group {g} reads a third process"));
                 }
                 rendezvous.push(Rendezvous {
@@ -279,7 +315,21 @@ pub fn network(program: &Program) -> Result<Network> {
     // The fixpoint: explore every part with what is known of the others, each round
     // only what is new (states are only ever appended).
     let message_of = |r: &Rendezvous, local: &[i32], slots: &[u32]| -> Vec<i32> {
-        r.message.iter().map(|slot| local[slots.iter().position(|t| t == slot).unwrap_or(0)]).collect()
+        let mut values = program.initial_values.clone();
+        for (i, &s) in slots.iter().enumerate() {
+            values[s as usize] = local[i];
+        }
+        let state = program.layout.encode(&values);
+        let mut temps = vec![0i32; program.temps as usize];
+        let eval = program.evaluator(&mut temps);
+        r.message
+            .iter()
+            .map(|&id| match id.checked_sub(ATOM) {
+                // A sent value that raises an error: the run raises it too.
+                Some(a) => eval.eval(&atoms[a as usize], &state).unwrap_or(i32::MIN),
+                None => local[slots.iter().position(|&t| t == id).unwrap_or(0)],
+            })
+            .collect()
     };
     let label_of = |r: &Rendezvous, m: &[i32]| -> String {
         format!("g{}.{}", r.group, m.iter().map(i32::to_string).collect::<Vec<_>>().join("_"))
