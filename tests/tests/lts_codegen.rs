@@ -119,3 +119,16 @@ fn monitors_on_the_host() {
         }
     }
 }
+
+/// GPUexplore's `-p` convention in C: the property process's error state as the
+/// assertion.
+#[test]
+fn gpf_property_on_the_host() {
+    use warpcheck_lts::gpf;
+    let dir = lts_dir().join("tiny/t6-mutex");
+    for file in ["broken+mutex.gpf", "locked+mutex.gpf"] {
+        let path = dir.join(file);
+        let net = gpf::load(&path, gpf::Dialect::Gpf2016, Counting::Distinct).unwrap();
+        check_net(&gpf::with_property(net).unwrap(), &path, 100);
+    }
+}

@@ -163,6 +163,15 @@ fn gpf_files_decode_to_the_readme_counts_and_round_trip() {
         if let Ok(other) = gpf::load(&dir.join(file), gpf::Dialect::Gpf2015, Counting::Distinct) {
             assert_ne!(counts(&other).0, 0);
         }
+        // The monitored files with GPUexplore's -p (last process, state 1): the README's
+        // last column.
+        if file.contains("+mutex") {
+            let monitored = gpf::with_property(net.clone()).unwrap();
+            let checks = warpcheck_explore::Checks { deadlock: false, assertions: true, invariants: vec![] };
+            let report = explore_parallel(&monitored, &Options { threads: 2, checks, ..Options::default() }).unwrap();
+            let violated = file.contains("broken+mutex");
+            assert_eq!(report.violations.len(), violated as usize, "{file} with -p");
+        }
         if file.contains("solo-and-sync") {
             // A label both alone and synchronising cannot be written for GPUexplore.
             assert!(gpf::write(&net).unwrap_err().to_string().contains("both fires alone and synchronises"));

@@ -98,6 +98,7 @@ pub fn single(name: String, lts: &Lts, counting: Counting) -> Network {
         counting,
         warnings: vec![],
         monitor: None,
+        property: None,
     }
 }
 
@@ -197,6 +198,7 @@ impl Builder<'_> {
             counting: self.options.counting,
             warnings: vec![],
             monitor: None,
+            property: None,
         };
         let mut label_ids: FxHashMap<String, u32> = FxHashMap::default();
         let mut mentioned = vec![FxHashSet::default(); n];

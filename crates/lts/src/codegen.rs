@@ -70,7 +70,7 @@ impl CudaModel for Network {
             "#if defined(__CUDACC__) || defined(__CUDACC_RTC__)\n#define WC_TABLE __device__ const\n#else\n\
              #define WC_TABLE static const\n#endif\n",
         );
-        let assertions = self.monitor.is_some() as u32;
+        let assertions = (self.monitor.is_some() || self.property.is_some()) as u32;
         let _ = writeln!(src, "#define WC_WORDS {words}\n#define WC_ASSERTIONS {assertions}\n#define WC_INVARIANTS 0");
         for (c, comp) in self.components.iter().enumerate() {
             let mut offsets = vec![0u32];
@@ -161,12 +161,9 @@ impl CudaModel for Network {
             src.push_str("\n    }\n  }\n");
         }
         src.push_str("  return !any;\n}\n");
-        match &self.monitor {
-            Some(_) => {
-                let _ = writeln!(src, "WC_FN int wc_mon_error(const u32 *s) {{ return wc_mon_err[s[{n}]]; }}");
-            }
-            None => src.push_str("WC_FN int wc_mon_error(const u32 *s) { return 0; }\n"),
-        }
+        let monitor = if self.monitor.is_some() { format!("wc_mon_err[s[{n}]]") } else { "0".into() };
+        let property = self.property.map_or_else(|| "0".into(), |(c, l)| format!("s[{c}] == {l}"));
+        let _ = writeln!(src, "WC_FN int wc_mon_error(const u32 *s) {{ return {monitor} || {property}; }}");
         src.push_str(
             "WC_FN int wc_assertion(const u32 *s) { return WC_ASSERTIONS && wc_mon_error(s) ? 0 : -1; }\n\
              WC_FN int wc_invariant(int k, const u32 *s) { return 0; }\n\

@@ -469,5 +469,13 @@ fn assemble(
             }
         }
     }
-    Ok(Network { components, groups, labels, counting: Counting::Multiplicity, warnings: vec![], monitor: None })
+    Ok(Network {
+        components,
+        groups,
+        labels,
+        counting: Counting::Multiplicity,
+        warnings: vec![],
+        monitor: None,
+        property: None,
+    })
 }

@@ -66,6 +66,17 @@ impl Numbers {
     }
 }
 
+/// GPUexplore's `-p`: the last process is the property LTS and its local state 1
+/// (numbered as in the file) the error state.
+pub fn with_property(mut net: Network) -> Result<Network> {
+    let Some(last) = net.components.last() else { return Err(Error::Invalid("a network without processes".into())) };
+    let c = net.components.len() as u32 - 1;
+    // Local state 1 of the file, if it is reachable at all (else no violation).
+    let error = last.original.iter().position(|&s| s == 1).map_or(u32::MAX, |i| i as u32);
+    net.property = Some((c, error));
+    Ok(net)
+}
+
 /// Value `j` of width `w` packed `32 / w` to an int, from `ints`.
 fn packed(ints: &[u32], w: u32, j: usize) -> Option<u32> {
     let k = (32 / w) as usize;
@@ -227,7 +238,7 @@ pub fn parse(text: &str, names: Option<&str>, dialect: Dialect, counting: Counti
             }
         }
     }
-    Ok(Network { components, groups, labels: all_labels, counting, warnings, monitor: None })
+    Ok(Network { components, groups, labels: all_labels, counting, warnings, monitor: None, property: None })
 }
 
 /// Bits to hold values `0..=max` (at least 1).

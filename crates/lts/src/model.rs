@@ -68,19 +68,20 @@ impl Model for Network {
         Steps::new(self)
     }
 
-    /// With a monitor, one assertion: the monitor is in no error state.
+    /// With a monitor or a property process, one assertion: no error state.
     fn labels(&self) -> Vec<Label> {
-        self.monitor
-            .iter()
-            .map(|m| Label {
-                name: format!("the monitor {} reaches no error state", m.name),
-                kind: LabelKind::Assertion,
-            })
-            .collect()
+        let name = match (&self.monitor, self.property) {
+            (Some(m), _) => format!("the monitor {} reaches no error state", m.name),
+            (None, Some((c, _))) => {
+                format!("the property process {} reaches no error state", self.components[c as usize].name)
+            }
+            (None, None) => return vec![],
+        };
+        vec![Label { name, kind: LabelKind::Assertion }]
     }
 
     fn label(&self, state: &[u32], _: LabelId) -> Result<bool, EvalError> {
-        Ok(self.monitor.as_ref().is_none_or(|m| !m.error[state[self.components.len()] as usize]))
+        Ok(!self.in_error(state))
     }
 
     fn is_accepting(&self, _: &[u32]) -> bool {

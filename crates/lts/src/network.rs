@@ -50,6 +50,17 @@ pub struct Network {
     pub warnings: Vec<String>,
     /// A safety monitor: one more state word, after the components'.
     pub monitor: Option<Monitor>,
+    /// GPUexplore's property convention (`-p`): reaching this (component, local
+    /// state) is a violation.
+    pub property: Option<(u32, u32)>,
+}
+
+impl Network {
+    /// Whether `state` is an error state of the monitor or of the property component.
+    pub fn in_error(&self, state: &[u32]) -> bool {
+        let monitor = self.monitor.as_ref().is_some_and(|m| m.error[state[self.components.len()] as usize]);
+        monitor || self.property.is_some_and(|(c, s)| state[c as usize] == s)
+    }
 }
 
 impl Network {

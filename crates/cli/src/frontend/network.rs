@@ -94,6 +94,10 @@ pub struct NetworkArgs {
     /// Networks: the `[R] false` formula from a file (`.rf`).
     #[arg(long, value_name = "FILE", conflicts_with = "monitor")]
     pub formula_file: Option<std::path::PathBuf>,
+    /// `.gpf` files: GPUexplore's `-p`, the last process is the property LTS and its
+    /// state 1 the error state (`check` reports reaching it).
+    #[arg(long)]
+    pub gpf_property: bool,
     /// `.gpf` files: the dialect, 2016 (with the liveness line) or 2015.
     #[arg(long, value_name = "YEAR", default_value_t = 2016)]
     pub gpf_dialect: u32,
@@ -137,7 +141,14 @@ pub fn load(path: &Path, args: &NetworkArgs) -> Result<Network, CliError> {
             2016 => gpf::Dialect::Gpf2016,
             y => return Err(CliError::Input(format!("--gpf-dialect {y}: 2015 or 2016"))),
         };
-        gpf::load(path, dialect, options.counting).map_err(error)?
+        let net = gpf::load(path, dialect, options.counting).map_err(error)?;
+        if args.gpf_property {
+            gpf::with_property(net).map_err(error)?
+        } else {
+            net
+        }
+    } else if args.gpf_property {
+        return Err(CliError::Input("--gpf-property applies to .gpf files".into()));
     } else {
         build::load(path, &options).map_err(error)?
     };
