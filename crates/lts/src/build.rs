@@ -155,8 +155,8 @@ impl Builder<'_> {
                     return self.fail(
                         *at,
                         format!(
-                            "component file `{path}` not found (looked in {} and the current directory)",
-                            self.dir.display()
+                            "component file `{path}` not found (looked in `{}` and the current directory)",
+                            if self.dir.as_os_str().is_empty() { Path::new(".") } else { self.dir }.display()
                         ),
                     );
                 };
