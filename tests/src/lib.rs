@@ -24,6 +24,21 @@ pub fn beem_dir() -> PathBuf {
     dir
 }
 
+/// The networks-of-LTSs folder (`../shared/lts` from the repository root), or a panic
+/// that says clearly that it is missing and how to point the tests at it.
+pub fn lts_dir() -> PathBuf {
+    let dir = std::env::var_os("WARPCHECK_LTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/lts"));
+    assert!(
+        dir.join("tiny/README.md").is_file() && dir.join("beem-net/counts.csv").is_file(),
+        "the networks-of-LTSs test data is missing: expected {} (shared/lts beside the repository); \
+         set WARPCHECK_LTS to its path",
+        dir.display()
+    );
+    dir
+}
+
 /// One row of `reference.csv`.
 #[derive(Clone, Debug)]
 pub struct Reference {

@@ -177,7 +177,7 @@ pub fn run(args: CycleArgs) -> Result<Verdict, CliError> {
             solver.solve(&d.graph, start.elapsed().as_secs_f64(), None)
         }
         Input::Model(front_end) => {
-            let options = LoadOptions { overflow: args.overflow };
+            let options = LoadOptions { overflow: args.overflow, ..LoadOptions::default() };
             frontend::with_model(front_end, &args.input, options, solver)
         }
         Input::Graph(_) => Err(CliError::input("cycle-mean reads weighted graphs (.d) and models")),

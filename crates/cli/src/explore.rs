@@ -13,13 +13,15 @@ use warpcheck_store::MemoryBudget;
 
 use crate::backend::{Backend, Placement};
 use crate::error::{CliError, Verdict};
+use crate::frontend::network::NetworkArgs;
 use crate::frontend::{self, FormatArg, Input, LoadOptions, Loaded, ModelCommand, OverflowArg, Reads};
 use crate::{graphs, ltl, memory, progress, report};
 
 /// The arguments of `explore` and `check`.
 #[derive(Args)]
 pub struct RunArgs {
-    /// A model: DVE (`.dve`).
+    /// A model: DVE (`.dve`), a network of LTSs (`.exp`, `.gpf`) or a labelled LTS
+    /// (`.aut`).
     pub model: PathBuf,
     /// The model's format, instead of its extension's.
     #[arg(long, value_enum, value_name = "FORMAT")]
@@ -59,6 +61,8 @@ pub struct RunArgs {
     /// `wrap` (wrap around as in C, as DiVinE's compiled models run by LTSmin do).
     #[arg(long, value_enum, default_value_t = OverflowArg::Error)]
     pub overflow: OverflowArg,
+    #[command(flatten)]
+    pub network: NetworkArgs,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -73,7 +77,8 @@ impl RunArgs {
         let Input::Model(front_end) = frontend::resolve(&self.model, self.format, reads)? else {
             return Err(CliError::Input(format!("{} reads models only", reads.command)));
         };
-        frontend::with_model(front_end, &self.model, LoadOptions { overflow: self.overflow }, command)
+        let options = LoadOptions { overflow: self.overflow, network: self.network.clone() };
+        frontend::with_model(front_end, &self.model, options, command)
     }
 
     pub fn threads(&self) -> usize {

@@ -11,6 +11,7 @@
 //! as its [`Product`] with it ([`WithProperty`]).
 
 mod dve;
+pub mod network;
 
 use std::path::Path;
 
@@ -26,7 +27,13 @@ use crate::error::CliError;
 pub enum FormatArg {
     /// A DVE model (`.dve`).
     Dve,
-    /// An Aldebaran graph (`.aut`).
+    /// A network of LTSs in the EXP subset (`.exp`).
+    Exp,
+    /// A GPUexplore network (`.gpf`).
+    Gpf,
+    /// A labelled Aldebaran LTS as a model (`.aut` for explore and check).
+    Lts,
+    /// An Aldebaran graph, unlabelled (`.aut` for scc).
     Aut,
     /// A plain text edge list, one `u v` per line (`.edges`, `.txt`).
     Edges,
@@ -43,6 +50,8 @@ pub enum FormatArg {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FrontEnd {
     Dve,
+    /// Networks of LTSs: `.exp`, `.gpf`, a single `.aut`.
+    Network,
 }
 
 /// What an input file holds.
@@ -65,9 +74,15 @@ pub struct Known {
 }
 
 /// Every format warpcheck reads.
-pub const FORMATS: [Known; 5] = [
+///
+/// An extension may have two rows (`.aut`: a graph for `scc`, a model for `explore`
+/// and `check`): the first row the command reads wins.
+pub const FORMATS: [Known; 8] = [
     Known { format: FormatArg::Dve, name: "dve", extensions: &["dve"], input: Input::Model(FrontEnd::Dve) },
+    Known { format: FormatArg::Exp, name: "exp", extensions: &["exp"], input: Input::Model(FrontEnd::Network) },
+    Known { format: FormatArg::Gpf, name: "gpf", extensions: &["gpf"], input: Input::Model(FrontEnd::Network) },
     Known { format: FormatArg::Aut, name: "aut", extensions: &["aut"], input: Input::Graph(Format::Aut) },
+    Known { format: FormatArg::Lts, name: "lts", extensions: &["aut"], input: Input::Model(FrontEnd::Network) },
     Known {
         format: FormatArg::Edges,
         name: "edges",
@@ -131,8 +146,11 @@ pub fn resolve(path: &Path, format: Option<FormatArg>, reads: &Reads) -> Result<
         return Ok(known.input);
     }
     let extension = path.extension().and_then(|e| e.to_str());
-    match FORMATS.iter().find(|k| extension.is_some_and(|e| k.extensions.contains(&e))) {
-        Some(k) if reads.accepts(k.input) => Ok(k.input),
+    let matching = || FORMATS.iter().filter(|k| extension.is_some_and(|e| k.extensions.contains(&e)));
+    if let Some(k) = matching().find(|k| reads.accepts(k.input)) {
+        return Ok(k.input);
+    }
+    match matching().next() {
         Some(k) => Err(CliError::Input(format!(
             "{}: a file of format {}, which {command} does not read ({command} reads {list}; or name the format \
              with --format)",
@@ -158,9 +176,10 @@ pub enum OverflowArg {
 }
 
 /// The options of loading a model (a front end ignores those its language lacks).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct LoadOptions {
     pub overflow: OverflowArg,
+    pub network: network::NetworkArgs,
 }
 
 /// A state function compiled from text (`--weight`, `--time`).
@@ -198,6 +217,11 @@ pub trait Loaded {
     /// `--ltl`: the automaton of the negated formula, its propositions added to the
     /// model as labels.
     fn formula(&mut self, text: &str, definitions: &[Definition]) -> Result<WithFormula, CliError>;
+    /// The labelled state graph as `.aut` text (τ written `tau`) with its states,
+    /// transitions and deadlocks, for front ends whose steps have action labels.
+    fn labelled_aut(&self, _tau: &str) -> Option<Result<(String, u64, u64, u64), CliError>> {
+        None
+    }
 }
 
 /// A loaded model with its own property automaton: the engines see the product.
@@ -253,6 +277,11 @@ pub trait ModelCommand {
     fn run<L: Loaded>(self, model: L) -> Result<Self::Output, CliError>;
 }
 
+/// Reads and loads a DVE model (for `export`).
+pub fn load_dve(path: &Path, options: &LoadOptions) -> Result<warpcheck_dve::DveModel, CliError> {
+    dve::load(path, options)
+}
+
 /// Loads the model in `path` with `front_end` and runs `command` on it.
 pub fn with_model<C: ModelCommand>(
     front_end: FrontEnd,
@@ -261,7 +290,8 @@ pub fn with_model<C: ModelCommand>(
     command: C,
 ) -> Result<C::Output, CliError> {
     match front_end {
-        FrontEnd::Dve => run_loaded(dve::load(path, options)?, command),
+        FrontEnd::Dve => run_loaded(dve::load(path, &options)?, command),
+        FrontEnd::Network => run_loaded(network::load(path, &options.network)?, command),
     }
 }
 
@@ -278,8 +308,12 @@ mod tests {
         assert_eq!(resolve(p("model"), Some(FormatArg::Dve), &EXPLORE).unwrap(), Input::Model(FrontEnd::Dve));
         let e = resolve(p("g.xyz"), None, &SCC).unwrap_err().to_string();
         assert!(e.contains("unknown graph format") && e.contains("binary (.wcg)"), "{e}");
-        let e = resolve(p("g.aut"), None, &EXPLORE).unwrap_err().to_string();
-        assert!(e.contains("explore reads dve (.dve)"), "{e}");
+        assert_eq!(resolve(p("g.aut"), None, &EXPLORE).unwrap(), Input::Model(FrontEnd::Network));
+        assert_eq!(resolve(p("g.aut"), None, &SCC).unwrap(), Input::Graph(Format::Aut));
+        assert_eq!(resolve(p("n.exp"), None, &CHECK).unwrap(), Input::Model(FrontEnd::Network));
+        assert_eq!(resolve(p("g.aut"), Some(FormatArg::Lts), &SCC).unwrap(), Input::Model(FrontEnd::Network));
+        let e = resolve(p("g.wcg"), None, &EXPLORE).unwrap_err().to_string();
+        assert!(e.contains("explore reads dve (.dve), exp (.exp)"), "{e}");
         assert!(resolve(p("g.dve"), Some(FormatArg::Aut), &CYCLE_MEAN).is_err());
     }
 

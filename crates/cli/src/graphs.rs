@@ -80,32 +80,47 @@ impl ModelCommand for GraphOut<'_> {
         let _cpu = args.backend.place(args.device, Err(why.into()))?;
         let format = Format::resolve(out, None)?;
         let start = Instant::now();
+        if format == Format::Aut {
+            if let Some(labelled) = loaded.labelled_aut(&args.network.internal_out) {
+                let (text, states, transitions, deadlocks) = labelled?;
+                let seconds = start.elapsed().as_secs_f64();
+                std::fs::write(out, text)
+                    .map_err(|e| CliError::Input(format!("cannot write `{}`: {e}", out.display())))?;
+                return Ok(print_graph_out(args, out, (states as usize, transitions, deadlocks, None), seconds));
+            }
+        }
         let sg = state_graph(loaded.model(), None)?;
         let seconds = start.elapsed().as_secs_f64();
         io::write(out, &sg.graph, Some(format))?;
         let g = &sg.graph;
-        if args.json {
-            json::print(&json::GraphOut {
-                model: args.path(),
-                states: g.vertices(),
-                transitions: g.edges(),
-                deadlocks: sg.deadlocks,
-                error_state: sg.error_state,
-                seconds,
-                graph_out: out.display().to_string(),
-            });
-        } else {
-            println!("states:       {}", g.vertices());
-            println!("transitions:  {}", g.edges());
-            println!("deadlocks:    {}", sg.deadlocks);
-            if let Some(e) = sg.error_state {
-                println!("error state:  vertex {e}");
-            }
-            println!("time:         {seconds:.2} s (sequential graph-building exploration)");
-            println!("graph:        {}", out.display());
-        }
-        Ok(Verdict::Holds)
+        Ok(print_graph_out(args, out, (g.vertices(), g.edges(), sg.deadlocks, sg.error_state), seconds))
     }
+}
+
+/// Reports what `--graph-out` wrote: states, transitions, deadlocks, error state.
+fn print_graph_out(args: &RunArgs, out: &Path, counts: (usize, u64, u64, Option<u32>), seconds: f64) -> Verdict {
+    let (states, transitions, deadlocks, error_state) = counts;
+    if args.json {
+        json::print(&json::GraphOut {
+            model: args.path(),
+            states,
+            transitions,
+            deadlocks,
+            error_state,
+            seconds,
+            graph_out: out.display().to_string(),
+        });
+    } else {
+        println!("states:       {states}");
+        println!("transitions:  {transitions}");
+        println!("deadlocks:    {deadlocks}");
+        if let Some(e) = error_state {
+            println!("error state:  vertex {e}");
+        }
+        println!("time:         {seconds:.2} s (sequential graph-building exploration)");
+        println!("graph:        {}", out.display());
+    }
+    Verdict::Holds
 }
 
 /// The synthetic families of the SCC papers.

@@ -6,7 +6,7 @@
 //! - [`backend`]: `--backend cpu|gpu|auto`, one meaning on every command;
 //! - [`frontend`]: the registry of input formats (`--format`), the front ends and the
 //!   dispatch of a loaded model to the commands' generic code;
-//! - [`explore`], [`ltl`], [`scc`], [`cycle`], [`graphs`]: the commands;
+//! - [`explore`], [`ltl`], [`scc`], [`cycle`], [`graphs`], [`export`]: the commands;
 //! - [`report`], [`json`]: text reports and the `--json` report types;
 //! - [`memory`], [`progress`]: `--memory` sizes and the progress line.
 
@@ -14,6 +14,7 @@ mod backend;
 mod cycle;
 mod error;
 mod explore;
+mod export;
 mod frontend;
 mod graphs;
 mod json;
@@ -45,6 +46,8 @@ Examples:
   warpcheck scc model.dve --algorithm fb --json   # strongly connected components
   warpcheck generate rmat g.wcg --vertices 1000000   # a synthetic graph
   warpcheck cycle-mean graph.d --max --ratio --json   # optimal cycle ratio
+  warpcheck explore net.exp --sync free-unmentioned   # a network of LTSs (.exp, .gpf, .aut)
+  warpcheck export model.dve --network dir/        # channel-only DVE as a network
 
 On the GPU (--backend gpu: an error without one; auto: the GPU when present):
   warpcheck explore model.dve --backend gpu       # explore and check: auto by default
@@ -78,6 +81,9 @@ enum Command {
     /// Minimum or maximum cycle mean or cycle ratio, exactly, with a critical cycle.
     #[command(after_help = EXAMPLES)]
     CycleMean(cycle::CycleArgs),
+    /// Write a DVE model (channel-only) or a network as a network: an `.exp` with its
+    /// `.aut` components, or a GPUexplore `.gpf`.
+    Export(export::ExportArgs),
     /// Write a synthetic graph (Erdős–Rényi, R-MAT, SSCA#2) of the SCC papers.
     Generate(graphs::GenerateArgs),
 }
@@ -109,5 +115,6 @@ fn main() -> ExitCode {
         Command::Scc(args) => scc::run(args),
         Command::CycleMean(args) => cycle::run(args),
         Command::Generate(args) => graphs::generate(args),
+        Command::Export(args) => export::run(args),
     })
 }

@@ -13,6 +13,7 @@ use warpcheck_scc::{decompose, Algorithm, Components, Options, Summary};
 
 use crate::backend::{Backend, Placement};
 use crate::error::{CliError, Verdict};
+use crate::frontend::network::NetworkArgs;
 use crate::frontend::{self, FormatArg, Input, LoadOptions, OverflowArg};
 use crate::graphs::{read_graph, ModelGraph};
 use crate::json::{self, Bucket, SccGpu, SccReport};
@@ -68,6 +69,8 @@ pub struct SccArgs {
     /// Out-of-range assignments in a model: `error` or `wrap` (as for `explore`).
     #[arg(long, value_enum, default_value_t = OverflowArg::Error)]
     overflow: OverflowArg,
+    #[command(flatten)]
+    network: NetworkArgs,
 }
 
 fn write_file(
@@ -148,7 +151,12 @@ pub fn run(args: SccArgs) -> Result<Verdict, CliError> {
     let graph = match input {
         Input::Model(front_end) => {
             let command = ModelGraph { device: gpu.then_some(args.device) };
-            frontend::with_model(front_end, &args.input, LoadOptions { overflow: args.overflow }, command)?
+            frontend::with_model(
+                front_end,
+                &args.input,
+                LoadOptions { overflow: args.overflow, network: args.network.clone() },
+                command,
+            )?
         }
         Input::Graph(format) => read_graph(&args.input, format)?,
         Input::Weighted => return Err(CliError::input("scc reads no weighted graphs")),

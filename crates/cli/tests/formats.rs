@@ -53,13 +53,21 @@ fn graph_formats_by_name_and_alias() {
 fn unknown_extensions_list_the_formats() {
     let model = copy("examples/peterson.dve", "peterson.xyz");
     let cases: [(&[&str], &str); 4] = [
-        (&["explore", &model], "unknown model format (explore reads dve (.dve); or name the format with --format)"),
-        (&["check", &model], "unknown model format (check reads dve (.dve)"),
+        (
+            &["explore", &model],
+            "unknown model format (explore reads dve (.dve), exp (.exp), gpf (.gpf), lts (.aut); or name the format \
+             with --format)",
+        ),
+        (&["check", &model], "unknown model format (check reads dve (.dve), exp (.exp), gpf (.gpf), lts (.aut)"),
         (
             &["scc", &model],
-            "unknown graph format (scc reads dve (.dve), aut (.aut), edges (.edges, .txt), binary (.wcg)",
+            "unknown graph format (scc reads dve (.dve), exp (.exp), gpf (.gpf), aut (.aut), lts (.aut), edges \
+             (.edges, .txt), binary (.wcg)",
         ),
-        (&["cycle-mean", &model], "unknown input format (cycle-mean reads dve (.dve), dimacs (.d)"),
+        (
+            &["cycle-mean", &model],
+            "unknown input format (cycle-mean reads dve (.dve), exp (.exp), gpf (.gpf), lts (.aut), dimacs (.d)",
+        ),
     ];
     for (args, message) in cases {
         let out = warpcheck(args);

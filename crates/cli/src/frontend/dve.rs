@@ -15,7 +15,7 @@ use crate::error::CliError;
 
 /// Reads and loads the DVE model in `path`; prints its warnings (inputs read the way
 /// DiVinE 2.4 reads them) to standard error.
-pub fn load(path: &Path, options: LoadOptions) -> Result<DveModel, CliError> {
+pub fn load(path: &Path, options: &LoadOptions) -> Result<DveModel, CliError> {
     let source =
         std::fs::read_to_string(path).map_err(|e| CliError::Input(format!("cannot read `{}`: {e}", path.display())))?;
     let overflow = match options.overflow {

@@ -1,0 +1,174 @@
+//! A network as a [`CudaModel`]: CUDA C against the kernels' ABI
+//! (`warpcheck_model::cuda`), with each component as tables in device memory (per
+//! local state, its `(label, target)` edges sorted by label) and each transition
+//! group as straight-line nested loops over its participants' targets. Under
+//! [`Counting::Distinct`] the steps of groups that share a label are merged per
+//! state in a small local buffer, exactly as the CPU successor function does.
+
+use std::fmt::Write;
+
+use warpcheck_model::cuda::{CudaModel, CudaSource, Unsupported};
+use warpcheck_model::{LabelId, Model};
+
+use crate::network::{Counting, Network};
+
+/// The most words the merge buffer of one thread may take.
+const MAX_MERGE_WORDS: u64 = 1 << 12;
+
+impl Network {
+    /// An upper bound on the steps of group `g` from one state.
+    fn group_bound(&self, g: usize) -> u64 {
+        self.groups[g].parts.iter().fold(1u64, |acc, &(c, l)| {
+            let comp = &self.components[c as usize];
+            let most = (0..comp.states()).map(|s| comp.with_label(s, l).len() as u64).max().unwrap_or(0);
+            acc.saturating_mul(most)
+        })
+    }
+}
+
+fn table(out: &mut String, name: &str, values: impl Iterator<Item = u32>) {
+    let _ = write!(out, "WC_TABLE u32 {name}[] = {{");
+    let mut any = false;
+    for (i, v) in values.enumerate() {
+        any = true;
+        if i % 16 == 0 {
+            out.push('\n');
+        }
+        let _ = write!(out, "{v},");
+    }
+    if !any {
+        out.push('0');
+    }
+    out.push_str("};\n");
+}
+
+impl CudaModel for Network {
+    fn cuda_source(&self, invariants: &[LabelId]) -> Result<CudaSource, Unsupported> {
+        if !invariants.is_empty() {
+            return Err(Unsupported::Model("networks of LTSs have no state invariants".into()));
+        }
+        let n = self.components.len();
+        let fan_out = self.monitor.as_ref().map_or(1, |m| m.fan_out());
+        let bounds: Vec<u64> = (0..self.groups.len()).map(|g| self.group_bound(g).saturating_mul(fan_out)).collect();
+        let max_successors = bounds.iter().fold(0u64, |a, &b| a.saturating_add(b)).max(1);
+        let mut shared = vec![false; self.groups.len()];
+        if self.counting == Counting::Distinct {
+            for (i, g) in self.groups.iter().enumerate() {
+                shared[i] = self.groups.iter().enumerate().any(|(j, h)| j != i && h.label == g.label);
+            }
+        }
+        let merged: u64 = bounds.iter().zip(&shared).filter(|(_, &s)| s).map(|(b, _)| *b).sum();
+        let words = self.state_words();
+        if merged.saturating_mul(words as u64 + 1) > MAX_MERGE_WORDS {
+            return Err(Unsupported::Model(format!(
+                "merging equal steps would need {merged} buffered successors per state on the GPU; \
+                 use --transitions multiplicity"
+            )));
+        }
+        let mut src = String::new();
+        src.push_str(
+            "#if defined(__CUDACC__) || defined(__CUDACC_RTC__)\n#define WC_TABLE __device__ const\n#else\n\
+             #define WC_TABLE static const\n#endif\n",
+        );
+        let assertions = (self.monitor.is_some() || self.property.is_some()) as u32;
+        let _ = writeln!(src, "#define WC_WORDS {words}\n#define WC_ASSERTIONS {assertions}\n#define WC_INVARIANTS 0");
+        for (c, comp) in self.components.iter().enumerate() {
+            let mut offsets = vec![0u32];
+            let mut labels = Vec::new();
+            let mut targets = Vec::new();
+            for s in 0..comp.states() {
+                for &(l, t) in comp.out(s) {
+                    labels.push(l);
+                    targets.push(t);
+                }
+                offsets.push(labels.len() as u32);
+            }
+            table(&mut src, &format!("wc_off{c}"), offsets.into_iter());
+            table(&mut src, &format!("wc_lab{c}"), labels.into_iter());
+            table(&mut src, &format!("wc_tgt{c}"), targets.into_iter());
+        }
+        src.push_str(
+            "/* The edges of a local state with one label: [*a, *b) (edges are sorted by label). */\n\
+             WC_FN void wc_range(const u32 *off, const u32 *lab, u32 s, u32 l, u32 *a, u32 *b) {\n\
+             \x20 u32 i = off[s], e = off[s + 1];\n\
+             \x20 while (i < e && lab[i] < l) i++;\n\
+             \x20 *a = i;\n\
+             \x20 while (i < e && lab[i] == l) i++;\n\
+             \x20 *b = i;\n}\n",
+        );
+        if let Some(m) = &self.monitor {
+            let (offsets, targets) = m.table();
+            table(&mut src, "wc_mon_obs", m.observed.iter().map(|&o| o as u32));
+            table(&mut src, "wc_mon_err", m.error.iter().map(|&e| e as u32));
+            table(&mut src, "wc_mon_off", offsets.iter().copied());
+            table(&mut src, "wc_mon_tgt", targets.iter().copied());
+        }
+        // One step out: merged with the earlier steps of the state (when `seen`), or not.
+        src.push_str(
+            "WC_FN void wc_out(WcSink *sink, const u32 *t, u32 label, u32 *seen, u32 *nseen) {\n\
+             \x20 if (seen) {\n\
+             \x20   for (u32 k = 0; k < *nseen; k++) {\n\
+             \x20     const u32 *r = seen + k * (WC_WORDS + 1);\n\
+             \x20     if (r[0] != label) continue;\n\
+             \x20     int same = 1; for (int w = 0; w < WC_WORDS; w++) same &= r[w + 1] == t[w];\n\
+             \x20     if (same) return;\n\
+             \x20   }\n\
+             \x20   u32 *r = seen + *nseen * (WC_WORDS + 1); (*nseen)++;\n\
+             \x20   r[0] = label; for (int w = 0; w < WC_WORDS; w++) r[w + 1] = t[w];\n\
+             \x20 }\n\
+             \x20 wc_emit(sink, t);\n}\n",
+        );
+        if self.monitor.is_some() {
+            let labels = self.labels.len();
+            let _ = writeln!(
+                src,
+                "/* A system step with the monitor's moves: it stays on an unobserved label. */\n\
+                 WC_FN void wc_step(WcSink *sink, u32 *t, u32 label, u32 *seen, u32 *nseen) {{\n\
+                 \x20 u32 q = t[{n}], m = q * {labels} + label;\n\
+                 \x20 if (!wc_mon_obs[label]) wc_out(sink, t, label, seen, nseen);\n\
+                 \x20 for (u32 i = wc_mon_off[m]; i < wc_mon_off[m + 1]; i++) {{ t[{n}] = wc_mon_tgt[i]; wc_out(sink, t, label, seen, nseen); }}\n\
+                 \x20 t[{n}] = q;\n}}"
+            );
+        } else {
+            src.push_str(
+                "WC_FN void wc_step(WcSink *sink, u32 *t, u32 label, u32 *seen, u32 *nseen) { wc_out(sink, t, label, seen, nseen); }\n",
+            );
+        }
+        src.push_str("WC_FN int wc_successors(const u32 *s, WcSink *sink) {\n  int any = 0;\n  u32 t[WC_WORDS];\n");
+        src.push_str("  for (int w = 0; w < WC_WORDS; w++) t[w] = s[w];\n");
+        if merged > 0 {
+            let _ = writeln!(src, "  u32 seen[{}]; u32 nseen = 0;", merged * (words as u64 + 1));
+        } else {
+            src.push_str("  u32 *seen = 0; u32 nseen = 0;\n");
+        }
+        for (g, group) in self.groups.iter().enumerate() {
+            let _ = writeln!(src, "  {{ /* group {g}: {} */", self.describe_group(g as u32).replace("*/", "* /"));
+            for (j, &(c, l)) in group.parts.iter().enumerate() {
+                let _ = writeln!(src, "    u32 a{j}, b{j}; wc_range(wc_off{c}, wc_lab{c}, s[{c}], {l}, &a{j}, &b{j});");
+            }
+            let guard: Vec<String> = (0..group.parts.len()).map(|j| format!("a{j} < b{j}")).collect();
+            let _ = writeln!(src, "    if ({}) {{", guard.join(" && "));
+            for (j, &(c, _)) in group.parts.iter().enumerate() {
+                let _ = writeln!(src, "    for (u32 i{j} = a{j}; i{j} < b{j}; i{j}++) {{ t[{c}] = wc_tgt{c}[i{j}];");
+            }
+            let seen = if shared[g] { "seen" } else { "0" };
+            let _ = writeln!(src, "      any = 1; wc_step(sink, t, {}, {seen}, &nseen);", group.label);
+            src.push_str(&"    }".repeat(group.parts.len()));
+            src.push('\n');
+            for &(c, _) in &group.parts {
+                let _ = write!(src, "    t[{c}] = s[{c}];");
+            }
+            src.push_str("\n    }\n  }\n");
+        }
+        src.push_str("  return !any;\n}\n");
+        let monitor = if self.monitor.is_some() { format!("wc_mon_err[s[{n}]]") } else { "0".into() };
+        let property = self.property.map_or_else(|| "0".into(), |(c, l)| format!("s[{c}] == {l}"));
+        let _ = writeln!(src, "WC_FN int wc_mon_error(const u32 *s) {{ return {monitor} || {property}; }}");
+        src.push_str(
+            "WC_FN int wc_assertion(const u32 *s) { return WC_ASSERTIONS && wc_mon_error(s) ? 0 : -1; }\n\
+             WC_FN int wc_invariant(int k, const u32 *s) { return 0; }\n\
+             WC_FN int wc_accepting(const u32 *s) { return 0; }\n",
+        );
+        Ok(CudaSource { source: src, max_successors })
+    }
+}
