@@ -109,6 +109,14 @@ impl CudaModel for Ring {
 const AT0: LabelId = 0;
 const FULL: LabelId = 1;
 
+/// The automaton of the negated `formula` over the ring's labels `at0` and `full`.
+fn automaton(formula: &str) -> warpcheck_model::Automaton {
+    let definition = |name: &str| Definition { name: name.into(), expression: name.into(), origin: "test".into() };
+    let definitions = [definition("at0"), definition("full")];
+    let label = |name: &str| Ok::<_, String>(if name == "at0" { AT0 } else { FULL });
+    warpcheck_ltl::formula_automaton(formula, &definitions, label).unwrap().automaton
+}
+
 fn ring(stop: bool) -> Ring {
     Ring { k: 5, m: 3, stop }
 }
@@ -177,14 +185,10 @@ fn state_graph_sccs_are_the_rings() {
 
 #[test]
 fn ltl_through_the_product_wrapper() {
-    let definition = |name: &str| Definition { name: name.into(), expression: name.into(), origin: "test".into() };
-    let definitions = [definition("at0"), definition("full")];
-    let label = |name: &str| Ok::<_, String>(if name == "at0" { AT0 } else { FULL });
     // The token always comes back: `GF at0` holds. A run that never counts never
     // fills the counter: `F full` is violated, with a lasso around the ring.
     for (formula, holds) in [("G F at0", true), ("F full", false), ("G (full -> G F at0)", true)] {
-        let translated = warpcheck_ltl::formula_automaton(formula, &definitions, label).unwrap();
-        let product = Product::new(ring(false), translated.automaton);
+        let product = Product::new(ring(false), automaton(formula));
         for algorithm in Algorithm::ALL {
             let options = warpcheck_liveness::Options { algorithm, ..warpcheck_liveness::Options::default() };
             let outcome = check(&product, &options).unwrap();
@@ -196,8 +200,7 @@ fn ltl_through_the_product_wrapper() {
     }
     // With the deadlock, `G !full` is violated by filling the counter and moving the
     // token to the deadlock, where the automaton moves alone: the cycle stutters.
-    let translated = warpcheck_ltl::formula_automaton("G !full", &definitions, label).unwrap();
-    let product = Product::new(ring(true), translated.automaton);
+    let product = Product::new(ring(true), automaton("G !full"));
     for algorithm in Algorithm::ALL {
         let options = warpcheck_liveness::Options { algorithm, ..warpcheck_liveness::Options::default() };
         let lasso = check(&product, &options).unwrap().lasso.expect("violated");
@@ -235,12 +238,8 @@ fn its_cuda_source_gives_the_cpu_successors_on_the_host() {
 /// has no spare bits).
 #[test]
 fn the_product_cuda_source_gives_the_cpu_product_on_the_host() {
-    let definition = |name: &str| Definition { name: name.into(), expression: name.into(), origin: "test".into() };
-    let definitions = [definition("at0"), definition("full")];
-    let label = |name: &str| Ok::<_, String>(if name == "at0" { AT0 } else { FULL });
     for (formula, stop) in [("F full", false), ("G (full -> G F at0)", true), ("F G !at0", true)] {
-        let translated = warpcheck_ltl::formula_automaton(formula, &definitions, label).unwrap();
-        let product = Product::new(ring(stop), translated.automaton);
+        let product = Product::new(ring(stop), automaton(formula));
         let (graph, states) = warpcheck_explore::state_graph_with_states(&product, None).unwrap();
         let states: Vec<Vec<u32>> = states.chunks(3).map(<[u32]>::to_vec).collect();
         assert_eq!(states.len(), graph.graph.vertices() - graph.error_state.is_some() as usize);
@@ -300,16 +299,12 @@ fn the_gpu_engine_runs_it() {
 #[ignore = "needs a CUDA device"]
 fn gpu_ltl_runs_its_product() {
     use warpcheck_liveness::gpu::{check_gpu, GpuAlgorithm};
-    let definition = |name: &str| Definition { name: name.into(), expression: name.into(), origin: "test".into() };
-    let definitions = [definition("at0"), definition("full")];
-    let label = |name: &str| Ok::<_, String>(if name == "at0" { AT0 } else { FULL });
     // Without the deadlock the verdicts derived above; with it, the token stops at
     // position 4: `G F at0` is violated there, and `G !full` by the stuttering cycle.
     let cases =
         [("G F at0", false, true), ("F full", false, false), ("G F at0", true, false), ("G !full", true, false)];
     for (formula, stop, holds) in cases {
-        let translated = warpcheck_ltl::formula_automaton(formula, &definitions, label).unwrap();
-        let product = Product::new(ring(stop), translated.automaton);
+        let product = Product::new(ring(stop), automaton(formula));
         let cpu = check(&product, &warpcheck_liveness::Options::default()).unwrap();
         assert_eq!(cpu.holds(), holds, "{formula} on the CPU");
         for algorithm in [GpuAlgorithm::Owcty, GpuAlgorithm::Map] {

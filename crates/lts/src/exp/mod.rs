@@ -186,7 +186,7 @@ impl Parser<'_> {
                 }
                 "label" | "par" => self.par(),
                 "gate" | "priority" | "partial" | "single" | "all" => {
-                    self.fail(t.at, format!("`{w}` is not in the supported EXP subset (see docs/networks.md)"))
+                    self.fail(t.at, format!("`{w}` is not in the supported EXP subset (see the user guide, docs/guide/src/formats/networks.md)"))
                 }
                 _ => self.fail(
                     t.at,
