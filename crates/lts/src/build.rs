@@ -99,6 +99,7 @@ pub fn single(name: String, lts: &Lts, counting: Counting) -> Network {
         warnings: vec![],
         monitor: None,
         property: None,
+        actions: vec![],
     }
 }
 
@@ -199,6 +200,7 @@ impl Builder<'_> {
             warnings: vec![],
             monitor: None,
             property: None,
+            actions: vec![],
         };
         let mut label_ids: FxHashMap<String, u32> = FxHashMap::default();
         let mut mentioned = vec![FxHashSet::default(); n];

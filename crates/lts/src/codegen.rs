@@ -43,11 +43,9 @@ fn table(out: &mut String, name: &str, values: impl Iterator<Item = u32>) {
 }
 
 impl CudaModel for Network {
-    fn cuda_source(&self, invariants: &[LabelId]) -> Result<CudaSource, Unsupported> {
-        if !invariants.is_empty() {
-            return Err(Unsupported::Model("networks of LTSs have no state invariants".into()));
-        }
+    fn cuda_source(&self, labels: &[LabelId]) -> Result<CudaSource, Unsupported> {
         let n = self.components.len();
+        let last = self.last_action_word();
         let fan_out = self.monitor.as_ref().map_or(1, |m| m.fan_out());
         let bounds: Vec<u64> = (0..self.groups.len()).map(|g| self.group_bound(g).saturating_mul(fan_out)).collect();
         let max_successors = bounds.iter().fold(0u64, |a, &b| a.saturating_add(b)).max(1);
@@ -71,7 +69,11 @@ impl CudaModel for Network {
              #define WC_TABLE static const\n#endif\n",
         );
         let assertions = (self.monitor.is_some() || self.property.is_some()) as u32;
-        let _ = writeln!(src, "#define WC_WORDS {words}\n#define WC_ASSERTIONS {assertions}\n#define WC_INVARIANTS 0");
+        let _ = writeln!(
+            src,
+            "#define WC_WORDS {words}\n#define WC_ASSERTIONS {assertions}\n#define WC_INVARIANTS {}",
+            labels.len()
+        );
         for (c, comp) in self.components.iter().enumerate() {
             let mut offsets = vec![0u32];
             let mut labels = Vec::new();
@@ -152,6 +154,9 @@ impl CudaModel for Network {
                 let _ = writeln!(src, "    for (u32 i{j} = a{j}; i{j} < b{j}; i{j}++) {{ t[{c}] = wc_tgt{c}[i{j}];");
             }
             let seen = if shared[g] { "seen" } else { "0" };
+            if let Some(w) = last {
+                let _ = writeln!(src, "      t[{w}] = {};", group.label + 1);
+            }
             let _ = writeln!(src, "      any = 1; wc_step(sink, t, {}, {seen}, &nseen);", group.label);
             src.push_str(&"    }".repeat(group.parts.len()));
             src.push('\n');
@@ -164,9 +169,32 @@ impl CudaModel for Network {
         let monitor = if self.monitor.is_some() { format!("wc_mon_err[s[{n}]]") } else { "0".into() };
         let property = self.property.map_or_else(|| "0".into(), |(c, l)| format!("s[{c}] == {l}"));
         let _ = writeln!(src, "WC_FN int wc_mon_error(const u32 *s) {{ return {monitor} || {property}; }}");
+        src.push_str("WC_FN int wc_assertion(const u32 *s) { return WC_ASSERTIONS && wc_mon_error(s) ? 0 : -1; }\n");
+        // Labels: the assertion (no error state), then action propositions, which read
+        // the last action's word.
+        src.push_str("WC_FN int wc_label(int k, const u32 *s) {\n  switch (k) {\n");
+        for (k, &label) in labels.iter().enumerate() {
+            match (label.checked_sub(self.assertion_labels()), last) {
+                (Some(a), Some(w)) => {
+                    let words: Vec<String> = (0..self.labels.len() as u32)
+                        .filter(|&l| self.action_holds(a, l + 1))
+                        .map(|l| format!("case {}u:", l + 1))
+                        .collect();
+                    let _ = writeln!(
+                        src,
+                        "  case {k}: switch (s[{w}]) {{ {} return 1; default: return 0; }}",
+                        words.join(" ")
+                    );
+                }
+                (None, _) if label < self.assertion_labels() => {
+                    let _ = writeln!(src, "  case {k}: return !wc_mon_error(s);");
+                }
+                _ => return Err(Unsupported::Model(format!("label {label} is not a label of the network"))),
+            }
+        }
+        src.push_str("  default: return -1;\n  }\n}\n");
         src.push_str(
-            "WC_FN int wc_assertion(const u32 *s) { return WC_ASSERTIONS && wc_mon_error(s) ? 0 : -1; }\n\
-             WC_FN int wc_invariant(int k, const u32 *s) { return 0; }\n\
+            "WC_FN int wc_invariant(int k, const u32 *s) { return wc_label(k, s) == 1; }\n\
              WC_FN int wc_accepting(const u32 *s) { return 0; }\n",
         );
         Ok(CudaSource { source: src, max_successors })

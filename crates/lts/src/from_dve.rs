@@ -477,5 +477,6 @@ fn assemble(
         warnings: vec![],
         monitor: None,
         property: None,
+        actions: vec![],
     })
 }

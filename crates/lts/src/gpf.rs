@@ -238,7 +238,16 @@ pub fn parse(text: &str, names: Option<&str>, dialect: Dialect, counting: Counti
             }
         }
     }
-    Ok(Network { components, groups, labels: all_labels, counting, warnings, monitor: None, property: None })
+    Ok(Network {
+        components,
+        groups,
+        labels: all_labels,
+        counting,
+        warnings,
+        monitor: None,
+        property: None,
+        actions: vec![],
+    })
 }
 
 /// Bits to hold values `0..=max` (at least 1).

@@ -17,16 +17,28 @@ impl Network {
         format!("\"{}\" ({})", self.label_name(group.label), names.join(", "))
     }
 
-    /// State word `c` as `name = local state` (the monitor's word after the components').
+    /// State word `c` as `name = local state` (the monitor's word after the
+    /// components', then the last action's).
     fn local(&self, c: usize, s: u32) -> String {
-        match self.components.get(c) {
-            Some(comp) => format!("{} = {}", comp.name, comp.original[s as usize]),
-            None => format!("monitor = {s}"),
-        }
+        let name = match self.components.get(c) {
+            Some(comp) => &comp.name,
+            None if Some(c) == self.last_action_word() => "last action",
+            None => "monitor",
+        };
+        format!("{name} = {}", self.value(c, s))
     }
 
-    fn original(&self, c: usize, s: u32) -> u32 {
-        self.components.get(c).map_or(s, |comp| comp.original[s as usize])
+    /// The value of state word `c`: a local state as numbered in its file, a monitor
+    /// state, or the last step's label.
+    fn value(&self, c: usize, s: u32) -> String {
+        match self.components.get(c) {
+            Some(comp) => comp.original[s as usize].to_string(),
+            None if Some(c) == self.last_action_word() => match s {
+                0 => "none".to_string(),
+                _ => self.label_name(s - 1).to_string(),
+            },
+            None => s.to_string(),
+        }
     }
 }
 
@@ -42,7 +54,7 @@ impl Describe for Network {
     fn describe_changes(&self, before: &[u32], after: &[u32]) -> Vec<String> {
         (0..self.state_words())
             .filter(|&c| before[c] != after[c])
-            .map(|c| format!("{} (was {})", self.local(c, after[c]), self.original(c, before[c])))
+            .map(|c| format!("{} (was {})", self.local(c, after[c]), self.value(c, before[c])))
             .collect()
     }
 
@@ -55,12 +67,13 @@ impl Model for Network {
     type Successors<'a> = Steps<'a>;
 
     fn state_words(&self) -> usize {
-        self.components.len() + self.monitor.is_some() as usize
+        self.components.len() + self.monitor.is_some() as usize + !self.actions.is_empty() as usize
     }
 
     fn initial_state(&self) -> Vec<u32> {
         let mut s = vec![0; self.components.len()];
         s.extend(self.monitor.as_ref().map(|m| m.initial));
+        s.extend(self.last_action_word().map(|_| 0));
         s
     }
 
@@ -68,20 +81,29 @@ impl Model for Network {
         Steps::new(self)
     }
 
-    /// With a monitor or a property process, one assertion: no error state.
+    /// With a monitor or a property process, one assertion: no error state; then the
+    /// action propositions.
     fn labels(&self) -> Vec<Label> {
-        let name = match (&self.monitor, self.property) {
-            (Some(m), _) => format!("the monitor {} reaches no error state", m.name),
+        let assertion = match (&self.monitor, self.property) {
+            (Some(m), _) => Some(format!("the monitor {} reaches no error state", m.name)),
             (None, Some((c, _))) => {
-                format!("the property process {} reaches no error state", self.components[c as usize].name)
+                Some(format!("the property process {} reaches no error state", self.components[c as usize].name))
             }
-            (None, None) => return vec![],
+            (None, None) => None,
         };
-        vec![Label { name, kind: LabelKind::Assertion }]
+        let assertion = assertion.map(|name| Label { name, kind: LabelKind::Assertion });
+        let actions = self
+            .actions
+            .iter()
+            .map(|a| Label { name: format!("last action ~ {}", a.text), kind: LabelKind::Predicate });
+        assertion.into_iter().chain(actions).collect()
     }
 
-    fn label(&self, state: &[u32], _: LabelId) -> Result<bool, EvalError> {
-        Ok(!self.in_error(state))
+    fn label(&self, state: &[u32], label: LabelId) -> Result<bool, EvalError> {
+        match (label.checked_sub(self.assertion_labels()), self.last_action_word()) {
+            (Some(k), Some(w)) => Ok(self.action_holds(k, state[w])),
+            _ => Ok(!self.in_error(state)),
+        }
     }
 
     fn is_accepting(&self, _: &[u32]) -> bool {
@@ -97,8 +119,8 @@ impl Model for Network {
             .groups
             .iter()
             .map(|g| {
-                // The monitor's word moves with every group.
-                let mut row = vec![self.monitor.is_some(); self.state_words()];
+                // The monitor's and the last action's words move with every group.
+                let mut row = vec![true; self.state_words()];
                 row[..self.components.len()].fill(false);
                 for &(c, _) in &g.parts {
                     row[c as usize] = true;

@@ -53,6 +53,18 @@ pub struct Network {
     /// GPUexplore's property convention (`-p`): reaching this (component, local
     /// state) is a violation.
     pub property: Option<(u32, u32)>,
+    /// Action propositions (for LTL over actions): each holds in a state reached by
+    /// a step whose product label it matches. With any, the state has one more word,
+    /// the last step's label + 1 (0 in the initial state), after the monitor's.
+    pub actions: Vec<Action>,
+}
+
+/// An action proposition: a regular expression over the product's labels.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Action {
+    pub text: String,
+    /// Per product label id, whether it matches.
+    pub matches: Vec<bool>,
 }
 
 impl Network {
@@ -60,6 +72,37 @@ impl Network {
     pub fn in_error(&self, state: &[u32]) -> bool {
         let monitor = self.monitor.as_ref().is_some_and(|m| m.error[state[self.components.len()] as usize]);
         monitor || self.property.is_some_and(|(c, s)| state[c as usize] == s)
+    }
+}
+
+impl Network {
+    /// The state word holding the last step's label + 1, with action propositions.
+    pub fn last_action_word(&self) -> Option<usize> {
+        (!self.actions.is_empty()).then(|| self.components.len() + self.monitor.is_some() as usize)
+    }
+
+    /// Labels of the model before the action propositions: the monitor's (or the
+    /// property component's) assertion, if any.
+    pub fn assertion_labels(&self) -> usize {
+        (self.monitor.is_some() || self.property.is_some()) as usize
+    }
+
+    /// Adds the action proposition `pattern` (a regular expression matched against
+    /// whole product labels; τ is `i`); its label id. An error if it matches no label
+    /// that a step can produce.
+    pub fn add_action(&mut self, pattern: &str) -> Result<usize, String> {
+        let re = regex::Regex::new(&format!("^(?:{pattern})$")).map_err(|e| e.to_string())?;
+        let matches: Vec<bool> = (0..self.labels.len() as u32).map(|l| re.is_match(self.label_name(l))).collect();
+        if !self.used_labels().iter().any(|&l| matches[l as usize]) {
+            return Err(format!("`{pattern}` matches no action of the network"));
+        }
+        self.actions.push(Action { text: pattern.to_string(), matches });
+        Ok(self.assertion_labels() + self.actions.len() - 1)
+    }
+
+    /// Whether a state whose last-action word is `word` satisfies action proposition `k`.
+    pub fn action_holds(&self, k: usize, word: u32) -> bool {
+        word > 0 && self.actions[k].matches[word as usize - 1]
     }
 }
 

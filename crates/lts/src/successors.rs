@@ -26,7 +26,7 @@ impl<'a> Steps<'a> {
 
     /// A worker that merges equal (label, target) steps of a state or not.
     pub fn merging(net: &'a Network, merge: bool) -> Steps<'a> {
-        let words = net.components.len() + net.monitor.is_some() as usize;
+        let words = warpcheck_model::Model::state_words(net);
         Steps { net, merge, target: vec![0; words], choice: vec![], found: vec![], order: vec![] }
     }
 
@@ -36,6 +36,7 @@ impl<'a> Steps<'a> {
     fn each_step(&mut self, state: &[u32], mut f: impl FnMut(u32, &[u32])) -> bool {
         let net = self.net;
         let n = net.components.len();
+        let last = net.last_action_word();
         let mut any = false;
         'groups: for (g, group) in net.groups.iter().enumerate() {
             self.choice.clear();
@@ -52,6 +53,9 @@ impl<'a> Steps<'a> {
                     self.target[c as usize] = net.components[c as usize].target(i);
                 }
                 any = true;
+                if let Some(w) = last {
+                    self.target[w] = group.label + 1;
+                }
                 match &net.monitor {
                     None => f(g as u32, &self.target),
                     Some(m) => {

@@ -1,12 +1,13 @@
 //! The networks-of-LTSs front end behind [`Loaded`] (`warpcheck_lts`): `.exp` networks,
 //! GPUexplore `.gpf` files and single labelled `.aut` files, with the options of their
-//! semantics ([`NetworkArgs`]). A network has no state expressions: `--invariant`,
-//! `--weight` and `--ltl` over state propositions are refused with a message.
+//! semantics ([`NetworkArgs`]). A network has no state expressions: `--invariant` and
+//! `--weight` are refused with a message; `--ltl` propositions are regular
+//! expressions over action labels (LTL over actions).
 
 use std::path::Path;
 
 use clap::{Args, ValueEnum};
-use warpcheck_ltl::Definition;
+use warpcheck_ltl::{formula_automaton, Definition, FormulaError};
 use warpcheck_lts::monitor::{Incomplete, Matching, Monitor};
 use warpcheck_lts::{build, gpf, labelled, AutOptions, Counting, Network, Sync};
 use warpcheck_model::{Automaton, LabelId};
@@ -204,8 +205,26 @@ impl Loaded for Network {
         None
     }
 
-    fn formula(&mut self, _: &str, _: &[Definition]) -> Result<WithFormula, CliError> {
-        Err(CliError::Input(format!("--ltl: {NO_EXPRESSIONS} (LTL over action labels is not supported yet)")))
+    /// LTL over actions: a proposition is a regular expression over the product's
+    /// labels (whole label, τ is `i`) and holds in a state reached by a step with a
+    /// matching label (the network then keeps the last step's label in its state).
+    fn formula(&mut self, text: &str, definitions: &[Definition]) -> Result<WithFormula, CliError> {
+        let ready = formula_automaton(text, definitions, |e| self.add_action(e)).map_err(|e| match &e {
+            FormulaError::Parse(p) => CliError::Rendered(p.render(text).replacen("error: ", "error: in --ltl: ", 1)),
+            FormulaError::Compile { proposition: p, error } => CliError::Input(format!(
+                "atomic proposition {} ({}): {error} (a proposition of a network is a regular expression over its \
+                 action labels)",
+                p.written, p.origin
+            )),
+            e => CliError::Input(format!("--ltl: {e}")),
+        })?;
+        let definitions = ready
+            .propositions
+            .iter()
+            .filter(|p| p.origin != "formula")
+            .map(|p| format!("{} = {}", p.written, p.expression))
+            .collect();
+        Ok(WithFormula { automaton: ready.automaton, definitions })
     }
 
     fn labelled_aut(&self, tau: &str) -> Option<Result<(String, u64, u64, u64), CliError>> {
