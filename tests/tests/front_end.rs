@@ -102,7 +102,7 @@ impl CudaModel for Ring {
              WC_FN int wc_accepting(const u32 *s) {{ return 0; }}\n",
             n = labels.len()
         );
-        Ok(CudaSource { source, max_successors: 2 })
+        Ok(CudaSource { source, max_successors: 2, tables: vec![] })
     }
 }
 

@@ -61,7 +61,7 @@ pub fn generate(model: &Program, labels: &[Expr]) -> Result<CudaSource, Unsuppor
     }
     let parts = if model.mode == SyncMode::Async { g.async_parts() } else { Vec::new() };
     g.successor_function(&parts);
-    Ok(CudaSource { source: g.out, max_successors: max_successors(model) })
+    Ok(CudaSource { source: g.out, max_successors: max_successors(model), tables: vec![] })
 }
 
 /// Whether evaluating `e` can raise no error (no array index, no division): such an

@@ -7,7 +7,7 @@
 
 use std::fmt::Write;
 
-use warpcheck_model::cuda::{CudaModel, CudaSource, Unsupported};
+use warpcheck_model::cuda::{CudaModel, CudaSource, Table, Unsupported};
 use warpcheck_model::{LabelId, Model};
 
 use crate::network::{Counting, Network};
@@ -26,20 +26,16 @@ impl Network {
     }
 }
 
-fn table(out: &mut String, name: &str, values: impl Iterator<Item = u32>) {
-    let _ = write!(out, "WC_TABLE u32 {name}[] = {{");
-    let mut any = false;
-    for (i, v) in values.enumerate() {
-        any = true;
-        if i % 16 == 0 {
-            out.push('\n');
-        }
-        let _ = write!(out, "{v},");
+/// Declares table `name` in the source and keeps its data for the engine to upload
+/// (`WC_TABLE`, see `warpcheck_model::cuda`): component tables of millions of
+/// entries stay out of the compiled source.
+fn table(out: &mut String, tables: &mut Vec<Table>, name: &str, values: impl Iterator<Item = u32>) {
+    let mut data: Vec<u32> = values.collect();
+    if data.is_empty() {
+        data.push(0);
     }
-    if !any {
-        out.push('0');
-    }
-    out.push_str("};\n");
+    let _ = writeln!(out, "WC_TABLE({name})");
+    tables.push(Table { name: name.to_string(), data });
 }
 
 impl CudaModel for Network {
@@ -64,10 +60,7 @@ impl CudaModel for Network {
             )));
         }
         let mut src = String::new();
-        src.push_str(
-            "#if defined(__CUDACC__) || defined(__CUDACC_RTC__)\n#define WC_TABLE __device__ const\n#else\n\
-             #define WC_TABLE static const\n#endif\n",
-        );
+        let mut tables = Vec::new();
         let assertions = (self.monitor.is_some() || self.property.is_some()) as u32;
         let _ = writeln!(
             src,
@@ -85,9 +78,9 @@ impl CudaModel for Network {
                 }
                 offsets.push(labels.len() as u32);
             }
-            table(&mut src, &format!("wc_off{c}"), offsets.into_iter());
-            table(&mut src, &format!("wc_lab{c}"), labels.into_iter());
-            table(&mut src, &format!("wc_tgt{c}"), targets.into_iter());
+            table(&mut src, &mut tables, &format!("wc_off{c}"), offsets.into_iter());
+            table(&mut src, &mut tables, &format!("wc_lab{c}"), labels.into_iter());
+            table(&mut src, &mut tables, &format!("wc_tgt{c}"), targets.into_iter());
         }
         src.push_str(
             "/* The edges of a local state with one label: [*a, *b) (edges are sorted by label). */\n\
@@ -100,10 +93,10 @@ impl CudaModel for Network {
         );
         if let Some(m) = &self.monitor {
             let (offsets, targets) = m.table();
-            table(&mut src, "wc_mon_obs", m.observed.iter().map(|&o| o as u32));
-            table(&mut src, "wc_mon_err", m.error.iter().map(|&e| e as u32));
-            table(&mut src, "wc_mon_off", offsets.iter().copied());
-            table(&mut src, "wc_mon_tgt", targets.iter().copied());
+            table(&mut src, &mut tables, "wc_mon_obs", m.observed.iter().map(|&o| o as u32));
+            table(&mut src, &mut tables, "wc_mon_err", m.error.iter().map(|&e| e as u32));
+            table(&mut src, &mut tables, "wc_mon_off", offsets.iter().copied());
+            table(&mut src, &mut tables, "wc_mon_tgt", targets.iter().copied());
         }
         // One step out: merged with the earlier steps of the state (when `seen`), or not.
         src.push_str(
@@ -197,6 +190,6 @@ impl CudaModel for Network {
             "WC_FN int wc_invariant(int k, const u32 *s) { return wc_label(k, s) == 1; }\n\
              WC_FN int wc_accepting(const u32 *s) { return 0; }\n",
         );
-        Ok(CudaSource { source: src, max_successors })
+        Ok(CudaSource { source: src, max_successors, tables })
     }
 }

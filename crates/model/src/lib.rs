@@ -56,7 +56,7 @@ pub mod interface;
 pub mod layout;
 pub mod product;
 
-pub use cuda::{CudaModel, CudaSource};
+pub use cuda::{CudaModel, CudaSource, Table};
 pub use error::EvalError;
 pub use interface::{BitField, Dependencies, Describe, Label, LabelId, LabelKind, Model, Step, Successors};
 pub use layout::{Layout, Slot, SlotId, SlotType};

@@ -276,6 +276,30 @@ pub struct Session {
     pub graph: Option<GraphStore>,
     pub sms: u32,
     pub words: usize,
+    /// The device copies of the model's tables, which its kernels read.
+    pub tables: Vec<CudaSlice<u32>>,
+}
+
+/// Copies the model's tables ([`CudaSource::tables`]) to the device and sets the
+/// module's `WC_TABLE` pointers to them; the copies must outlive the module's use.
+fn bind_tables(
+    module: &Arc<CudaModule>,
+    stream: &Arc<CudaStream>,
+    tables: &[warpcheck_model::Table],
+) -> Result<Vec<CudaSlice<u32>>, GpuError> {
+    let mut copies = Vec::with_capacity(tables.len());
+    for t in tables {
+        let copy = stream.clone_htod(&t.data).map_err(cuda)?;
+        let address = ptr(&copy, stream);
+        let mut symbol = module.get_global(&t.name, stream).map_err(cuda)?;
+        // SAFETY: `WC_TABLE(name)` declares `__device__ const u32 *name`: 8 bytes, one
+        // device address, which a `u64` views exactly.
+        let mut pointer = unsafe { symbol.transmute_mut::<u64>(1) }
+            .ok_or_else(|| GpuError::Cuda(format!("table `{}`: not a pointer in the module", t.name)))?;
+        stream.memcpy_htod(&[address], &mut pointer).map_err(cuda)?;
+        copies.push(copy);
+    }
+    Ok(copies)
 }
 
 /// Explores `model` recording its graph with `spec`, on the device, memory and
@@ -335,6 +359,7 @@ pub fn explore<M: CudaModel>(
     let most_threads = expand.max_threads_per_block().map_err(cuda)? as u32;
     let tuning = Tuning { block: tuning.block.min(most_threads / 32 * 32).max(32), ..tuning };
     let stream = ctx.default_stream();
+    let tables = bind_tables(&module, &stream, &generated.tables)?;
     let words = model.state_words().max(1);
     let categories = 2 + model.assertion_labels().len() + invariants.len();
 
@@ -441,7 +466,7 @@ pub fn explore<M: CudaModel>(
     gpu.report.table_capacity = entries;
     gpu.report.reserved_bytes = capacity * (4 * words as u64 + 4) + entries * 8;
     gpu.report.seconds = start.elapsed().as_secs_f64();
-    let session = Session { ctx, stream, module, store, graph: graph_store, sms: sms as u32, words };
+    let session = Session { ctx, stream, module, store, graph: graph_store, sms: sms as u32, words, tables };
     Ok((gpu, session))
 }
 

@@ -23,6 +23,8 @@ typedef unsigned int u32;
 typedef unsigned long long u64;
 #define WC_FN __device__ __forceinline__
 #define WC_NOINLINE __device__ __noinline__
+// A model's read-only table: a pointer the engine sets to the table's data.
+#define WC_TABLE(name) __device__ const u32 *name;
 
 #define WC_BUSY 0xFFFFFFFFu
 #define WC_LOST 0xFFFFFFFEu

@@ -31,6 +31,7 @@ typedef unsigned int u32;
 typedef unsigned long long u64;
 #define WC_FN static inline
 #define WC_NOINLINE static
+#define WC_TABLE(name)
 typedef struct { u32 *buf; u32 n; u32 errors; } WcSink;
 static void wc_emit(WcSink *k, const u32 *t);
 static void wc_emit_error(WcSink *k) { k->errors++; }
@@ -72,7 +73,12 @@ pub fn run_on_host(
 ) -> Result<Vec<HostResult>, String> {
     let c = dir.join("model.cpp");
     let exe = dir.join("model");
-    std::fs::write(&c, format!("{HEAD}{}{MAIN}", generated.source)).map_err(|e| e.to_string())?;
+    let mut tables = String::new();
+    for t in &generated.tables {
+        let data: Vec<String> = t.data.iter().map(|v| format!("{v}u")).collect();
+        tables += &format!("static const u32 {}[] = {{ {}0u }};\n", t.name, data.iter().map(|d| format!("{d}, ")).collect::<String>());
+    }
+    std::fs::write(&c, format!("{HEAD}{tables}{}{MAIN}", generated.source)).map_err(|e| e.to_string())?;
     // As C++ (what NVRTC compiles), so that C++-only errors show here too.
     let out = Command::new("c++")
         .args(["-x", "c++", "-std=c++17", "-O0", "-w", "-o"])

@@ -14,7 +14,11 @@
 //! - `int wc_invariant(int k, const u32 *s)`: whether label `k` holds (an error
 //!   counts as not holding), for the `WC_INVARIANTS` labels the kernels check;
 //! - `int wc_accepting(const u32 *s)`: whether the state is accepting;
-//! - macros `WC_WORDS`, `WC_ASSERTIONS`, `WC_INVARIANTS`.
+//! - macros `WC_WORDS`, `WC_ASSERTIONS`, `WC_INVARIANTS`;
+//! - `WC_TABLE(name)` once for each of its [`CudaSource::tables`], at file scope:
+//!   the includer makes `name` a `const u32 *` to the table's data (on the device a
+//!   pointer the engine sets to a copy in device memory; on the host a static
+//!   array), so that large data stays out of the compiled source.
 //!
 //! Functions are declared with `WC_FN`, which the includer defines
 //! (`__device__ __forceinline__` under NVRTC, `static inline` for a host C compiler),
@@ -35,6 +39,15 @@ pub struct CudaSource {
     /// An upper bound on the successors of one state (steps into the error state
     /// included): the engine sizes its work so that the state store cannot overflow.
     pub max_successors: u64,
+    /// Read-only data the source reads through `WC_TABLE(name)` pointers.
+    pub tables: Vec<Table>,
+}
+
+/// A named array of words that generated code reads (see [`CudaSource::tables`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Table {
+    pub name: String,
+    pub data: Vec<u32>,
 }
 
 /// Why a model or an algorithm has no GPU code.

@@ -115,7 +115,7 @@ impl<M: CudaModel> CudaModel for Product<M> {
             .max()
             .unwrap_or(0);
         let max_successors = inner.max_successors.saturating_mul(most.max(1)).saturating_add(most).max(1);
-        Ok(CudaSource { source: c, max_successors })
+        Ok(CudaSource { source: c, max_successors, tables: inner.tables })
     }
 }
 
