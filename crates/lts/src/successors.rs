@@ -17,6 +17,11 @@ pub struct Steps<'a> {
     /// Merged mode: `(label, group)` then the target, per step found.
     found: Vec<u32>,
     order: Vec<usize>,
+    /// Per component and local label, the groups whose first participant it is: a
+    /// state only tries the groups whose first participant offers its label there.
+    by_first: Vec<Vec<Vec<u32>>>,
+    /// The groups tried in the current state, in group order.
+    candidates: Vec<u32>,
 }
 
 impl<'a> Steps<'a> {
@@ -27,7 +32,13 @@ impl<'a> Steps<'a> {
     /// A worker that merges equal (label, target) steps of a state or not.
     pub fn merging(net: &'a Network, merge: bool) -> Steps<'a> {
         let words = warpcheck_model::Model::state_words(net);
-        Steps { net, merge, target: vec![0; words], choice: vec![], found: vec![], order: vec![] }
+        let mut by_first: Vec<Vec<Vec<u32>>> = net.components.iter().map(|c| vec![vec![]; c.labels.len()]).collect();
+        for (g, group) in net.groups.iter().enumerate() {
+            let (c, l) = group.parts[0];
+            by_first[c as usize][l as usize].push(g as u32);
+        }
+        let candidates = Vec::new();
+        Steps { net, merge, target: vec![0; words], choice: vec![], found: vec![], order: vec![], by_first, candidates }
     }
 
     /// Calls `f(group, target)` for every step of `state`, with multiplicity (with a
@@ -38,7 +49,22 @@ impl<'a> Steps<'a> {
         let n = net.components.len();
         let last = net.last_action_word();
         let mut any = false;
-        'groups: for (g, group) in net.groups.iter().enumerate() {
+        // The groups whose first participant offers its label, in group order (the
+        // order of the steps does not depend on the index).
+        self.candidates.clear();
+        for (c, comp) in net.components.iter().enumerate() {
+            let mut last = u32::MAX;
+            for &(l, _) in comp.out(state[c]) {
+                if l != last {
+                    self.candidates.extend_from_slice(&self.by_first[c][l as usize]);
+                    last = l;
+                }
+            }
+        }
+        self.candidates.sort_unstable();
+        'groups: for i in 0..self.candidates.len() {
+            let g = self.candidates[i] as usize;
+            let group = &net.groups[g];
             self.choice.clear();
             for &(c, l) in &group.parts {
                 let (a, b) = net.components[c as usize].range(state[c as usize], l);

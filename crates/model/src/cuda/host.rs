@@ -76,7 +76,11 @@ pub fn run_on_host(
     let mut tables = String::new();
     for t in &generated.tables {
         let data: Vec<String> = t.data.iter().map(|v| format!("{v}u")).collect();
-        tables += &format!("static const u32 {}[] = {{ {}0u }};\n", t.name, data.iter().map(|d| format!("{d}, ")).collect::<String>());
+        tables += &format!(
+            "static const u32 {}[] = {{ {}0u }};\n",
+            t.name,
+            data.iter().map(|d| format!("{d}, ")).collect::<String>()
+        );
     }
     std::fs::write(&c, format!("{HEAD}{tables}{}{MAIN}", generated.source)).map_err(|e| e.to_string())?;
     // As C++ (what NVRTC compiles), so that C++-only errors show here too.
