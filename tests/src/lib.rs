@@ -108,6 +108,40 @@ pub fn load_product(path: &Path) -> warpcheck_model::Product<warpcheck_dve::Prog
     warpcheck_model::Product::new(model, automaton)
 }
 
+/// Compiles `model`'s C with `labels` as invariants on the host (in `dir`) and holds it
+/// to the CPU in each of `states`: successors, deadlock, errors, acceptance and the
+/// labels; the successors within the source's bound.
+pub fn host_c_agrees<M: warpcheck_model::CudaModel>(
+    model: &M,
+    labels: &[warpcheck_model::LabelId],
+    states: &[Vec<u32>],
+    dir: &Path,
+) -> Result<(), String> {
+    use warpcheck_model::Successors;
+    let source = model.cuda_source(labels).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    let host = warpcheck_model::cuda::host::run_on_host(&source, model.state_words(), labels.len(), states, dir);
+    std::fs::remove_dir_all(dir).ok();
+    let mut steps = model.successors();
+    for (state, got) in states.iter().zip(host?) {
+        let (mut successors, mut errors) = (Vec::new(), 0);
+        let deadlock = steps.successors(state, |_, r| match r {
+            Ok(t) => successors.push(t.to_vec()),
+            Err(_) => errors += 1,
+        });
+        successors.sort();
+        let want: Vec<bool> = labels.iter().map(|&l| model.label(state, l).unwrap_or(false)).collect();
+        let cpu = (&successors, deadlock, errors, model.is_accepting(state), &want);
+        if (&got.successors, got.deadlock, got.errors, got.accepting, &got.invariants) != cpu {
+            return Err(format!("state {state:?}: generated {got:?}, CPU {cpu:?}"));
+        }
+        if successors.len() as u64 + errors as u64 > source.max_successors {
+            return Err(format!("state {state:?}: more steps than the bound {}", source.max_successors));
+        }
+    }
+    Ok(())
+}
+
 /// Explores a model completely (with its property process: the product, as
 /// `warpcheck explore` does).
 pub fn explore_all(model: &DveModel) -> Stats {

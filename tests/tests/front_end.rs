@@ -244,20 +244,8 @@ fn the_product_cuda_source_gives_the_cpu_product_on_the_host() {
         let states: Vec<Vec<u32>> = states.chunks(3).map(<[u32]>::to_vec).collect();
         assert_eq!(states.len(), graph.graph.vertices() - graph.error_state.is_some() as usize);
         let dir = std::env::temp_dir().join(format!("warpcheck-front-end-product-{}-{stop}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let source = product.cuda_source(&[FULL]).unwrap();
-        let host = run_on_host(&source, 3, 1, &states, &dir).unwrap();
-        std::fs::remove_dir_all(&dir).ok();
-        let mut steps = product.successors();
-        for (state, got) in states.iter().zip(host) {
-            let mut successors = Vec::new();
-            let deadlock = steps.successors(state, |_, r| successors.push(r.unwrap().to_vec()));
-            successors.sort();
-            assert_eq!((&got.successors, got.deadlock, got.errors), (&successors, deadlock, 0), "{formula}: {state:?}");
-            assert_eq!(got.accepting, product.is_accepting(state), "{formula}: {state:?}");
-            assert_eq!(got.invariants, [state[1] == 3], "{state:?}");
-            assert!(successors.len() as u64 <= source.max_successors);
-        }
+        warpcheck_conformance::host_c_agrees(&product, &[FULL], &states, &dir)
+            .unwrap_or_else(|e| panic!("{formula}: {e}"));
     }
 }
 

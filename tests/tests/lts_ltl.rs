@@ -9,8 +9,7 @@
 use warpcheck_liveness::{check, Algorithm, Options};
 use warpcheck_ltl::Definition;
 use warpcheck_lts::{build, Network};
-use warpcheck_model::cuda::host::run_on_host;
-use warpcheck_model::{CudaModel, Model, Product, Successors};
+use warpcheck_model::{Model, Product};
 
 const ABC: &str = "des (0, 3, 3)\n(0, \"a\", 1)\n(1, \"b\", 0)\n(1, \"c\", 2)\n";
 
@@ -86,19 +85,8 @@ fn the_product_c_gives_the_cpu_product_on_the_host() {
         let states: Vec<Vec<u32>> = states.chunks(words).map(<[u32]>::to_vec).collect();
         assert_eq!(states.len(), graph.graph.vertices());
         let labels: Vec<usize> = (0..product.model.actions.len()).collect();
-        let dir = scratch("host");
-        let source = product.cuda_source(&labels).unwrap();
-        let host = run_on_host(&source, words, labels.len(), &states, &dir).unwrap();
-        std::fs::remove_dir_all(&dir).ok();
-        let mut steps = product.successors();
-        for (state, got) in states.iter().zip(host) {
-            let mut successors = Vec::new();
-            let deadlock = steps.successors(state, |_, r| successors.push(r.unwrap().to_vec()));
-            successors.sort();
-            assert_eq!((&got.successors, got.deadlock, got.errors), (&successors, deadlock, 0), "{formula}: {state:?}");
-            assert_eq!(got.accepting, product.is_accepting(state), "{formula}: {state:?}");
-            let want: Vec<bool> = labels.iter().map(|&l| product.label(state, l).unwrap()).collect();
-            assert_eq!(got.invariants, want, "{formula}: {state:?}");
-        }
+        let dir = std::env::temp_dir().join(format!("warpcheck-lts-ltl-{}-host", std::process::id()));
+        warpcheck_conformance::host_c_agrees(&product, &labels, &states, &dir)
+            .unwrap_or_else(|e| panic!("{formula}: {e}"));
     }
 }

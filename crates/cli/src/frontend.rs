@@ -192,6 +192,19 @@ pub struct WithFormula {
     pub definitions: Vec<String>,
 }
 
+impl From<warpcheck_ltl::FormulaAutomaton> for WithFormula {
+    /// The automaton, and the propositions defined by name.
+    fn from(ready: warpcheck_ltl::FormulaAutomaton) -> WithFormula {
+        let definitions = ready
+            .propositions
+            .iter()
+            .filter(|p| p.origin != "formula")
+            .map(|p| format!("{} = {}", p.written, p.expression))
+            .collect();
+        WithFormula { automaton: ready.automaton, definitions }
+    }
+}
+
 /// A property automaton in words: name and size.
 pub fn summary(automaton: &Automaton, name: &str) -> String {
     let accepting = automaton.accepting.iter().filter(|&&a| a).count();

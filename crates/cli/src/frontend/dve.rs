@@ -73,12 +73,6 @@ impl Loaded for DveModel {
                 _ => format!("error: {e}\n"),
             })
         })?;
-        let definitions = ready
-            .propositions
-            .iter()
-            .filter(|p| p.origin != "formula")
-            .map(|p| format!("{} = {}", p.written, p.expression))
-            .collect();
-        Ok(WithFormula { automaton: ready.automaton, definitions })
+        Ok(ready.into())
     }
 }

@@ -218,13 +218,7 @@ impl Loaded for Network {
             )),
             e => CliError::Input(format!("--ltl: {e}")),
         })?;
-        let definitions = ready
-            .propositions
-            .iter()
-            .filter(|p| p.origin != "formula")
-            .map(|p| format!("{} = {}", p.written, p.expression))
-            .collect();
-        Ok(WithFormula { automaton: ready.automaton, definitions })
+        Ok(ready.into())
     }
 
     fn labelled_aut(&self, tau: &str) -> Option<Result<(String, u64, u64, u64), CliError>> {
