@@ -38,6 +38,35 @@ fn table(out: &mut String, tables: &mut Vec<Table>, name: &str, values: impl Ite
     tables.push(Table { name: name.to_string(), data });
 }
 
+impl Network {
+    /// The C of group `g` from state `s` into `t` (restored after): every choice of
+    /// its participants' targets is one step; `shared`: merged with the state's other
+    /// steps of the same label.
+    fn group_code(&self, src: &mut String, g: usize, shared: bool, last: Option<usize>) {
+        let group = &self.groups[g];
+        let _ = writeln!(src, "  {{ /* group {g}: {} */", self.describe_group(g as u32).replace("*/", "* /"));
+        for (j, &(c, l)) in group.parts.iter().enumerate() {
+            let _ = writeln!(src, "    u32 a{j}, b{j}; wc_range(wc_off{c}, wc_lab{c}, s[{c}], {l}, &a{j}, &b{j});");
+        }
+        let guard: Vec<String> = (0..group.parts.len()).map(|j| format!("a{j} < b{j}")).collect();
+        let _ = writeln!(src, "    if ({}) {{", guard.join(" && "));
+        for (j, &(c, _)) in group.parts.iter().enumerate() {
+            let _ = writeln!(src, "    for (u32 i{j} = a{j}; i{j} < b{j}; i{j}++) {{ t[{c}] = wc_tgt{c}[i{j}];");
+        }
+        let seen = if shared { "seen" } else { "0" };
+        if let Some(w) = last {
+            let _ = writeln!(src, "      t[{w}] = {};", group.label + 1);
+        }
+        let _ = writeln!(src, "      any = 1; wc_step(sink, t, {}, {seen}, &nseen);", group.label);
+        src.push_str(&"    }".repeat(group.parts.len()));
+        src.push('\n');
+        for &(c, _) in &group.parts {
+            let _ = write!(src, "    t[{c}] = s[{c}];");
+        }
+        src.push_str("\n    }\n  }\n");
+    }
+}
+
 impl CudaModel for Network {
     fn cuda_source(&self, labels: &[LabelId]) -> Result<CudaSource, Unsupported> {
         let n = self.components.len();
@@ -136,27 +165,28 @@ impl CudaModel for Network {
         } else {
             src.push_str("  u32 *seen = 0; u32 nseen = 0;\n");
         }
+        // A state tries only the groups whose first participant offers its label: per
+        // component, a switch over the distinct labels of its local state's edges.
+        let mut by_first: Vec<Vec<(u32, Vec<usize>)>> = vec![Vec::new(); n];
         for (g, group) in self.groups.iter().enumerate() {
-            let _ = writeln!(src, "  {{ /* group {g}: {} */", self.describe_group(g as u32).replace("*/", "* /"));
-            for (j, &(c, l)) in group.parts.iter().enumerate() {
-                let _ = writeln!(src, "    u32 a{j}, b{j}; wc_range(wc_off{c}, wc_lab{c}, s[{c}], {l}, &a{j}, &b{j});");
+            let (c, l) = group.parts[0];
+            let cases = &mut by_first[c as usize];
+            match cases.iter_mut().find(|(label, _)| *label == l) {
+                Some((_, groups)) => groups.push(g),
+                None => cases.push((l, vec![g])),
             }
-            let guard: Vec<String> = (0..group.parts.len()).map(|j| format!("a{j} < b{j}")).collect();
-            let _ = writeln!(src, "    if ({}) {{", guard.join(" && "));
-            for (j, &(c, _)) in group.parts.iter().enumerate() {
-                let _ = writeln!(src, "    for (u32 i{j} = a{j}; i{j} < b{j}; i{j}++) {{ t[{c}] = wc_tgt{c}[i{j}];");
+        }
+        for (c, cases) in by_first.iter().enumerate().filter(|(_, cases)| !cases.is_empty()) {
+            let _ = writeln!(src, "  for (u32 e = wc_off{c}[s[{c}]], end = wc_off{c}[s[{c}] + 1]; e < end;) {{");
+            let _ = writeln!(src, "    u32 l = wc_lab{c}[e];\n    switch (l) {{");
+            for (l, groups) in cases {
+                let _ = writeln!(src, "    case {l}u: {{");
+                for &g in groups {
+                    self.group_code(&mut src, g, shared[g], last);
+                }
+                src.push_str("    break; }\n");
             }
-            let seen = if shared[g] { "seen" } else { "0" };
-            if let Some(w) = last {
-                let _ = writeln!(src, "      t[{w}] = {};", group.label + 1);
-            }
-            let _ = writeln!(src, "      any = 1; wc_step(sink, t, {}, {seen}, &nseen);", group.label);
-            src.push_str(&"    }".repeat(group.parts.len()));
-            src.push('\n');
-            for &(c, _) in &group.parts {
-                let _ = write!(src, "    t[{c}] = s[{c}];");
-            }
-            src.push_str("\n    }\n  }\n");
+            let _ = writeln!(src, "    default: break;\n    }}\n    while (e < end && wc_lab{c}[e] == l) e++;\n  }}");
         }
         src.push_str("  return !any;\n}\n");
         let monitor = if self.monitor.is_some() { format!("wc_mon_err[s[{n}]]") } else { "0".into() };
