@@ -81,6 +81,22 @@ pub fn parse_binary(spec: &str) -> Result<(String, PathBuf)> {
     Ok((label.to_string(), PathBuf::from(path)))
 }
 
+/// Parses an `--algorithms` entry, `NAME`, `cpu:NAME` or `gpu:NAME`, against the
+/// names known on each side: whether it runs on the GPU, and its name.
+pub fn parse_algorithm(spec: &str, cpu: &[&str], gpu: &[&str]) -> Result<(bool, String)> {
+    let (on_gpu, name) = match spec.split_once(':') {
+        Some(("gpu", n)) => (true, n),
+        Some(("cpu", n)) => (false, n),
+        Some(_) => bail!("--algorithms: `{spec}`: the prefix is cpu: or gpu:"),
+        None => (false, spec),
+    };
+    let known = if on_gpu { gpu } else { cpu };
+    if !known.contains(&name) {
+        bail!("--algorithms: `{spec}` is none of {}", known.join(", "));
+    }
+    Ok((on_gpu, name.to_string()))
+}
+
 /// Parses `LABEL:VAR=VALUE`.
 pub fn parse_env(spec: &str) -> Result<(String, String, String)> {
     let bad = || anyhow::anyhow!("--env `{spec}`: expected LABEL:VAR=VALUE, e.g. new:WARPCHECK_GPU_BLOCK=128");

@@ -43,18 +43,9 @@ pub struct Algorithm {
 impl Algorithm {
     /// Parses `ndfs`, ..., `gpu:owcty`, `gpu:map`.
     pub fn parse(spec: &str) -> Result<Algorithm> {
-        let (gpu, name) = match spec.split_once(':') {
-            Some(("gpu", n)) => (true, n),
-            Some(("cpu", n)) => (false, n),
-            Some(_) => bail!("--algorithms: `{spec}`: the prefix is cpu: or gpu:"),
-            None => (false, spec),
-        };
-        let known: &[&str] =
-            if gpu { &["owcty", "map"] } else { &["ndfs", "cndfs", "owcty", "owcty-seq", "map", "map-seq"] };
-        if !known.contains(&name) {
-            bail!("--algorithms: `{spec}` is none of {}", known.join(", "));
-        }
-        Ok(Algorithm { gpu, name: name.to_string() })
+        let cpu = ["ndfs", "cndfs", "owcty", "owcty-seq", "map", "map-seq"];
+        let (gpu, name) = crate::common::parse_algorithm(spec, &cpu, &["owcty", "map"])?;
+        Ok(Algorithm { gpu, name })
     }
 
     /// Whether it stops at the first accepting cycle (and so stores part of a violated product).

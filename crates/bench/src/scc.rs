@@ -32,18 +32,9 @@ pub struct Algorithm {
 impl Algorithm {
     /// Parses `tarjan`, `fb`, `gpu:fb`, ... (`cpu:` is allowed and means the default).
     pub fn parse(spec: &str) -> Result<Algorithm> {
-        let (gpu, name) = match spec.split_once(':') {
-            Some(("gpu", n)) => (true, n),
-            Some(("cpu", n)) => (false, n),
-            Some(_) => bail!("--algorithms: `{spec}`: the prefix is cpu: or gpu:"),
-            None => (false, spec),
-        };
-        let known: &[&str] =
-            if gpu { &["fb", "obf", "coloring", "fb-coloring"] } else { &["tarjan", "fb", "coloring", "obf"] };
-        if !known.contains(&name) {
-            bail!("--algorithms: `{spec}` is none of {}", known.join(", "));
-        }
-        Ok(Algorithm { gpu, name: name.to_string() })
+        let gpu = ["fb", "obf", "coloring", "fb-coloring"];
+        let (gpu, name) = crate::common::parse_algorithm(spec, &["tarjan", "fb", "coloring", "obf"], &gpu)?;
+        Ok(Algorithm { gpu, name })
     }
 
     /// The column title.
