@@ -41,11 +41,13 @@ fn table(out: &mut String, tables: &mut Vec<Table>, name: &str, values: impl Ite
 impl Network {
     /// The C of group `g` from state `s` into `t` (restored after): every choice of
     /// its participants' targets is one step; `shared`: merged with the state's other
-    /// steps of the same label.
+    /// steps of the same label. The first participant's edges are `[e, f)`, found by
+    /// the caller's switch.
     fn group_code(&self, src: &mut String, g: usize, shared: bool, last: Option<usize>) {
         let group = &self.groups[g];
         let _ = writeln!(src, "  {{ /* group {g}: {} */", self.describe_group(g as u32).replace("*/", "* /"));
-        for (j, &(c, l)) in group.parts.iter().enumerate() {
+        src.push_str("    u32 a0 = e, b0 = f;\n");
+        for (j, &(c, l)) in group.parts.iter().enumerate().skip(1) {
             let _ = writeln!(src, "    u32 a{j}, b{j}; wc_range(wc_off{c}, wc_lab{c}, s[{c}], {l}, &a{j}, &b{j});");
         }
         let guard: Vec<String> = (0..group.parts.len()).map(|j| format!("a{j} < b{j}")).collect();
@@ -178,7 +180,8 @@ impl CudaModel for Network {
         }
         for (c, cases) in by_first.iter().enumerate().filter(|(_, cases)| !cases.is_empty()) {
             let _ = writeln!(src, "  for (u32 e = wc_off{c}[s[{c}]], end = wc_off{c}[s[{c}] + 1]; e < end;) {{");
-            let _ = writeln!(src, "    u32 l = wc_lab{c}[e];\n    switch (l) {{");
+            let _ = writeln!(src, "    u32 l = wc_lab{c}[e], f = e;\n    while (f < end && wc_lab{c}[f] == l) f++;");
+            src.push_str("    switch (l) {\n");
             for (l, groups) in cases {
                 let _ = writeln!(src, "    case {l}u: {{");
                 for &g in groups {
@@ -186,7 +189,7 @@ impl CudaModel for Network {
                 }
                 src.push_str("    break; }\n");
             }
-            let _ = writeln!(src, "    default: break;\n    }}\n    while (e < end && wc_lab{c}[e] == l) e++;\n  }}");
+            src.push_str("    default: break;\n    }\n    e = f;\n  }\n");
         }
         src.push_str("  return !any;\n}\n");
         let monitor = if self.monitor.is_some() { format!("wc_mon_err[s[{n}]]") } else { "0".into() };
@@ -197,8 +200,8 @@ impl CudaModel for Network {
         // the last action's word.
         src.push_str("WC_FN int wc_label(int k, const u32 *s) {\n  switch (k) {\n");
         for (k, &label) in labels.iter().enumerate() {
-            match (label.checked_sub(self.assertion_labels()), last) {
-                (Some(a), Some(w)) => {
+            match (label.checked_sub(self.assertion_count()), last) {
+                (Some(a), Some(w)) if a < self.actions.len() => {
                     let words: Vec<String> = (0..self.labels.len() as u32)
                         .filter(|&l| self.action_holds(a, l + 1))
                         .map(|l| format!("case {}u:", l + 1))
@@ -209,7 +212,7 @@ impl CudaModel for Network {
                         words.join(" ")
                     );
                 }
-                (None, _) if label < self.assertion_labels() => {
+                (None, _) => {
                     let _ = writeln!(src, "  case {k}: return !wc_mon_error(s);");
                 }
                 _ => return Err(Unsupported::Model(format!("label {label} is not a label of the network"))),

@@ -100,7 +100,7 @@ impl Model for Network {
     }
 
     fn label(&self, state: &[u32], label: LabelId) -> Result<bool, EvalError> {
-        match (label.checked_sub(self.assertion_labels()), self.last_action_word()) {
+        match (label.checked_sub(self.assertion_count()), self.last_action_word()) {
             (Some(k), Some(w)) => Ok(self.action_holds(k, state[w])),
             _ => Ok(!self.in_error(state)),
         }

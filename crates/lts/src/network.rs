@@ -83,7 +83,7 @@ impl Network {
 
     /// Labels of the model before the action propositions: the monitor's (or the
     /// property component's) assertion, if any.
-    pub fn assertion_labels(&self) -> usize {
+    pub fn assertion_count(&self) -> usize {
         (self.monitor.is_some() || self.property.is_some()) as usize
     }
 
@@ -97,7 +97,7 @@ impl Network {
             return Err(format!("`{pattern}` matches no action of the network"));
         }
         self.actions.push(Action { text: pattern.to_string(), matches });
-        Ok(self.assertion_labels() + self.actions.len() - 1)
+        Ok(self.assertion_count() + self.actions.len() - 1)
     }
 
     /// Whether a state whose last-action word is `word` satisfies action proposition `k`.
