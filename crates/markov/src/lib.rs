@@ -1,0 +1,14 @@
+//! Markov models for warpcheck: what every probabilistic front end produces and every
+//! probabilistic algorithm consumes.
+//!
+//! - [`SparseModel`]: a DTMC, CTMC or MDP as a sparse row-grouped matrix (rows are
+//!   choices, a state's group of rows its choices; a DTMC or CTMC has one row per
+//!   state), with initial states, state labels, reward structures and, when known,
+//!   the variable values of every state.
+//!
+//! This crate knows no source language: the PRISM front end builds a [`SparseModel`],
+//! the explicit readers load one.
+
+pub mod sparse;
+
+pub use sparse::{Labelling, ModelType, RewardModel, SparseModel, Valuations};
