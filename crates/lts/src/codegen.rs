@@ -7,6 +7,8 @@
 
 use std::fmt::Write;
 
+use rustc_hash::FxHashMap;
+
 use warpcheck_model::cuda::{CudaModel, CudaSource, Table, Unsupported};
 use warpcheck_model::{LabelId, Model};
 
@@ -16,13 +18,49 @@ use crate::network::{Counting, Network};
 const MAX_MERGE_WORDS: u64 = 1 << 12;
 
 impl Network {
-    /// An upper bound on the steps of group `g` from one state.
-    fn group_bound(&self, g: usize) -> u64 {
-        self.groups[g].parts.iter().fold(1u64, |acc, &(c, l)| {
-            let comp = &self.components[c as usize];
-            let most = (0..comp.states()).map(|s| comp.with_label(s, l).len() as u64).max().unwrap_or(0);
-            acc.saturating_mul(most)
-        })
+    /// The most edges labelled `l` that one local state of component `c` has.
+    fn most_edges(&self, c: u32, l: u32) -> u64 {
+        let comp = &self.components[c as usize];
+        (0..comp.states()).map(|s| comp.with_label(s, l).len() as u64).max().unwrap_or(0)
+    }
+
+    /// Upper bounds on the steps of one state, all of them and those that are merged
+    /// (`shared`): a state tries only the groups whose first participant offers the
+    /// group's label in its local state, so per component the bound is the largest,
+    /// over its local states, sum of the groups it starts there; the other
+    /// participants count with their most edges of the label. Much tighter than the
+    /// sum over all groups, which sizes the kernels' per-thread buffers.
+    fn step_bounds(&self, by_first: &[Vec<(u32, Vec<usize>)>], shared: &[bool], fan_out: u64) -> (u64, u64) {
+        let rest: Vec<u64> = (self.groups.iter())
+            .map(|g| g.parts[1..].iter().fold(fan_out, |acc, &(c, l)| acc.saturating_mul(self.most_edges(c, l))))
+            .collect();
+        let (mut total, mut merged) = (0u64, 0u64);
+        for (c, cases) in by_first.iter().enumerate().filter(|(_, cases)| !cases.is_empty()) {
+            // Per label: the bound of the groups it starts, per edge of the first participant.
+            let per_edge: FxHashMap<u32, (u64, u64)> = (cases.iter())
+                .map(|(l, groups)| {
+                    let all = groups.iter().fold(0u64, |a, &g| a.saturating_add(rest[g]));
+                    let merged = groups.iter().filter(|&&g| shared[g]).fold(0u64, |a, &g| a.saturating_add(rest[g]));
+                    (*l, (all, merged))
+                })
+                .collect();
+            let comp = &self.components[c];
+            let (mut most, mut most_merged) = (0u64, 0u64);
+            for s in 0..comp.states() {
+                let (mut here, mut here_merged) = (0u64, 0u64);
+                for &(l, _) in comp.out(s) {
+                    if let Some(&(all, merged)) = per_edge.get(&l) {
+                        here = here.saturating_add(all);
+                        here_merged = here_merged.saturating_add(merged);
+                    }
+                }
+                most = most.max(here);
+                most_merged = most_merged.max(here_merged);
+            }
+            total = total.saturating_add(most);
+            merged = merged.saturating_add(most_merged);
+        }
+        (total.max(1), merged)
     }
 }
 
@@ -74,15 +112,24 @@ impl CudaModel for Network {
         let n = self.components.len();
         let last = self.last_action_word();
         let fan_out = self.monitor.as_ref().map_or(1, |m| m.fan_out());
-        let bounds: Vec<u64> = (0..self.groups.len()).map(|g| self.group_bound(g).saturating_mul(fan_out)).collect();
-        let max_successors = bounds.iter().fold(0u64, |a, &b| a.saturating_add(b)).max(1);
         let mut shared = vec![false; self.groups.len()];
         if self.counting == Counting::Distinct {
             for (i, g) in self.groups.iter().enumerate() {
                 shared[i] = self.groups.iter().enumerate().any(|(j, h)| j != i && h.label == g.label);
             }
         }
-        let merged: u64 = bounds.iter().zip(&shared).filter(|(_, &s)| s).map(|(b, _)| *b).sum();
+        // The groups by their first participant and its label, for the bounds and for
+        // the switches of `wc_successors`.
+        let mut by_first: Vec<Vec<(u32, Vec<usize>)>> = vec![Vec::new(); n];
+        for (g, group) in self.groups.iter().enumerate() {
+            let (c, l) = group.parts[0];
+            let cases = &mut by_first[c as usize];
+            match cases.iter_mut().find(|(label, _)| *label == l) {
+                Some((_, groups)) => groups.push(g),
+                None => cases.push((l, vec![g])),
+            }
+        }
+        let (max_successors, merged) = self.step_bounds(&by_first, &shared, fan_out);
         let words = self.state_words();
         if merged.saturating_mul(words as u64 + 1) > MAX_MERGE_WORDS {
             return Err(Unsupported::Model(format!(
@@ -169,15 +216,6 @@ impl CudaModel for Network {
         }
         // A state tries only the groups whose first participant offers its label: per
         // component, a switch over the distinct labels of its local state's edges.
-        let mut by_first: Vec<Vec<(u32, Vec<usize>)>> = vec![Vec::new(); n];
-        for (g, group) in self.groups.iter().enumerate() {
-            let (c, l) = group.parts[0];
-            let cases = &mut by_first[c as usize];
-            match cases.iter_mut().find(|(label, _)| *label == l) {
-                Some((_, groups)) => groups.push(g),
-                None => cases.push((l, vec![g])),
-            }
-        }
         for (c, cases) in by_first.iter().enumerate().filter(|(_, cases)| !cases.is_empty()) {
             let _ = writeln!(src, "  for (u32 e = wc_off{c}[s[{c}]], end = wc_off{c}[s[{c}] + 1]; e < end;) {{");
             let _ = writeln!(src, "    u32 l = wc_lab{c}[e], f = e;\n    while (f < end && wc_lab{c}[f] == l) f++;");
