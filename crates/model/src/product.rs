@@ -235,6 +235,20 @@ impl<M: Model> Model for Product<M> {
         state
     }
 
+    /// Each initial state of the model with the automaton's initial state.
+    fn initial_states(&self) -> Vec<Vec<u32>> {
+        let words = self.state_words();
+        self.model
+            .initial_states()
+            .into_iter()
+            .map(|mut state| {
+                state.resize(words, 0);
+                self.place.set(&mut state, self.automaton.initial);
+                state
+            })
+            .collect()
+    }
+
     fn successors(&self) -> ProductSuccessors<'_, M> {
         ProductSuccessors {
             product: self,
