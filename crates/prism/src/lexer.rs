@@ -46,7 +46,9 @@ pub struct Token {
     pub span: Span,
 }
 
-/// The reserved words of the PRISM language that this front end knows.
+/// The reserved words of the PRISM language that this front end knows. As in PRISM,
+/// `floor`, `ceil`, `round`, `pow`, `mod` and `log` are not reserved: they name
+/// functions only before `(` (`[round]` is an action of QComp's firewire model).
 pub const KEYWORDS: &[&str] = &[
     "dtmc",
     "probabilistic",
@@ -73,12 +75,6 @@ pub const KEYWORDS: &[&str] = &[
     "false",
     "min",
     "max",
-    "floor",
-    "ceil",
-    "round",
-    "pow",
-    "mod",
-    "log",
     "func",
 ];
 

@@ -452,6 +452,11 @@ impl Parser {
                 self.bump();
                 self.node(ExprKind::Bool(false), start)
             }
+            Tok::Ident(n) if matches!(self.peek_at(1), Tok::Punct("(")) && Func::from_name(&n).is_some() => {
+                self.bump();
+                self.bump();
+                self.call(Func::from_name(&n).unwrap_or(Func::Min), start)
+            }
             Tok::Ident(n) => {
                 self.bump();
                 self.node(ExprKind::Ident(n), start)
@@ -468,6 +473,7 @@ impl Parser {
                 self.expect_punct("(")?;
                 let func = match self.peek() {
                     Tok::Keyword(k) => Func::from_name(k),
+                    Tok::Ident(n) => Func::from_name(n),
                     _ => None,
                 }
                 .ok_or_else(|| self.unexpected("a function name"))?;
