@@ -258,10 +258,12 @@ pub fn build<M: Model, A: Annotations + ?Sized>(
                 if info.action {
                     let mut values = Vec::with_capacity(emits.choices());
                     for c in 0..emits.choices() {
-                        let r = annotations.choice_reward(k, &current, emits.groups(c)).map_err(|e| BuildError::Reward {
-                            structure: info.name.clone(),
-                            state: describe_state(&current),
-                            error: model.describe_error(&e),
+                        let r = annotations.choice_reward(k, &current, emits.groups(c)).map_err(|e| {
+                            BuildError::Reward {
+                                structure: info.name.clone(),
+                                state: describe_state(&current),
+                                error: model.describe_error(&e),
+                            }
                         })?;
                         values.push(r);
                     }

@@ -113,8 +113,11 @@ fn to_double(e: TExpr) -> TExpr {
 }
 
 fn type_error(expected: &str, found: Type, span: Span) -> Diagnostic {
-    Diagnostic::new(format!("type error: expected {expected}, found {}", found.name()), span)
-        .label(format!("this is {} {}", if found == Type::Int { "an" } else { "a" }, found.name()))
+    Diagnostic::new(format!("type error: expected {expected}, found {}", found.name()), span).label(format!(
+        "this is {} {}",
+        if found == Type::Int { "an" } else { "a" },
+        found.name()
+    ))
 }
 
 impl<'a> Checker<'a> {
@@ -167,7 +170,10 @@ impl<'a> Checker<'a> {
             Some(e) => {
                 if let Some((v, span)) = vars.iter().find(|(v, _)| v.init_given) {
                     return Err(Diagnostic::new(
-                        format!("variable `{}` has an initial value, but the model has an `init ... endinit` block", v.var.name),
+                        format!(
+                            "variable `{}` has an initial value, but the model has an `init ... endinit` block",
+                            v.var.name
+                        ),
                         *span,
                     )
                     .label("remove `init ...` here")
@@ -178,7 +184,19 @@ impl<'a> Checker<'a> {
             None => None,
         };
 
+        // Action indices as Storm numbers them: first appearance in the modules written
+        // out, then the actions that only renamings introduce.
         let mut actions: Vec<String> = Vec::new();
+        for pass in [false, true] {
+            for inst in instances.iter().filter(|i| i.rename.is_some() == pass) {
+                for a in inst.commands.iter().filter_map(|c| c.action.as_ref()) {
+                    let name = inst.renamed(&a.text);
+                    if !actions.iter().any(|x| x == name) {
+                        actions.push(name.to_string());
+                    }
+                }
+            }
+        }
         let mut commands = Vec::new();
         let mut modules = Vec::new();
         for (m, inst) in instances.iter().enumerate() {
@@ -215,19 +233,7 @@ impl<'a> Checker<'a> {
         let types: Vec<SlotType> = vars.iter().map(|v| SlotType::Range { max: (v.hi - v.lo) as u32 }).collect();
         let layout = Layout::pack(&types);
         let slots = vars.iter().zip(layout.slots()).map(|(v, s)| VarSlot { slot: *s, lo: v.lo }).collect();
-        Ok(Program {
-            model_type,
-            vars,
-            slots,
-            layout,
-            actions,
-            commands,
-            modules,
-            labels,
-            rewards,
-            init,
-            constants,
-        })
+        Ok(Program { model_type, vars, slots, layout, actions, commands, modules, labels, rewards, init, constants })
     }
 
     fn constants(&mut self, given: &[(String, String)]) -> R<Vec<(String, Value)>> {
@@ -238,15 +244,25 @@ impl<'a> Checker<'a> {
         }
         for (name, text) in given {
             let Some(c) = file.constants.iter().find(|c| c.name.text == *name) else {
-                return Err(Diagnostic::new(format!("`--const {name}={text}`: the model has no constant `{name}`"), Span::default())
-                    .note(format!("the model declares: {}", file.constants.iter().map(|c| c.name.text.as_str()).collect::<Vec<_>>().join(", "))));
+                return Err(Diagnostic::new(
+                    format!("`--const {name}={text}`: the model has no constant `{name}`"),
+                    Span::default(),
+                )
+                .note(format!(
+                    "the model declares: {}",
+                    file.constants.iter().map(|c| c.name.text.as_str()).collect::<Vec<_>>().join(", ")
+                )));
             };
             if c.value.is_some() {
-                return Err(Diagnostic::new(format!("`--const {name}={text}`: constant `{name}` already has a value in the model"), c.name.span)
-                    .label("defined here"));
+                return Err(Diagnostic::new(
+                    format!("`--const {name}={text}`: constant `{name}` already has a value in the model"),
+                    c.name.span,
+                )
+                .label("defined here"));
             }
             let bad = |ty: &str| {
-                Diagnostic::new(format!("`--const {name}={text}`: `{text}` is not {ty}"), c.name.span).label(format!("`{name}` is declared here"))
+                Diagnostic::new(format!("`--const {name}={text}`: `{text}` is not {ty}"), c.name.span)
+                    .label(format!("`{name}` is declared here"))
             };
             let t = text.trim();
             let value = match c.ty {
@@ -290,8 +306,11 @@ impl<'a> Checker<'a> {
             }
             if still.len() == pending.len() {
                 let c = still[0];
-                return Err(Diagnostic::new(format!("the value of constant `{}` depends on itself", c.name.text), c.name.span)
-                    .label("cyclic definition"));
+                return Err(Diagnostic::new(
+                    format!("the value of constant `{}` depends on itself", c.name.text),
+                    c.name.span,
+                )
+                .label("cyclic definition"));
             }
             pending = still;
         }
@@ -311,9 +330,9 @@ impl<'a> Checker<'a> {
             return Err(Diagnostic::new("not a constant expression", span));
         };
         match (c.ty, v) {
-            (ConstType::Int, Value::Int(_)) | (ConstType::Double, Value::Double(_)) | (ConstType::Bool, Value::Bool(_)) => {
-                Ok(v)
-            }
+            (ConstType::Int, Value::Int(_))
+            | (ConstType::Double, Value::Double(_))
+            | (ConstType::Bool, Value::Bool(_)) => Ok(v),
             (ConstType::Double, Value::Int(i)) => Ok(Value::Double(i as f64)),
             (ConstType::Int, found) => Err(type_error("an int", found.ty(), span)),
             (ConstType::Double, found) => Err(type_error("a number", found.ty(), span)),
@@ -343,7 +362,8 @@ impl<'a> Checker<'a> {
                 }),
                 ModuleBody::Renamed { base, pairs } => {
                     let Some(b) = file.modules.iter().find(|b| b.name.text == base.text) else {
-                        return Err(Diagnostic::new(format!("no module `{}` to rename", base.text), base.span).label("unknown module"));
+                        return Err(Diagnostic::new(format!("no module `{}` to rename", base.text), base.span)
+                            .label("unknown module"));
                     };
                     let ModuleBody::Plain { variables, commands } = &b.body else {
                         return Err(Diagnostic::new(format!("module `{}` is itself a renaming", base.text), base.span)
@@ -396,12 +416,18 @@ impl<'a> Checker<'a> {
                 let lo = int_const(self, lo_e)?;
                 let hi = int_const(self, hi_e)?;
                 if lo > hi {
-                    return Err(Diagnostic::new(format!("empty range [{lo}..{hi}] of variable `{name}`"), lo_e.span.to(hi_e.span))
-                        .label("the lower bound is above the upper bound"));
+                    return Err(Diagnostic::new(
+                        format!("empty range [{lo}..{hi}] of variable `{name}`"),
+                        lo_e.span.to(hi_e.span),
+                    )
+                    .label("the lower bound is above the upper bound"));
                 }
                 if hi.checked_sub(lo).is_none_or(|r| r > MAX_RANGE) {
-                    return Err(Diagnostic::new(format!("the range [{lo}..{hi}] of variable `{name}` is too large"), lo_e.span.to(hi_e.span))
-                        .label(format!("at most {MAX_RANGE} above the lower bound")));
+                    return Err(Diagnostic::new(
+                        format!("the range [{lo}..{hi}] of variable `{name}` is too large"),
+                        lo_e.span.to(hi_e.span),
+                    )
+                    .label(format!("at most {MAX_RANGE} above the lower bound")));
                 }
                 (lo, hi, false)
             }
@@ -414,8 +440,11 @@ impl<'a> Checker<'a> {
                     (TKind::Lit(Value::Bool(b)), true) => b as i64,
                     (TKind::Lit(Value::Int(x)), false) => {
                         if x < lo || x > hi {
-                            return Err(Diagnostic::new(format!("initial value {x} of `{name}` is outside its range [{lo}..{hi}]"), e.span)
-                                .label("out of range"));
+                            return Err(Diagnostic::new(
+                                format!("initial value {x} of `{name}` is outside its range [{lo}..{hi}]"),
+                                e.span,
+                            )
+                            .label("out of range"));
                         }
                         x
                     }
@@ -464,7 +493,9 @@ impl<'a> Checker<'a> {
             for a in &u.assignments {
                 let target = inst.renamed(&a.target.text);
                 let Some(&v) = self.var_index.get(target) else {
-                    return Err(Diagnostic::new(format!("`{target}` is not a variable"), a.target.span).label("assigned here"));
+                    return Err(
+                        Diagnostic::new(format!("`{target}` is not a variable"), a.target.span).label("assigned here")
+                    );
                 };
                 let var = &vars[v as usize].0.var;
                 if var.module.is_some_and(|owner| owner != module) {
@@ -627,7 +658,9 @@ impl<'a> Checker<'a> {
     ) -> Result<TExpr, Fail> {
         if let Some(&body) = self.formulas.get(name) {
             if self.formula_stack.iter().any(|f| f == name) {
-                return Err(Diagnostic::new(format!("formula `{name}` uses itself"), span).label("cyclic formula").into());
+                return Err(Diagnostic::new(format!("formula `{name}` uses itself"), span)
+                    .label("cyclic formula")
+                    .into());
             }
             self.formula_stack.push(name.to_string());
             let r = self.resolve(body, rename, vars, depth + 1);
@@ -642,16 +675,29 @@ impl<'a> Checker<'a> {
         }
         if let Some(&v) = self.var_index.get(name) {
             if !vars {
-                return Err(Diagnostic::new(format!("`{name}` is a variable, but this must be a constant expression"), span)
-                    .label("a variable")
-                    .into());
+                return Err(Diagnostic::new(
+                    format!("`{name}` is a variable, but this must be a constant expression"),
+                    span,
+                )
+                .label("a variable")
+                .into());
             }
             return Ok(TExpr { kind: TKind::Var(v), ty: self.var_types[v as usize] });
         }
-        if !vars && self.file.globals.iter().chain(self.file.modules.iter().flat_map(module_vars)).any(|v| v.name.text == name) {
-            return Err(Diagnostic::new(format!("`{name}` is a variable, but this must be a constant expression"), span)
-                .label("a variable")
-                .into());
+        if !vars
+            && self
+                .file
+                .globals
+                .iter()
+                .chain(self.file.modules.iter().flat_map(module_vars))
+                .any(|v| v.name.text == name)
+        {
+            return Err(Diagnostic::new(
+                format!("`{name}` is a variable, but this must be a constant expression"),
+                span,
+            )
+            .label("a variable")
+            .into());
         }
         Err(Diagnostic::new(format!("unknown name `{name}`"), span).label("not a constant, formula or variable").into())
     }
@@ -808,7 +854,12 @@ fn call(f: Func, args: Vec<TExpr>, spans: &[ast::Expr], span: Span) -> R<TExpr> 
 
 /// A global variable written by two modules that synchronise on one action is an
 /// error: the combined update would write it twice.
-fn check_global_writes(modules: &[Module], commands: &[Command], vars: &[(VarWithInit, Span)], actions: &[String]) -> R<()> {
+fn check_global_writes(
+    modules: &[Module],
+    commands: &[Command],
+    vars: &[(VarWithInit, Span)],
+    actions: &[String],
+) -> R<()> {
     let writes = |m: &Module, a: u32| -> Vec<(u32, Span)> {
         let mut out = Vec::new();
         for &c in &m.commands {

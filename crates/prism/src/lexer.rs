@@ -183,14 +183,14 @@ fn number(source: &str, i: &mut usize) -> Result<Token, Diagnostic> {
     }
     let text = &source[start..*i];
     let span = Span::new(start, *i);
-    let tok = if real {
-        Tok::Double(text.parse().map_err(|_| Diagnostic::new(format!("bad number `{text}`"), span))?)
-    } else {
-        Tok::Int(
-            text.parse()
-                .map_err(|_| Diagnostic::new(format!("integer `{text}` is too large"), span).label("at most 2^63 - 1"))?,
-        )
-    };
+    let tok =
+        if real {
+            Tok::Double(text.parse().map_err(|_| Diagnostic::new(format!("bad number `{text}`"), span))?)
+        } else {
+            Tok::Int(text.parse().map_err(|_| {
+                Diagnostic::new(format!("integer `{text}` is too large"), span).label("at most 2^63 - 1")
+            })?)
+        };
     Ok(Token { tok, span })
 }
 

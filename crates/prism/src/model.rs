@@ -57,7 +57,9 @@ impl PrismModel {
                     .modules
                     .iter()
                     .filter(|m| m.alphabet.contains(&a))
-                    .map(|m| m.commands.iter().copied().filter(|&c| program.commands[c as usize].action == Some(a)).collect())
+                    .map(|m| {
+                        m.commands.iter().copied().filter(|&c| program.commands[c as usize].action == Some(a)).collect()
+                    })
                     .collect();
                 sync.push(per_module);
             }
@@ -110,8 +112,10 @@ fn initial_states(p: &Program, init_span: Span) -> Result<Vec<Vec<u32>>, Diagnos
     let Some(init) = &p.init else {
         return Ok(vec![encode(&p.vars.iter().map(|v| v.init).collect::<Vec<_>>())]);
     };
-    let order: Vec<usize> =
-        (0..p.vars.len()).filter(|&v| !p.vars[v].boolean).chain((0..p.vars.len()).filter(|&v| p.vars[v].boolean)).collect();
+    let order: Vec<usize> = (0..p.vars.len())
+        .filter(|&v| !p.vars[v].boolean)
+        .chain((0..p.vars.len()).filter(|&v| p.vars[v].boolean))
+        .collect();
     let candidates = p.vars.iter().try_fold(1u64, |n, v| n.checked_mul((v.hi - v.lo + 1) as u64));
     if candidates.is_none_or(|n| n > MAX_INIT_CANDIDATES) {
         return Err(Diagnostic::new("`init ... endinit` ranges over too many valuations", init_span)
@@ -147,7 +151,9 @@ fn initial_states(p: &Program, init_span: Span) -> Result<Vec<Vec<u32>>, Diagnos
         }
     }
     if out.is_empty() {
-        return Err(Diagnostic::new("no state satisfies the `init ... endinit` predicate", init_span).label("never true"));
+        return Err(
+            Diagnostic::new("no state satisfies the `init ... endinit` predicate", init_span).label("never true")
+        );
     }
     Ok(out)
 }

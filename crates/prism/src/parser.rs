@@ -119,8 +119,9 @@ impl Parser {
     fn name(&mut self, what: &str) -> R<Name> {
         match self.peek().clone() {
             Tok::Ident(text) => Ok(Name { text, span: self.bump().span }),
-            Tok::Keyword(k) => Err(Diagnostic::new(format!("`{k}` is a reserved word"), self.span())
-                .label(format!("expected {what}"))),
+            Tok::Keyword(k) => {
+                Err(Diagnostic::new(format!("`{k}` is a reserved word"), self.span()).label(format!("expected {what}")))
+            }
             _ => Err(self.unexpected(what)),
         }
     }
@@ -395,7 +396,15 @@ impl Parser {
             &[("+", BinOp::Add), ("-", BinOp::Sub)],
             &[("*", BinOp::Mul), ("/", BinOp::Div)],
         ];
-        let operand = |p: &mut Parser| if level == 3 { p.not() } else if level + 1 < LEVELS.len() { p.binary(level + 1) } else { p.unary() };
+        let operand = |p: &mut Parser| {
+            if level == 3 {
+                p.not()
+            } else if level + 1 < LEVELS.len() {
+                p.binary(level + 1)
+            } else {
+                p.unary()
+            }
+        };
         let mut left = operand(self)?;
         loop {
             let op = LEVELS[level].iter().find(|(sym, _)| self.is_punct(sym)).map(|&(_, op)| op);
