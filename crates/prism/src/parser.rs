@@ -509,3 +509,141 @@ impl Parser {
         self.node(ExprKind::Call(func, args), start.to(end))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The expression as a fully parenthesised string.
+    fn show(e: &Expr) -> String {
+        match &e.kind {
+            ExprKind::Int(v) => v.to_string(),
+            ExprKind::Double(v) => format!("{v:?}"),
+            ExprKind::Bool(b) => b.to_string(),
+            ExprKind::Ident(n) => n.clone(),
+            ExprKind::Unary(UnOp::Neg, a) => format!("(-{})", show(a)),
+            ExprKind::Unary(UnOp::Not, a) => format!("(!{})", show(a)),
+            ExprKind::Binary(op, a, b) => format!("({} {} {})", show(a), op.symbol(), show(b)),
+            ExprKind::Ite(c, a, b) => format!("({} ? {} : {})", show(c), show(a), show(b)),
+            ExprKind::Call(f, args) => format!("{}({})", f.name(), args.iter().map(show).collect::<Vec<_>>().join(", ")),
+        }
+    }
+
+    fn expr(s: &str) -> String {
+        show(&parse_expression(s).unwrap())
+    }
+
+    #[test]
+    fn precedence_and_associativity() {
+        assert_eq!(expr("a | b & c"), "(a | (b & c))");
+        assert_eq!(expr("!a = b & c"), "((!(a = b)) & c)");
+        assert_eq!(expr("a => b => c"), "((a => b) => c)");
+        assert_eq!(expr("a <=> b => c"), "((a <=> b) => c)");
+        assert_eq!(expr("c ? 1 : d ? 2 : 3"), "(c ? 1 : (d ? 2 : 3))");
+        assert_eq!(expr("-x*y + 1 - 2 - 3"), "(((((-x) * y) + 1) - 2) - 3)");
+        assert_eq!(expr("x+1 < 2*y = (z >= 3)"), "(((x + 1) < (2 * y)) = (z >= 3))");
+        assert_eq!(expr("1/2/3"), "((1 / 2) / 3)");
+        assert_eq!(expr("min(x, 1, 2) + max(a,b) + floor(2.5) + ceil(x) + pow(2, 8)"),
+            "((((min(x, 1, 2) + max(a, b)) + floor(2.5)) + ceil(x)) + pow(2, 8))");
+        assert_eq!(expr("mod(1977, 100) + log(8, 2) + round(x) + func(max, 1, 2)"),
+            "(((mod(1977, 100) + log(8, 2)) + round(x)) + max(1, 2))");
+        assert_eq!(expr("true | false"), "(true | false)");
+        assert_eq!(expr("1e-3 + .5 + 7"), "((0.001 + 0.5) + 7)");
+    }
+
+    #[test]
+    fn every_construct() {
+        let src = r#"
+// a comment
+dtmc
+const int N;
+const double p = 0.5;
+const bool flag = true;
+const K = 3;
+const rate r = 2;
+formula f = x + 1;
+global g : [0..N] init 0;
+global h : bool;
+label "goal" = x = N;
+module m
+  x : [0..N] init 1;
+  b : bool init false;
+  [] x < N -> p : (x'=x+1) & (b'=!b) + 1-p : (x'=x);
+  [a] x = N -> true;
+  [a] b -> (x'=0);
+endmodule
+module m2 = m [x=y, b=c, a=d] endmodule
+rewards "steps"
+  true : 1;
+  [a] x > 0 : 2.5;
+  [] true : 1;
+endrewards
+rewards
+  x = 0 : 1;
+endrewards
+init x = 1 endinit
+"#;
+        let f = parse(src).unwrap();
+        assert_eq!(f.kind.map(|k| k.0), Some(ModelKind::Dtmc));
+        let consts: Vec<_> = f.constants.iter().map(|c| (c.name.text.as_str(), c.ty, c.value.is_some())).collect();
+        assert_eq!(
+            consts,
+            [
+                ("N", ConstType::Int, false),
+                ("p", ConstType::Double, true),
+                ("flag", ConstType::Bool, true),
+                ("K", ConstType::Int, true),
+                ("r", ConstType::Double, true)
+            ]
+        );
+        assert_eq!(f.formulas[0].0.text, "f");
+        assert_eq!(f.globals.len(), 2);
+        assert_eq!(f.globals[1].ty, VarType::Bool);
+        assert_eq!(f.labels[0].0.text, "goal");
+        assert_eq!(f.modules.len(), 2);
+        let ModuleBody::Plain { variables, commands } = &f.modules[0].body else { panic!("plain") };
+        assert_eq!(variables.len(), 2);
+        assert_eq!(commands.len(), 3);
+        assert_eq!(commands[0].updates.len(), 2);
+        assert_eq!(commands[0].updates[0].assignments.len(), 2);
+        assert!(commands[0].updates[0].weight.is_some());
+        assert_eq!(commands[1].action.as_ref().map(|a| a.text.as_str()), Some("a"));
+        assert!(commands[1].updates[0].assignments.is_empty() && commands[1].updates[0].weight.is_none());
+        assert_eq!(commands[2].updates[0].assignments[0].target.text, "x");
+        let ModuleBody::Renamed { base, pairs } = &f.modules[1].body else { panic!("renamed") };
+        assert_eq!(base.text, "m");
+        assert_eq!(pairs.iter().map(|(a, b)| (a.text.as_str(), b.text.as_str())).collect::<Vec<_>>(), [("x", "y"), ("b", "c"), ("a", "d")]);
+        assert_eq!(f.rewards.len(), 2);
+        assert_eq!(f.rewards[0].name.as_ref().map(|n| n.text.as_str()), Some("steps"));
+        assert_eq!(f.rewards[0].items[1].action.as_ref().map(|a| a.as_ref().map(|n| n.text.clone())), Some(Some("a".into())));
+        assert_eq!(f.rewards[0].items[2].action, Some(None));
+        assert!(f.rewards[1].name.is_none());
+        assert!(f.init.is_some());
+    }
+
+    #[test]
+    fn model_type_synonyms() {
+        for (word, kind) in [
+            ("probabilistic", ModelKind::Dtmc),
+            ("nondeterministic", ModelKind::Mdp),
+            ("stochastic", ModelKind::Ctmc),
+            ("mdp", ModelKind::Mdp),
+            ("ctmc", ModelKind::Ctmc),
+        ] {
+            assert_eq!(parse(word).unwrap().kind.map(|k| k.0), Some(kind));
+        }
+        assert_eq!(parse("").unwrap().kind, None);
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_an_overflow() {
+        let deep = format!("{}1{}", "(".repeat(100_000), ")".repeat(100_000));
+        assert!(parse_expression(&deep).unwrap_err().message.contains("nested too deeply"));
+        let chain = vec!["1"; 100_000].join("+");
+        assert!(parse_expression(&chain).unwrap_err().message.contains("nested too deeply"));
+        let negations = format!("{}x", "!".repeat(100_000));
+        assert!(parse_expression(&negations).unwrap_err().message.contains("nested too deeply"));
+        let ok = vec!["1"; 150].join("+");
+        assert!(parse_expression(&ok).is_ok());
+    }
+}
