@@ -139,10 +139,6 @@ impl<'a> Checker<'a> {
             Some(ModelKind::Mdp) | None => ModelType::Mdp,
         };
         let constants = self.constants(given)?;
-        for (name, body) in &file.formulas {
-            self.declare(&name.text, name.span, "formula")?;
-            self.formulas.insert(name.text.clone(), body);
-        }
         let instances = self.instances()?;
 
         // Variables: global Booleans, global integers, then module by module.
@@ -289,7 +285,12 @@ impl<'a> Checker<'a> {
                     .note(format!("give it a value from outside: --const {}=...", c.name.text)));
             }
         }
-        // Constants may use each other in any order: resolve until nothing moves.
+        for (name, body) in &file.formulas {
+            self.declare(&name.text, name.span, "formula")?;
+            self.formulas.insert(name.text.clone(), body);
+        }
+        // Constants may use each other (and formulas) in any order: resolve until
+        // nothing moves.
         let mut pending: Vec<&ast::Constant> = file.constants.iter().filter(|c| c.value.is_some()).collect();
         while !pending.is_empty() {
             let mut still = Vec::new();
@@ -716,7 +717,11 @@ impl<'a> Checker<'a> {
         }
         match Code::compile(&t).value(&[], &[], &mut self.stack) {
             Ok(v) => Ok(lit(v)),
-            Err(e) => Err(Diagnostic::new(format!("evaluating this constant expression: {e}"), span).into()),
+            Err(e) => Err(Diagnostic::new(
+                format!("evaluating this constant expression: {}", crate::eval::describe_error(&e)),
+                span,
+            )
+            .into()),
         }
     }
 }

@@ -390,6 +390,14 @@ fn emit(e: &TExpr, ops: &mut Vec<Op>) {
     }
 }
 
+/// An evaluation error in PRISM's words (the only integer division is `mod`).
+pub fn describe_error(e: &EvalError) -> String {
+    match e {
+        EvalError::DivisionByZero => "modulo by zero".to_string(),
+        _ => e.to_string(),
+    }
+}
+
 fn arithmetic(what: &'static str) -> EvalError {
     EvalError::Arithmetic { what }
 }

@@ -363,8 +363,7 @@ impl Describe for PrismModel {
                 Some(v) => format!("value {value} is outside the range [{}..{}] of variable `{}`", v.lo, v.hi, v.name),
                 None => error.to_string(),
             },
-            EvalError::DivisionByZero => "modulo by zero".to_string(),
-            _ => error.to_string(),
+            _ => crate::eval::describe_error(error),
         }
     }
 

@@ -525,7 +525,9 @@ mod tests {
             ExprKind::Unary(UnOp::Not, a) => format!("(!{})", show(a)),
             ExprKind::Binary(op, a, b) => format!("({} {} {})", show(a), op.symbol(), show(b)),
             ExprKind::Ite(c, a, b) => format!("({} ? {} : {})", show(c), show(a), show(b)),
-            ExprKind::Call(f, args) => format!("{}({})", f.name(), args.iter().map(show).collect::<Vec<_>>().join(", ")),
+            ExprKind::Call(f, args) => {
+                format!("{}({})", f.name(), args.iter().map(show).collect::<Vec<_>>().join(", "))
+            }
         }
     }
 
@@ -543,10 +545,14 @@ mod tests {
         assert_eq!(expr("-x*y + 1 - 2 - 3"), "(((((-x) * y) + 1) - 2) - 3)");
         assert_eq!(expr("x+1 < 2*y = (z >= 3)"), "(((x + 1) < (2 * y)) = (z >= 3))");
         assert_eq!(expr("1/2/3"), "((1 / 2) / 3)");
-        assert_eq!(expr("min(x, 1, 2) + max(a,b) + floor(2.5) + ceil(x) + pow(2, 8)"),
-            "((((min(x, 1, 2) + max(a, b)) + floor(2.5)) + ceil(x)) + pow(2, 8))");
-        assert_eq!(expr("mod(1977, 100) + log(8, 2) + round(x) + func(max, 1, 2)"),
-            "(((mod(1977, 100) + log(8, 2)) + round(x)) + max(1, 2))");
+        assert_eq!(
+            expr("min(x, 1, 2) + max(a,b) + floor(2.5) + ceil(x) + pow(2, 8)"),
+            "((((min(x, 1, 2) + max(a, b)) + floor(2.5)) + ceil(x)) + pow(2, 8))"
+        );
+        assert_eq!(
+            expr("mod(1977, 100) + log(8, 2) + round(x) + func(max, 1, 2)"),
+            "(((mod(1977, 100) + log(8, 2)) + round(x)) + max(1, 2))"
+        );
         assert_eq!(expr("true | false"), "(true | false)");
         assert_eq!(expr("1e-3 + .5 + 7"), "((0.001 + 0.5) + 7)");
     }
@@ -612,10 +618,16 @@ init x = 1 endinit
         assert_eq!(commands[2].updates[0].assignments[0].target.text, "x");
         let ModuleBody::Renamed { base, pairs } = &f.modules[1].body else { panic!("renamed") };
         assert_eq!(base.text, "m");
-        assert_eq!(pairs.iter().map(|(a, b)| (a.text.as_str(), b.text.as_str())).collect::<Vec<_>>(), [("x", "y"), ("b", "c"), ("a", "d")]);
+        assert_eq!(
+            pairs.iter().map(|(a, b)| (a.text.as_str(), b.text.as_str())).collect::<Vec<_>>(),
+            [("x", "y"), ("b", "c"), ("a", "d")]
+        );
         assert_eq!(f.rewards.len(), 2);
         assert_eq!(f.rewards[0].name.as_ref().map(|n| n.text.as_str()), Some("steps"));
-        assert_eq!(f.rewards[0].items[1].action.as_ref().map(|a| a.as_ref().map(|n| n.text.clone())), Some(Some("a".into())));
+        assert_eq!(
+            f.rewards[0].items[1].action.as_ref().map(|a| a.as_ref().map(|n| n.text.clone())),
+            Some(Some("a".into()))
+        );
         assert_eq!(f.rewards[0].items[2].action, Some(None));
         assert!(f.rewards[1].name.is_none());
         assert!(f.init.is_some());
