@@ -22,7 +22,7 @@ use crate::eval::VarSlot;
 use crate::program::{Command, Program};
 
 /// The most valuations an `init ... endinit` block may range over.
-pub const MAX_INIT_CANDIDATES: u64 = 1 << 26;
+pub const MAX_INIT_CANDIDATES: u64 = 1 << 24;
 
 /// A PRISM model: the checked program, its initial states and its choice structure.
 #[derive(Clone, Debug)]

@@ -184,7 +184,7 @@ fn deadlocks_loop_and_are_labelled() {
     assert_eq!(rows(&m, 2), [vec![(2, 1.0)]]);
     let model = warpcheck_prism::load(source, &[]).unwrap();
     let mut worker = model.successors();
-    assert!(worker.successors(&model.initial_state(), |_, _| {}) == false);
+    assert!(!worker.successors(&model.initial_state(), |_, _| {}));
 }
 
 #[test]
