@@ -54,6 +54,7 @@ pub struct Diagnostic {
     pub label: String,
     /// Other places worth showing (e.g. the earlier declaration of a duplicate).
     pub related: Vec<(Span, String)>,
+    /// Notes printed below the source lines.
     pub notes: Vec<String>,
 }
 

@@ -10,7 +10,7 @@
 //!   Markov builder's [`warpcheck_markov::Annotations`] (rewards, valuations), so that
 //!   [`PrismModel::build`] gives the [`warpcheck_markov::SparseModel`].
 //!
-//! Modules: [`lexer`], [`parser`] and [`ast`] (syntax), [`check`] (names, types,
+//! Modules: [`lexer`], [`parser`] and [`ast`] (syntax), [`check`] and [`resolve`] (names, types,
 //! constants, formulas, renaming) into [`program`] (the checked program), [`eval`]
 //! (typed stack code and its evaluator), [`model`] (the successor generator behind the
 //! waist), [`diagnostic`].
@@ -29,6 +29,8 @@
 //! assert_eq!(built.labelling.states("deadlock"), Some(&[1, 2][..]));
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod ast;
 pub mod check;
 pub mod diagnostic;
@@ -37,6 +39,7 @@ pub mod lexer;
 pub mod model;
 pub mod parser;
 pub mod program;
+pub mod resolve;
 
 pub use diagnostic::{Diagnostic, Severity, Span};
 pub use model::{PrismModel, PrismSuccessors};
