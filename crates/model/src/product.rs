@@ -362,6 +362,6 @@ mod tests {
             assert_eq!(product.automaton_state(s), 1);
         }
         // A model by reference forwards them too.
-        assert_eq!((&Two).initial_states(), [vec![0], vec![1]]);
+        assert_eq!(Model::initial_states(&&Two), [vec![0], vec![1]]);
     }
 }
