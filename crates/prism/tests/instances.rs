@@ -3,7 +3,7 @@
 //! `reference.json` / `reference-ctmc-rewards.json` (states, transitions, choices,
 //! initial states, label sizes) and, where the instance ships `.sta` + `.tra`, to
 //! Storm's matrix state by state through the variable values, with the labels of
-//! `.lab` and the reward rates of `.srew`.
+//! `.lab` and the reward rates of `.srew`; MDP action rewards are held to `.trew`.
 //!
 //! The states are numbered as Storm numbers them (checked on every instance with a
 //! `.tra`). No instance takes more than 20 s (the test profile is optimised; the
@@ -259,6 +259,27 @@ fn compare_with_export(folder: &Path, id: &str, m: &SparseModel) -> Option<bool>
     Some(map.iter().enumerate().all(|(s, &r)| s as u32 == r))
 }
 
+/// Action rewards of an MDP (`.trew`: `<from> <choice> <to> <reward>` for every entry
+/// of a rewarded choice), by Storm's state and choice numbers, which must be ours.
+fn compare_transition_rewards(folder: &Path, id: &str, m: &SparseModel) -> usize {
+    let mut compared = 0;
+    for reward in &m.rewards {
+        let Some(text) = read_maybe_gz(&folder.join(format!("{id}.{}.trew", reward.name))) else { continue };
+        let choice = reward.choice.as_ref().expect("action rewards");
+        let mut theirs = vec![0.0; choice.len()];
+        for line in text.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let (s, c): (u32, u64) = (f[0].parse().unwrap(), f[1].parse().unwrap());
+            theirs[(m.rows(s).start + c) as usize] = f[3].parse().unwrap();
+        }
+        for (row, (a, b)) in choice.iter().zip(&theirs).enumerate() {
+            assert!((a - b).abs() <= 1e-12 * a.abs().max(1.0), "{id}: reward {} of row {row}: {a} vs {b}", reward.name);
+        }
+        compared += 1;
+    }
+    compared
+}
+
 fn check_instance(kind: &str, id: &str) {
     let dir = markov_dir();
     let folder = dir.join(kind).join(id);
@@ -282,8 +303,9 @@ fn check_instance(kind: &str, id: &str) {
     let storm_order = compare_with_export(&folder, id, &m);
     assert_ne!(storm_order, Some(false), "{id}: the states are not numbered as Storm numbers them");
     assert_eq!(m.initial, initial, "{id}: initial states");
+    let trew = compare_transition_rewards(&folder, id, &m);
     eprintln!(
-        "{id}: {} states, {} transitions, built in {:.2?}; Storm's state order: {}",
+        "{id}: {} states, {} transitions, built in {:.2?}; {trew} .trew compared; Storm's state order: {}",
         m.states(),
         m.transitions(),
         built,
