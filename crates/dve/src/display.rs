@@ -36,6 +36,7 @@ impl Program {
     pub fn describe_error(&self, error: &EvalError) -> String {
         match *error {
             EvalError::DivisionByZero => "division by zero".to_string(),
+            EvalError::Arithmetic { what } => what.to_string(),
             EvalError::IndexOutOfBounds { var, index, len } => {
                 format!("array index {index} out of bounds for `{}[{len}]`", self.variable_name(var))
             }

@@ -5,10 +5,16 @@
 //!   choices, a state's group of rows its choices; a DTMC or CTMC has one row per
 //!   state), with initial states, state labels, reward structures and, when known,
 //!   the variable values of every state.
+//! - [`build()`](build::build): any [`warpcheck_model::Model`] whose steps carry
+//!   probabilities or rates, explored breadth-first into a [`SparseModel`], with the
+//!   rewards and valuations of its [`Annotations`].
 //!
 //! This crate knows no source language: the PRISM front end builds a [`SparseModel`],
 //! the explicit readers load one.
 
+pub mod build;
 pub mod sparse;
+
+pub use build::{build, Annotations, BuildError, BuildOptions, NoAnnotations, RewardInfo};
 
 pub use sparse::{Labelling, ModelType, RewardModel, SparseModel, Valuations};

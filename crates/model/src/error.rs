@@ -14,4 +14,10 @@ pub enum EvalError {
     IndexOutOfBounds { var: u32, index: i32, len: u32 },
     #[error("value {value} out of range for the assigned variable")]
     OutOfRange { slot: SlotId, value: i32 },
+    /// An arithmetic result the model cannot use: an integer overflow, a value that is
+    /// not a number converted to an integer, a negative exponent of an integer power, a
+    /// probability that is negative or not a number, the probabilities of a command that
+    /// do not sum to 1.
+    #[error("{what}")]
+    Arithmetic { what: &'static str },
 }

@@ -18,6 +18,13 @@
 use crate::error::EvalError;
 
 /// The step that produced a successor.
+///
+/// Probabilistic front ends (PRISM) emit one successor per (choice, branch): `weight`
+/// is the branch's probability (or rate, in a CTMC) and `groups` the ids of the
+/// commands that form the choice (one command, or one per module of a
+/// synchronisation). Consecutive emits with equal `groups` belong to one choice, and
+/// two different choices of a state never have equal `groups`; a builder of Markov
+/// models (`warpcheck_markov::build`) rests on this convention.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Step<'a> {
     /// The transition groups that moved: one in an interleaving system, one per
@@ -133,8 +140,13 @@ pub trait Model: Describe + Sync {
 
     /// Number of 32-bit words per state vector.
     fn state_words(&self) -> usize;
-    /// The initial state.
+    /// The initial state (the first of [`Model::initial_states`]).
     fn initial_state(&self) -> Vec<u32>;
+    /// All initial states, in the order a builder numbers them (PRISM's
+    /// `init ... endinit` gives several). Defaults to [`Model::initial_state`] alone.
+    fn initial_states(&self) -> Vec<Vec<u32>> {
+        vec![self.initial_state()]
+    }
     /// A successor worker (make one per thread).
     fn successors(&self) -> Self::Successors<'_>;
     /// The state labels.
@@ -200,6 +212,9 @@ impl<M: Model> Model for &M {
     }
     fn initial_state(&self) -> Vec<u32> {
         (**self).initial_state()
+    }
+    fn initial_states(&self) -> Vec<Vec<u32>> {
+        (**self).initial_states()
     }
     fn successors(&self) -> M::Successors<'_> {
         (**self).successors()

@@ -235,6 +235,20 @@ impl<M: Model> Model for Product<M> {
         state
     }
 
+    /// Each initial state of the model with the automaton's initial state.
+    fn initial_states(&self) -> Vec<Vec<u32>> {
+        let words = self.state_words();
+        self.model
+            .initial_states()
+            .into_iter()
+            .map(|mut state| {
+                state.resize(words, 0);
+                self.place.set(&mut state, self.automaton.initial);
+                state
+            })
+            .collect()
+    }
+
     fn successors(&self) -> ProductSuccessors<'_, M> {
         ProductSuccessors {
             product: self,
@@ -279,5 +293,75 @@ impl<M: Model> Model for Product<M> {
         }
         d.may_write.iter_mut().for_each(|row| row[word] = true);
         Some(d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two initial states, no step, one label (`x = 1`).
+    struct Two;
+    struct NoSteps;
+    impl Successors for NoSteps {
+        fn successors<F: FnMut(Step<'_>, Result<&[u32], EvalError>)>(&mut self, _: &[u32], _: F) -> bool {
+            true
+        }
+    }
+    impl Describe for Two {
+        fn describe_step(&self, _: &Step<'_>) -> String {
+            String::new()
+        }
+        fn describe_error(&self, e: &EvalError) -> String {
+            e.to_string()
+        }
+        fn describe_changes(&self, _: &[u32], _: &[u32]) -> Vec<String> {
+            Vec::new()
+        }
+        fn describe_state(&self, s: &[u32]) -> Vec<String> {
+            vec![format!("x = {}", s[0])]
+        }
+    }
+    impl Model for Two {
+        type Successors<'a> = NoSteps;
+        fn state_words(&self) -> usize {
+            1
+        }
+        fn initial_state(&self) -> Vec<u32> {
+            vec![0]
+        }
+        fn initial_states(&self) -> Vec<Vec<u32>> {
+            vec![vec![0], vec![1]]
+        }
+        fn successors(&self) -> NoSteps {
+            NoSteps
+        }
+        fn labels(&self) -> Vec<Label> {
+            vec![]
+        }
+        fn label(&self, s: &[u32], _: LabelId) -> Result<bool, EvalError> {
+            Ok(s[0] == 1)
+        }
+        fn is_accepting(&self, _: &[u32]) -> bool {
+            false
+        }
+        fn property(&self) -> Option<&str> {
+            None
+        }
+    }
+
+    #[test]
+    fn every_initial_state_of_the_model_starts_the_product() {
+        let automaton = Automaton { initial: 1, ..Automaton::new("a", vec![false, true], vec![]) };
+        let product = Product::new(Two, automaton);
+        let init = product.initial_states();
+        assert_eq!(init.len(), 2);
+        assert_eq!(init[0], product.initial_state());
+        for (s, expect) in init.iter().zip([0, 1]) {
+            assert_eq!(s[0], expect);
+            assert_eq!(product.automaton_state(s), 1);
+        }
+        // A model by reference forwards them too.
+        assert_eq!(Model::initial_states(&&Two), [vec![0], vec![1]]);
     }
 }

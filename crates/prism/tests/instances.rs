@@ -1,0 +1,410 @@
+//! Every PRISM-language instance of `shared/markov` (QComp models with Storm's
+//! exports): built from the source, the extra labels and the constants, then held to
+//! `reference.json` / `reference-ctmc-rewards.json` (states, transitions, choices,
+//! initial states, label sizes) and, where the instance ships `.sta` + `.tra`, to
+//! Storm's matrix state by state through the variable values, with the labels of
+//! `.lab` and the reward rates of `.srew`; MDP action rewards are held to `.trew`.
+//!
+//! The states are numbered as Storm numbers them (checked on every instance with a
+//! `.tra`). No instance takes more than 20 s (the test profile is optimised; the
+//! largest, `tandem-1023`, builds in about 2 s), so none is gated behind
+//! `WARPCHECK_LONG=1`.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use warpcheck_markov::{BuildOptions, ModelType, SparseModel};
+
+/// `shared/markov` beside the repository (or `$WARPCHECK_MARKOV`), or a panic naming
+/// the path.
+fn markov_dir() -> PathBuf {
+    let dir = std::env::var_os("WARPCHECK_MARKOV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/markov"));
+    assert!(
+        dir.join("reference.json").is_file(),
+        "the Markov test data is missing: expected {} (shared/markov beside the repository); \
+         set WARPCHECK_MARKOV to its path",
+        dir.display()
+    );
+    dir
+}
+
+/// The text of `path` or of `path.gz`, if either exists.
+fn read_maybe_gz(path: &Path) -> Option<String> {
+    if path.is_file() {
+        return Some(std::fs::read_to_string(path).expect("read"));
+    }
+    let gz = PathBuf::from(format!("{}.gz", path.display()));
+    if gz.is_file() {
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(std::fs::File::open(&gz).expect("open"))
+            .read_to_string(&mut text)
+            .expect("gunzip");
+        return Some(text);
+    }
+    None
+}
+
+fn reference(dir: &Path, id: &str) -> serde_json::Value {
+    for file in ["reference.json", "reference-ctmc-rewards.json"] {
+        let text = std::fs::read_to_string(dir.join(file)).expect("read reference");
+        let json: serde_json::Value = serde_json::from_str(&text).expect("parse reference");
+        if let Some(found) = json["instances"].as_array().and_then(|a| a.iter().find(|i| i["id"] == id)) {
+            return found.clone();
+        }
+    }
+    panic!("no reference entry for {id}");
+}
+
+/// The instance's model: source + extra labels, with its constants.
+fn build(folder: &Path) -> SparseModel {
+    let source = std::fs::read_dir(folder)
+        .expect("list")
+        .map(|e| e.expect("entry").path())
+        .find(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            (name.ends_with(".prism") || name.ends_with(".pm")) && name != "extra_labels.prism"
+        })
+        .expect("a PRISM source");
+    let mut text = std::fs::read_to_string(&source).expect("read source");
+    if let Ok(extra) = std::fs::read_to_string(folder.join("extra_labels.prism")) {
+        text.push('\n');
+        text.push_str(&extra);
+    }
+    let constants = std::fs::read_to_string(folder.join("constants.txt")).expect("constants.txt");
+    let constants: String =
+        constants.lines().filter(|l| !l.trim_start().starts_with('#')).collect::<Vec<_>>().join(",");
+    let constants = warpcheck_prism::parse_constants(&constants).expect("constants");
+    let model = warpcheck_prism::load(&text, &constants)
+        .unwrap_or_else(|d| panic!("{}", d.render(&source.display().to_string(), &text)));
+    model.build(&BuildOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", folder.display()))
+}
+
+/// Temporary readers of PRISM's explicit files, until `warpcheck_markov`'s own
+/// (`explicit.rs`, another branch) land: `.sta` valuations, `.tra` rows, `.lab` labels.
+mod explicit {
+    use std::collections::HashMap;
+
+    /// Variable names and each state's values (Booleans as 0/1).
+    pub fn sta(text: &str) -> (Vec<String>, Vec<Vec<i64>>) {
+        let mut lines = text.lines();
+        let header = lines.next().expect("header").trim().trim_start_matches('(').trim_end_matches(')');
+        let names = header.split(',').map(str::to_string).collect();
+        let mut states = Vec::new();
+        for line in lines.filter(|l| !l.trim().is_empty()) {
+            let (index, values) = line.split_once(':').expect("state line");
+            assert_eq!(index.trim().parse::<usize>().expect("index"), states.len());
+            let values = values.trim().trim_start_matches('(').trim_end_matches(')');
+            states.push(
+                values
+                    .split(',')
+                    .map(|v| match v {
+                        "true" => 1,
+                        "false" => 0,
+                        _ => v.parse().expect("value"),
+                    })
+                    .collect(),
+            );
+        }
+        (names, states)
+    }
+
+    /// Per state, its rows of `(target, value)`, sorted by target.
+    pub fn tra(text: &str, mdp: bool) -> Vec<Vec<Vec<(u32, f64)>>> {
+        let mut lines = text.lines();
+        let header: Vec<usize> = lines.next().expect("header").split_whitespace().map(|x| x.parse().unwrap()).collect();
+        let mut rows: Vec<Vec<Vec<(u32, f64)>>> = vec![Vec::new(); header[0]];
+        for line in lines.filter(|l| !l.trim().is_empty()) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let (from, choice, to, value) = if mdp {
+                (f[0].parse::<usize>().unwrap(), f[1].parse::<usize>().unwrap(), f[2], f[3])
+            } else {
+                (f[0].parse::<usize>().unwrap(), 0, f[1], f[2])
+            };
+            let state = &mut rows[from];
+            if state.len() <= choice {
+                state.resize(choice + 1, Vec::new());
+            }
+            state[choice].push((to.parse().unwrap(), value.parse().unwrap()));
+        }
+        for state in &mut rows {
+            for row in state.iter_mut() {
+                row.sort_by_key(|e| e.0);
+            }
+        }
+        rows
+    }
+
+    /// Per state, its label names.
+    pub fn lab(text: &str, states: usize) -> Vec<Vec<String>> {
+        let mut lines = text.lines();
+        let names: HashMap<usize, String> = lines
+            .next()
+            .expect("header")
+            .split_whitespace()
+            .map(|d| {
+                let (i, n) = d.split_once('=').expect("declaration");
+                (i.parse().unwrap(), n.trim_matches('"').to_string())
+            })
+            .collect();
+        let mut out = vec![Vec::new(); states];
+        for line in lines.filter(|l| !l.trim().is_empty()) {
+            let (s, ls) = line.split_once(':').expect("label line");
+            let s: usize = s.trim().parse().unwrap();
+            out[s] = ls.split_whitespace().map(|i| names[&i.parse::<usize>().unwrap()].clone()).collect();
+            out[s].sort();
+        }
+        out
+    }
+
+    /// Non-zero entries of a `.srew` file, per state.
+    pub fn srew(text: &str) -> HashMap<u32, f64> {
+        text.lines()
+            .skip(1)
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| {
+                let mut f = l.split_whitespace();
+                (f.next().unwrap().parse().unwrap(), f.next().unwrap().parse().unwrap())
+            })
+            .collect()
+    }
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-12 * a.abs().max(b.abs())
+}
+
+/// Holds the built model to Storm's explicit export: state by state through the
+/// variable values of `.sta`, or by index where the instance ships no `.sta` (then the
+/// state numbering must be Storm's). Returns whether the numbering is Storm's, `None`
+/// without a `.tra`.
+fn compare_with_export(folder: &Path, id: &str, m: &SparseModel) -> Option<bool> {
+    let tra = read_maybe_gz(&folder.join(format!("{id}.tra")))?;
+    let map: Vec<u32> = match read_maybe_gz(&folder.join(format!("{id}.sta"))) {
+        Some(sta) => {
+            let (names, values) = explicit::sta(&sta);
+            let val = m.valuations.as_ref().expect("valuations");
+            assert_eq!(val.names, names, "{id}: variable order differs from the .sta");
+            let by_values: HashMap<&[i64], u32> =
+                values.iter().enumerate().map(|(i, v)| (v.as_slice(), i as u32)).collect();
+            (0..m.states() as u32)
+                .map(|s| {
+                    *by_values
+                        .get(val.of(s))
+                        .unwrap_or_else(|| panic!("{id}: state {s} {:?} is not in the .sta", val.of(s)))
+                })
+                .collect()
+        }
+        None => (0..m.states() as u32).collect(),
+    };
+    let mdp = m.model_type == ModelType::Mdp;
+    let rows = explicit::tra(&tra, mdp);
+    assert_eq!(rows.len(), m.states(), "{id}: state count");
+    for s in 0..m.states() as u32 {
+        let r = map[s as usize] as usize;
+        let mut theirs: Vec<Option<&Vec<(u32, f64)>>> = rows[r].iter().map(Some).collect();
+        assert_eq!(m.rows(s).count(), theirs.len(), "{id}: choices of state {s} (Storm's {r})");
+        for row in m.rows(s) {
+            let mut mine: Vec<(u32, f64)> = m.row(row).map(|(t, v)| (map[t as usize], v)).collect();
+            mine.sort_by_key(|e| e.0);
+            let matching = theirs.iter_mut().find(|t| {
+                t.is_some_and(|t| {
+                    t.len() == mine.len() && t.iter().zip(&mine).all(|(a, b)| a.0 == b.0 && close(a.1, b.1))
+                })
+            });
+            match matching {
+                Some(slot) => *slot = None,
+                None => panic!("{id}: row {mine:?} of state {s} (Storm's {r}) is not among Storm's {:?}", rows[r]),
+            }
+        }
+    }
+    if let Some(lab) = read_maybe_gz(&folder.join(format!("{id}.lab"))) {
+        let theirs = explicit::lab(&lab, m.states());
+        let mut mine = vec![Vec::new(); m.states()];
+        for (name, states) in &m.labelling.labels {
+            for &s in states {
+                mine[s as usize].push(name.clone());
+            }
+        }
+        for s in 0..m.states() {
+            mine[s].sort();
+            assert_eq!(mine[s], theirs[map[s] as usize], "{id}: labels of state {s}");
+        }
+    }
+    // Reward rates (`.srew`): state reward, plus the exit rate times the action reward
+    // in a CTMC.
+    for reward in &m.rewards {
+        let Some(text) = read_maybe_gz(&folder.join(format!("{id}.{}.srew", reward.name))) else { continue };
+        let theirs = explicit::srew(&text);
+        for s in 0..m.states() as u32 {
+            let mut rate = reward.state.as_ref().map_or(0.0, |r| r[s as usize]);
+            if let Some(choice) = &reward.choice {
+                let row = m.rows(s).start;
+                let exit: f64 = m.row(row).map(|e| e.1).sum();
+                rate += exit * choice[row as usize];
+            }
+            let want = theirs.get(&map[s as usize]).copied().unwrap_or(0.0);
+            assert!(
+                (rate - want).abs() <= 1e-9 * want.abs().max(1.0),
+                "{id}: reward {} of state {s}: {rate} vs {want}",
+                reward.name
+            );
+        }
+    }
+    if let Some(s) = (0..map.len()).find(|&s| map[s] != s as u32) {
+        eprintln!("{id}: state {s} is Storm's state {}", map[s]);
+    }
+    Some(map.iter().enumerate().all(|(s, &r)| s as u32 == r))
+}
+
+/// Action rewards of an MDP (`.trew`: `<from> <choice> <to> <reward>` for every entry
+/// of a rewarded choice), by Storm's state and choice numbers, which must be ours.
+fn compare_transition_rewards(folder: &Path, id: &str, m: &SparseModel) -> usize {
+    let mut compared = 0;
+    for reward in &m.rewards {
+        let Some(text) = read_maybe_gz(&folder.join(format!("{id}.{}.trew", reward.name))) else { continue };
+        let choice = reward.choice.as_ref().expect("action rewards");
+        let mut theirs = vec![0.0; choice.len()];
+        for line in text.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let (s, c): (u32, u64) = (f[0].parse().unwrap(), f[1].parse().unwrap());
+            theirs[(m.rows(s).start + c) as usize] = f[3].parse().unwrap();
+        }
+        for (row, (a, b)) in choice.iter().zip(&theirs).enumerate() {
+            assert!((a - b).abs() <= 1e-12 * a.abs().max(1.0), "{id}: reward {} of row {row}: {a} vs {b}", reward.name);
+        }
+        compared += 1;
+    }
+    compared
+}
+
+fn check_instance(kind: &str, id: &str) {
+    let dir = markov_dir();
+    let folder = dir.join(kind).join(id);
+    let started = std::time::Instant::now();
+    let m = build(&folder);
+    let built = started.elapsed();
+    let r = reference(&dir, id);
+    assert_eq!(m.states() as u64, r["states"].as_u64().unwrap(), "{id}: states");
+    assert_eq!(m.transitions(), r["transitions"].as_u64().unwrap(), "{id}: transitions");
+    if kind == "mdp" {
+        assert_eq!(m.choices(), r["choices"].as_u64().unwrap(), "{id}: choices");
+    }
+    let initial: Vec<u32> =
+        r["initial_states"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as u32).collect();
+    assert_eq!(m.initial.len(), initial.len(), "{id}: initial states");
+    for (label, count) in r["labels"].as_object().unwrap() {
+        let mine = m.labelling.states(label).unwrap_or_else(|| panic!("{id}: no label {label}"));
+        assert_eq!(mine.len() as u64, count.as_u64().unwrap(), "{id}: label {label}");
+    }
+    // Storm's exploration order is reproduced exactly: same state numbers.
+    let storm_order = compare_with_export(&folder, id, &m);
+    assert_ne!(storm_order, Some(false), "{id}: the states are not numbered as Storm numbers them");
+    assert_eq!(m.initial, initial, "{id}: initial states");
+    let trew = compare_transition_rewards(&folder, id, &m);
+    eprintln!(
+        "{id}: {} states, {} transitions, built in {:.2?}; {trew} .trew compared; Storm's state order: {}",
+        m.states(),
+        m.transitions(),
+        built,
+        match storm_order {
+            Some(true) => "yes",
+            Some(false) => "no",
+            None => "not checked (no .tra)",
+        }
+    );
+}
+
+macro_rules! instances {
+    ($($name:ident: $kind:literal $id:literal;)*) => {
+        $(
+            #[test]
+            fn $name() {
+                check_instance($kind, $id);
+            }
+        )*
+    };
+}
+
+instances! {
+    haddad_monmege_20: "dtmc" "haddad-monmege-20";
+    herman_3: "dtmc" "herman-3";
+    herman_11: "dtmc" "herman-11";
+    brp_16_2: "dtmc" "brp-16-2";
+    brp_64_5: "dtmc" "brp-64-5";
+    nand_20_1: "dtmc" "nand-20-1";
+    nand_40_1: "dtmc" "nand-40-1";
+    ij_3: "mdp" "ij-3";
+    ij_10: "mdp" "ij-10";
+    consensus_2_2: "mdp" "consensus-2-2";
+    consensus_4_2: "mdp" "consensus-4-2";
+    firewire_abst_3: "mdp" "firewire_abst-3";
+    philosophers_mdp_3: "mdp" "philosophers-mdp-3";
+    pnueli_zuck_3: "mdp" "pnueli-zuck-3";
+    rabin_3: "mdp" "rabin-3";
+    csma_2_4: "mdp" "csma-2-4";
+    wlan_1_2: "mdp" "wlan-1-2";
+    zeroconf_20_2_false: "mdp" "zeroconf-20-2-false";
+    resource_gathering_200_15_15: "mdp" "resource-gathering-200-15-15";
+    resource_gathering_1300_100_100: "mdp" "resource-gathering-1300-100-100";
+    tandem_5: "ctmc" "tandem-5";
+    tandem_1023: "ctmc" "tandem-1023";
+    cluster_2: "ctmc" "cluster-2";
+    cluster_64: "ctmc" "cluster-64";
+    embedded_2: "ctmc" "embedded-2";
+    kanban_3: "ctmc" "kanban-3";
+}
+
+/// Every instance folder with a PRISM source is listed above (and the JANI ones are
+/// not).
+#[test]
+fn every_prism_instance_is_tested() {
+    let dir = markov_dir();
+    let listed = [
+        "haddad-monmege-20",
+        "herman-3",
+        "herman-11",
+        "brp-16-2",
+        "brp-64-5",
+        "nand-20-1",
+        "nand-40-1",
+        "ij-3",
+        "ij-10",
+        "consensus-2-2",
+        "consensus-4-2",
+        "firewire_abst-3",
+        "philosophers-mdp-3",
+        "pnueli-zuck-3",
+        "rabin-3",
+        "csma-2-4",
+        "wlan-1-2",
+        "zeroconf-20-2-false",
+        "resource-gathering-200-15-15",
+        "resource-gathering-1300-100-100",
+        "tandem-5",
+        "tandem-1023",
+        "cluster-2",
+        "cluster-64",
+        "embedded-2",
+        "kanban-3",
+    ];
+    let mut found = Vec::new();
+    for kind in ["dtmc", "mdp", "ctmc"] {
+        for entry in std::fs::read_dir(dir.join(kind)).expect("list") {
+            let path = entry.expect("entry").path();
+            let has_prism = std::fs::read_dir(&path).expect("list").any(|f| {
+                let name = f.expect("entry").file_name().to_string_lossy().to_string();
+                (name.ends_with(".prism") || name.ends_with(".pm")) && name != "extra_labels.prism"
+            });
+            if has_prism {
+                found.push(path.file_name().unwrap().to_string_lossy().to_string());
+            }
+        }
+    }
+    found.sort();
+    let mut listed: Vec<String> = listed.iter().map(|s| s.to_string()).collect();
+    listed.sort();
+    assert_eq!(found, listed);
+}
