@@ -21,17 +21,21 @@
 //! raises an evaluation error stops the build with a [`BuildError`] naming the state
 //! (its valuation) and the step: no state is ever dropped.
 //!
-//! The state store is an open-addressing table of indices into one flat arena of
-//! state vectors. A parallel builder and a GPU one can be added beside this one: they
-//! need the same per-state assembly ([`assemble`]), which depends on nothing but the
-//! emits of one state.
+//! Parallel on the current rayon pool, level by level, with the same numbering as a
+//! sequential search: the states of a level are expanded by chunks on all threads
+//! (successors, rewards and checks, targets kept as vectors), then numbered in order
+//! on one thread ([`StateStore`]), then assembled into rows by chunks again
+//! ([`assemble`]). The result does not depend on the number of threads; an error is
+//! the one of the first failing state in that order.
 
-use rustc_hash::FxHasher;
-use std::hash::Hasher;
+use std::ops::Range;
 
+use rayon::prelude::*;
 use warpcheck_model::{EvalError, Model, Step, Successors};
 
+use crate::assemble::{assemble, fuse_rewards, Emits};
 use crate::sparse::{Labelling, ModelType, RewardModel, SparseModel, Valuations};
+use crate::state_store::StateStore;
 
 /// What a reward structure holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -144,12 +148,10 @@ pub enum BuildError {
     NoInitialState,
 }
 
-/// How far the probabilities of a DTMC or MDP choice may sum from 1 (PRISM's check).
-pub const SUM_TOLERANCE: f64 = 1e-6;
-
 /// Builds the Markov model of type `model_type` reachable from `model`'s initial
-/// states, with the rewards and valuations of `annotations`.
-pub fn build<M: Model, A: Annotations + ?Sized>(
+/// states, with the rewards and valuations of `annotations`, on the current rayon
+/// pool.
+pub fn build<M: Model, A: Annotations + Sync + ?Sized>(
     model: &M,
     model_type: ModelType,
     annotations: &A,
@@ -176,122 +178,50 @@ pub fn build<M: Model, A: Annotations + ?Sized>(
     let mut state_rewards: Vec<Vec<f64>> = vec![Vec::new(); rewards.len()];
     let mut choice_rewards: Vec<Vec<f64>> = vec![Vec::new(); rewards.len()];
     let mut deadlocks = Vec::new();
-    let mut worker = model.successors();
-    let mut current = vec![0u32; words];
-    let mut emits = Emits::default();
-    let mut row = Vec::new();
-    let describe_state = |s: &[u32]| model.describe_state(s).join(", ");
-
-    let mut next = 0u32;
-    while (next as usize) < store.len() {
-        let s = next;
-        next += 1;
-        current.copy_from_slice(store.get(s));
-        emits.clear();
-        let mut failure: Option<(Vec<u32>, EvalError)> = None;
-        let mut too_many = false;
-        worker.successors(&current, |step: Step<'_>, result| {
-            if failure.is_some() || too_many {
-                return;
+    let expander = Expander { model, model_type, annotations, rewards: &rewards };
+    let threads = rayon::current_num_threads();
+    let mut level = 0..store.len();
+    while !level.is_empty() {
+        // Chunks small enough to balance the threads, large enough to amortise.
+        let chunk = (level.len() / (threads * 8)).clamp(16, 4096);
+        let starts: Vec<usize> = level.clone().step_by(chunk).collect();
+        let end = level.end;
+        let store_ref = &store;
+        let mut chunks: Vec<Result<Chunk, BuildError>> = starts
+            .par_iter()
+            .map_init(
+                || model.successors(),
+                |worker, &start| expander.expand(worker, store_ref, start..(start + chunk).min(end)),
+            )
+            .collect();
+        // Number the new states in order, as a sequential search would.
+        for chunk in &mut chunks {
+            let chunk = chunk.as_mut().map_err(|e| e.clone())?;
+            let ids: Vec<u32> = chunk.targets.chunks_exact(words.max(1)).map(|t| store.insert(t).0).collect();
+            if store.len() > limit {
+                return Err(BuildError::TooManyStates { limit });
             }
-            match result {
-                Err(e) => failure = Some((step.groups.to_vec(), e)),
-                Ok(target) => {
-                    let (id, _) = store.insert(target);
-                    too_many |= store.len() > limit;
-                    emits.push(step.groups, id, step.weight.unwrap_or(1.0));
-                }
+            chunk.emits.map_targets(|local| ids[local as usize]);
+        }
+        let assembled: Vec<Rows> = chunks
+            .par_iter()
+            .map(|c| c.as_ref().expect("errors returned above").assemble(model_type, &rewards))
+            .collect();
+        for (rows, chunk) in assembled.into_iter().zip(&chunks) {
+            let chunk = chunk.as_ref().expect("errors returned above");
+            rows.append_to(&mut out);
+            deadlocks.extend_from_slice(&rows.deadlocks);
+            for (k, values) in rows.choice_rewards.into_iter().enumerate() {
+                choice_rewards[k].extend(values);
             }
-        });
-        if too_many {
-            return Err(BuildError::TooManyStates { limit });
-        }
-        if let Some((groups, e)) = failure {
-            let step = Step { groups: &groups, property: None, weight: None };
-            return Err(BuildError::Step {
-                state: describe_state(&current),
-                step: model.describe_step(&step),
-                error: model.describe_error(&e),
-            });
-        }
-        for (k, info) in rewards.iter().enumerate() {
-            if info.state {
-                let r = annotations.state_reward(k, &current).map_err(|e| BuildError::Reward {
-                    structure: info.name.clone(),
-                    state: describe_state(&current),
-                    error: model.describe_error(&e),
-                })?;
-                state_rewards[k].push(r);
+            for (k, values) in chunk.state_rewards.iter().enumerate() {
+                state_rewards[k].extend_from_slice(values);
             }
         }
-        let bad = |what: String, groups: &[u32]| BuildError::BadWeight {
-            what,
-            state: describe_state(&current),
-            step: model.describe_step(&Step { groups, property: None, weight: None }),
-        };
-        if let Some((groups, w)) = emits.bad_weight() {
-            return Err(bad(format!("probability or rate {w} is not positive and finite"), groups));
-        }
-        if model_type != ModelType::Ctmc {
-            if let Some((groups, sum)) = emits.not_stochastic() {
-                return Err(bad(format!("probabilities sum to {sum}, not 1"), groups));
-            }
-        }
-        if emits.choices() == 0 {
-            deadlocks.push(s);
-            out.push_row(None);
-            out.push_entry(s, 1.0);
-            for (k, info) in rewards.iter().enumerate() {
-                if info.action {
-                    choice_rewards[k].push(0.0);
-                }
-            }
-        } else {
-            let rows = assemble(model_type, &emits, &mut row);
-            for r in rows {
-                out.push_row(None);
-                for &(t, w) in r {
-                    out.push_entry(t, w);
-                }
-            }
-            for (k, info) in rewards.iter().enumerate() {
-                if info.action {
-                    let mut values = Vec::with_capacity(emits.choices());
-                    for c in 0..emits.choices() {
-                        let r = annotations.choice_reward(k, &current, emits.groups(c)).map_err(|e| {
-                            BuildError::Reward {
-                                structure: info.name.clone(),
-                                state: describe_state(&current),
-                                error: model.describe_error(&e),
-                            }
-                        })?;
-                        values.push(r);
-                    }
-                    fuse_rewards(model_type, &emits, &values, &mut choice_rewards[k]);
-                }
-            }
-        }
-        out.end_state();
+        level = end..store.len();
     }
 
-    let mut labelling = Labelling::default();
-    labelling.set("init", out.initial.clone());
-    labelling.set("deadlock", deadlocks);
-    for (id, label) in model.labels().iter().enumerate() {
-        let mut states = Vec::new();
-        for s in 0..store.len() as u32 {
-            let holds = model.label(store.get(s), id).map_err(|e| BuildError::Label {
-                label: label.name.clone(),
-                state: describe_state(store.get(s)),
-                error: model.describe_error(&e),
-            })?;
-            if holds {
-                states.push(s);
-            }
-        }
-        labelling.set(&label.name, states);
-    }
-    out.labelling = labelling;
+    out.labelling = labelling(model, &store, out.initial.clone(), deadlocks)?;
     out.rewards = rewards
         .iter()
         .zip(state_rewards.into_iter().zip(choice_rewards))
@@ -303,269 +233,234 @@ pub fn build<M: Model, A: Annotations + ?Sized>(
         })
         .collect();
     if options.valuations {
-        let vars = annotations.variables();
-        if !vars.is_empty() {
-            let mut values = Vec::with_capacity(vars.len() * store.len());
-            for s in 0..store.len() as u32 {
-                annotations.valuation(store.get(s), &mut values);
-            }
-            out.valuations = Some(Valuations {
-                names: vars.iter().map(|(n, _)| n.clone()).collect(),
-                booleans: vars.iter().map(|&(_, b)| b).collect(),
-                values,
-            });
-        }
+        out.valuations = valuations(annotations, &store);
     }
     Ok(out)
 }
 
-/// The emits of one state, grouped into choices.
-#[derive(Clone, Debug, Default)]
-pub struct Emits {
-    /// `(target, weight)` of every emit, in order.
-    entries: Vec<(u32, f64)>,
-    /// Per choice: its first entry and the range of its groups in `groups`.
-    choices: Vec<(usize, usize, usize)>,
-    groups: Vec<u32>,
+/// The labels: `init`, `deadlock`, then the model's, each evaluated on every state in
+/// parallel.
+fn labelling<M: Model>(
+    model: &M,
+    store: &StateStore,
+    initial: Vec<u32>,
+    deadlocks: Vec<u32>,
+) -> Result<Labelling, BuildError> {
+    let mut labelling = Labelling::default();
+    labelling.set("init", initial);
+    labelling.set("deadlock", deadlocks);
+    for (id, label) in model.labels().iter().enumerate() {
+        let holds: Vec<bool> = (0..store.len() as u32)
+            .into_par_iter()
+            .map(|s| {
+                model.label(store.get(s), id).map_err(|e| BuildError::Label {
+                    label: label.name.clone(),
+                    state: model.describe_state(store.get(s)).join(", "),
+                    error: model.describe_error(&e),
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        let states = holds.iter().enumerate().filter(|(_, &h)| h).map(|(s, _)| s as u32).collect();
+        labelling.set(&label.name, states);
+    }
+    Ok(labelling)
 }
 
-impl Emits {
-    /// Forgets everything.
-    pub fn clear(&mut self) {
-        self.entries.clear();
-        self.choices.clear();
-        self.groups.clear();
+/// The variable values of every state, if the model names its variables.
+fn valuations<A: Annotations + Sync + ?Sized>(annotations: &A, store: &StateStore) -> Option<Valuations> {
+    let vars = annotations.variables();
+    if vars.is_empty() {
+        return None;
     }
-
-    /// Adds an emit; it starts a new choice unless `groups` equal the last choice's.
-    pub fn push(&mut self, groups: &[u32], target: u32, weight: f64) {
-        let same = self.choices.last().is_some_and(|&(_, g0, g1)| self.groups[g0..g1] == *groups);
-        if !same {
-            let g0 = self.groups.len();
-            self.groups.extend_from_slice(groups);
-            self.choices.push((self.entries.len(), g0, self.groups.len()));
-        }
-        self.entries.push((target, weight));
-    }
-
-    /// Number of choices.
-    pub fn choices(&self) -> usize {
-        self.choices.len()
-    }
-
-    /// The groups of choice `c`.
-    pub fn groups(&self, c: usize) -> &[u32] {
-        let (_, g0, g1) = self.choices[c];
-        &self.groups[g0..g1]
-    }
-
-    /// The entries of choice `c`.
-    pub fn entries(&self, c: usize) -> &[(u32, f64)] {
-        let start = self.choices[c].0;
-        let end = self.choices.get(c + 1).map_or(self.entries.len(), |n| n.0);
-        &self.entries[start..end]
-    }
-
-    /// The sum of the weights of choice `c`.
-    pub fn mass(&self, c: usize) -> f64 {
-        self.entries(c).iter().map(|e| e.1).sum()
-    }
-
-    fn bad_weight(&self) -> Option<(&[u32], f64)> {
-        (0..self.choices()).find_map(|c| {
-            self.entries(c).iter().find(|e| !(e.1 > 0.0 && e.1.is_finite())).map(|e| (self.groups(c), e.1))
+    let per_chunk: Vec<Vec<i64>> = (0..store.len() as u32)
+        .into_par_iter()
+        .chunks(4096)
+        .map(|states| {
+            let mut values = Vec::with_capacity(states.len() * vars.len());
+            for s in states {
+                annotations.valuation(store.get(s), &mut values);
+            }
+            values
         })
-    }
-
-    fn not_stochastic(&self) -> Option<(&[u32], f64)> {
-        (0..self.choices()).map(|c| (self.groups(c), self.mass(c))).find(|(_, m)| (m - 1.0).abs() > SUM_TOLERANCE)
-    }
+        .collect();
+    Some(Valuations {
+        names: vars.iter().map(|(n, _)| n.clone()).collect(),
+        booleans: vars.iter().map(|&(_, b)| b).collect(),
+        values: per_chunk.concat(),
+    })
 }
 
-/// The rows of one state from its emits (at least one choice): one per choice (MDP)
-/// or one fused row (DTMC, CTMC). `scratch` holds the rows' entries.
-pub fn assemble<'s>(model_type: ModelType, emits: &Emits, scratch: &'s mut Vec<(u32, f64)>) -> Vec<&'s [(u32, f64)]> {
-    scratch.clear();
-    let mut bounds = Vec::new();
-    match model_type {
-        ModelType::Mdp => {
-            for c in 0..emits.choices() {
-                let start = scratch.len();
-                scratch.extend_from_slice(emits.entries(c));
-                merge(scratch, start);
-                bounds.push((start, scratch.len()));
+/// The expanded states of a chunk: their emits (targets numbered within the chunk,
+/// in `targets`, until the chunk is numbered), rewards and choices.
+struct Chunk {
+    /// Per state: its id and its range of choices in `emits`.
+    states: Vec<(u32, Range<usize>)>,
+    emits: Emits,
+    /// The target vectors, `words` each.
+    targets: Vec<u32>,
+    /// Per reward structure with state rewards: one value per state.
+    state_rewards: Vec<Vec<f64>>,
+    /// Per reward structure with action rewards: one value per choice of `emits`.
+    choice_rewards: Vec<Vec<f64>>,
+}
+
+/// Expands states: what every thread shares.
+struct Expander<'a, M, A: ?Sized> {
+    model: &'a M,
+    model_type: ModelType,
+    annotations: &'a A,
+    rewards: &'a [RewardInfo],
+}
+
+impl<M: Model, A: Annotations + ?Sized> Expander<'_, M, A> {
+    fn expand(
+        &self,
+        worker: &mut M::Successors<'_>,
+        store: &StateStore,
+        ids: Range<usize>,
+    ) -> Result<Chunk, BuildError> {
+        let model = self.model;
+        let structures = self.rewards.len();
+        let mut chunk = Chunk {
+            states: Vec::with_capacity(ids.len()),
+            emits: Emits::default(),
+            targets: Vec::new(),
+            state_rewards: vec![Vec::new(); structures],
+            choice_rewards: vec![Vec::new(); structures],
+        };
+        let words = model.state_words();
+        for id in ids {
+            let current = store.get(id as u32);
+            let mut failure: Option<(Vec<u32>, EvalError)> = None;
+            let (emits, targets) = (&mut chunk.emits, &mut chunk.targets);
+            let first = emits.choices();
+            emits.seal();
+            worker.successors(current, |step: Step<'_>, result| {
+                if failure.is_some() {
+                    return;
+                }
+                match result {
+                    Err(e) => failure = Some((step.groups.to_vec(), e)),
+                    Ok(target) => {
+                        let local = (targets.len() / words.max(1)) as u32;
+                        targets.extend_from_slice(&target[..words]);
+                        emits.push(step.groups, local, step.weight.unwrap_or(1.0));
+                    }
+                }
+            });
+            let choices = first..chunk.emits.choices();
+            let emits = &chunk.emits;
+            let describe_state = || model.describe_state(current).join(", ");
+            let describe_step = |groups: &[u32]| model.describe_step(&Step { groups, property: None, weight: None });
+            if let Some((groups, e)) = failure {
+                return Err(BuildError::Step {
+                    state: describe_state(),
+                    step: describe_step(&groups),
+                    error: model.describe_error(&e),
+                });
             }
-        }
-        ModelType::Dtmc | ModelType::Ctmc => {
-            let n = emits.choices() as f64;
-            for c in 0..emits.choices() {
-                let start = scratch.len();
-                scratch.extend_from_slice(emits.entries(c));
-                merge(scratch, start);
-                if model_type == ModelType::Dtmc && emits.choices() > 1 {
-                    for e in &mut scratch[start..] {
-                        e.1 /= n;
+            let bad = |what: String, groups: &[u32]| BuildError::BadWeight {
+                what,
+                state: describe_state(),
+                step: describe_step(groups),
+            };
+            if let Some((groups, w)) = emits.bad_weight(choices.clone()) {
+                return Err(bad(format!("probability or rate {w} is not positive and finite"), groups));
+            }
+            if self.model_type != ModelType::Ctmc {
+                if let Some((groups, sum)) = emits.not_stochastic(choices.clone()) {
+                    return Err(bad(format!("probabilities sum to {sum}, not 1"), groups));
+                }
+            }
+            let reward_error = |info: &RewardInfo, e: EvalError| BuildError::Reward {
+                structure: info.name.clone(),
+                state: describe_state(),
+                error: model.describe_error(&e),
+            };
+            for (k, info) in self.rewards.iter().enumerate() {
+                if info.state {
+                    let r = self.annotations.state_reward(k, current).map_err(|e| reward_error(info, e))?;
+                    chunk.state_rewards[k].push(r);
+                }
+                if info.action {
+                    for c in choices.clone() {
+                        let r = self.annotations.choice_reward(k, current, emits.groups(c));
+                        chunk.choice_rewards[k].push(r.map_err(|e| reward_error(info, e))?);
                     }
                 }
             }
-            merge(scratch, 0);
-            bounds.push((0, scratch.len()));
+            chunk.states.push((id as u32, choices));
         }
+        Ok(chunk)
     }
-    let scratch: &'s [(u32, f64)] = scratch;
-    bounds.into_iter().map(|(a, b)| &scratch[a..b]).collect()
 }
 
-/// Sorts `v[start..]` by target and sums the weights of equal targets (in emit order).
-fn merge(v: &mut Vec<(u32, f64)>, start: usize) {
-    v[start..].sort_by_key(|e| e.0);
-    let mut w = start;
-    for r in start..v.len() {
-        if w > start && v[w - 1].0 == v[r].0 {
-            v[w - 1].1 += v[r].1;
-        } else {
-            v[w] = v[r];
-            w += 1;
-        }
-    }
-    v.truncate(w);
+/// The rows of a chunk's states, ready to append to the matrix.
+struct Rows {
+    /// Per state, its number of rows.
+    per_state: Vec<u32>,
+    /// Per row, its number of entries.
+    lengths: Vec<u32>,
+    entries: Vec<(u32, f64)>,
+    deadlocks: Vec<u32>,
+    /// Per reward structure: the action reward of each row (none for a structure
+    /// without).
+    choice_rewards: Vec<Vec<f64>>,
 }
 
-/// The action rewards of a state's rows: one per choice (MDP); for a fused row the
-/// mean over the choices weighted by their mass, divided by the number of choices
-/// (DTMC) or by the exit rate (CTMC), as Storm does.
-fn fuse_rewards(model_type: ModelType, emits: &Emits, values: &[f64], out: &mut Vec<f64>) {
-    if model_type == ModelType::Mdp {
-        out.extend_from_slice(values);
-        return;
-    }
-    if values.len() == 1 {
-        out.push(values[0]);
-        return;
-    }
-    let mut total = 0.0;
-    let mut sum = 0.0;
-    for (c, r) in values.iter().enumerate() {
-        let mass = emits.mass(c);
-        sum += r * mass;
-        total += if model_type == ModelType::Dtmc { 1.0 } else { mass };
-    }
-    out.push(sum / total);
-}
-
-/// States as indices into a flat arena, found by an open-addressing table.
-struct StateStore {
-    words: usize,
-    arena: Vec<u32>,
-    /// Indices + 1 (0 is empty); a power-of-two length.
-    table: Vec<u32>,
-    len: usize,
-}
-
-impl StateStore {
-    fn new(words: usize) -> StateStore {
-        StateStore { words, arena: Vec::new(), table: vec![0; 1024], len: 0 }
-    }
-
-    fn len(&self) -> usize {
-        self.len
-    }
-
-    fn get(&self, s: u32) -> &[u32] {
-        &self.arena[s as usize * self.words..(s as usize + 1) * self.words]
-    }
-
-    fn hash(state: &[u32]) -> u64 {
-        let mut h = FxHasher::default();
-        for &w in state {
-            h.write_u32(w);
-        }
-        // Spread the high bits down: the table uses the low ones.
-        let x = h.finish();
-        x ^ (x >> 29) ^ (x >> 43)
-    }
-
-    /// The id of `state`, inserted if new (then `true`).
-    fn insert(&mut self, state: &[u32]) -> (u32, bool) {
-        if (self.len + 1) * 2 > self.table.len() {
-            self.grow();
-        }
-        let mask = self.table.len() - 1;
-        let mut at = Self::hash(state) as usize & mask;
-        loop {
-            match self.table[at] {
-                0 => {
-                    let id = self.len as u32;
-                    self.table[at] = id + 1;
-                    self.arena.extend_from_slice(state);
-                    self.len += 1;
-                    return (id, true);
-                }
-                slot => {
-                    if self.get(slot - 1) == state {
-                        return (slot - 1, false);
+impl Chunk {
+    /// The rows of the chunk's states (targets numbered): a deadlock's self-loop, or
+    /// the assembled choices.
+    fn assemble(&self, model_type: ModelType, rewards: &[RewardInfo]) -> Rows {
+        let mut rows = Rows {
+            per_state: Vec::with_capacity(self.states.len()),
+            lengths: Vec::new(),
+            entries: Vec::new(),
+            deadlocks: Vec::new(),
+            choice_rewards: vec![Vec::new(); rewards.len()],
+        };
+        let mut scratch = Vec::new();
+        for (id, choices) in &self.states {
+            if choices.is_empty() {
+                rows.deadlocks.push(*id);
+                rows.per_state.push(1);
+                rows.lengths.push(1);
+                rows.entries.push((*id, 1.0));
+                for (values, info) in rows.choice_rewards.iter_mut().zip(rewards) {
+                    if info.action {
+                        values.push(0.0);
                     }
                 }
+                continue;
             }
-            at = (at + 1) & mask;
-        }
-    }
-
-    fn grow(&mut self) {
-        let mut table = vec![0u32; self.table.len() * 2];
-        let mask = table.len() - 1;
-        for id in 0..self.len as u32 {
-            let mut at = Self::hash(self.get(id)) as usize & mask;
-            while table[at] != 0 {
-                at = (at + 1) & mask;
+            let assembled = assemble(model_type, &self.emits, choices.clone(), &mut scratch);
+            rows.per_state.push(assembled.len() as u32);
+            for r in assembled {
+                rows.lengths.push(r.len() as u32);
+                rows.entries.extend_from_slice(r);
             }
-            table[at] = id + 1;
+            for (k, _) in rewards.iter().enumerate().filter(|(_, info)| info.action) {
+                let values = &self.choice_rewards[k][choices.clone()];
+                fuse_rewards(model_type, &self.emits, choices.clone(), values, &mut rows.choice_rewards[k]);
+            }
         }
-        self.table = table;
+        rows
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn emits(list: &[(&[u32], u32, f64)]) -> Emits {
-        let mut e = Emits::default();
-        for &(g, t, w) in list {
-            e.push(g, t, w);
-        }
-        e
-    }
-
-    #[test]
-    fn dtmc_fuses_choices_uniformly() {
-        // Two choices: {1: 0.5, 2: 0.5} and {2: 1}: the row is {1: 0.25, 2: 0.75}.
-        let e = emits(&[(&[0], 1, 0.5), (&[0], 2, 0.5), (&[1], 2, 1.0)]);
-        assert_eq!(e.choices(), 2);
-        let mut s = Vec::new();
-        let rows = assemble(ModelType::Dtmc, &e, &mut s);
-        assert_eq!(rows, vec![&[(1, 0.25), (2, 0.75)][..]]);
-    }
-
-    #[test]
-    fn mdp_keeps_choices_and_ctmc_sums_rates() {
-        let e = emits(&[(&[3], 5, 0.5), (&[3], 4, 0.25), (&[3], 5, 0.25), (&[1, 2], 4, 1.0)]);
-        let mut s = Vec::new();
-        let rows = assemble(ModelType::Mdp, &e, &mut s);
-        assert_eq!(rows, vec![&[(4, 0.25), (5, 0.75)][..], &[(4, 1.0)][..]]);
-        let rows = assemble(ModelType::Ctmc, &e, &mut s);
-        assert_eq!(rows, vec![&[(4, 1.25), (5, 0.75)][..]]);
-    }
-
-    #[test]
-    fn store_numbers_in_insertion_order_and_grows() {
-        let mut store = StateStore::new(2);
-        for i in 0..5000u32 {
-            assert_eq!(store.insert(&[i, i ^ 7]), (i, true));
-        }
-        for i in 0..5000u32 {
-            assert_eq!(store.insert(&[i, i ^ 7]), (i, false));
-            assert_eq!(store.get(i), [i, i ^ 7]);
+impl Rows {
+    fn append_to(&self, out: &mut SparseModel) {
+        let mut lengths = self.lengths.iter();
+        let mut entries = self.entries.iter();
+        for &n in &self.per_state {
+            for _ in 0..n {
+                out.push_row(None);
+                let len = *lengths.next().expect("one length per row");
+                for &(t, w) in entries.by_ref().take(len as usize) {
+                    out.push_entry(t, w);
+                }
+            }
+            out.end_state();
         }
     }
 }

@@ -12,9 +12,12 @@
 //! This crate knows no source language: the PRISM front end builds a [`SparseModel`],
 //! the explicit readers load one.
 
+mod assemble;
 pub mod build;
 pub mod sparse;
+mod state_store;
 
+pub use assemble::{assemble, Emits, SUM_TOLERANCE};
 pub use build::{build, Annotations, BuildError, BuildOptions, NoAnnotations, RewardInfo};
 
 pub use sparse::{Labelling, ModelType, RewardModel, SparseModel, Valuations};

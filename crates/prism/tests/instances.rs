@@ -408,3 +408,21 @@ fn every_prism_instance_is_tested() {
     listed.sort();
     assert_eq!(found, listed);
 }
+
+/// The parallel builder numbers states as a sequential search does: the model does
+/// not depend on the number of threads (an MDP with rewards, a CTMC, a DTMC with
+/// several initial states).
+#[test]
+fn the_model_does_not_depend_on_the_number_of_threads() {
+    let dir = markov_dir();
+    for (kind, id) in [("mdp", "consensus-2-2"), ("ctmc", "kanban-3"), ("dtmc", "herman-11"), ("mdp", "csma-2-4")] {
+        let folder = dir.join(kind).join(id);
+        let with = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
+            pool.install(|| build(&folder))
+        };
+        let one = with(1);
+        assert_eq!(one, with(3), "{id}: 1 thread vs 3");
+        assert_eq!(one, with(8), "{id}: 1 thread vs 8");
+    }
+}
