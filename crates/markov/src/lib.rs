@@ -5,10 +5,25 @@
 //!   choices, a state's group of rows its choices; a DTMC or CTMC has one row per
 //!   state), with initial states, state labels, reward structures and, when known,
 //!   the variable values of every state.
+//! - Files: [`drn`] (Storm's DRN) and [`explicit`] (PRISM's `.tra/.lab/.sta/.srew/.trew`),
+//!   read and written, plain or gzip-compressed; [`load`] and [`save`] pick the format
+//!   from the file name. Every reader reports a malformed file as an [`Error`] naming
+//!   the file, line and column.
 //!
 //! This crate knows no source language: the PRISM front end builds a [`SparseModel`],
 //! the explicit readers load one.
 
+pub mod drn;
+pub mod error;
+pub mod explicit;
+mod files;
+mod number;
+mod rows;
 pub mod sparse;
+mod text;
+mod writing;
 
+pub use error::{Error, Problem};
+pub use explicit::ExplicitFiles;
+pub use files::{is_gzip, load, open, save, Format};
 pub use sparse::{Labelling, ModelType, RewardModel, SparseModel, Valuations};
