@@ -14,10 +14,13 @@
 //! 66
 //! @model
 //! state 0 !12.5 [0] init minimum
-//! 	action 0 [0]
-//! 		1 : 10
-//! 		2 : 2.5
+//!     action 0 [0]
+//!         1 : 10
+//!         2 : 2.5
 //! ```
+//!
+//! (Storm indents `action` lines with one tab and transitions with two; the reader takes
+//! any white space.)
 //!
 //! What the reader takes:
 //! - A header of `@type: DTMC|CTMC|MDP`, `@value_type: double` (optional), an empty

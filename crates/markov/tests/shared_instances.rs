@@ -206,7 +206,7 @@ fn check_instance(id: &str) {
     assert_same_text(&written, &bytes_of(found.lab.as_ref().unwrap()), &format!("{id}: .lab from the DRN"));
     if let Some(sta) = &found.sta {
         let mut written = Vec::new();
-        write_sta(explicit.valuations.as_ref().unwrap(), &mut written, "written.sta").unwrap();
+        write_sta(explicit.valuations.as_ref().unwrap(), explicit.states(), &mut written, "written.sta").unwrap();
         assert_same_text(&written, &bytes_of(sta), &format!("{id}: .sta"));
     }
     for (name, srew) in &found.state_rewards {

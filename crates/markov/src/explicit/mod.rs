@@ -222,7 +222,7 @@ impl ExplicitFiles {
             let Some(valuations) = &model.valuations else {
                 return Err(unwritable(sta, "the model has no variable values".into()));
             };
-            write_file(sta, |out, name| write_sta(valuations, out, name))?;
+            write_file(sta, |out, name| write_sta(valuations, model.states(), out, name))?;
         }
         for (name, path) in &self.state_rewards {
             let Some(state) = model.rewards.iter().find(|r| &r.name == name).and_then(|r| r.state.as_ref()) else {

@@ -99,39 +99,43 @@ pub fn read_sta<R: BufRead>(input: R, file: &str, states: usize) -> Result<Valua
     Ok(valuations)
 }
 
-/// Writes `valuations` as a `.sta` file to `out`, naming it `file` in errors.
-pub fn write_sta<W: Write>(valuations: &Valuations, out: W, file: &str) -> Result<(), Error> {
+/// Writes `valuations` of a model of `states` states as a `.sta` file to `out`, naming
+/// it `file` in errors.
+pub fn write_sta<W: Write>(valuations: &Valuations, states: usize, out: W, file: &str) -> Result<(), Error> {
     let variables = valuations.names.len();
-    if valuations.booleans.len() != variables || variables == 0 && !valuations.values.is_empty() {
-        let reason = "the valuations have as many Boolean flags as names and no values without names".to_string();
-        return Err(Error::Unwritable { file: file.into(), format: FORMAT, reason });
+    let unwritable = |reason: String| Error::Unwritable { file: file.into(), format: FORMAT, reason };
+    if valuations.booleans.len() != variables || valuations.values.len() != variables * states {
+        return Err(unwritable(format!(
+            "{} names, {} Boolean flags and {} values for {states} states",
+            variables,
+            valuations.booleans.len(),
+            valuations.values.len()
+        )));
     }
     if let Some(name) = valuations.names.iter().find(|n| n.is_empty() || n.contains([',', '(', ')', '\n'])) {
-        let reason = format!("the variable name {name:?}");
-        return Err(Error::Unwritable { file: file.into(), format: FORMAT, reason });
+        return Err(unwritable(format!("the variable name {name:?}")));
     }
     let mut out = Output::new(out, file);
     out.text.push('(');
     out.text.push_str(&valuations.names.join(","));
     out.text.push_str(")\n");
-    if variables > 0 {
-        let mut buf = [0u8; 20];
-        for (s, values) in valuations.values.chunks(variables).enumerate() {
-            out.text.push_str(itoa(s as u64, &mut buf));
-            out.text.push_str(":(");
-            for (i, (&v, &boolean)) in values.iter().zip(&valuations.booleans).enumerate() {
-                if i > 0 {
-                    out.text.push(',');
-                }
-                match (boolean, v) {
-                    (true, 0) => out.text.push_str("false"),
-                    (true, _) => out.text.push_str("true"),
-                    (false, _) => out.text.push_str(&v.to_string()),
-                }
+    let mut buf = [0u8; 20];
+    for s in 0..states {
+        out.text.push_str(itoa(s as u64, &mut buf));
+        out.text.push_str(":(");
+        let values = &valuations.values[s * variables..(s + 1) * variables];
+        for (i, (&v, &boolean)) in values.iter().zip(&valuations.booleans).enumerate() {
+            if i > 0 {
+                out.text.push(',');
             }
-            out.text.push_str(")\n");
-            out.flush_if_full()?;
+            match (boolean, v) {
+                (true, 0) => out.text.push_str("false"),
+                (true, _) => out.text.push_str("true"),
+                (false, _) => out.text.push_str(&v.to_string()),
+            }
         }
+        out.text.push_str(")\n");
+        out.flush_if_full()?;
     }
     out.finish()
 }
@@ -156,8 +160,13 @@ mod tests {
         assert_eq!(v.booleans, [false, true, false]);
         assert_eq!(v.of(1), [0, 0, 3]);
         let mut out = Vec::new();
-        write_sta(&v, &mut out, "o.sta").unwrap();
+        write_sta(&v, 3, &mut out, "o.sta").unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), STA);
+        let none = Valuations::default();
+        let mut out = Vec::new();
+        write_sta(&none, 2, &mut out, "o.sta").unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "()\n0:()\n1:()\n");
+        assert_eq!(read_sta(&b"()\n0:()\n1:()\n"[..], "o.sta", 2).unwrap(), none);
     }
 
     #[test]
