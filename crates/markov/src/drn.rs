@@ -335,9 +335,15 @@ impl Body {
                     return Err(line.expected_at_end("the closing `\"` of the label"));
                 };
                 label = &quoted[..end];
+                if label.is_empty() {
+                    return Err(line.expected(rest, "a label name between the quotes"));
+                }
                 rest = &quoted[end + 1..];
             } else {
                 (label, rest) = split_token(rest);
+                if label.contains('"') {
+                    return Err(line.expected(label, "a label without `\"` (or a whole label in quotes)"));
+                }
             }
             self.add_label(label, state);
         }
@@ -386,6 +392,8 @@ impl Body {
                 return Err(line.error(name, Problem::ChoiceOutOfOrder { expected: self.local_choices, found: k }));
             }
             UNNAMED
+        } else if name.contains(|c: char| c.is_ascii_whitespace()) {
+            return Err(line.expected(name, "an action index or a name without white space"));
         } else {
             self.action(name)
         };
@@ -537,7 +545,7 @@ pub fn write<W: Write>(model: &SparseModel, out: W, file: &str) -> Result<(), Er
     labels.extend(model.labelling.labels.iter().filter(|(n, _)| n != "init").map(|(n, s)| (n.as_str(), s.as_slice())));
     labels.sort_by(|a, b| a.0.cmp(b.0));
     for (name, _) in &labels {
-        if name.is_empty() || name.contains(['"', '\n', '\r']) {
+        if name.is_empty() || name.contains(['"', '\n']) {
             return Err(unwritable(format!("the label {name:?} (empty or with a quote or line break)")));
         }
     }
@@ -550,14 +558,15 @@ pub fn write<W: Write>(model: &SparseModel, out: W, file: &str) -> Result<(), Er
     }
     let mut action_rewards: Vec<Option<Vec<f64>>> = Vec::with_capacity(model.rewards.len());
     for r in &model.rewards {
-        if r.name.contains(|c: char| c.is_whitespace()) {
+        if r.name.contains(|c: char| c.is_ascii_whitespace()) {
             return Err(unwritable(format!("the reward model name {:?} has white space", r.name)));
         }
         action_rewards.push(action_rewards_of(model, r).map_err(&unwritable)?);
     }
     for name in &model.action_names {
         if !name.is_empty()
-            && (name.bytes().all(|b| b.is_ascii_digit()) || name.contains(|c: char| c.is_whitespace() || c == '['))
+            && (name.bytes().all(|b| b.is_ascii_digit())
+                || name.contains(|c: char| c.is_ascii_whitespace() || c == '['))
         {
             return Err(unwritable(format!("the action name {name:?} (a number, or with white space or `[`)")));
         }
@@ -594,7 +603,7 @@ pub fn write<W: Write>(model: &SparseModel, out: W, file: &str) -> Result<(), Er
         for &l in state_labels.of(s) {
             let name = labels[l].0;
             t.push(' ');
-            if name.contains(char::is_whitespace) || name.starts_with(['!', '[']) {
+            if name.contains(|c: char| c.is_ascii_whitespace()) || name.starts_with(['!', '[']) {
                 t.push('"');
                 t.push_str(name);
                 t.push('"');
@@ -778,6 +787,9 @@ mod tests {
             (12, 9, Problem::RewardCount { expected: 0, found: 1 })
         ));
         assert!(matches!(case("state 0 init", "state 0 \"init"), (12, 14, Problem::Expected { .. })));
+        assert!(matches!(case("state 0 init", "state 0 init \"\""), (12, 14, Problem::Expected { .. })));
+        assert!(matches!(case("state 0 init", "state 0 in\"it"), (12, 9, Problem::Expected { .. })));
+        assert!(matches!(case("\taction 1", "\taction go on"), (15, 9, Problem::Expected { .. })));
         assert!(matches!(case("state 0 init\n\taction 0", "state 0 init"), (13, 3, Problem::Misplaced(_))));
         assert!(matches!(case("\t\t1 : 1\n\taction 1", "\taction 1"), (13, 2, Problem::Misplaced(_))));
         assert_eq!(case("state 1 goal\n\taction 0\n\t\t1 : 1\n", "state 1 goal\n"), (18, 1, Problem::NoTransitions(1)));

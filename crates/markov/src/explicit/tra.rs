@@ -239,7 +239,7 @@ pub fn write_tra<W: Write>(model: &SparseModel, out: W, file: &str) -> Result<()
     writing::check(model, file, FORMAT)?;
     let mdp = model.model_type == ModelType::Mdp;
     if mdp {
-        if let Some(name) = model.action_names.iter().find(|n| n.contains(char::is_whitespace)) {
+        if let Some(name) = model.action_names.iter().find(|n| n.contains(|c: char| c.is_ascii_whitespace())) {
             let reason = format!("the action name {name:?} has white space");
             return Err(Error::Unwritable { file: file.into(), format: FORMAT, reason });
         }
