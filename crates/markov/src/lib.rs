@@ -8,16 +8,31 @@
 //! - [`build()`](build::build): any [`warpcheck_model::Model`] whose steps carry
 //!   probabilities or rates, explored breadth-first into a [`SparseModel`], with the
 //!   rewards and valuations of its [`Annotations`].
+//! - Files: [`drn`] (Storm's DRN) and [`explicit`] (PRISM's `.tra/.lab/.sta/.srew/.trew`),
+//!   read and written, plain or gzip-compressed; [`load`] and [`save`] pick the format
+//!   from the file name. Every reader reports a malformed file as an [`Error`] naming
+//!   the file, line and column.
 //!
 //! This crate knows no source language: the PRISM front end builds a [`SparseModel`],
 //! the explicit readers load one.
 
 mod assemble;
 pub mod build;
+pub mod drn;
+pub mod error;
+pub mod explicit;
+mod files;
+mod number;
+mod rows;
 pub mod sparse;
 mod state_store;
+mod text;
+mod writing;
 
 pub use assemble::{assemble, Emits, SUM_TOLERANCE};
 pub use build::{build, Annotations, BuildError, BuildOptions, NoAnnotations, RewardInfo};
 
+pub use error::{Error, Problem};
+pub use explicit::ExplicitFiles;
+pub use files::{is_gzip, load, open, save, Format};
 pub use sparse::{Labelling, ModelType, RewardModel, SparseModel, Valuations};
