@@ -180,7 +180,7 @@ pub fn run(args: CycleArgs) -> Result<Verdict, CliError> {
             let options = LoadOptions { overflow: args.overflow, ..LoadOptions::default() };
             frontend::with_model(front_end, &args.input, options, solver)
         }
-        Input::Graph(_) => Err(CliError::input("cycle-mean reads weighted graphs (.d) and models")),
+        Input::Graph(_) | Input::Markov(_) => Err(CliError::input("cycle-mean reads weighted graphs (.d) and models")),
     }
 }
 

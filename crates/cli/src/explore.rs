@@ -15,13 +15,14 @@ use crate::backend::{Backend, Placement};
 use crate::error::{CliError, Verdict};
 use crate::frontend::network::NetworkArgs;
 use crate::frontend::{self, FormatArg, Input, LoadOptions, Loaded, ModelCommand, OverflowArg, Reads};
-use crate::{graphs, ltl, memory, progress, report};
+use crate::{graphs, ltl, markov, memory, progress, report};
 
 /// The arguments of `explore` and `check`.
 #[derive(Args)]
 pub struct RunArgs {
-    /// A model: DVE (`.dve`), a network of LTSs (`.exp`, `.gpf`) or a labelled LTS
-    /// (`.aut`).
+    /// A model: DVE (`.dve`), a network of LTSs (`.exp`, `.gpf`), a labelled LTS
+    /// (`.aut`); for `explore` also a Markov model: PRISM (`.prism`, `.pm`, `.nm`,
+    /// `.sm`), Storm's `.drn` or PRISM's explicit `.tra`.
     pub model: PathBuf,
     /// The model's format, instead of its extension's.
     #[arg(long, value_enum, value_name = "FORMAT")]
@@ -99,6 +100,13 @@ pub struct ExploreArgs {
     /// parallel engine: a sequential exploration on the CPU that keeps every edge.
     #[arg(long, value_name = "FILE")]
     pub graph_out: Option<PathBuf>,
+    #[command(flatten)]
+    pub markov: markov::MarkovArgs,
+    /// Markov models: write the model as Storm's DRN (`.drn`) or PRISM's explicit files
+    /// (`.tra`, with `.lab`, `.sta`, `.srew`, `.trew` beside it); gzipped for a name
+    /// ending in `.gz`.
+    #[arg(long, value_name = "FILE")]
+    pub export: Option<PathBuf>,
 }
 
 /// `check`.
@@ -127,6 +135,20 @@ pub struct CheckArgs {
 
 /// Runs `explore`.
 pub fn explore(args: ExploreArgs) -> Result<Verdict, CliError> {
+    let run = &args.run;
+    if let Input::Markov(format) = frontend::resolve(&run.model, run.format, &frontend::EXPLORE)? {
+        if args.graph_out.is_some() {
+            return Err(CliError::Input("--graph-out: a Markov model is written with --export FILE.drn|.tra".into()));
+        }
+        run.backend.place(run.device, Err("Markov models are built on the CPU only".into()))?;
+        return markov::explore(&run.model, format, &args.markov, args.export.as_ref(), run.threads(), run.json);
+    }
+    if args.export.is_some() || !args.markov.constants.is_empty() || args.markov.model_type.is_some() {
+        return Err(CliError::Input(format!(
+            "--export, --const and --type are for Markov models (PRISM, .drn, .tra), not {}",
+            run.model.display()
+        )));
+    }
     match &args.graph_out {
         Some(out) => args.run.with_model(&frontend::EXPLORE, graphs::GraphOut { run: &args.run, out }),
         None => args.run.with_model(&frontend::EXPLORE, Explore(&args.run)),

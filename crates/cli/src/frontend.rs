@@ -44,6 +44,13 @@ pub enum FormatArg {
     /// weight time`).
     #[value(alias = "d")]
     Dimacs,
+    /// A PRISM model: `dtmc`, `mdp` or `ctmc` (`.prism`, `.pm`, `.nm`, `.sm`).
+    Prism,
+    /// Storm's explicit format (`.drn`, `.drn.gz`).
+    Drn,
+    /// PRISM's explicit files (`.tra` with `.lab`, `.sta`, `.srew`, `.trew` beside it;
+    /// gzipped too).
+    Tra,
 }
 
 /// A model language.
@@ -63,6 +70,16 @@ pub enum Input {
     Graph(Format),
     /// A weighted graph (`cycle-mean`).
     Weighted,
+    /// A Markov model (DTMC, CTMC, MDP): a PRISM source or an explicit file.
+    Markov(MarkovFormat),
+}
+
+/// The inputs of Markov models.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MarkovFormat {
+    Prism,
+    Drn,
+    Tra,
 }
 
 /// One known format.
@@ -77,7 +94,7 @@ pub struct Known {
 ///
 /// An extension may have two rows (`.aut`: a graph for `scc`, a model for `explore`
 /// and `check`): the first row the command reads wins.
-pub const FORMATS: [Known; 8] = [
+pub const FORMATS: [Known; 11] = [
     Known { format: FormatArg::Dve, name: "dve", extensions: &["dve"], input: Input::Model(FrontEnd::Dve) },
     Known { format: FormatArg::Exp, name: "exp", extensions: &["exp"], input: Input::Model(FrontEnd::Network) },
     Known { format: FormatArg::Gpf, name: "gpf", extensions: &["gpf"], input: Input::Model(FrontEnd::Network) },
@@ -91,6 +108,14 @@ pub const FORMATS: [Known; 8] = [
     },
     Known { format: FormatArg::Binary, name: "binary", extensions: &["wcg"], input: Input::Graph(Format::Binary) },
     Known { format: FormatArg::Dimacs, name: "dimacs", extensions: &["d"], input: Input::Weighted },
+    Known {
+        format: FormatArg::Prism,
+        name: "prism",
+        extensions: &["prism", "pm", "nm", "sm"],
+        input: Input::Markov(MarkovFormat::Prism),
+    },
+    Known { format: FormatArg::Drn, name: "drn", extensions: &["drn"], input: Input::Markov(MarkovFormat::Drn) },
+    Known { format: FormatArg::Tra, name: "tra", extensions: &["tra"], input: Input::Markov(MarkovFormat::Tra) },
 ];
 
 /// The inputs a command reads, for choosing and for messages.
@@ -101,17 +126,23 @@ pub struct Reads {
     pub models: bool,
     pub graphs: bool,
     pub weighted: bool,
+    pub markov: bool,
 }
 
-/// `explore`: models.
-pub const EXPLORE: Reads = Reads { command: "explore", noun: "model", models: true, graphs: false, weighted: false };
+/// `explore`: models, Markov models included.
+pub const EXPLORE: Reads =
+    Reads { command: "explore", noun: "model", models: true, graphs: false, weighted: false, markov: true };
 /// `check`: models.
-pub const CHECK: Reads = Reads { command: "check", ..EXPLORE };
+pub const CHECK: Reads = Reads { command: "check", markov: false, ..EXPLORE };
 /// `scc`: models (their state graphs) and graph files.
-pub const SCC: Reads = Reads { command: "scc", noun: "graph", models: true, graphs: true, weighted: false };
+pub const SCC: Reads =
+    Reads { command: "scc", noun: "graph", models: true, graphs: true, weighted: false, markov: false };
 /// `cycle-mean`: models (weighted by expressions) and weighted graphs.
 pub const CYCLE_MEAN: Reads =
-    Reads { command: "cycle-mean", noun: "input", models: true, graphs: false, weighted: true };
+    Reads { command: "cycle-mean", noun: "input", models: true, graphs: false, weighted: true, markov: false };
+/// `mec`: Markov models.
+pub const MEC: Reads =
+    Reads { command: "mec", noun: "Markov model", models: false, graphs: false, weighted: false, markov: true };
 
 impl Reads {
     fn accepts(&self, input: Input) -> bool {
@@ -119,6 +150,7 @@ impl Reads {
             Input::Model(_) => self.models,
             Input::Graph(_) => self.graphs,
             Input::Weighted => self.weighted,
+            Input::Markov(_) => self.markov,
         }
     }
 
@@ -145,7 +177,7 @@ pub fn resolve(path: &Path, format: Option<FormatArg>, reads: &Reads) -> Result<
         }
         return Ok(known.input);
     }
-    let extension = path.extension().and_then(|e| e.to_str());
+    let extension = extension(path);
     let matching = || FORMATS.iter().filter(|k| extension.is_some_and(|e| k.extensions.contains(&e)));
     if let Some(k) = matching().find(|k| reads.accepts(k.input)) {
         return Ok(k.input);
@@ -162,6 +194,16 @@ pub fn resolve(path: &Path, format: Option<FormatArg>, reads: &Reads) -> Result<
             path.display(),
             reads.noun
         ))),
+    }
+}
+
+/// The extension of `path`, the one before `.gz` for a compressed file (`m.drn.gz`:
+/// `drn`).
+pub fn extension(path: &Path) -> Option<&str> {
+    let e = path.extension().and_then(|e| e.to_str())?;
+    match e {
+        "gz" => Path::new(path.file_stem()?).extension().and_then(|e| e.to_str()),
+        _ => Some(e),
     }
 }
 
@@ -328,6 +370,12 @@ mod tests {
         let e = resolve(p("g.wcg"), None, &EXPLORE).unwrap_err().to_string();
         assert!(e.contains("explore reads dve (.dve), exp (.exp)"), "{e}");
         assert!(resolve(p("g.dve"), Some(FormatArg::Aut), &CYCLE_MEAN).is_err());
+        assert_eq!(resolve(p("m.nm"), None, &EXPLORE).unwrap(), Input::Markov(MarkovFormat::Prism));
+        assert_eq!(resolve(p("m.drn.gz"), None, &MEC).unwrap(), Input::Markov(MarkovFormat::Drn));
+        assert_eq!(resolve(p("dir.v2/m.tra"), None, &MEC).unwrap(), Input::Markov(MarkovFormat::Tra));
+        let e = resolve(p("m.prism"), None, &CHECK).unwrap_err().to_string();
+        assert!(e.contains("format prism, which check does not read"), "{e}");
+        assert!(resolve(p("m.dve"), None, &MEC).is_err());
     }
 
     #[test]

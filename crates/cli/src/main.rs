@@ -19,6 +19,7 @@ mod frontend;
 mod graphs;
 mod json;
 mod ltl;
+mod markov;
 mod memory;
 mod progress;
 mod report;

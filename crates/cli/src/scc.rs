@@ -159,7 +159,7 @@ pub fn run(args: SccArgs) -> Result<Verdict, CliError> {
             )?
         }
         Input::Graph(format) => read_graph(&args.input, format)?,
-        Input::Weighted => return Err(CliError::input("scc reads no weighted graphs")),
+        Input::Weighted | Input::Markov(_) => return Err(CliError::input("scc reads no weighted graphs")),
     };
     let load_seconds = start.elapsed().as_secs_f64();
     let start = Instant::now();

@@ -55,8 +55,8 @@ fn unknown_extensions_list_the_formats() {
     let cases: [(&[&str], &str); 4] = [
         (
             &["explore", &model],
-            "unknown model format (explore reads dve (.dve), exp (.exp), gpf (.gpf), lts (.aut); or name the format \
-             with --format)",
+            "unknown model format (explore reads dve (.dve), exp (.exp), gpf (.gpf), lts (.aut), prism (.prism, .pm, \
+             .nm, .sm), drn (.drn), tra (.tra); or name the format with --format)",
         ),
         (&["check", &model], "unknown model format (check reads dve (.dve), exp (.exp), gpf (.gpf), lts (.aut)"),
         (
@@ -78,10 +78,11 @@ fn unknown_extensions_list_the_formats() {
 
 #[test]
 fn formats_a_command_does_not_read() {
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 5] = [
         (&["explore", "examples/cycle.d"], "a file of format dimacs, which explore does not read"),
         (&["explore", "examples/peterson.dve", "--format", "aut"], "--format aut: explore reads dve (.dve)"),
         (&["scc", "examples/cycle.d"], "a file of format dimacs, which scc does not read"),
+        (&["check", "examples/die.pm"], "a file of format prism, which check does not read"),
         (&["cycle-mean", "examples/peterson.dve", "--format", "edges"], "--format edges: cycle-mean reads"),
     ];
     for (args, message) in cases {
