@@ -547,7 +547,7 @@ impl<'m> Parallel<'m> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::ModelType;
 

@@ -34,14 +34,6 @@ pub(crate) fn for_each<I: Sync>(items: &[I], threshold: usize, f: impl Fn(&I) + 
     }
 }
 
-/// Calls `f` on every index below `n`, in parallel when `n` is at least `threshold`.
-pub(crate) fn for_range(n: usize, threshold: usize, f: impl Fn(usize) + Sync + Send) {
-    if n < threshold {
-        (0..n).for_each(f);
-    } else {
-        (0..n).into_par_iter().with_min_len(CHUNK).for_each(f);
-    }
-}
 
 /// The items `keep` accepts, in order, in parallel when there are at least `threshold`.
 pub(crate) fn filter<I: Copy + Send + Sync>(items: &[I], threshold: usize, keep: impl Fn(I) -> bool + Sync) -> Vec<I> {
