@@ -424,41 +424,21 @@ impl<'m> Parallel<'m> {
         let mut mec_states: Vec<u32> = Vec::new();
         while !live.is_empty() {
             // 1. The SCCs of every candidate along its inside rows, into `scc_order`
-            //    (each SCC contiguous, labelled with its root). In the first round the
-            //    predecessor lists are built meanwhile, on the other threads.
+            //    (each SCC contiguous, labelled with its root); as each SCC completes,
+            //    its rows that leave it are disabled, and its states left without an
+            //    inside row start the attractor. In the first round the predecessor
+            //    lists are built meanwhile, on the other threads.
             let mut scc_order = vec![0u32; live.len()];
-            if preds.is_some() {
-                self.decompose(&live, &mut scc_order);
+            let mut wave = if preds.is_some() {
+                self.decompose(&live, &mut scc_order)
             } else {
-                preds = Some(rayon::join(|| Predecessors::new(model), || self.decompose(&live, &mut scc_order)).0);
-            }
+                let (p, wave) = rayon::join(|| Predecessors::new(model), || self.decompose(&live, &mut scc_order));
+                preds = Some(p);
+                wave
+            };
             drop(live);
             let preds = preds.as_ref().expect("built in the first round");
-            // 2. Disable the rows that leave their SCC; the states left without an
-            //    inside row start the attractor.
-            let mut wave = par::gather(&scc_order, th, |&s, wave| {
-                let d = self.label(s);
-                let mut inside = 0u32;
-                let mut disabled = false;
-                for r in model.rows(s) {
-                    if self.inside[r as usize].load(Relaxed) {
-                        if model.columns[model.entries(r)].iter().all(|&t| self.label(t) == d) {
-                            inside += 1;
-                        } else {
-                            self.inside[r as usize].store(false, Relaxed);
-                            disabled = true;
-                        }
-                    }
-                }
-                self.count[s as usize].store(inside, Relaxed);
-                if disabled {
-                    self.changed[d as usize].store(true, Relaxed);
-                }
-                if inside == 0 {
-                    wave.push(s);
-                }
-            });
-            // 3. The attractor, in waves: a removed state disables the inside rows of
+            // 2. The attractor, in waves: a removed state disables the inside rows of
             //    its predecessors in the same SCC; a predecessor losing its last one
             //    joins the next wave (exactly once: one decrement reaches zero).
             while !wave.is_empty() {
@@ -479,7 +459,7 @@ impl<'m> Parallel<'m> {
                     }
                 });
             }
-            // 4. Unchanged SCCs are MECs; the survivors of the others are the next
+            // 3. Unchanged SCCs are MECs; the survivors of the others are the next
             //    round's candidates (still contiguous, still named by their SCC).
             let keep = |s: u32, changed: bool| {
                 let d = self.label(s);
@@ -514,7 +494,8 @@ impl<'m> Parallel<'m> {
 
     /// Tarjan on every candidate of `live` (runs of equal labels), in parallel: each
     /// candidate's SCCs go to the same positions of `out`, relabelled with their roots.
-    fn decompose(&self, live: &[u32], out: &mut [u32]) {
+    /// Returns the states left without an inside row (see [`Parallel::complete`]).
+    fn decompose(&self, live: &[u32], out: &mut [u32]) -> Vec<u32> {
         par::for_each(live, self.threshold, |&s| self.index[s as usize].store(UNSEEN, Relaxed));
         let starts = self.groups(live);
         let mut jobs: Vec<(&[u32], &mut [u32])> = Vec::with_capacity(starts.len());
@@ -526,23 +507,55 @@ impl<'m> Parallel<'m> {
         }
         let one = |scratch: &mut Scratch, (input, output): (&[u32], &mut [u32])| {
             let mut at = 0;
+            let mut stranded = Vec::new();
             let allowed = |r: u64| self.inside[r as usize].load(Relaxed);
             tarjan(self.model, input, allowed, &self.index, &self.low, scratch, |component| {
-                let root = component[component.len() - 1];
-                for &s in component {
-                    self.label[s as usize].store(root, Relaxed);
-                    self.changed[s as usize].store(false, Relaxed);
-                }
+                self.complete(component, &mut stranded);
                 output[at..at + component.len()].copy_from_slice(component);
                 at += component.len();
             });
+            stranded
         };
         if jobs.len() == 1 || live.len() < self.threshold {
             let mut scratch = Scratch::default();
-            jobs.into_iter().for_each(|job| one(&mut scratch, job));
+            jobs.into_iter().flat_map(|job| one(&mut scratch, job)).collect()
         } else {
-            jobs.into_par_iter().for_each_init(Scratch::default, one);
+            jobs.into_par_iter().map_init(Scratch::default, one).flatten_iter().collect()
         }
+    }
+
+    /// Called by Tarjan on each SCC as it completes: labels its states with its root,
+    /// disables their inside rows that leave it (and then marks it changed), counts the
+    /// rows left per state and pushes the states left with none onto `stranded`.
+    ///
+    /// The labels this reads are final: an inside row's targets are reachable from the
+    /// SCC, so they lie in it or in an SCC that Tarjan completed before (reverse
+    /// topological order); targets in other candidates are never on an inside row.
+    fn complete(&self, component: &[u32], stranded: &mut Vec<u32>) {
+        let model = self.model;
+        let root = component[component.len() - 1];
+        for &s in component {
+            self.label[s as usize].store(root, Relaxed);
+        }
+        let mut disabled = false;
+        for &s in component {
+            let mut inside = 0u32;
+            for r in model.rows(s) {
+                if self.inside[r as usize].load(Relaxed) {
+                    if model.columns[model.entries(r)].iter().all(|&t| self.label(t) == root) {
+                        inside += 1;
+                    } else {
+                        self.inside[r as usize].store(false, Relaxed);
+                        disabled = true;
+                    }
+                }
+            }
+            self.count[s as usize].store(inside, Relaxed);
+            if inside == 0 {
+                stranded.push(s);
+            }
+        }
+        self.changed[root as usize].store(disabled, Relaxed);
     }
 }
 

@@ -229,6 +229,19 @@ fn mec_timing() {
     let mut threads = vec![1, 2];
     threads.extend([4, 8, 16, 32].into_iter().filter(|&t| t <= cores));
     println!("{id}: {} states, {} choices, {} transitions; {cores} cores", model.states(), model.choices(), model.transitions());
+    if std::env::var_os("MEC_TRACE").is_some() {
+        for t in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap();
+            eprintln!("trace {t} threads");
+            let start = Instant::now();
+            pool.install(|| maximal_end_components(&model));
+            eprintln!("total {:.4}", start.elapsed().as_secs_f64());
+            let start = Instant::now();
+            pool.install(|| warpcheck_markov::Predecessors::new(&model));
+            eprintln!("preds alone {:.4}", start.elapsed().as_secs_f64());
+        }
+        return;
+    }
     for t in threads {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap();
         let parallel = pool.install(|| median(&|| maximal_end_components(&model)));
