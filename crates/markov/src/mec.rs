@@ -47,7 +47,7 @@
 //! from the many independent candidates and from the attractor waves.
 //!
 //! **Memory.** Besides the model and the predecessor lists (see
-//! [`Predecessors`](crate::predecessors::Predecessors)): 17 bytes per state (set label,
+//! [`Predecessors`]): 17 bytes per state (set label,
 //! Tarjan index and low link, inside-choice count, one flag), one byte per row, two
 //! `u32` lists of the live states of a round, and Tarjan's stacks (at most 28 bytes per
 //! state of the deepest search).
@@ -150,7 +150,12 @@ impl Mecs {
 
     /// Builds the result from MECs given as `states` grouped by `starts` (any order
     /// within and between groups) and the rows that stay inside.
-    fn assemble(model: &SparseModel, mut states: Vec<u32>, starts: Vec<usize>, inside_row: impl Fn(u64) -> bool + Sync) -> Mecs {
+    fn assemble(
+        model: &SparseModel,
+        mut states: Vec<u32>,
+        starts: Vec<usize>,
+        inside_row: impl Fn(u64) -> bool + Sync,
+    ) -> Mecs {
         let n = model.states();
         let count = starts.len() - 1;
         // Sort each MEC, then order the MECs by their smallest state.
@@ -251,7 +256,7 @@ fn row_is_distribution(model: &SparseModel, r: u64) -> bool {
 
 /// The sequential reference: Storm's scheme (a candidate is a MEC only when its SCC
 /// decomposition gives back the whole candidate and no state is removed), one candidate
-/// at a time from a work list, with [`tarjan`] and a queue-based attractor. Also the
+/// at a time from a work list, with the same iterative Tarjan and a queue-based attractor. Also the
 /// algorithm for small models.
 ///
 /// # Panics
@@ -710,8 +715,10 @@ pub(crate) mod tests {
         m.push_entry(7, 1.0);
         m.end_state();
         assert_eq!((m.states(), m.choices()), (4, 3));
-        for mecs in [maximal_end_components_sequential(&m), maximal_end_components_with(&m, &MecOptions { parallel_threshold: 1 })]
-        {
+        for mecs in [
+            maximal_end_components_sequential(&m),
+            maximal_end_components_with(&m, &MecOptions { parallel_threshold: 1 }),
+        ] {
             assert_eq!(mecs.iter().collect::<Vec<_>>(), vec![&[0u32][..]]);
         }
     }

@@ -34,7 +34,6 @@ pub(crate) fn for_each<I: Sync>(items: &[I], threshold: usize, f: impl Fn(&I) + 
     }
 }
 
-
 /// The items `keep` accepts, in order, in parallel when there are at least `threshold`.
 pub(crate) fn filter<I: Copy + Send + Sync>(items: &[I], threshold: usize, keep: impl Fn(I) -> bool + Sync) -> Vec<I> {
     if items.len() < threshold {

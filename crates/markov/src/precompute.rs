@@ -59,7 +59,12 @@ fn complement(v: Vec<bool>) -> Vec<bool> {
 
 fn check_masks(model: &SparseModel, pred: &Predecessors, masks: &[&[bool]]) {
     let n = model.states();
-    assert_eq!(pred.states(), n, "the predecessor lists are of another model ({} states, the model has {n})", pred.states());
+    assert_eq!(
+        pred.states(),
+        n,
+        "the predecessor lists are of another model ({} states, the model has {n})",
+        pred.states()
+    );
     for m in masks {
         assert_eq!(m.len(), n, "a state mask has {} flags, the model has {n} states", m.len());
     }
@@ -86,7 +91,12 @@ fn reach_exists(pred: &Predecessors, phi: impl Fn(u32) -> bool + Sync, seed: &[b
 /// The states of `seed`, and those that `phi` accepts all of whose rows have a target in
 /// the set: `μY. seed ∪ {s ∈ phi | every row of s has a target in Y}`. A state joins when
 /// the last of its rows gets a target in the set (a counter per state, a flag per row).
-fn reach_forall(model: &SparseModel, pred: &Predecessors, phi: impl Fn(u32) -> bool + Sync, seed: &[bool]) -> Vec<bool> {
+fn reach_forall(
+    model: &SparseModel,
+    pred: &Predecessors,
+    phi: impl Fn(u32) -> bool + Sync,
+    seed: &[bool],
+) -> Vec<bool> {
     let n = seed.len();
     let inside = flags(n, |s| seed[s]);
     let waiting: Vec<AtomicU64> = (0..n)

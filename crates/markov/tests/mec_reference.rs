@@ -211,7 +211,8 @@ fn mec_timing() {
     let id = std::env::var("WARPCHECK_MEC_INSTANCE").unwrap_or_else(|_| "resource-gathering-1300-100-100".into());
     let kind = if id.starts_with("nand") || id.starts_with("herman") || id.starts_with("brp") { "dtmc" } else { "mdp" };
     let folder = dir.join(kind).join(&id);
-    let file = ["drn.gz", "drn"].iter().map(|e| folder.join(format!("{id}.{e}"))).find(|p| p.is_file()).expect("drn file");
+    let file =
+        ["drn.gz", "drn"].iter().map(|e| folder.join(format!("{id}.{e}"))).find(|p| p.is_file()).expect("drn file");
     let model = drn_test_only::read(&file);
     let median = |f: &dyn Fn() -> Mecs| {
         f();
@@ -228,7 +229,12 @@ fn mec_timing() {
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let mut threads = vec![1, 2];
     threads.extend([4, 8, 16, 32].into_iter().filter(|&t| t <= cores));
-    println!("{id}: {} states, {} choices, {} transitions; {cores} cores", model.states(), model.choices(), model.transitions());
+    println!(
+        "{id}: {} states, {} choices, {} transitions; {cores} cores",
+        model.states(),
+        model.choices(),
+        model.transitions()
+    );
     if std::env::var_os("MEC_TRACE").is_some() {
         for t in [1, 2] {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap();

@@ -65,11 +65,12 @@ fn solve(spec: &Spec, choice: &[usize], safe: &[bool], target: &[bool]) -> Vec<f
     for c in 0..k {
         let pivot = (c..k).max_by(|&x, &y| a[x][c].abs().total_cmp(&a[y][c].abs())).unwrap();
         a.swap(c, pivot);
-        for r in 0..k {
+        let pivot_row = a[c].clone();
+        for (r, row) in a.iter_mut().enumerate() {
             if r != c {
-                let f = a[r][c] / a[c][c];
-                for j in c..=k {
-                    a[r][j] -= f * a[c][j];
+                let f = row[c] / pivot_row[c];
+                for (x, p) in row[c..].iter_mut().zip(&pivot_row[c..]) {
+                    *x -= f * p;
                 }
             }
         }
@@ -116,13 +117,13 @@ fn by_schedulers(spec: &Spec, safe: &[bool], target: &[bool]) -> [Vec<bool>; 4] 
 }
 
 /// `μY. seed ∪ {s ∈ phi | join(s, Y)}` by whole sweeps.
-fn lfp(n: usize, seed: &[bool], phi: impl Fn(usize) -> bool, join: impl Fn(usize, &[bool]) -> bool) -> Vec<bool> {
+fn lfp(seed: &[bool], phi: impl Fn(usize) -> bool, join: impl Fn(usize, &[bool]) -> bool) -> Vec<bool> {
     let mut y = seed.to_vec();
     loop {
         let before = y.clone();
-        for s in 0..n {
-            if !y[s] && phi(s) && join(s, &before) {
-                y[s] = true;
+        for (s, ys) in y.iter_mut().enumerate() {
+            if !*ys && phi(s) && join(s, &before) {
+                *ys = true;
             }
         }
         if y == before {
@@ -137,19 +138,23 @@ fn naive(spec: &Spec, safe: &[bool], target: &[bool]) -> ([Vec<bool>; 4], Vec<bo
     let has = |r: &Vec<u32>, y: &[bool]| r.iter().any(|&t| y[t as usize]);
     let within = |r: &Vec<u32>, x: &[bool]| r.iter().all(|&t| x[t as usize]);
     let not = |v: Vec<bool>| v.into_iter().map(|b| !b).collect::<Vec<_>>();
-    let greater0e = lfp(n, target, |s| safe[s], |s, y| spec[s].iter().any(|r| has(r, y)));
-    let greater0a = lfp(n, target, |s| safe[s], |s, y| spec[s].iter().all(|r| has(r, y)));
+    let greater0e = lfp(target, |s| safe[s], |s, y| spec[s].iter().any(|r| has(r, y)));
+    let greater0a = lfp(target, |s| safe[s], |s, y| spec[s].iter().all(|r| has(r, y)));
     let nested = |every: bool| {
         let mut x = vec![true; n];
         loop {
-            let y = lfp(n, target, |s| safe[s], |s, y| {
-                let ok = |r: &Vec<u32>| within(r, &x) && has(r, y);
-                if every {
-                    spec[s].iter().all(ok)
-                } else {
-                    spec[s].iter().any(ok)
-                }
-            });
+            let y = lfp(
+                target,
+                |s| safe[s],
+                |s, y| {
+                    let ok = |r: &Vec<u32>| within(r, &x) && has(r, y);
+                    if every {
+                        spec[s].iter().all(ok)
+                    } else {
+                        spec[s].iter().any(ok)
+                    }
+                },
+            );
             if y == x {
                 return x;
             }
@@ -157,7 +162,7 @@ fn naive(spec: &Spec, safe: &[bool], target: &[bool]) -> ([Vec<bool>; 4], Vec<bo
         }
     };
     let prob0 = not(greater0e.clone());
-    let dtmc_prob1 = not(lfp(n, &prob0, |s| !target[s], |s, y| spec[s].iter().any(|r| has(r, y))));
+    let dtmc_prob1 = not(lfp(&prob0, |s| !target[s], |s, y| spec[s].iter().any(|r| has(r, y))));
     ([prob0, not(greater0a), nested(true), nested(false)], dtmc_prob1)
 }
 

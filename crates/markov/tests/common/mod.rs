@@ -31,13 +31,7 @@ pub fn spec(min_n: usize, max_n: usize, max_choices: usize) -> impl Strategy<Val
                         .map(|entries| {
                             let mut t: Vec<u32> = entries
                                 .into_iter()
-                                .map(|(local, any, d)| {
-                                    if local {
-                                        ((s + n + d as usize - 1) % n) as u32
-                                    } else {
-                                        any
-                                    }
-                                })
+                                .map(|(local, any, d)| if local { ((s + n + d as usize - 1) % n) as u32 } else { any })
                                 .collect();
                             t.sort_unstable();
                             t.dedup();
