@@ -149,7 +149,8 @@ impl Mecs {
     }
 
     /// Builds the result from MECs given as `states` grouped by `starts` (any order
-    /// within and between groups) and the rows that stay inside.
+    /// within and between groups) and the rows that stay inside (`inside_row` must be
+    /// false for the rows of states in no MEC; both algorithms end in that state).
     fn assemble(
         model: &SparseModel,
         mut states: Vec<u32>,
@@ -179,21 +180,20 @@ impl Mecs {
             new_starts.push(sorted.len());
         }
         drop(states);
-        let mut component = vec![u32::MAX; n];
-        for k in 0..count {
+        let component: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(u32::MAX)).collect();
+        (0..count).into_par_iter().for_each(|k| {
             for &s in &sorted[new_starts[k]..new_starts[k + 1]] {
-                component[s as usize] = k as u32;
+                component[s as usize].store(k as u32, Relaxed);
             }
-        }
+        });
+        let component: Vec<u32> = component.into_iter().map(AtomicU32::into_inner).collect();
         let rows = model.choices();
-        let mut inside = vec![0u64; rows.div_ceil(64) as usize];
-        for &s in &sorted {
-            for r in model.rows(s) {
-                if inside_row(r) {
-                    inside[(r / 64) as usize] |= 1 << (r % 64);
-                }
-            }
-        }
+        let inside: Vec<u64> = (0..rows.div_ceil(64))
+            .into_par_iter()
+            .map(|w| {
+                (0..64).filter(|b| w * 64 + b < rows && inside_row(w * 64 + b)).fold(0u64, |word, b| word | 1 << b)
+            })
+            .collect();
         Mecs { component, starts: new_starts, states: sorted, inside }
     }
 
