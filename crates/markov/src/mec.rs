@@ -17,13 +17,14 @@
 //! Candidates start as the whole state space. Each round, for every candidate at once:
 //!
 //! 1. decompose it into SCCs along the choices that stay inside the candidate (an
-//!    iterative Tarjan per candidate, the candidates in parallel);
-//! 2. in each SCC, disable the choices that leave it, and remove the states left
-//!    without a choice, then, repeatedly, the states whose last staying choice reached
-//!    a removed state: the attractor of those states within the SCC, which no MEC
-//!    intersects (Lemma 1 of Wijs et al.). The removals run in parallel waves over all
-//!    SCCs together, over the predecessor lists;
-//! 3. an SCC where step 2 disabled no choice and removed no state is a MEC; the
+//!    iterative Tarjan per candidate, the candidates in parallel); as Tarjan completes
+//!    an SCC, disable its states' choices that leave it and count the choices left;
+//! 2. remove the states left without a choice, then, repeatedly, the states whose last
+//!    staying choice reached a removed state: the attractor of those states within the
+//!    SCC, which no MEC intersects (Lemma 1 of Wijs et al.). The removals run in
+//!    parallel waves over all SCCs together, over the predecessor lists (built during
+//!    the first round's Tarjan, on the other threads);
+//! 3. an SCC where steps 1-2 disabled no choice and removed no state is a MEC; the
 //!    survivors of any other SCC form a candidate of the next round.
 //!
 //! Step 3 is where the paper's pseudo-code needs care (digest §3.16, errata 5 and 6;
@@ -35,22 +36,26 @@
 //! algorithm uses the sharper test above: if no choice of the SCC's states had to be
 //! disabled, every edge Tarjan followed inside it stays inside it. A choice leaving to
 //! a removed state, to a finished MEC or to another candidate always counts as leaving
-//! (erratum 6: the paper's kernel skipped such targets).
+//! (erratum 6: the paper's kernel skipped such targets). Disabling at completion time
+//! is sound because Tarjan completes SCCs in reverse topological order: the targets of
+//! a staying choice are in the SCC or in one completed before, so their labels are
+//! final.
 //!
 //! **Why not `warpcheck-scc`.** Its `decompose` takes a whole `Graph` (a CSR of all
-//! vertices and edges): it has no vertex or edge filter, so each
-//! round would have to copy every candidate's restricted subgraph into a fresh CSR and
-//! transpose it (12 bytes per state and 8 per edge, plus FB's 21 bytes of flags per
-//! vertex), and on 2 cores its FB loses to Tarjan on state graphs (its own benchmark,
+//! vertices and edges): it has no vertex or edge filter, so each round would have to
+//! copy every candidate's restricted subgraph into a fresh CSR and transpose it (12
+//! bytes per state and 8 per edge, plus FB's 21 bytes of flags per vertex), and on 2
+//! cores its FB loses to Tarjan on state graphs (its own benchmark,
 //! `benches/results/scc-cpu-2core.md`: 0.14-0.54x). Here an iterative Tarjan reads the
-//! model's rows in place through a row filter (module `mec::tarjan`), and the parallelism comes
-//! from the many independent candidates and from the attractor waves.
+//! model's rows in place through a row filter (module `mec::tarjan`), and the
+//! parallelism comes from the many independent candidates and from the attractor waves.
+//! The first round has one candidate, the whole model, so its Tarjan is sequential.
 //!
-//! **Memory.** Besides the model and the predecessor lists (see
-//! [`Predecessors`]): 17 bytes per state (set label,
-//! Tarjan index and low link, inside-choice count, one flag), one byte per row, two
-//! `u32` lists of the live states of a round, and Tarjan's stacks (at most 28 bytes per
-//! state of the deepest search).
+//! **Memory.** Besides the model and the [`Predecessors`]: 17 bytes per state (set
+//! label, Tarjan index and low link, staying-choice count, one flag), one byte per row,
+//! two `u32` lists of the live states of a round, and Tarjan's stacks (at most 28 bytes
+//! per state of the deepest search); the result takes 8 bytes per state and one bit
+//! per row.
 
 mod tarjan;
 
