@@ -12,6 +12,12 @@
 //!   read and written, plain or gzip-compressed; [`load`] and [`save`] pick the format
 //!   from the file name. Every reader reports a malformed file as an [`Error`] naming
 //!   the file, line and column.
+//! - [`predecessors`]: the transposed state graph with the row of every edge, for
+//!   backward searches.
+//! - [`mec`]: maximal end components of MDPs and bottom SCCs of DTMCs/CTMCs, on all
+//!   cores, with a sequential reference.
+//! - [`precompute`]: the graph precomputations of probabilistic reachability (prob0 and
+//!   prob1 of DTMCs, prob0A/prob0E/prob1A/prob1E of MDPs).
 //!
 //! This crate knows no source language: the PRISM front end builds a [`SparseModel`],
 //! the explicit readers load one.
@@ -22,7 +28,11 @@ pub mod drn;
 pub mod error;
 pub mod explicit;
 mod files;
+pub mod mec;
 mod number;
+mod par;
+pub mod precompute;
+pub mod predecessors;
 mod rows;
 pub mod sparse;
 mod state_store;
@@ -35,4 +45,6 @@ pub use build::{build, Annotations, BuildError, BuildOptions, NoAnnotations, Rew
 pub use error::{Error, Problem};
 pub use explicit::ExplicitFiles;
 pub use files::{is_gzip, load, open, save, Format};
+pub use mec::{bottom_sccs, maximal_end_components, MecSummary, Mecs};
+pub use predecessors::Predecessors;
 pub use sparse::{Labelling, ModelType, RewardModel, SparseModel, Valuations};
