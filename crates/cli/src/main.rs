@@ -49,6 +49,8 @@ Examples:
   warpcheck cycle-mean graph.d --max --ratio --json   # optimal cycle ratio
   warpcheck explore net.exp --sync free-unmentioned   # a network of LTSs (.exp, .gpf, .aut)
   warpcheck export model.dve --network dir/        # channel-only DVE as a network
+  warpcheck explore model.nm --const N=3          # a PRISM model (also .drn, .tra)
+  warpcheck mec model.nm --const N=3 --json       # maximal end components
 
 On the GPU (--backend gpu: an error without one; auto: the GPU when present):
   warpcheck explore model.dve --backend gpu       # explore and check: auto by default
@@ -82,6 +84,9 @@ enum Command {
     /// Minimum or maximum cycle mean or cycle ratio, exactly, with a critical cycle.
     #[command(after_help = EXAMPLES)]
     CycleMean(cycle::CycleArgs),
+    /// Maximal end components of an MDP, or the bottom SCCs of a DTMC or CTMC.
+    #[command(after_help = EXAMPLES)]
+    Mec(markov::MecArgs),
     /// Write a DVE model (channel-only) or a network as a network: an `.exp` with its
     /// `.aut` components, or a GPUexplore `.gpf`.
     Export(export::ExportArgs),
@@ -117,5 +122,6 @@ fn main() -> ExitCode {
         Command::CycleMean(args) => cycle::run(args),
         Command::Generate(args) => graphs::generate(args),
         Command::Export(args) => export::run(args),
+        Command::Mec(args) => markov::mec(args),
     })
 }

@@ -158,3 +158,135 @@ pub fn explore(
     println!("time:         {:.3} s on {threads} thread(s)", stats.seconds);
     Ok(Verdict::Holds)
 }
+
+/// `mec`: maximal end components of an MDP, bottom SCCs of a DTMC or CTMC.
+#[derive(Args)]
+pub struct MecArgs {
+    /// A Markov model: PRISM (`.prism`, `.pm`, `.nm`, `.sm`), Storm's `.drn` or PRISM's
+    /// explicit `.tra` (gzipped too).
+    pub model: PathBuf,
+    /// The model's format, instead of its extension's.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<crate::frontend::FormatArg>,
+    #[command(flatten)]
+    pub markov: MarkovArgs,
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 't')]
+    pub threads: Option<usize>,
+    /// Where to run: `cpu`, `gpu` or `auto` (the decomposition runs on the CPU; `gpu`
+    /// is an error).
+    #[arg(long, value_enum, default_value_t = crate::backend::Backend::Auto)]
+    pub backend: crate::backend::Backend,
+    /// The CUDA device to use.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub device: usize,
+    /// Write every component to FILE, one JSON object per line: `{"mec": K, "states":
+    /// [...], "choices": [[state, local choice], ...]}`.
+    #[arg(long, value_name = "FILE")]
+    pub components: Option<PathBuf>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The `--json` report of `mec`.
+#[derive(Serialize)]
+pub struct MecReport {
+    pub model: String,
+    pub model_type: &'static str,
+    /// `mec` for an MDP, `bscc` (bottom SCCs) for a DTMC or CTMC.
+    pub kind: &'static str,
+    pub states: usize,
+    pub choices: u64,
+    pub mecs: usize,
+    /// States per component, largest first.
+    pub mec_sizes: Vec<usize>,
+    pub states_in_mecs: u64,
+    /// (state, choice) pairs whose choice stays inside the state's component.
+    pub choices_in_mecs: u64,
+    pub build_seconds: f64,
+    pub mec_seconds: f64,
+    pub backend: &'static str,
+    pub threads: usize,
+}
+
+/// One line of `--components`.
+#[derive(Serialize)]
+struct Component<'a> {
+    mec: usize,
+    states: &'a [u32],
+    choices: Vec<(u32, u64)>,
+}
+
+/// Runs `mec`.
+pub fn mec(args: MecArgs) -> Result<Verdict, CliError> {
+    let crate::frontend::Input::Markov(format) =
+        crate::frontend::resolve(&args.model, args.format, &crate::frontend::MEC)?
+    else {
+        return Err(CliError::Input("mec reads Markov models only".into()));
+    };
+    args.backend.place(args.device, Err("the MEC decomposition runs on the CPU only".into()))?;
+    let threads = crate::thread_count(args.threads);
+    let pool = crate::thread_pool(threads)?;
+    let loaded = pool.install(|| load(&args.model, format, &args.markov))?;
+    let m = &loaded.model;
+    let start = Instant::now();
+    let (kind, mecs) = match m.model_type {
+        ModelType::Mdp => ("mec", pool.install(|| warpcheck_markov::maximal_end_components(m))),
+        _ => ("bscc", pool.install(|| warpcheck_markov::bottom_sccs(m)).map_err(|e| CliError::Input(e.to_string()))?),
+    };
+    let mec_seconds = start.elapsed().as_secs_f64();
+    if let Some(path) = &args.components {
+        write_components(path, m, &mecs)?;
+    }
+    let summary = mecs.summary();
+    let report = MecReport {
+        model: args.model.display().to_string(),
+        model_type: m.model_type.name(),
+        kind,
+        states: m.states(),
+        choices: m.choices(),
+        mecs: summary.count,
+        mec_sizes: summary.sizes_sorted_desc,
+        states_in_mecs: summary.states_in_mecs,
+        choices_in_mecs: summary.choices_in_mecs,
+        build_seconds: loaded.seconds,
+        mec_seconds,
+        backend: "cpu",
+        threads,
+    };
+    if args.json {
+        json::print(&report);
+        return Ok(Verdict::Holds);
+    }
+    let what = if kind == "mec" { "maximal end components" } else { "bottom SCCs" };
+    println!("model:        {} ({})", report.model_type, report.model);
+    println!("states:       {}", report.states);
+    println!("components:   {} {what}", report.mecs);
+    let shown: Vec<String> = report.mec_sizes.iter().take(10).map(|s| s.to_string()).collect();
+    let more = if report.mec_sizes.len() > 10 { ", ..." } else { "" };
+    println!("sizes:        {}{more}", shown.join(", "));
+    println!("in them:      {} states, {} choices", report.states_in_mecs, report.choices_in_mecs);
+    if let Some(path) = &args.components {
+        println!("written:      {}", path.display());
+    }
+    println!(
+        "time:         {:.3} s to load, {:.3} s to decompose on {threads} thread(s)",
+        report.build_seconds, mec_seconds
+    );
+    Ok(Verdict::Holds)
+}
+
+/// Writes the components, one JSON object per line.
+fn write_components(path: &Path, m: &SparseModel, mecs: &warpcheck_markov::Mecs) -> Result<(), CliError> {
+    use std::io::Write;
+    let fail = |e: std::io::Error| CliError::Input(format!("cannot write {}: {e}", path.display()));
+    let file = std::fs::File::create(path).map_err(fail)?;
+    let mut out = std::io::BufWriter::new(file);
+    for k in 0..mecs.count() {
+        let line = Component { mec: k, states: mecs.states(k), choices: mecs.choices(m, k).collect() };
+        let text = serde_json::to_string(&line).expect("components serialize");
+        writeln!(out, "{text}").map_err(fail)?;
+    }
+    out.flush().map_err(fail)
+}

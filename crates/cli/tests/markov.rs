@@ -100,3 +100,41 @@ fn bad_input_is_an_error_with_the_place() {
     fails(&["explore", &path], "bad.drn:");
     fails(&["explore", &path, "--const", "N=3"], "an explicit model, without constants");
 }
+
+#[test]
+fn mec_decomposes_mdps_and_finds_the_bottom_sccs_of_chains() {
+    // The gambler's absorbing states (the 8 where she stopped and the rich one) are
+    // its only end components; the die's six outcomes are its bottom SCCs.
+    let r = json(&["mec", "examples/gamble.nm", "--const", "N=3", "--json"]);
+    assert_eq!((r["kind"].as_str(), r["mecs"].as_u64(), r["states_in_mecs"].as_u64()), (Some("mec"), Some(9), Some(9)));
+    assert_eq!(r["choices_in_mecs"], 9);
+    let path = temp("die.components");
+    let r = json(&["mec", "examples/die.pm", "--components", &path, "--json", "--threads", "1"]);
+    assert_eq!((r["kind"].as_str(), r["mecs"].as_u64()), (Some("bscc"), Some(6)));
+    assert_eq!(r["mec_sizes"], serde_json::json!([1, 1, 1, 1, 1, 1]));
+    let lines: Vec<Value> =
+        std::fs::read_to_string(&path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 6);
+    assert_eq!(lines[0]["choices"], serde_json::json!([[lines[0]["states"][0].clone(), 0]]));
+    let mut keys: Vec<&str> = r.as_object().unwrap().keys().map(String::as_str).collect();
+    keys.sort();
+    let mut expected = vec![
+        "model",
+        "model_type",
+        "kind",
+        "states",
+        "choices",
+        "mecs",
+        "mec_sizes",
+        "states_in_mecs",
+        "choices_in_mecs",
+        "build_seconds",
+        "mec_seconds",
+        "backend",
+        "threads",
+    ];
+    expected.sort();
+    assert_eq!(keys, expected);
+    fails(&["mec", "examples/peterson.dve"], "a file of format dve, which mec does not read");
+    fails(&["mec", "examples/die.pm", "--backend", "gpu"], "runs on the CPU only");
+}
