@@ -197,7 +197,9 @@ pub fn build<M: Model, A: Annotations + Sync + ?Sized>(
         // Number the new states in order, as a sequential search would.
         for chunk in &mut chunks {
             let chunk = chunk.as_mut().map_err(|e| e.clone())?;
-            let ids: Vec<u32> = chunk.targets.chunks_exact(words.max(1)).map(|t| store.insert(t).0).collect();
+            let ids: Vec<u32> = (chunk.hashes.iter().enumerate())
+                .map(|(i, &h)| store.insert_hashed(&chunk.targets[i * words..(i + 1) * words], h).0)
+                .collect();
             if store.len() > limit {
                 return Err(BuildError::TooManyStates { limit });
             }
@@ -298,6 +300,8 @@ struct Chunk {
     emits: Emits,
     /// The target vectors, `words` each.
     targets: Vec<u32>,
+    /// Their hashes ([`StateStore::hash`]), computed on the chunk's thread.
+    hashes: Vec<u64>,
     /// Per reward structure with state rewards: one value per state.
     state_rewards: Vec<Vec<f64>>,
     /// Per reward structure with action rewards: one value per choice of `emits`.
@@ -325,6 +329,7 @@ impl<M: Model, A: Annotations + ?Sized> Expander<'_, M, A> {
             states: Vec::with_capacity(ids.len()),
             emits: Emits::default(),
             targets: Vec::new(),
+            hashes: Vec::new(),
             state_rewards: vec![Vec::new(); structures],
             choice_rewards: vec![Vec::new(); structures],
         };
@@ -332,7 +337,7 @@ impl<M: Model, A: Annotations + ?Sized> Expander<'_, M, A> {
         for id in ids {
             let current = store.get(id as u32);
             let mut failure: Option<(Vec<u32>, EvalError)> = None;
-            let (emits, targets) = (&mut chunk.emits, &mut chunk.targets);
+            let (emits, targets, hashes) = (&mut chunk.emits, &mut chunk.targets, &mut chunk.hashes);
             let first = emits.choices();
             emits.seal();
             worker.successors(current, |step: Step<'_>, result| {
@@ -342,8 +347,9 @@ impl<M: Model, A: Annotations + ?Sized> Expander<'_, M, A> {
                 match result {
                     Err(e) => failure = Some((step.groups.to_vec(), e)),
                     Ok(target) => {
-                        let local = (targets.len() / words.max(1)) as u32;
+                        let local = hashes.len() as u32;
                         targets.extend_from_slice(&target[..words]);
+                        hashes.push(StateStore::hash(&target[..words]));
                         emits.push(step.groups, local, step.weight.unwrap_or(1.0));
                     }
                 }

@@ -8,8 +8,11 @@ use std::hash::Hasher;
 pub struct StateStore {
     words: usize,
     arena: Vec<u32>,
-    /// Indices + 1 (0 is empty); a power-of-two length.
-    table: Vec<u32>,
+    /// Per slot: the low 32 bits of the state's hash (high half) and its index + 1
+    /// (low half; 0 is empty). A power-of-two length of at most 2^32, so the stored
+    /// hash bits place a state when the table grows, and compare before the arena is
+    /// touched.
+    table: Vec<u64>,
     len: usize,
 }
 
@@ -29,7 +32,8 @@ impl StateStore {
         &self.arena[s as usize * self.words..(s as usize + 1) * self.words]
     }
 
-    fn hash(state: &[u32]) -> u64 {
+    /// The hash [`StateStore::insert_hashed`] takes (any thread may compute it).
+    pub fn hash(state: &[u32]) -> u64 {
         let mut h = FxHasher::default();
         for &w in state {
             h.write_u32(w);
@@ -41,24 +45,30 @@ impl StateStore {
 
     /// The id of `state`, inserted if new (then `true`).
     pub fn insert(&mut self, state: &[u32]) -> (u32, bool) {
+        self.insert_hashed(state, Self::hash(state))
+    }
+
+    /// [`StateStore::insert`] with the state's [`StateStore::hash`] already known.
+    pub fn insert_hashed(&mut self, state: &[u32], hash: u64) -> (u32, bool) {
         if (self.len + 1) * 2 > self.table.len() {
             self.grow();
         }
         let mask = self.table.len() - 1;
-        let mut at = Self::hash(state) as usize & mask;
+        let tag = hash & 0xffff_ffff;
+        let mut at = hash as usize & mask;
         loop {
-            match self.table[at] {
-                0 => {
-                    let id = self.len as u32;
-                    self.table[at] = id + 1;
-                    self.arena.extend_from_slice(state);
-                    self.len += 1;
-                    return (id, true);
-                }
-                slot => {
-                    if self.get(slot - 1) == state {
-                        return (slot - 1, false);
-                    }
+            let slot = self.table[at];
+            if slot == 0 {
+                let id = self.len as u32;
+                self.table[at] = (tag << 32) | (id as u64 + 1);
+                self.arena.extend_from_slice(state);
+                self.len += 1;
+                return (id, true);
+            }
+            if slot >> 32 == tag {
+                let id = (slot as u32) - 1;
+                if same(self.get(id), state) {
+                    return (id, false);
                 }
             }
             at = (at + 1) & mask;
@@ -66,17 +76,24 @@ impl StateStore {
     }
 
     fn grow(&mut self) {
-        let mut table = vec![0u32; self.table.len() * 2];
+        assert!(self.table.len() < 1 << 32, "the builder's state store holds at most 2^31 states");
+        let mut table = vec![0u64; self.table.len() * 2];
         let mask = table.len() - 1;
-        for id in 0..self.len as u32 {
-            let mut at = Self::hash(self.get(id)) as usize & mask;
+        for &slot in self.table.iter().filter(|&&s| s != 0) {
+            let mut at = (slot >> 32) as usize & mask;
             while table[at] != 0 {
                 at = (at + 1) & mask;
             }
-            table[at] = id + 1;
+            table[at] = slot;
         }
         self.table = table;
     }
+}
+
+/// Word-by-word equality (states are a few words: cheaper than a `memcmp` call).
+#[inline]
+fn same(a: &[u32], b: &[u32]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 #[cfg(test)]
