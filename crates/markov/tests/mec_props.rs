@@ -7,8 +7,8 @@
 
 mod random;
 
-use random::{build, pool, spec, Spec};
 use proptest::prelude::*;
+use random::{build, pool, spec, Spec};
 use warpcheck_markov::mec::{
     bottom_sccs, maximal_end_components, maximal_end_components_sequential, maximal_end_components_with, MecOptions,
 };

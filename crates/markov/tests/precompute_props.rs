@@ -11,8 +11,8 @@
 
 mod random;
 
-use random::{build, pool, spec, states, Spec};
 use proptest::prelude::*;
+use random::{build, pool, spec, states, Spec};
 use warpcheck_markov::precompute::{prob0, prob01, prob01_max, prob01_min, prob0a, prob0e, prob1, prob1a, prob1e};
 use warpcheck_markov::{ModelType, Predecessors};
 
