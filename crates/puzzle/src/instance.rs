@@ -91,6 +91,11 @@ impl AnyPuzzle {
         dispatch!(self, p => p.size())
     }
 
+    /// The number of reachable states, when a closed form is known.
+    pub fn closed_form_states(&self) -> Option<u64> {
+        dispatch!(self, p => p.closed_form_states())
+    }
+
     /// Searches from the start.
     pub fn search(&self, options: &Options) -> Result<Report, Error> {
         dispatch!(self, p => search(p, options))
