@@ -68,9 +68,7 @@ impl AnyPuzzle {
                 let (n, k) = text.split_once(',').unwrap_or((text, "4"));
                 Ok(AnyPuzzle::TopSpin(TopSpin::new(number(family, n)?, number(family, k)?)?))
             }
-            "pancake" => {
-                Ok(AnyPuzzle::Pancake(Pancake::new(number(family, parameter.ok_or_else(|| needs("n"))?)?)?))
-            }
+            "pancake" => Ok(AnyPuzzle::Pancake(Pancake::new(number(family, parameter.ok_or_else(|| needs("n"))?)?)?)),
             "peg-solitaire" => none(AnyPuzzle::PegSolitaire(PegSolitaire::english())),
             "frogs-and-toads" => none(AnyPuzzle::Frogs(Frogs::frogs_and_toads())),
             "fore-and-aft" => none(AnyPuzzle::Frogs(Frogs::fore_and_aft())),

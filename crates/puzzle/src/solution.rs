@@ -38,7 +38,11 @@ impl Solution {
                 }
             });
             if next != Some(pair[1]) {
-                return bad(format!("move {} ({}) does not lead to the next state", step + 1, puzzle.describe_move(mv)));
+                return bad(format!(
+                    "move {} ({}) does not lead to the next state",
+                    step + 1,
+                    puzzle.describe_move(mv)
+                ));
             }
         }
         Ok(())

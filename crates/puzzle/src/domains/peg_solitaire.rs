@@ -29,7 +29,10 @@ pub const CENTRE: u32 = 16;
 
 /// The (row, column) of every hole on the 7x7 grid.
 fn coordinates() -> Vec<(i32, i32)> {
-    (0..7).flat_map(|r| (0..7).map(move |c| (r, c))).filter(|&(r, c)| (2..5).contains(&r) || (2..5).contains(&c)).collect()
+    (0..7)
+        .flat_map(|r| (0..7).map(move |c| (r, c)))
+        .filter(|&(r, c)| (2..5).contains(&r) || (2..5).contains(&c))
+        .collect()
 }
 
 /// The 76 jumps `(from, over, to)` of the board.
@@ -74,7 +77,10 @@ impl PegSolitaire {
         for d in 0..=start_pegs {
             offsets.push(offsets[d as usize] + binomial::binomial(HOLES, start_pegs - d));
         }
-        let jumps = jumps().into_iter().map(|(a, b, c)| ((1 << a) | (1 << b) | (1 << c), (1 << a) | (1 << b), 1 << c)).collect();
+        let jumps = jumps()
+            .into_iter()
+            .map(|(a, b, c)| ((1 << a) | (1 << b) | (1 << c), (1 << a) | (1 << b), 1 << c))
+            .collect();
         let mut p = PegSolitaire { start: 0, start_pegs, offsets, jumps };
         p.start = p.index_of(mask)?;
         Ok(p)

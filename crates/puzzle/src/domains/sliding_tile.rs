@@ -43,9 +43,7 @@ impl SlidingTile {
     /// The `rows` x `cols` puzzle: both at least 2, at most 20 cells.
     pub fn new(rows: u32, cols: u32) -> Result<SlidingTile, Error> {
         if rows < 2 || cols < 2 {
-            return Err(Error::Instance(format!(
-                "sliding-tile {rows}x{cols}: needs at least 2 rows and 2 columns"
-            )));
+            return Err(Error::Instance(format!("sliding-tile {rows}x{cols}: needs at least 2 rows and 2 columns")));
         }
         let n = rows.checked_mul(cols).filter(|&n| n <= MAX_CELLS).ok_or_else(|| {
             Error::Instance(format!(

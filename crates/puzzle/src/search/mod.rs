@@ -76,12 +76,12 @@ impl Algorithm {
         match (self, puzzle.property()) {
             (Algorithm::TwoBit, _) => Ok(words(n.saturating_mul(2)).saturating_add(words(n))),
             (Algorithm::TwoBitLiteral, _) => Ok(words(n.saturating_mul(2))),
-            (Algorithm::Reachability, _) | (Algorithm::OneBitAlternation, Property::Alternation { .. }) => {
-                Ok(words(n))
-            }
-            (Algorithm::OneBitLayers, Property::LayerSelection { layers }) => {
-                Ok(layers.windows(2).map(|w| words(w[0].end - w[0].start) + words(w[1].end - w[1].start)).max().unwrap_or(8))
-            }
+            (Algorithm::Reachability, _) | (Algorithm::OneBitAlternation, Property::Alternation { .. }) => Ok(words(n)),
+            (Algorithm::OneBitLayers, Property::LayerSelection { layers }) => Ok(layers
+                .windows(2)
+                .map(|w| words(w[0].end - w[0].start) + words(w[1].end - w[1].start))
+                .max()
+                .unwrap_or(8)),
             (Algorithm::Auto, _) => Err(Error::Unsupported("`auto` is resolved by `Algorithm::choose`".into())),
             (a, _) => Err(Error::Unsupported(format!(
                 "{} does not apply to {}: it has no {} property",
@@ -170,11 +170,7 @@ pub fn search<P: Puzzle>(puzzle: &P, options: &Options) -> Result<Report, Error>
     let algorithm = options.algorithm.unwrap_or(Algorithm::Auto).choose(puzzle, allowed);
     let needed = algorithm.bytes_needed(puzzle)?;
     if needed > allowed {
-        return Err(Error::Memory {
-            what: format!("{} on {}", algorithm.name(), puzzle.name()),
-            needed,
-            allowed,
-        });
+        return Err(Error::Memory { what: format!("{} on {}", algorithm.name(), puzzle.name()), needed, allowed });
     }
     let clock = Clock { start: Instant::now(), progress: options.progress };
     match algorithm {

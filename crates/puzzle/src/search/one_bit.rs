@@ -43,17 +43,21 @@ pub(crate) fn alternation<P: Puzzle>(puzzle: &P, allowed: u64, clock: &Clock) ->
         let scanned = (start_colour + depth) % 2;
         let expanded = AtomicU64::new(0);
         for range in &colours[scanned] {
-            par_words(range.clone(), || puzzle.scratch(), |scratch, w, mask| {
-                let bits = open.words()[w].load(Relaxed) & mask;
-                for_each_bit(bits, w as u64 * 64, |i| {
-                    puzzle.successors(i, scratch, |_, s| {
-                        open.set(s);
+            par_words(
+                range.clone(),
+                || puzzle.scratch(),
+                |scratch, w, mask| {
+                    let bits = open.words()[w].load(Relaxed) & mask;
+                    for_each_bit(bits, w as u64 * 64, |i| {
+                        puzzle.successors(i, scratch, |_, s| {
+                            open.set(s);
+                        });
                     });
-                });
-                if bits != 0 {
-                    expanded.fetch_add(u64::from(bits.count_ones()), Relaxed);
-                }
-            });
+                    if bits != 0 {
+                        expanded.fetch_add(u64::from(bits.count_ones()), Relaxed);
+                    }
+                },
+            );
         }
         expansions += expanded.into_inner();
         let other = 1 - scanned;
@@ -134,15 +138,19 @@ pub(crate) fn layers<P: Puzzle>(
         most = most.max(held);
         let cur = bits[d].as_ref().expect("the current layer is kept");
         expansions += layers[d];
-        par_words(0..here.end - here.start, || puzzle.scratch(), |scratch, w, mask| {
-            let word = cur.words()[w].load(Relaxed) & mask;
-            for_each_bit(word, here.start + w as u64 * 64, |i| {
-                puzzle.successors(i, scratch, |_, s| {
-                    debug_assert!(there.contains(&s), "a successor outside the next layer");
-                    next.set(s - there.start);
+        par_words(
+            0..here.end - here.start,
+            || puzzle.scratch(),
+            |scratch, w, mask| {
+                let word = cur.words()[w].load(Relaxed) & mask;
+                for_each_bit(word, here.start + w as u64 * 64, |i| {
+                    puzzle.successors(i, scratch, |_, s| {
+                        debug_assert!(there.contains(&s), "a successor outside the next layer");
+                        next.set(s - there.start);
+                    });
                 });
-            });
-        });
+            },
+        );
         let new = next.count_ones();
         if !keep {
             if let Some(old) = bits[d].take() {

@@ -23,17 +23,21 @@ pub(crate) fn run<P: Puzzle>(puzzle: &P, allowed: u64, clock: &Clock) -> Result<
         scans += 1;
         let found = AtomicU64::new(0);
         let expanded = AtomicU64::new(0);
-        par_words(0..n, || puzzle.scratch(), |scratch, w, mask| {
-            let bits = open.words()[w].load(Relaxed) & mask;
-            let mut new = 0;
-            for_each_bit(bits, w as u64 * 64, |i| {
-                puzzle.successors(i, scratch, |_, s| new += u64::from(open.set(s)));
-            });
-            if bits != 0 {
-                found.fetch_add(new, Relaxed);
-                expanded.fetch_add(u64::from(bits.count_ones()), Relaxed);
-            }
-        });
+        par_words(
+            0..n,
+            || puzzle.scratch(),
+            |scratch, w, mask| {
+                let bits = open.words()[w].load(Relaxed) & mask;
+                let mut new = 0;
+                for_each_bit(bits, w as u64 * 64, |i| {
+                    puzzle.successors(i, scratch, |_, s| new += u64::from(open.set(s)));
+                });
+                if bits != 0 {
+                    found.fetch_add(new, Relaxed);
+                    expanded.fetch_add(u64::from(bits.count_ones()), Relaxed);
+                }
+            },
+        );
         expansions += expanded.into_inner();
         let new = found.into_inner();
         states += new;

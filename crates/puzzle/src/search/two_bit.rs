@@ -57,35 +57,44 @@ pub(crate) fn run<P: Puzzle>(
             }
         };
         match &front {
-            Some(front) => par_words(0..n, || puzzle.scratch(), |scratch, w, mask| {
-                let bits = front.words()[w].load(Relaxed) & mask;
-                if bits == 0 {
-                    return;
-                }
-                let (mut done, mut new) = (0u64, 0u64);
-                for_each_bit(bits, w as u64 * 64, |i| {
-                    if cells.depth_mod3(i) == Some(prev) {
-                        done |= 1 << (i % 64);
-                        puzzle.successors(i, scratch, |_, s| {
-                            if cells.claim(s, next) {
-                                front.set(s);
-                                new += 1;
-                            }
-                        });
+            Some(front) => par_words(
+                0..n,
+                || puzzle.scratch(),
+                |scratch, w, mask| {
+                    let bits = front.words()[w].load(Relaxed) & mask;
+                    if bits == 0 {
+                        return;
                     }
-                });
-                front.words()[w].fetch_and(!done, Relaxed);
-                flush(new, u64::from(done.count_ones()));
-            }),
-            None => par_words(0..n.div_ceil(32) * 64, || puzzle.scratch(), |scratch, w, _| {
-                let at = cells.cells_at(w, prev);
-                let (mut done, mut new) = (0u64, 0u64);
-                for_each_bit(at, 0, |b| {
-                    done += 1;
-                    puzzle.successors(w as u64 * 32 + b / 2, scratch, |_, s| new += u64::from(cells.claim(s, next)));
-                });
-                flush(new, done);
-            }),
+                    let (mut done, mut new) = (0u64, 0u64);
+                    for_each_bit(bits, w as u64 * 64, |i| {
+                        if cells.depth_mod3(i) == Some(prev) {
+                            done |= 1 << (i % 64);
+                            puzzle.successors(i, scratch, |_, s| {
+                                if cells.claim(s, next) {
+                                    front.set(s);
+                                    new += 1;
+                                }
+                            });
+                        }
+                    });
+                    front.words()[w].fetch_and(!done, Relaxed);
+                    flush(new, u64::from(done.count_ones()));
+                },
+            ),
+            None => par_words(
+                0..n.div_ceil(32) * 64,
+                || puzzle.scratch(),
+                |scratch, w, _| {
+                    let at = cells.cells_at(w, prev);
+                    let (mut done, mut new) = (0u64, 0u64);
+                    for_each_bit(at, 0, |b| {
+                        done += 1;
+                        puzzle
+                            .successors(w as u64 * 32 + b / 2, scratch, |_, s| new += u64::from(cells.claim(s, next)));
+                    });
+                    flush(new, done);
+                },
+            ),
         }
         expansions += expanded.into_inner();
         let new = found.into_inner();
