@@ -109,8 +109,11 @@ impl AnyPuzzle {
         })
     }
 
-    /// The state of an index as text.
-    pub fn describe_state(&self, index: u64) -> String {
-        dispatch!(self, p => p.describe_state(index))
+    /// The state of an index as text, or an error for an index outside the space.
+    pub fn describe_state(&self, index: u64) -> Result<String, Error> {
+        if index >= self.size() {
+            return Err(Error::State(format!("index {index} is outside 0..{}", self.size())));
+        }
+        Ok(dispatch!(self, p => p.describe_state(index)))
     }
 }

@@ -70,7 +70,8 @@ pub trait Puzzle: Sync {
     }
     /// A move's name, for solutions.
     fn describe_move(&self, mv: Move) -> String;
-    /// The state of `index` as text (the format [`Puzzle::parse_state`] reads).
+    /// The state of `index` (`index < size`) as text (the format
+    /// [`Puzzle::parse_state`] reads).
     fn describe_state(&self, index: u64) -> String;
     /// The index of a state given as text, or why it is not one.
     fn parse_state(&self, text: &str) -> Result<u64, Error>;

@@ -196,7 +196,7 @@ impl Puzzle for Frogs {
 
     fn describe_move(&self, mv: Move) -> String {
         let (_, _, dir) = DIRECTIONS[(mv / 2) as usize % 4];
-        format!("{} {dir}", if mv % 2 == 0 { "slide" } else { "jump" })
+        format!("{} {dir}", if mv.is_multiple_of(2) { "slide" } else { "jump" })
     }
 
     fn describe_state(&self, index: u64) -> String {

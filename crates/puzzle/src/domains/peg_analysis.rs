@@ -41,7 +41,8 @@ fn symmetry_tables() -> Vec<[[u64; 256]; 5]> {
         .flat_map(|r| (0..7).map(move |c| (r, c)))
         .filter(|&(r, c)| (2..5).contains(&r) || (2..5).contains(&c))
         .collect();
-    let maps: [fn(i32, i32) -> (i32, i32); 8] = [
+    type Map = fn(i32, i32) -> (i32, i32);
+    let maps: [Map; 8] = [
         |r, c| (r, c),
         |r, c| (c, 6 - r),
         |r, c| (6 - r, 6 - c),
@@ -53,10 +54,8 @@ fn symmetry_tables() -> Vec<[[u64; 256]; 5]> {
     ];
     maps.iter()
         .map(|f| {
-            let image: Vec<u32> = cells
-                .iter()
-                .map(|&(r, c)| cells.iter().position(|&x| x == f(r, c)).map_or(0, |i| i as u32))
-                .collect();
+            let image: Vec<u32> =
+                cells.iter().map(|&(r, c)| cells.iter().position(|&x| x == f(r, c)).map_or(0, |i| i as u32)).collect();
             let mut t = [[0u64; 256]; 5];
             for (b, table) in t.iter_mut().enumerate() {
                 for (v, out) in table.iter_mut().enumerate() {
@@ -98,26 +97,28 @@ pub fn analyse(options: &Options) -> Result<PegCounts, Error> {
         let Some(Some(bits)) = layers.bits.get(d) else { continue };
         let pegs = p.board(range.start).count_ones();
         let found = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
-        par_words(0..range.end - range.start, || (), |_, w, mask| {
-            let word = bits.words()[w].load(Relaxed) & mask;
-            let mut local = [0u64; 3];
-            for_each_bit(word, w as u64 * 64, |i| {
-                let board = binomial::unrank(i, HOLES, pegs);
-                let sym = canonical(board, &tables);
-                let complement = full & !board;
-                let finish = p
-                    .index_of(complement)
-                    .is_ok_and(|c| layers.contains(c) == Some(HOLES - 2 - d as u32));
-                local[0] += u64::from(sym);
-                local[1] += u64::from(finish);
-                local[2] += u64::from(sym && finish);
-            });
-            for (f, l) in found.iter().zip(local) {
-                if l > 0 {
-                    f.fetch_add(l, Relaxed);
+        par_words(
+            0..range.end - range.start,
+            || (),
+            |_, w, mask| {
+                let word = bits.words()[w].load(Relaxed) & mask;
+                let mut local = [0u64; 3];
+                for_each_bit(word, w as u64 * 64, |i| {
+                    let board = binomial::unrank(i, HOLES, pegs);
+                    let sym = canonical(board, &tables);
+                    let complement = full & !board;
+                    let finish = p.index_of(complement).is_ok_and(|c| layers.contains(c) == Some(HOLES - 2 - d as u32));
+                    local[0] += u64::from(sym);
+                    local[1] += u64::from(finish);
+                    local[2] += u64::from(sym && finish);
+                });
+                for (f, l) in found.iter().zip(local) {
+                    if l > 0 {
+                        f.fetch_add(l, Relaxed);
+                    }
                 }
-            }
-        });
+            },
+        );
         for (c, f) in counts.iter_mut().zip(&found) {
             c[d] = f.load(Relaxed);
         }

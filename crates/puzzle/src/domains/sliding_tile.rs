@@ -64,7 +64,7 @@ impl SlidingTile {
 
     /// The parity (true = odd) of the tile sequences reachable with the blank in `b`.
     fn required_parity(&self, b: usize) -> bool {
-        self.cols % 2 == 0 && (b / self.cols as usize) % 2 == 1
+        self.cols.is_multiple_of(2) && (b / self.cols as usize) % 2 == 1
     }
 
     /// The checkerboard colour of cell `b`.

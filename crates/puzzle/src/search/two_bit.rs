@@ -77,8 +77,10 @@ pub(crate) fn run<P: Puzzle>(
                             });
                         }
                     });
-                    front.words()[w].fetch_and(!done, Relaxed);
-                    flush(new, u64::from(done.count_ones()));
+                    if done != 0 {
+                        front.words()[w].fetch_and(!done, Relaxed);
+                        flush(new, u64::from(done.count_ones()));
+                    }
                 },
             ),
             None => par_words(
