@@ -72,6 +72,22 @@ pub fn for_each_bit(mut word: u64, base: u64, mut f: impl FnMut(u64)) {
     }
 }
 
+/// Asks the CPU to bring the cache line of `word` in: the searches prefetch every
+/// successor's word while they generate the others, then set the bits, so that the
+/// misses of a state's successors overlap instead of queueing one after another.
+#[inline]
+fn prefetch(word: &AtomicU64) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: SSE is part of x86_64, and a prefetch is a hint that never faults and
+        // changes no memory, whatever the address.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(word.as_ptr() as *const i8) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = word;
+}
+
 /// One bit per index.
 pub struct BitVec {
     words: Vec<AtomicU64>,
@@ -108,6 +124,12 @@ impl BitVec {
     #[inline]
     pub fn get(&self, i: u64) -> bool {
         self.words[(i / 64) as usize].load(Relaxed) >> (i % 64) & 1 == 1
+    }
+
+    /// Prefetches the word of bit `i`.
+    #[inline]
+    pub fn prefetch(&self, i: u64) {
+        prefetch(&self.words[(i / 64) as usize]);
     }
 
     /// Sets bit `i`; true if it was clear.
@@ -181,6 +203,12 @@ impl TwoBitVec {
     pub fn depth_mod3(&self, i: u64) -> Option<u8> {
         let cell = (self.words[(i / 32) as usize].load(Relaxed) >> (2 * (i % 32)) & 3) as u8;
         cell.checked_sub(1)
+    }
+
+    /// Prefetches the word of index `i`.
+    #[inline]
+    pub fn prefetch(&self, i: u64) {
+        prefetch(&self.words[(i / 32) as usize]);
     }
 
     /// Marks index `i` seen at a depth `≡ d3 (mod 3)` if it was unseen; true if this

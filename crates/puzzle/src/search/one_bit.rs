@@ -45,14 +45,19 @@ pub(crate) fn alternation<P: Puzzle>(puzzle: &P, allowed: u64, clock: &Clock) ->
         for range in &colours[scanned] {
             par_words(
                 range.clone(),
-                || puzzle.scratch(),
-                |scratch, w, mask| {
+                || (puzzle.scratch(), Vec::new()),
+                |(scratch, succ), w, mask| {
                     let bits = open.words()[w].load(Relaxed) & mask;
+                    succ.clear();
                     for_each_bit(bits, w as u64 * 64, |i| {
                         puzzle.successors(i, scratch, |_, s| {
-                            open.set(s);
+                            open.prefetch(s);
+                            succ.push(s);
                         });
                     });
+                    for &s in succ.iter() {
+                        open.set(s);
+                    }
                     if bits != 0 {
                         expanded.fetch_add(u64::from(bits.count_ones()), Relaxed);
                     }
@@ -140,15 +145,20 @@ pub(crate) fn layers<P: Puzzle>(
         expansions += layers[d];
         par_words(
             0..here.end - here.start,
-            || puzzle.scratch(),
-            |scratch, w, mask| {
+            || (puzzle.scratch(), Vec::new()),
+            |(scratch, succ), w, mask| {
                 let word = cur.words()[w].load(Relaxed) & mask;
+                succ.clear();
                 for_each_bit(word, here.start + w as u64 * 64, |i| {
                     puzzle.successors(i, scratch, |_, s| {
                         debug_assert!(there.contains(&s), "a successor outside the next layer");
-                        next.set(s - there.start);
+                        next.prefetch(s - there.start);
+                        succ.push(s - there.start);
                     });
                 });
+                for &s in succ.iter() {
+                    next.set(s);
+                }
             },
         );
         let new = next.count_ones();

@@ -25,13 +25,17 @@ pub(crate) fn run<P: Puzzle>(puzzle: &P, allowed: u64, clock: &Clock) -> Result<
         let expanded = AtomicU64::new(0);
         par_words(
             0..n,
-            || puzzle.scratch(),
-            |scratch, w, mask| {
+            || (puzzle.scratch(), Vec::new()),
+            |(scratch, succ), w, mask| {
                 let bits = open.words()[w].load(Relaxed) & mask;
-                let mut new = 0;
+                succ.clear();
                 for_each_bit(bits, w as u64 * 64, |i| {
-                    puzzle.successors(i, scratch, |_, s| new += u64::from(open.set(s)));
+                    puzzle.successors(i, scratch, |_, s| {
+                        open.prefetch(s);
+                        succ.push(s);
+                    });
                 });
+                let new: u64 = succ.iter().map(|&s| u64::from(open.set(s))).sum();
                 if bits != 0 {
                     found.fetch_add(new, Relaxed);
                     expanded.fetch_add(u64::from(bits.count_ones()), Relaxed);

@@ -15,6 +15,10 @@
 //! next), and clears exactly the bits it expanded. Each state is expanded once, at 3
 //! bits per index; the depth mod 3 stays available for walking back a shortest path.
 //! `frontier = false` is the printed algorithm at 2 bits per index.
+//!
+//! The successors of the states of one 64-bit word are generated first (each one's
+//! word prefetched) and claimed after, so that the cache misses of random successors
+//! overlap (pancake 11: 19.1 s of CPU instead of 22.8 s).
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -59,24 +63,29 @@ pub(crate) fn run<P: Puzzle>(
         match &front {
             Some(front) => par_words(
                 0..n,
-                || puzzle.scratch(),
-                |scratch, w, mask| {
+                || (puzzle.scratch(), Vec::new()),
+                |(scratch, succ), w, mask| {
                     let bits = front.words()[w].load(Relaxed) & mask;
                     if bits == 0 {
                         return;
                     }
                     let (mut done, mut new) = (0u64, 0u64);
+                    succ.clear();
                     for_each_bit(bits, w as u64 * 64, |i| {
                         if cells.depth_mod3(i) == Some(prev) {
                             done |= 1 << (i % 64);
                             puzzle.successors(i, scratch, |_, s| {
-                                if cells.claim(s, next) {
-                                    front.set(s);
-                                    new += 1;
-                                }
+                                cells.prefetch(s);
+                                succ.push(s);
                             });
                         }
                     });
+                    for &s in succ.iter() {
+                        if cells.claim(s, next) {
+                            front.set(s);
+                            new += 1;
+                        }
+                    }
                     if done != 0 {
                         front.words()[w].fetch_and(!done, Relaxed);
                         flush(new, u64::from(done.count_ones()));
@@ -85,15 +94,18 @@ pub(crate) fn run<P: Puzzle>(
             ),
             None => par_words(
                 0..n.div_ceil(32) * 64,
-                || puzzle.scratch(),
-                |scratch, w, _| {
+                || (puzzle.scratch(), Vec::new()),
+                |(scratch, succ), w, _| {
                     let at = cells.cells_at(w, prev);
-                    let (mut done, mut new) = (0u64, 0u64);
+                    let done = u64::from(at.count_ones());
+                    succ.clear();
                     for_each_bit(at, 0, |b| {
-                        done += 1;
-                        puzzle
-                            .successors(w as u64 * 32 + b / 2, scratch, |_, s| new += u64::from(cells.claim(s, next)));
+                        puzzle.successors(w as u64 * 32 + b / 2, scratch, |_, s| {
+                            cells.prefetch(s);
+                            succ.push(s);
+                        });
                     });
+                    let new = succ.iter().map(|&s| u64::from(cells.claim(s, next))).sum();
                     flush(new, done);
                 },
             ),
