@@ -10,9 +10,9 @@
 //! - [`domains`]: sliding tile, Top-Spin, pancake, peg solitaire, Frogs-and-Toads and
 //!   Fore-and-Aft, defined as in `../shared/games/README.md`;
 //! - [`bits`]: atomic bit vectors with fallible allocation;
-//! - [`search`]: two-bit BFS, one-bit reachability, one-bit BFS with move alternation or
+//! - [`mod@search`]: two-bit BFS, one-bit reachability, one-bit BFS with move alternation or
 //!   layer selection, on all cores;
-//! - [`solution`]: shortest move sequences, checked by replaying them;
+//! - [`mod@solution`]: shortest move sequences, checked by replaying them;
 //! - [`AnyPuzzle`] ([`instance`]): instances by name, for the command line.
 //!
 //! ```
@@ -35,6 +35,28 @@
 //! The searches run on the current rayon pool; install one to choose the number of
 //! threads. Nothing panics on bad input: instances out of range, positions that are not
 //! states and vectors beyond the memory allowed are [`Error`]s.
+//!
+//! # Design for the GPU and for vectors beyond memory
+//!
+//! - A bit vector is plain `u64` words in index order ([`bits::BitVec::words`],
+//!   [`bits::TwoBitVec::words`]): a device copy is a memcpy, and a kernel sets bits with
+//!   `atomicOr` on the same words, as the CPU does with `fetch_or`. Layer sizes are
+//!   popcounts or counted claims, the same on both.
+//! - A successor function is unrank → moves → rank on fixed arrays of at most 32 bytes
+//!   and one 33 KiB binomial table, with no allocation and no recursion: each domain
+//!   ports to CUDA C line by line, with the Rust as the reference to hold it to.
+//! - Every pass over a vector goes through [`bits::par_words`] over a range of indices,
+//!   and the properties name contiguous ranges (blank buckets, peg-count layers), so a
+//!   vector split into partitions on host memory or disk fits under the same searches.
+//!
+//! # Departures from the thesis
+//!
+//! Digest 003b and `../shared/games/README.md` list the errors of the printed
+//! pseudo-code; the modules that implement each algorithm say which corrected form they
+//! use. Beyond those: the two-bit BFS keeps a frontier bit so that no state is expanded
+//! twice (3 bits per index; the printed form is [`Algorithm::TwoBitLiteral`]), the
+//! one-bit BFS with move alternation does not OR whole buckets for horizontal moves
+//! (they cost no ranking here anyway), and "not seen" is coded 0, not 3.
 
 pub mod bits;
 pub mod domains;

@@ -1,7 +1,7 @@
 //! One-bit breadth-first searches, which need a property that tells the layers apart
 //! (thesis Def. 31-33, Alg. 14.3).
 //!
-//! [`alternation`]: move alternation. Every move changes the colour of the index (the
+//! `alternation`: move alternation. Every move changes the colour of the index (the
 //! sliding tile's blank colour), so scan `l` expands every set bit of the colour of
 //! depth `l` (depths `l, l-2, ...`: the thesis's re-expansions) and sets only bits of
 //! the other colour, which nobody reads during the scan. A bit is first set in its own
@@ -12,7 +12,7 @@
 //! The horizontal moves' bucket OR of the thesis is not taken: every move goes through
 //! [`Puzzle::successors`], where a horizontal move costs no ranking anyway.
 //!
-//! [`layers`]: layer selection. The depth of an index is known from its range, so
+//! `layers`: layer selection. The depth of an index is known from its range, so
 //! layer `d` has its own bit vector and is expanded exactly once into the vector of
 //! layer `d+1`; only two layers are held at once unless the caller keeps them all.
 
