@@ -122,3 +122,35 @@ fn errors_not_panics() {
     // A board with more pegs than the start's is outside the index space.
     assert!(matches!(pe.index_of((1 << 33) - 1), Err(Error::State(_))));
 }
+
+mod no_panics {
+    use proptest::prelude::*;
+    use warpcheck_puzzle::AnyPuzzle;
+
+    fn puzzles() -> Vec<AnyPuzzle> {
+        [
+            ("sliding-tile", Some("3x3")),
+            ("sliding-tile", Some("2x4")),
+            ("top-spin", Some("7,4")),
+            ("top-spin", Some("8,3")),
+            ("pancake", Some("6")),
+            ("peg-solitaire", None),
+            ("fore-and-aft", None),
+        ]
+        .into_iter()
+        .map(|(f, p)| AnyPuzzle::parse(f, p).unwrap())
+        .collect()
+    }
+
+    proptest! {
+        #[test]
+        fn parsing_arbitrary_text_is_an_answer(text in "[0-9 ,/x.obw]{0,40}", family in 0usize..7, param in "[0-9x,]{0,6}") {
+            let _ = AnyPuzzle::parse(["sliding-tile", "top-spin", "pancake", "peg-solitaire", "fore-and-aft", "frogs-and-toads", "x"][family], Some(&param));
+            for p in puzzles() {
+                let options = warpcheck_puzzle::Options { memory: Some(1 << 16), ..Default::default() };
+                let _ = p.solve(&text, &options);
+                let _ = p.describe_state(u64::MAX);
+            }
+        }
+    }
+}
