@@ -2,8 +2,8 @@
 //! index ([`TwoBitVec`]), as words of `AtomicU64` that every thread sets with `fetch_or`.
 //!
 //! Allocation is fallible: [`words`] checks the size against the memory allowed and
-//! reserves with `try_reserve_exact`, so a vector that does not fit is an
-//! [`Error::Memory`], never an abort. The searches reach the words only through these
+//! asks the allocator for zeroed memory, checking for failure, so a vector that does not
+//! fit is an [`Error::Memory`], never an abort. The searches reach the words only through these
 //! types and [`par_words`], the one place that splits a range of bits over the rayon
 //! pool; a vector partitioned over host memory or disk (for instances beyond RAM) can
 //! replace them there.
@@ -28,10 +28,22 @@ pub fn words(n: u64, what: &str, allowed: u64) -> Result<Vec<AtomicU64>, Error> 
         return Err(err());
     }
     let n = usize::try_from(n).map_err(|_| err())?;
-    let mut v: Vec<AtomicU64> = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| err())?;
-    v.resize_with(n, || AtomicU64::new(0));
-    Ok(v)
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<AtomicU64>(n).map_err(|_| err())?;
+    // Zeroed memory from the allocator: large blocks come straight from the OS, whose
+    // pages cost nothing until touched (a search that reaches a corner of a large index
+    // space touches only that corner).
+    // SAFETY: the layout has a non-zero size (n > 0).
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) } as *mut AtomicU64;
+    if ptr.is_null() {
+        return Err(err());
+    }
+    // SAFETY: `ptr` was allocated by the global allocator with the layout of `n`
+    // `AtomicU64`s (so the Vec frees it with the same layout), and all-zero bytes are a
+    // valid `AtomicU64`, so all `n` elements are initialised.
+    Ok(unsafe { Vec::from_raw_parts(ptr, n, n) })
 }
 
 /// Runs `f(scratch, word index, mask)` for every word overlapping the bit range `bits`,

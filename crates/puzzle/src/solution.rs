@@ -65,7 +65,7 @@ pub fn solve<P: Puzzle>(puzzle: &P, target: u64, options: &Options) -> Result<So
     // The depth of a reached state (exact, or mod 3), and how to compare it.
     let (depth, known): (u32, Box<dyn Fn(u64, u32) -> bool>) = match puzzle.property() {
         Property::LayerSelection { .. } => {
-            let (report, layers) = one_bit::layers(puzzle, allowed, true, Some(target), &clock)?;
+            let (report, layers) = one_bit::layers(puzzle, allowed, true, Some(target), u32::MAX, &clock)?;
             let Some(d) = layers.contains(target) else { return Err(Error::Unreachable) };
             debug_assert!(report.depth >= Some(d));
             (d, Box::new(move |s, d| layers.contains(s) == Some(d)))
@@ -77,7 +77,7 @@ pub fn solve<P: Puzzle>(puzzle: &P, target: u64, options: &Options) -> Result<So
             )))
         }
         _ => {
-            let (report, cells) = two_bit::run(puzzle, true, allowed, Some(target), &clock)?;
+            let (report, cells) = two_bit::run(puzzle, true, allowed, Some(target), u32::MAX, &clock)?;
             if cells.depth_mod3(target).is_none() {
                 return Err(Error::Unreachable);
             }

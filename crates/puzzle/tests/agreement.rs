@@ -123,6 +123,26 @@ fn peg_solitaire_layer_selection_from_small_boards() {
 }
 
 #[test]
+fn max_depth_stops_early_and_says_so() {
+    let p = SlidingTile::new(3, 3).unwrap();
+    let full = run(&p, Algorithm::TwoBit).layers.unwrap();
+    for a in [Algorithm::TwoBit, Algorithm::TwoBitLiteral, Algorithm::OneBitAlternation] {
+        let r = search(&p, &Options { algorithm: Some(a), max_depth: Some(10), ..Options::default() }).unwrap();
+        assert!(!r.complete);
+        assert_eq!(r.layers.as_deref(), Some(&full[..=10]));
+        assert_eq!(r.states, full[..=10].iter().sum::<u64>());
+    }
+    let deep = search(&p, &Options { max_depth: Some(40), ..Options::default() }).unwrap();
+    assert!(deep.complete);
+    assert_eq!(deep.layers.unwrap(), full);
+    let peg = PegSolitaire::english();
+    let r = search(&peg, &Options { max_depth: Some(4), ..Options::default() }).unwrap();
+    assert_eq!((r.layers.unwrap(), r.complete), (vec![1, 4, 12, 60, 296], false));
+    let reach = Options { algorithm: Some(Algorithm::Reachability), max_depth: Some(3), ..Options::default() };
+    assert!(search(&p, &reach).is_err());
+}
+
+#[test]
 fn progress_is_reported_per_layer() {
     let p = SlidingTile::new(3, 3).unwrap();
     let seen = std::sync::Mutex::new(Vec::new());

@@ -86,7 +86,7 @@ fn canonical(mask: u64, tables: &[[[u64; 256]; 5]]) -> bool {
 pub fn analyse(options: &Options) -> Result<PegCounts, Error> {
     let p = PegSolitaire::english();
     let clock = Clock::silent();
-    let (report, layers) = one_bit::layers(&p, options.allowed(), true, None, &clock)?;
+    let (report, layers) = one_bit::layers(&p, options.allowed(), true, None, u32::MAX, &clock)?;
     let all = report.layers.unwrap_or_default();
     let tables = symmetry_tables();
     let full = (1u64 << HOLES) - 1;

@@ -130,6 +130,9 @@ pub struct Options<'a> {
     pub memory: Option<u64>,
     /// Called on the searching thread after every layer or scan.
     pub progress: Option<&'a (dyn Fn(&Progress) + Sync)>,
+    /// Stop after this BFS depth (the report is then not `complete`). Reachability has
+    /// no depths and refuses it.
+    pub max_depth: Option<u32>,
 }
 
 impl Options<'_> {
@@ -162,6 +165,9 @@ pub struct Report {
     pub expansions: u64,
     /// Wall-clock seconds.
     pub seconds: f64,
+    /// Whether the search ran to the end; false when it stopped at `max_depth` (the
+    /// states and layers then count only depths up to it).
+    pub complete: bool,
 }
 
 /// Searches `puzzle` from its start.
@@ -173,13 +179,17 @@ pub fn search<P: Puzzle>(puzzle: &P, options: &Options) -> Result<Report, Error>
         return Err(Error::Memory { what: format!("{} on {}", algorithm.name(), puzzle.name()), needed, allowed });
     }
     let clock = Clock { start: Instant::now(), progress: options.progress };
+    let max_depth = options.max_depth.unwrap_or(u32::MAX);
     match algorithm {
         Algorithm::TwoBit | Algorithm::TwoBitLiteral => {
-            two_bit::run(puzzle, algorithm == Algorithm::TwoBit, allowed, None, &clock).map(|(r, _)| r)
+            two_bit::run(puzzle, algorithm == Algorithm::TwoBit, allowed, None, max_depth, &clock).map(|(r, _)| r)
+        }
+        Algorithm::Reachability if options.max_depth.is_some() => {
+            Err(Error::Unsupported("reachability has no depths: it cannot stop at a depth".into()))
         }
         Algorithm::Reachability => reachability::run(puzzle, allowed, &clock),
-        Algorithm::OneBitAlternation => one_bit::alternation(puzzle, allowed, &clock),
-        Algorithm::OneBitLayers => one_bit::layers(puzzle, allowed, false, None, &clock).map(|(r, _)| r),
+        Algorithm::OneBitAlternation => one_bit::alternation(puzzle, allowed, max_depth, &clock),
+        Algorithm::OneBitLayers => one_bit::layers(puzzle, allowed, false, None, max_depth, &clock).map(|(r, _)| r),
         Algorithm::Auto => unreachable!("resolved by choose"),
     }
 }

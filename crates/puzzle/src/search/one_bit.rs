@@ -23,7 +23,7 @@ use crate::bits::{for_each_bit, par_words, BitVec};
 use crate::{Error, Property, Puzzle};
 
 /// One-bit BFS with move alternation.
-pub(crate) fn alternation<P: Puzzle>(puzzle: &P, allowed: u64, clock: &Clock) -> Result<Report, Error> {
+pub(crate) fn alternation<P: Puzzle>(puzzle: &P, allowed: u64, max_depth: u32, clock: &Clock) -> Result<Report, Error> {
     let Property::Alternation { colours } = puzzle.property() else {
         return Err(Error::Unsupported(format!("{} has no move-alternation property", puzzle.name())));
     };
@@ -38,7 +38,8 @@ pub(crate) fn alternation<P: Puzzle>(puzzle: &P, allowed: u64, clock: &Clock) ->
     let mut layers = vec![1u64];
     let mut expansions = 0;
     clock.report(0, 1, 1);
-    loop {
+    let mut complete = false;
+    while (layers.len() as u32) <= max_depth {
         let depth = layers.len() - 1;
         let scanned = (start_colour + depth) % 2;
         let expanded = AtomicU64::new(0);
@@ -70,6 +71,7 @@ pub(crate) fn alternation<P: Puzzle>(puzzle: &P, allowed: u64, clock: &Clock) ->
         let new = now - count[other];
         count[other] = now;
         if new == 0 {
+            complete = true;
             break;
         }
         layers.push(new);
@@ -86,6 +88,7 @@ pub(crate) fn alternation<P: Puzzle>(puzzle: &P, allowed: u64, clock: &Clock) ->
         layers: Some(layers),
         expansions,
         seconds: clock.seconds(),
+        complete,
     })
 }
 
@@ -106,12 +109,13 @@ impl Layers {
 }
 
 /// One-bit BFS with layer selection. Keeps every layer's vector if `keep`; stops after
-/// the layer of `stop_at`, if given.
+/// the layer of `stop_at`, if given, or after depth `max_depth`.
 pub(crate) fn layers<P: Puzzle>(
     puzzle: &P,
     allowed: u64,
     keep: bool,
     stop_at: Option<u64>,
+    max_depth: u32,
     clock: &Clock,
 ) -> Result<(Report, Layers), Error> {
     let Property::LayerSelection { layers: ranges } = puzzle.property() else {
@@ -136,7 +140,8 @@ pub(crate) fn layers<P: Puzzle>(
     let mut expansions = 0;
     clock.report(0, 1, 1);
     let target_depth = stop_at.and_then(|t| ranges.iter().position(|r| r.contains(&t)));
-    while layers.len() < ranges.len() && target_depth.is_none_or(|d| layers.len() <= d) {
+    let mut complete = layers.len() == ranges.len();
+    while !complete && target_depth.is_none_or(|d| layers.len() <= d) && (layers.len() as u32) <= max_depth {
         let d = layers.len() - 1;
         let (here, there) = (ranges[d].clone(), ranges[d + 1].clone());
         let next = alloc(&there, &mut held)?;
@@ -169,9 +174,11 @@ pub(crate) fn layers<P: Puzzle>(
         }
         bits.push(Some(next));
         if new == 0 {
+            complete = true;
             break;
         }
         layers.push(new);
+        complete = layers.len() == ranges.len();
         clock.report(d as u32 + 1, new, layers.iter().sum());
     }
     let report = Report {
@@ -185,6 +192,7 @@ pub(crate) fn layers<P: Puzzle>(
         layers: Some(layers),
         expansions,
         seconds: clock.seconds(),
+        complete,
     };
     Ok((report, Layers { ranges, bits }))
 }

@@ -62,5 +62,6 @@ pub(crate) fn run<P: Puzzle>(puzzle: &P, allowed: u64, clock: &Clock) -> Result<
         scans,
         expansions,
         seconds: clock.seconds(),
+        complete: true,
     })
 }

@@ -26,13 +26,14 @@ use super::{Algorithm, Clock, Report};
 use crate::bits::{for_each_bit, par_words, BitVec, TwoBitVec};
 use crate::{Error, Puzzle};
 
-/// Runs the search; stops early after the level that reaches `stop_at`, if given.
-/// Returns the report and the cells (for walking back).
+/// Runs the search; stops early after the level that reaches `stop_at`, if given, or
+/// after depth `max_depth`. Returns the report and the cells (for walking back).
 pub(crate) fn run<P: Puzzle>(
     puzzle: &P,
     frontier: bool,
     allowed: u64,
     stop_at: Option<u64>,
+    max_depth: u32,
     clock: &Clock,
 ) -> Result<(Report, TwoBitVec), Error> {
     let n = puzzle.size();
@@ -49,7 +50,8 @@ pub(crate) fn run<P: Puzzle>(
     let mut layers = vec![1u64];
     let mut expansions = 0;
     clock.report(0, 1, 1);
-    while stop_at.is_none_or(|t| cells.depth_mod3(t).is_none()) {
+    let mut complete = false;
+    while stop_at.is_none_or(|t| cells.depth_mod3(t).is_none()) && (layers.len() as u32) <= max_depth {
         let level = layers.len() as u32;
         let (prev, next) = (((level - 1) % 3) as u8, (level % 3) as u8);
         let found = AtomicU64::new(0);
@@ -113,6 +115,7 @@ pub(crate) fn run<P: Puzzle>(
         expansions += expanded.into_inner();
         let new = found.into_inner();
         if new == 0 {
+            complete = true;
             break;
         }
         layers.push(new);
@@ -129,6 +132,7 @@ pub(crate) fn run<P: Puzzle>(
         layers: Some(layers),
         expansions,
         seconds: clock.seconds(),
+        complete,
     };
     Ok((report, cells))
 }
