@@ -155,17 +155,26 @@ impl BitVec {
         w.load(Relaxed) & bit == 0 && w.fetch_or(bit, Relaxed) & bit == 0
     }
 
-    /// The number of set bits in `range`, counted in parallel.
+    /// The number of set bits in `range`, counted in parallel (a sum per task, not an
+    /// atomic add per word).
     pub fn count_ones_in(&self, range: Range<u64>) -> u64 {
-        let total = AtomicU64::new(0);
-        par_words(
-            range,
-            || 0u64,
-            |_, w, mask| {
-                total.fetch_add(u64::from((self.words[w].load(Relaxed) & mask).count_ones()), Relaxed);
-            },
-        );
-        total.into_inner()
+        if range.start >= range.end {
+            return 0;
+        }
+        let (first, last) = ((range.start / 64) as usize, ((range.end - 1) / 64) as usize);
+        let edge = |w: usize| {
+            let bits = (w as u64 * 64).max(range.start)..((w as u64 + 1) * 64).min(range.end);
+            let word = self.words[w].load(Relaxed) >> (bits.start % 64);
+            u64::from((word & (u64::MAX >> (64 - (bits.end - bits.start)))).count_ones())
+        };
+        if first == last {
+            return edge(first);
+        }
+        let inner: u64 = self.words[first + 1..last]
+            .par_chunks(CHUNK_WORDS)
+            .map(|c| c.iter().map(|w| u64::from(w.load(Relaxed).count_ones())).sum::<u64>())
+            .sum();
+        edge(first) + inner + edge(last)
     }
 
     /// The number of set bits.
@@ -261,6 +270,26 @@ mod tests {
         assert_eq!(v.count_ones_in(64..65), 1);
         assert_eq!(v.count_ones_in(1..63), 0);
         assert_eq!(v.count_ones_in(501..999), 0);
+    }
+
+    #[test]
+    fn counts_in_every_range_equal_the_bits() {
+        let v = BitVec::new(300, "test", 1 << 20).unwrap();
+        let mut x = 12345u64;
+        let mut set = vec![false; 300];
+        for (i, s) in set.iter_mut().enumerate() {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            if x >> 61 < 3 {
+                v.set(i as u64);
+                *s = true;
+            }
+        }
+        for a in 0..300 {
+            for b in a..=300 {
+                let want = set[a..b].iter().filter(|&&s| s).count() as u64;
+                assert_eq!(v.count_ones_in(a as u64..b as u64), want, "{a}..{b}");
+            }
+        }
     }
 
     #[test]
