@@ -190,7 +190,7 @@ pub fn search<P: Puzzle>(puzzle: &P, options: &Options) -> Result<Report, Error>
         Algorithm::Reachability => reachability::run(puzzle, allowed, &clock),
         Algorithm::OneBitAlternation => one_bit::alternation(puzzle, allowed, max_depth, &clock),
         Algorithm::OneBitLayers => one_bit::layers(puzzle, allowed, false, None, max_depth, &clock).map(|(r, _)| r),
-        Algorithm::Auto => unreachable!("resolved by choose"),
+        Algorithm::Auto => Err(Error::Unsupported("`auto` chose no algorithm".into())),
     }
 }
 
