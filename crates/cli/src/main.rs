@@ -22,6 +22,7 @@ mod ltl;
 mod markov;
 mod memory;
 mod progress;
+mod puzzle;
 mod report;
 mod scc;
 
@@ -51,6 +52,7 @@ Examples:
   warpcheck export model.dve --network dir/        # channel-only DVE as a network
   warpcheck explore model.nm --const N=3          # a PRISM model (also .drn, .tra)
   warpcheck mec model.nm --const N=3 --json       # maximal end components
+  warpcheck puzzle sliding-tile 3x4               # a puzzle's BFS layers (also top-spin 12,4, pancake 12)
 
 On the GPU (--backend gpu: an error without one; auto: the GPU when present):
   warpcheck explore model.dve --backend gpu       # explore and check: auto by default
@@ -90,6 +92,10 @@ enum Command {
     /// Write a DVE model (channel-only) or a network as a network: an `.exp` with its
     /// `.aut` components, or a GPUexplore `.gpf`.
     Export(export::ExportArgs),
+    /// The state space of a puzzle (sliding tile, Top-Spin, pancake, peg solitaire,
+    /// Frogs-and-Toads, Fore-and-Aft) by breadth-first search over a perfect hash.
+    #[command(after_help = EXAMPLES)]
+    Puzzle(puzzle::PuzzleArgs),
     /// Write a synthetic graph (Erdős–Rényi, R-MAT, SSCA#2) of the SCC papers.
     Generate(graphs::GenerateArgs),
 }
@@ -123,5 +129,6 @@ fn main() -> ExitCode {
         Command::Generate(args) => graphs::generate(args),
         Command::Export(args) => export::run(args),
         Command::Mec(args) => markov::mec(args),
+        Command::Puzzle(args) => puzzle::run(args),
     })
 }

@@ -22,6 +22,13 @@ impl ProgressLine {
         ProgressLine { bar }
     }
 
+    /// Shows `text` on the line.
+    pub fn message(&self, text: String) {
+        if let Some(bar) = &self.bar {
+            bar.lock().unwrap().set_message(text);
+        }
+    }
+
     /// Updates the line.
     pub fn update(&self, p: &Progress) {
         if let Some(bar) = &self.bar {
