@@ -32,8 +32,19 @@ fn layers_of_small_instances() {
     let mut keys: Vec<&str> = r.as_object().unwrap().keys().map(String::as_str).collect();
     keys.sort();
     let mut expected = vec![
-        "puzzle", "algorithm", "states", "depth", "layers", "complete", "index_space", "bytes", "expansions", "seconds",
-        "backend", "threads", "solution",
+        "puzzle",
+        "algorithm",
+        "states",
+        "depth",
+        "layers",
+        "complete",
+        "index_space",
+        "bytes",
+        "expansions",
+        "seconds",
+        "backend",
+        "threads",
+        "solution",
     ];
     expected.sort();
     assert_eq!(keys, expected);
