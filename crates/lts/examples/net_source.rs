@@ -112,7 +112,8 @@ fn main() {
     let _ =
         writeln!(main, "  size_t cap = {}, n = 0; u32 *s = (u32 *)malloc(4 * cap * WC_WORDS);", states.len().max(1));
     main += "  while (n < cap && fread(s + n * WC_WORDS, 4, WC_WORDS, f) == WC_WORDS) n++;\n";
-    main += "  WcSink k = { 0, 0 }; u64 dead = 0;\n  struct timespec a, b; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);\n";
+    main +=
+        "  WcSink k = { 0, 0 }; u64 dead = 0;\n  struct timespec a, b; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);\n";
     let _ = writeln!(main, "  for (int r = 0; r < {repeat}; r++) for (size_t i = 0; i < n; i++) dead += wc_successors(s + i * WC_WORDS, &k);");
     main += "  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);\n";
     main += "  double ns = (b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec);\n";

@@ -7,26 +7,28 @@
  * wc_off[row], wc_off[row + 1]: the local state's edges, [from, to) in wc_edge, whose
  *   edge e is (label wc_edge[2e], target wc_edge[2e + 1]), sorted by label.
  * wc_first[key], wc_first[key + 1]: for key = component's first key + local label, the
- *   groups whose first participant that is: [from, to) in wc_starts, which holds each
- *   one's offset in wc_group.
- * wc_group[g..]: product label, participants, merged (1 when the steps are merged with
- *   the state's other steps of the label), then (component, local label) per
- *   participant, the first participant first.
+ *   groups whose first participant that is: [from, to) in wc_group, where they lie
+ *   back to back, each as its product label, its participants n, merged (1 when its
+ *   steps are merged with the state's other steps of the label), then per
+ *   participant after the first: its component, that component's first row in
+ *   wc_off, and its local label (3 n words in all).
  * wc_net: the product's label count, the property's component and local state, the
  *   monitor's label count (its moves from q on l: [wc_mon_off[q * that + l], +1)).
  * wc_asked[k]: wc_label k is the assertion (0) or action proposition a (a + 1), whose
  *   matches are wc_act[a * labels + product label]. */
 
-/* The edges of row `at` labelled `l`: [*a, *b) (binary search for the first). */
+/* The edges of row `at` labelled `l`: [*a, *b) (a binary search while the row is
+ * long, then a linear scan). */
 WC_FN void wc_range(u32 at, u32 l, u32 *a, u32 *b) {
-  u32 lo = wc_off[at], hi = wc_off[at + 1], end = hi;
-  while (lo < hi) {
-    u32 mid = (lo + hi) / 2;
-    if (wc_edge[2 * mid] < l) lo = mid + 1; else hi = mid;
+  u32 i = wc_off[at], end = wc_off[at + 1], hi = end;
+  while (hi - i > 8) {
+    u32 mid = (i + hi) / 2;
+    if (wc_edge[2 * mid] < l) i = mid + 1; else hi = mid;
   }
-  *a = lo;
-  while (lo < end && wc_edge[2 * lo] == l) lo++;
-  *b = lo;
+  while (i < end && wc_edge[2 * i] < l) i++;
+  *a = i;
+  while (i < end && wc_edge[2 * i] == l) i++;
+  *b = i;
 }
 
 /* One step out: merged with the earlier steps of the state (when `seen`), or not. */
@@ -82,19 +84,34 @@ WC_FN int wc_successors(const u32 *s, WcSink *sink) {
       u32 l = wc_edge[2 * e], f = e;
       while (f < end && wc_edge[2 * f] == l) f++;
       u32 key = info[1] + l;
-      for (u32 x = wc_first[key]; x < wc_first[key + 1]; x++) {
-        const u32 *g = wc_group + wc_starts[x];
+      for (u32 x = wc_first[key], y = wc_first[key + 1]; x < y;) {
+        const u32 *g = wc_group + x;
         u32 label = g[0], n = g[1];
+        u32 *merge = g[2] ? seen : 0;
+        x += 3 * n;
+        if (n == 1) {
+          /* Alone (τ, a free label): the common case, without the odometer. */
+          for (u32 i = e; i < f; i++) {
+            t[c] = wc_edge[2 * i + 1];
+#if WC_NET_LAST >= 0
+            t[WC_NET_LAST] = label + 1;
+#endif
+            any = 1;
+            wc_step(sink, t, label, merge, &nseen);
+          }
+          t[c] = s[c];
+          continue;
+        }
         comp[0] = c; from[0] = e; to[0] = f;
         u32 j = 1;
         for (; j < n; j++) {
-          comp[j] = g[3 + 2 * j];
-          wc_range(wc_comp[3 * comp[j]] + s[comp[j]], g[4 + 2 * j], &from[j], &to[j]);
+          const u32 *p = g + 3 * j;
+          comp[j] = p[0];
+          wc_range(p[1] + s[p[0]], p[2], &from[j], &to[j]);
           if (from[j] == to[j]) break;
         }
         if (j < n) continue;
         for (j = 0; j < n; j++) at[j] = from[j];
-        u32 *merge = g[2] ? seen : 0;
         for (;;) {
           for (j = 0; j < n; j++) t[comp[j]] = wc_edge[2 * at[j] + 1];
 #if WC_NET_LAST >= 0

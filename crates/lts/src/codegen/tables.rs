@@ -45,7 +45,14 @@ pub(super) fn tables(
     let edges: usize = net.components.iter().map(|c| c.transitions()).sum();
     word(edges.saturating_mul(2), "transitions")?;
     let (mut comp, mut off, mut edge) = (Vec::new(), Vec::new(), Vec::with_capacity(2 * edges));
-    let (mut first, mut starts, mut group) = (vec![0u32], Vec::new(), Vec::new());
+    let rows: Vec<usize> = (net.components.iter())
+        .scan(0, |row, c| {
+            let first = *row;
+            *row += c.states() as usize + 1;
+            Some(first)
+        })
+        .collect();
+    let (mut first, mut group) = (vec![0u32], Vec::new());
     for (c, component) in net.components.iter().enumerate() {
         let starts_some = by_first[c].iter().any(|g| !g.is_empty());
         comp.extend([word(off.len(), "local states")?, word(first.len() - 1, "labels")?, starts_some as u32]);
@@ -57,11 +64,12 @@ pub(super) fn tables(
         for groups in &by_first[c] {
             for &i in groups {
                 let g = &net.groups[i as usize];
-                starts.push(word(group.len(), "groups")?);
                 group.extend([g.label, g.parts.len() as u32, shared[i as usize] as u32]);
-                group.extend(g.parts.iter().flat_map(|&(c, l)| [c, l]));
+                for &(c, l) in &g.parts[1..] {
+                    group.extend([c, word(rows[c as usize], "local states")?, l]);
+                }
             }
-            first.push(word(starts.len(), "groups")?);
+            first.push(word(group.len(), "groups")?);
         }
     }
     let labels = net.labels.len() as u32;
@@ -73,7 +81,6 @@ pub(super) fn tables(
         table("wc_off", off),
         table("wc_edge", edge),
         table("wc_first", first),
-        table("wc_starts", starts),
         table("wc_group", group),
         table("wc_net", vec![labels, prop_c, prop_s, monitor_labels]),
         table("wc_asked", asked.to_vec()),
