@@ -1,6 +1,6 @@
 //! A network as a [`CudaModel`]: CUDA C against the kernels' ABI
 //! (`warpcheck_model::cuda`) that is **table-driven**: one fixed C body
-//! (`network.c`) interprets the network's tables ([`tables`]), which the engine
+//! (`network.c`) interprets the network's tables (`tables.rs`), which the engine
 //! uploads to device memory (`WC_TABLE`). The components' edges (per local state,
 //! `(label, target)` sorted by label), an index of the transition groups by their
 //! first participant and label, and each group's participants and product label are
@@ -20,22 +20,31 @@
 //! # Why no generated code any more
 //!
 //! The first generator wrote, per component, a `switch` over the labels of the local
-//! state's edges and, per group, straight-line nested loops over its participants.
-//! Its source grew with the groups: BEEM's firewire_link.5 exported as a network (13
-//! components, 979 vectors) gave 392 KB of C that NVRTC did not compile in 90 s on an
-//! H200, and that `gcc -O2` compiles in 70 s; iprotocol.6's 61 KB took 9 s in NVRTC
-//! and 6.7 s in `gcc -O2`. This body is 7 KB for both (`gcc -O2`: 0.3 s). The
-//! switches bought constant component and label numbers, but not fewer memory
-//! reads: both versions read the same edges (the tables were already in device
-//! memory), the switch's cases are the index's one lookup, and the other
-//! participants' ranges were searched the same way. On the host the table-driven
-//! code runs the BFS states of both networks at about the old speed (the numbers are
-//! in the `net_source` example's documentation), and on the GPU, where a thread
-//! expands one state, a large kernel also misses the instruction cache and the
-//! straight-line code of a group diverges between the warp's threads as much as the
-//! loop does. There was therefore no case in which keeping the old generator (for
-//! small networks, say) was measured to pay, and one generator is simpler to keep
-//! equal to the CPU: it was replaced.
+//! state's edges and, per group, straight-line nested loops over its participants;
+//! its source grew with the groups. Measured on the networks exported from BEEM
+//! (`examples/net_source.rs` on the host; `warpcheck explore --backend gpu` on one
+//! H200, compilation cache empty, then warm):
+//!
+//! | network | source | `gcc -O2` | NVRTC | GPU search |
+//! | --- | --- | --- | --- | --- |
+//! | firewire_link.5 (13 comp., 979 vectors) | 392 KB → 6.6 KB | 70 s → 0.3 s | > 150 s → 0.49 s | – → 0.19 s |
+//! | iprotocol.6 (6 comp., 148 vectors) | 61 KB → 6.6 KB | 6.7 s → 0.2 s | 9 s (reported) → not measured | |
+//! | lamport_nonatomic.4 | | | 4.4 s → 0.47 s | 23 → 16 ms |
+//! | iprotocol.3 | | | 3.1 s → 0.46 s | 42 → 36 ms |
+//! | protocols.5 | | | 1.1 s → 0.06 s | 13 → 13 ms |
+//! | cyclic_scheduler.4 | | | 2.6 s → 0.41 s | 24 → 17 ms |
+//! | cambridge.4 | | | 1.6 s → 0.30 s | 22 → 15 ms |
+//!
+//! On the host, the table-driven code expands the first 10,000 BFS states of
+//! firewire_link.5 and iprotocol.6 faster than the generated code (about 430 → 370
+//! and 445 → 320 ns per state), where the large generated function misses the
+//! instruction cache; on small networks (beem-net's lamport_nonatomic.3, iprotocol.1,
+//! cyclic_scheduler.2, ...) it is 1.0 to 1.8 times slower there, the cost of reading
+//! the group descriptions. On the GPU, where a thread expands a state and inserting
+//! successors into the hash table dominates, it was as fast or faster on every
+//! network measured, small ones included, and it compiles 5 to 20 times faster. No
+//! network was found where the old generator pays, so it was replaced rather than
+//! kept as an option: one generator is also simpler to keep equal to the CPU.
 
 mod tables;
 
