@@ -132,3 +132,104 @@ fn gpf_property_on_the_host() {
         check_net(&gpf::with_property(net).unwrap(), &path, 100);
     }
 }
+
+/// A network written here for the table-driven C: vectors of 3 and 4 participants
+/// whose participants have several edges of their label from one local state (the
+/// initial state's `x` steps are 2 × 3 × 2 choices), two groups with one label that
+/// give the same steps (`y` by `b` and by `c`: merged under distinct counting), τ, and
+/// a label that fires alone under GPUexplore's semantics.
+const WIDE: [(&str, &str); 5] = [
+    (
+        "wide.exp",
+        "par using\n\
+         \"a\" * \"a\" * \"a\" * _ -> \"x\",\n\
+         \"a\" * _ * \"a\" * \"d\" -> \"x\",\n\
+         \"a\" * \"a\" * \"a\" * \"d\" -> \"z\",\n\
+         \"b\" * _ * _ * _ -> \"y\",\n\
+         \"c\" * _ * _ * _ -> \"y\",\n\
+         _ * \"e\" * _ * \"f\" -> \"e\",\n\
+         _ * _ * \"d\" * \"d\" -> \"y\"\n\
+         in \"p.aut\" || \"q.aut\" || \"r.aut\" || \"s.aut\" end par\n",
+    ),
+    (
+        "p.aut",
+        "des (0, 8, 3)\n(0, \"a\", 1)\n(0, \"a\", 2)\n(1, \"b\", 0)\n(1, \"c\", 0)\n(2, \"a\", 0)\n(2, \"a\", 1)\n\
+         (2, \"i\", 0)\n(2, \"g\", 1)\n",
+    ),
+    (
+        "q.aut",
+        "des (0, 7, 3)\n(0, \"a\", 0)\n(0, \"a\", 1)\n(0, \"a\", 2)\n(1, \"a\", 2)\n(1, \"e\", 0)\n(2, \"i\", 0)\n\
+         (2, \"a\", 1)\n",
+    ),
+    ("r.aut", "des (0, 5, 2)\n(0, \"a\", 1)\n(0, \"a\", 0)\n(1, \"a\", 0)\n(1, \"d\", 0)\n(1, \"a\", 1)\n"),
+    ("s.aut", "des (0, 4, 2)\n(0, \"d\", 1)\n(0, \"d\", 0)\n(1, \"d\", 0)\n(1, \"f\", 0)\n"),
+];
+
+/// `WIDE` in a fresh folder; its `.exp`.
+fn wide_network(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("warpcheck-lts-wide-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (file, text) in WIDE {
+        std::fs::write(dir.join(file), text).unwrap();
+    }
+    dir.join("wide.exp")
+}
+
+/// The odometer enumerates real products (up to 4 participants, several targets
+/// each) and the merge buffer merges, with and without a free label (`g`, which then
+/// fires alone), counting distinct steps and with multiplicity. From
+/// the initial state: `x` by `a a a _` gives 2 × 3 × 2 = 12 steps and by `a _ a d`
+/// 2 × 2 × 2 = 8, of which the 4 with Q and S in 0 are the same; `z` by `a a a d`
+/// gives 2 × 3 × 2 × 2 = 24: 40 distinct steps, 44 with multiplicity.
+#[test]
+fn vectors_of_several_participants_on_the_host() {
+    let path = wide_network("vectors");
+    for free in [None, Some("g")] {
+        let free = free.map(|f| build::Options::free_regex(f).unwrap());
+        let mut sizes = Vec::new();
+        for counting in [Counting::Distinct, Counting::Multiplicity] {
+            let net =
+                build::load(&path, &build::Options { free: free.clone(), counting, ..Default::default() }).unwrap();
+            assert_eq!(net.groups.iter().map(|g| g.parts.len()).max(), Some(4));
+            check_net(&net, &path, 1000);
+            let mut n = 0;
+            net.successors().successors(&net.initial_state(), |_, _| n += 1);
+            sizes.push((reachable(&net, 1000).len(), n));
+        }
+        assert_eq!((sizes[0].1, sizes[1].1), (40, 44), "{free:?}");
+        assert_eq!(sizes[0].0, sizes[1].0, "{free:?}");
+    }
+    std::fs::remove_dir_all(path.parent().unwrap()).ok();
+}
+
+/// `WIDE` with a nondeterministic monitor (two moves on `x` from its initial state,
+/// `e` unobserved), blocking or staying where it has no move, and with action
+/// propositions: the monitor's word and moves, the assertion and the last-action word
+/// in C, the assertion and the propositions as invariants.
+#[test]
+fn several_participants_with_monitors_on_the_host() {
+    use warpcheck_lts::monitor::{Incomplete, Matching, Monitor};
+    let path = wide_network("monitors");
+    let dir = path.parent().unwrap().to_path_buf();
+    let aut = dir.join("watch.aut");
+    std::fs::write(
+        &aut,
+        "des (0, 5, 3)\n(0, \"x\", 0)\n(0, \"x\", 1)\n(0, \"z\", 2)\n(1, \"y\", 0)\n(1, \"x|z\", 2)\n",
+    )
+    .unwrap();
+    for counting in [Counting::Distinct, Counting::Multiplicity] {
+        let options = build::Options { counting, ..Default::default() };
+        for missing in [Incomplete::Block, Incomplete::Stay] {
+            let mut net = build::load(&path, &options).unwrap();
+            net.monitor = Some(Monitor::load(&aut, &[2], &net, Matching::Regex, missing).unwrap());
+            check_net(&net, &path, 1000);
+            let y = net.add_action("y|e").unwrap();
+            let z = net.add_action("z").unwrap();
+            let states = reachable(&net, 1000);
+            let scratch = dir.join(format!("host-{counting:?}-{missing:?}"));
+            warpcheck_conformance::host_c_agrees(&net, &[0, y, z], &states, &scratch)
+                .unwrap_or_else(|e| panic!("{counting:?} {missing:?}: {e}"));
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
