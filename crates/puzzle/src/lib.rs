@@ -13,7 +13,9 @@
 //! - [`mod@search`]: two-bit BFS, one-bit reachability, one-bit BFS with move alternation or
 //!   layer selection, on all cores;
 //! - [`mod@solution`]: shortest move sequences, checked by replaying them;
-//! - [`AnyPuzzle`] ([`instance`]): instances by name, for the command line.
+//! - [`AnyPuzzle`] ([`instance`]): instances by name, for the command line;
+//! - [`gpu`]: the BFS of the permutation puzzles on a CUDA GPU (CUDA C that the tests
+//!   also compile and run on the host with gcc).
 //!
 //! ```
 //! use warpcheck_puzzle::{search, AnyPuzzle, Options, Puzzle};
@@ -61,6 +63,7 @@
 pub mod bits;
 pub mod domains;
 mod error;
+pub mod gpu;
 pub mod instance;
 pub mod puzzle;
 pub mod rank;
