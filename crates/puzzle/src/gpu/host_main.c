@@ -4,7 +4,8 @@
 //   S <Pz fields> count i_1 .. i_count  ->  per index: "n s_1 .. s_n" (successors in
 //                                           emission order)
 //   B <Pz fields> start                 ->  "layer_0 layer_1 .." (the BFS level loop:
-//                                           the kernels' word functions, sequentially)
+//                                           the kernels' word functions, sequentially;
+//                                           compiled as CUDA: the kernels on one thread)
 //
 // <Pz fields>: size bucket half kind m rows cols k folded.
 #include <stdio.h>
@@ -23,9 +24,15 @@ static int bfs(const Pz *z, u64 start) {
     cur[start >> 6] |= 1ull << (start & 63);
     printf("1");
     for (;;) {
-        for (u64 w = 0; w < words; w++) pz_expand_word(z, seen, cur, next, w);
         u64 found = 0;
+#ifdef __CUDACC__
+        // The kernels themselves, on a grid of one thread (host.rs's CUDA stand-ins).
+        pz_expand(*z, seen, cur, next, words);
+        pz_merge(seen, cur, next, words, &found);
+#else
+        for (u64 w = 0; w < words; w++) pz_expand_word(z, seen, cur, next, w);
         for (u64 w = 0; w < words; w++) found += pz_merge_word(seen, cur, next, w);
+#endif
         if (found == 0) break;
         printf(" %llu", found);
         u64 *t = cur;

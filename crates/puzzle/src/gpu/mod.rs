@@ -37,6 +37,9 @@ use crate::rank::permutation::FACTORIAL;
 use crate::search::{Algorithm, Options, Progress, Report};
 use crate::{AnyPuzzle, Error, Puzzle};
 
+/// Whether a CUDA driver and a device are present.
+pub use warpcheck_cuda::device_available;
+
 /// The kernels' source (CUDA C that also compiles as C).
 pub const SOURCE: &str = include_str!("puzzles.cu");
 
