@@ -25,6 +25,7 @@
 
 pub mod host;
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use warpcheck_cuda::driver::{CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig};
@@ -207,7 +208,7 @@ pub fn search(puzzle: &AnyPuzzle, options: &Options, ordinal: usize) -> Result<G
 struct Run<'a> {
     expand: CudaFunction,
     merge: CudaFunction,
-    stream: &'a CudaStream,
+    stream: &'a Arc<CudaStream>,
     max_blocks: u32,
 }
 
