@@ -163,7 +163,9 @@ pub fn run(args: PuzzleArgs) -> Result<Verdict, CliError> {
     }
     println!("memory:       {} bytes of bit vectors for {} indices", out.bytes, out.index_space);
     match (&device, out.gpu_seconds) {
-        (Some(device), Some(g)) => println!("time:         {:.3} s on {device}, {g:.3} s of it in the levels", out.seconds),
+        (Some(device), Some(g)) => {
+            println!("time:         {:.3} s on {device}, {g:.3} s of it in the levels", out.seconds)
+        }
         _ => println!("time:         {:.3} s on {threads} thread(s)", out.seconds),
     }
     if let Some(moves) = &out.solution {

@@ -85,7 +85,10 @@ fn the_gpu_backend_runs_on_a_gpu_or_says_there_is_none() {
     let out = warpcheck(&args);
     if out.status.code() == Some(0) {
         let r: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
-        assert_eq!((r["backend"].as_str(), r["states"].as_u64(), r["depth"].as_u64()), (Some("gpu"), Some(360), Some(21)));
+        assert_eq!(
+            (r["backend"].as_str(), r["states"].as_u64(), r["depth"].as_u64()),
+            (Some("gpu"), Some(360), Some(21))
+        );
         assert!(r["gpu_seconds"].as_f64().is_some());
     } else {
         assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
