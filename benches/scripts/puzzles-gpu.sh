@@ -8,12 +8,14 @@
 # GPU and on the CPU (kind=bench). `*_vs_csv`: `equal`, `DIFFERENT` or `no-row` (the
 # CSV has no computed layers for it); `gpu_eq_cpu`: the two runs' layers agree.
 # `gpu_kernel_s` is the levels on the device; `gpu_states_per_s` = states / that.
+# PUZZLES_BENCH="sliding-tile:3x4 pancake:11" replaces the benchmark list; PUZZLES_CHECK=0
+# skips the validation rows.
 set -uo pipefail
 W=${1:-target/release/warpcheck}
 GAMES=${2:-../shared/games}
 THREADS=${3:-$(nproc)}
 exec python3 - "$W" "$GAMES" "$THREADS" <<'PY'
-import csv, json, subprocess, sys
+import csv, json, os, subprocess, sys
 w, games, threads = sys.argv[1], sys.argv[2], sys.argv[3]
 FILES = {"sliding-tile": "sliding_tile.csv", "top-spin": "topspin.csv", "pancake": "pancake.csv"}
 
@@ -43,15 +45,17 @@ def fmt(x):
     return "" if x is None else (f"{x:.4f}" if isinstance(x, float) else str(x))
 
 print("kind,instance,states,depth,gpu_s,gpu_kernel_s,gpu_states_per_s,cpu_threads,cpu_s,speedup,gpu_vs_csv,cpu_vs_csv,gpu_eq_cpu", flush=True)
-for family in FILES:
+for family in FILES if os.environ.get("PUZZLES_CHECK", "1") != "0" else []:
     for inst, total, layers in rows(family):
         if total > 20_000_000:
             continue
         g = run(family, inst, "gpu")
-        print(f"check,{family} {inst},{fmt(g.get('states'))},{fmt(g.get('depth'))},{fmt(g.get('seconds'))},"
+        print(f"check,\"{family} {inst}\",{fmt(g.get('states'))},{fmt(g.get('depth'))},{fmt(g.get('seconds'))},"
               f"{fmt(g.get('gpu_seconds'))},,,,,{vs(g, layers)},,", flush=True)
 
 BENCH = [("sliding-tile", "3x4"), ("sliding-tile", "2x6"), ("pancake", "11"), ("pancake", "12"), ("top-spin", "12,4")]
+if os.environ.get("PUZZLES_BENCH"):
+    BENCH = [tuple(x.split(":", 1)) for x in os.environ["PUZZLES_BENCH"].split()]
 for family, size in BENCH:
     want = next((l for i, _, l in rows(family) if i == size), None)
     g, c = run(family, size, "gpu"), run(family, size, "cpu")
@@ -59,6 +63,6 @@ for family, size in BENCH:
     rate = g["states"] / gk if gk else None
     speed = cs / g["seconds"] if cs and g.get("seconds") else None
     same = "yes" if "layers" in g and g.get("layers") == c.get("layers") else "NO"
-    print(f"bench,{family} {size},{fmt(g.get('states'))},{fmt(g.get('depth'))},{fmt(g.get('seconds'))},{fmt(gk)},"
+    print(f"bench,\"{family} {size}\",{fmt(g.get('states'))},{fmt(g.get('depth'))},{fmt(g.get('seconds'))},{fmt(gk)},"
           f"{fmt(rate and round(rate))},{threads},{fmt(cs)},{fmt(speed)},{vs(g, want)},{vs(c, want)},{same}", flush=True)
 PY
