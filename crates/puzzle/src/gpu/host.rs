@@ -25,6 +25,8 @@ pub const CUDA_STAND_IN: &str = r#"
 #define __device__
 #define __global__
 #define __forceinline__ inline
+#define __shared__
+static void __syncwarp() {}
 struct PzDim3 { unsigned x, y, z; };
 static const PzDim3 threadIdx = {0, 0, 0}, blockIdx = {0, 0, 0}, blockDim = {1, 1, 1}, gridDim = {1, 1, 1};
 static unsigned long long atomicOr(unsigned long long *a, unsigned long long v) { unsigned long long o = *a; *a = o | v; return o; }

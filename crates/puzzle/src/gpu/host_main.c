@@ -4,8 +4,9 @@
 //   S <Pz fields> count i_1 .. i_count  ->  per index: "n s_1 .. s_n" (successors in
 //                                           emission order)
 //   B <Pz fields> start                 ->  "layer_0 layer_1 .." (the BFS level loop:
-//                                           the kernels' word functions, sequentially;
-//                                           compiled as CUDA: the kernels on one thread)
+//                                           the kernels' phases for a warp of 32 lanes,
+//                                           phase by phase; compiled as CUDA: the
+//                                           kernels themselves on one thread)
 //
 // <Pz fields>: size bucket half kind m rows cols k folded.
 #include <stdio.h>
@@ -30,7 +31,13 @@ static int bfs(const Pz *z, u64 start) {
         pz_expand(*z, seen, cur, next, words);
         pz_merge(seen, cur, next, words, &found);
 #else
-        for (u64 w = 0; w < words; w++) pz_expand_word(z, seen, cur, next, w);
+        // A warp of 32 lanes, phase by phase.
+        for (u64 base = 0; base < words; base += 32) {
+            PzRound r;
+            for (u32 lane = 0; lane < 32; lane++) pz_gather(&r, cur, words, base, lane, 32);
+            pz_number(&r);
+            for (u32 lane = 0; lane < 32; lane++) pz_expand_round(z, &r, seen, next, base, lane, 32);
+        }
         for (u64 w = 0; w < words; w++) found += pz_merge_word(seen, cur, next, w);
 #endif
         if (found == 0) break;

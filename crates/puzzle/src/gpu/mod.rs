@@ -7,9 +7,11 @@
 //! **Layout: seen + two frontiers, 3 bits per index** (the CPU's two-bit BFS also
 //! holds 3: depth mod 3 and a frontier bit). `seen` has the states of depth < L,
 //! `cur` those of depth L-1, `next` collects depth L. A level is two kernels:
-//! `pz_expand` (one thread per `cur` word, grid-stride; each set bit is unranked,
-//! moved and ranked in registers, and every successor absent from `seen` and `next`
-//! is set in `next` with `atomicOr`), then `pz_merge` (`seen |= next`, `cur = 0`,
+//! `pz_expand` (a warp per 32 `cur` words, grid-stride: their set bits numbered in
+//! shared memory and dealt out to the lanes, so that every lane expands a state
+//! whatever the frontier's density; each state is unranked, moved and ranked in
+//! registers, and every successor absent from `seen` and `next` is set in `next` with
+//! `atomicOr`), then `pz_merge` (`seen |= next`, `cur = 0`,
 //! and the popcount of `next`: the layer's size, exact whatever the races). The host
 //! swaps `cur` and `next` and reads one counter per level. Why not the CPU's coding:
 //! the random reads of a level go to a one-bit `seen`, half the bytes of two-bit
@@ -218,10 +220,11 @@ impl Run<'_> {
         // `pz_expand(Pz, const u64*, const u64*, u64*, u64)` a `Params` (the `Pz`
         // layout, see its `DeviceRepr`), three device addresses and the word count, and
         // `pz_merge(u64*, u64*, const u64*, u64, u64*)` three addresses, the word count
-        // and the counter's address, all as `u64`. (2) The addresses are of the three
+        // and the counter's address, all as `u64`; blocks of 256 threads, whole warps
+        // and at most `PZ_BLOCK`, as `pz_expand`'s shared rounds need. (2) The addresses are of the three
         // vectors and the counter of `levels`, which live until its end, after a
         // synchronisation. (3) Each vector holds `words` words and both kernels touch
-        // words `< words` only (grid-stride); every successor is `< size <= 64 words`,
+        // words `< words` only (grid-stride, rounds checked word by word); every successor is `< size <= 64 words`,
         // and `pz_merge` writes one counter. (4) The host reads the counter only by a
         // copy on the same stream.
         unsafe { warpcheck_cuda::launch(self.stream, f, cfg, args) }

@@ -197,16 +197,62 @@ PZ_FN void pz_successors(const Pz *z, u64 index, PzSink *k) {
 }
 
 // ---- One BFS level --------------------------------------------------------------
+//
+// A warp takes 32 frontier words at a time (a "round"): its lanes load them, one lane
+// numbers their set bits, and the lanes then take bits lane, lane + 32, ... of the
+// round, so every lane expands a state however the frontier's bits fall (one thread
+// per word would leave the lanes of sparse words idle beside a dense one). The three
+// phases are separate functions so that the host tests run them for 32 lanes one
+// phase after the other (host_main.c), exactly what `__syncwarp` orders on the device.
 
-// Expands the frontier states of word w: every successor not seen and not yet in
-// `next` is set there.
-PZ_FN void pz_expand_word(const Pz *z, const u64 *seen, const u64 *cur, u64 *next, u64 w) {
-    u64 bits = cur[w];
+typedef struct {
+    u64 word[32];
+    u32 first[33];  // first[l]: set bits in words 0..l-1 of the round; first[32]: all
+} PzRound;
+
+// The position of the j-th set bit of x (j < popcount(x)).
+PZ_FN u32 pz_select(u64 x, u32 j) {
+    u32 pos = 0;
+    for (u32 width = 32; width > 0; width >>= 1) {
+        u64 low = x & ((1ull << width) - 1);
+        u32 c = (u32)pz_popc(low);
+        if (j >= c) {
+            j -= c;
+            x >>= width;
+            pos += width;
+        } else {
+            x = low;
+        }
+    }
+    return pos;
+}
+
+// Phase 1, lane `lane` of `lanes`: loads its words of the round of words base..base+32.
+PZ_FN void pz_gather(PzRound *r, const u64 *cur, u64 words, u64 base, u32 lane, u32 lanes) {
+    for (u32 l = lane; l < 32; l += lanes) r->word[l] = base + l < words ? cur[base + l] : 0;
+}
+
+// Phase 2, one lane: numbers the round's set bits.
+PZ_FN void pz_number(PzRound *r) {
+    u32 n = 0;
+    for (u32 l = 0; l < 32; l++) {
+        r->first[l] = n;
+        n += (u32)pz_popc(r->word[l]);
+    }
+    r->first[32] = n;
+}
+
+// Phase 3, lane `lane` of `lanes`: expands the round's set bits lane, lane + lanes, ...;
+// every successor not seen and not yet in `next` is set there.
+PZ_FN void pz_expand_round(const Pz *z, const PzRound *r, const u64 *seen, u64 *next, u64 base, u32 lane,
+                           u32 lanes) {
     PzSink k = {seen, next, 0, 0};
-    while (bits) {
-        u64 i = w * 64 + pz_ctz(bits);
-        bits &= bits - 1;
-        pz_successors(z, i, &k);
+    for (u32 j = lane; j < r->first[32]; j += lanes) {
+        // The word holding bit j: the last l with first[l] <= j (first[0] = 0).
+        u32 l = 0;
+        for (u32 step = 16; step > 0; step >>= 1)
+            if (r->first[l + step] <= j) l += step;
+        pz_successors(z, (base + l) * 64 + pz_select(r->word[l], j - r->first[l]), &k);
     }
 }
 
@@ -220,11 +266,25 @@ PZ_FN u64 pz_merge_word(u64 *seen, u64 *cur, const u64 *next, u64 w) {
 }
 
 #ifdef __CUDACC__
-// One thread per frontier word, grid-stride.
+// The largest block pz_expand takes (one round in shared memory per warp); blocks are
+// whole warps.
+#define PZ_BLOCK 256
+
+// A round per warp, grid-stride over the rounds.
 extern "C" __global__ void pz_expand(Pz z, const u64 *seen, const u64 *cur, u64 *next, u64 words) {
-    u64 stride = (u64)gridDim.x * blockDim.x;
-    for (u64 w = (u64)blockIdx.x * blockDim.x + threadIdx.x; w < words; w += stride)
-        pz_expand_word(&z, seen, cur, next, w);
+    __shared__ PzRound rounds[PZ_BLOCK / 32];
+    u32 warp = threadIdx.x / 32, lane = threadIdx.x % 32, per_block = (blockDim.x + 31) / 32;
+    u32 lanes = blockDim.x - warp * 32 < 32 ? blockDim.x - warp * 32 : 32;
+    PzRound *r = &rounds[warp];
+    u64 stride = (u64)gridDim.x * per_block * 32;
+    for (u64 base = ((u64)blockIdx.x * per_block + warp) * 32; base < words; base += stride) {
+        pz_gather(r, cur, words, base, lane, lanes);
+        __syncwarp();
+        if (lane == 0) pz_number(r);
+        __syncwarp();
+        pz_expand_round(&z, r, seen, next, base, lane, lanes);
+        __syncwarp();  // the round is read to the end before the next gather
+    }
 }
 
 // One thread per word, grid-stride; the popcounts summed per warp, then one atomicAdd.
