@@ -43,7 +43,8 @@
 //! - A bit vector is plain `u64` words in index order ([`bits::BitVec::words`],
 //!   [`bits::TwoBitVec::words`]): a device copy is a memcpy, and a kernel sets bits with
 //!   `atomicOr` on the same words, as the CPU does with `fetch_or`. Layer sizes are
-//!   popcounts or counted claims, the same on both.
+//!   popcounts or counted claims, the same on both. [`gpu`] keeps one-bit `seen`,
+//!   frontier and next vectors instead of two-bit cells (its module says why).
 //! - A successor function is unrank → moves → rank on fixed arrays of at most 32 bytes
 //!   and one 33 KiB binomial table, with no allocation and no recursion: each domain
 //!   ports to CUDA C line by line, with the Rust as the reference to hold it to.
