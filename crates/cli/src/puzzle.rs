@@ -6,7 +6,9 @@ use clap::Args;
 use serde::Serialize;
 use warpcheck_puzzle::{Algorithm, AnyPuzzle, Error, Options, Progress};
 
-use crate::backend::Backend;
+use warpcheck_puzzle::gpu;
+
+use crate::backend::{note, Backend, Placement};
 use crate::error::{CliError, Verdict};
 use crate::{json, progress};
 
@@ -38,8 +40,9 @@ pub struct PuzzleArgs {
     /// Memory the bit vectors may take, e.g. 8G (default: 3/4 of the available memory).
     #[arg(long, value_name = "SIZE", value_parser = crate::memory::parse_size)]
     pub memory: Option<u64>,
-    /// Where to run: `cpu`, `gpu` or `auto` (the searches run on the CPU; `gpu` is an
-    /// error).
+    /// Where to run: `cpu`, `gpu` or `auto` (the GPU when a device is present and the
+    /// search has a GPU path: the two-bit BFS of sliding-tile, pancake and top-spin,
+    /// without `--solve`).
     #[arg(long, value_enum, default_value_t = Backend::Auto)]
     pub backend: Backend,
     /// The CUDA device to use.
@@ -70,6 +73,9 @@ struct PuzzleReport {
     seconds: f64,
     backend: &'static str,
     threads: usize,
+    /// On the GPU: seconds of the levels on the device (kernels and the per-level
+    /// reads); `null` on the CPU.
+    gpu_seconds: Option<f64>,
     /// With `--solve`: the moves of a shortest solution.
     solution: Option<Vec<String>>,
 }
@@ -78,18 +84,23 @@ struct PuzzleReport {
 fn error(e: Error) -> CliError {
     match e {
         Error::Memory { .. } => CliError::Resource(format!("{e} (set --memory or use a one-bit --algorithm)")),
+        Error::Gpu(_) => CliError::Resource(e.to_string()),
         _ => CliError::Input(e.to_string()),
     }
 }
 
 /// Runs `puzzle`.
 pub fn run(args: PuzzleArgs) -> Result<Verdict, CliError> {
-    args.backend.place(args.device, Err("the puzzle searches run on the CPU only".into()))?;
     let algorithm = Algorithm::from_name(&args.algorithm).ok_or_else(|| {
         let names: Vec<&str> = Algorithm::ALL.iter().map(|a| a.name()).collect();
         CliError::Input(format!("--algorithm {}: expected auto or one of {}", args.algorithm, names.join(", ")))
     })?;
     let puzzle = AnyPuzzle::parse(&args.family, args.size.as_deref()).map_err(error)?;
+    let gpu_path = match &args.solve {
+        Some(_) => Err("--solve runs on the CPU only".to_string()),
+        None => gpu::gpu_path(&puzzle, algorithm),
+    };
+    let mut placement = args.backend.place(args.device, gpu_path)?;
     let threads = crate::thread_count(args.threads);
     let line = progress::ProgressLine::new(args.quiet);
     let show = |p: &Progress| {
@@ -98,7 +109,26 @@ pub fn run(args: PuzzleArgs) -> Result<Verdict, CliError> {
     let options =
         Options { algorithm: Some(algorithm), memory: args.memory, progress: Some(&show), max_depth: args.max_depth };
     let pool = crate::thread_pool(threads)?;
-    let report = pool.install(|| puzzle.search(&options)).map_err(error)?;
+    let mut on_gpu = None;
+    if placement == Placement::Gpu {
+        match gpu::search(&puzzle, &options, args.device) {
+            Ok(g) => on_gpu = Some(g),
+            // Under `auto`, a GPU that cannot run at all (no NVRTC, a failed start)
+            // leaves the search to the CPU; out of device memory is an error.
+            Err(Error::Gpu(why)) if args.backend == Backend::Auto => {
+                note(format!("GPU: {why}; running on the CPU"));
+                placement = Placement::Cpu;
+            }
+            Err(e @ Error::Memory { .. }) => {
+                return Err(CliError::Resource(format!("{e} (use --backend cpu)")));
+            }
+            Err(e) => return Err(error(e)),
+        }
+    }
+    let (report, gpu_seconds, device) = match on_gpu {
+        Some(g) => (g.report, Some(g.gpu_seconds), Some(g.device)),
+        None => (pool.install(|| puzzle.search(&options)).map_err(error)?, None, None),
+    };
     let solution = match &args.solve {
         Some(target) => Some(pool.install(|| puzzle.solve(target, &options)).map_err(error)?.1),
         None => None,
@@ -115,8 +145,9 @@ pub fn run(args: PuzzleArgs) -> Result<Verdict, CliError> {
         bytes: report.bytes,
         expansions: report.expansions,
         seconds: report.seconds,
-        backend: "cpu",
+        backend: placement.name(),
         threads,
+        gpu_seconds,
         solution,
     };
     if args.json {
@@ -131,7 +162,12 @@ pub fn run(args: PuzzleArgs) -> Result<Verdict, CliError> {
         println!("layers:       {}", text.join(" "));
     }
     println!("memory:       {} bytes of bit vectors for {} indices", out.bytes, out.index_space);
-    println!("time:         {:.3} s on {threads} thread(s)", out.seconds);
+    match (&device, out.gpu_seconds) {
+        (Some(device), Some(g)) => {
+            println!("time:         {:.3} s on {device}, {g:.3} s of it in the levels", out.seconds)
+        }
+        _ => println!("time:         {:.3} s on {threads} thread(s)", out.seconds),
+    }
     if let Some(moves) = &out.solution {
         println!("solution:     {} moves: {}", moves.len(), moves.join(", "));
     }

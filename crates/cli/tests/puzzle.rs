@@ -44,6 +44,7 @@ fn layers_of_small_instances() {
         "seconds",
         "backend",
         "threads",
+        "gpu_seconds",
         "solution",
     ];
     expected.sort();
@@ -68,10 +69,33 @@ fn bad_instances_and_limits() {
         (&["puzzle", "pancake", "8", "--algorithm", "fastest"], 2, "--algorithm fastest"),
         (&["puzzle", "sliding-tile", "2x3", "--solve", "9 9 9"], 2, "invalid position"),
         (&["puzzle", "pancake", "12", "--memory", "1M"], 3, "more than the 1048576 bytes"),
-        (&["puzzle", "pancake", "5", "--backend", "gpu"], 2, "CPU only"),
+        (&["puzzle", "peg-solitaire", "--backend", "gpu"], 2, "no GPU path"),
+        (&["puzzle", "pancake", "5", "--backend", "gpu", "--solve", "1 0 2 3 4"], 2, "--solve runs on the CPU only"),
+        (&["puzzle", "pancake", "5", "--backend", "gpu", "--algorithm", "reachability"], 2, "two-bit BFS"),
     ] {
         let out = warpcheck(args);
         assert_eq!(out.status.code(), Some(code), "{args:?}: {}", text(&out.stderr));
         assert!(text(&out.stderr).contains(message), "{args:?}: {}", text(&out.stderr));
+    }
+}
+
+#[test]
+fn the_gpu_backend_runs_on_a_gpu_or_says_there_is_none() {
+    let args = ["puzzle", "sliding-tile", "2x3", "--backend", "gpu", "--json"];
+    let out = warpcheck(&args);
+    if out.status.code() == Some(0) {
+        let r: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+        assert_eq!(
+            (r["backend"].as_str(), r["states"].as_u64(), r["depth"].as_u64()),
+            (Some("gpu"), Some(360), Some(21))
+        );
+        assert!(r["gpu_seconds"].as_f64().is_some());
+    } else {
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+        assert!(text(&out.stderr).contains("no CUDA device"), "{}", text(&out.stderr));
+        // `auto` then runs on the CPU.
+        let r = json(&["puzzle", "sliding-tile", "2x3", "--backend", "auto", "--json"]);
+        assert_eq!((r["backend"].as_str(), r["states"].as_u64()), (Some("cpu"), Some(360)));
+        assert!(r["gpu_seconds"].is_null());
     }
 }

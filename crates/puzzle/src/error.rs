@@ -17,6 +17,10 @@ pub enum Error {
     /// move-alternation or layer-selection property, for example).
     #[error("{0}")]
     Unsupported(String),
+    /// The GPU could not run the search: no device, no driver or NVRTC, or a CUDA call
+    /// that failed.
+    #[error("GPU: {0}")]
+    Gpu(String),
     /// The position asked for is not reachable from the start.
     #[error("the position is not reachable from the start")]
     Unreachable,

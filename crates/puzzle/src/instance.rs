@@ -84,6 +84,11 @@ impl AnyPuzzle {
         dispatch!(self, p => p.name())
     }
 
+    /// The index of the start state.
+    pub fn start(&self) -> u64 {
+        dispatch!(self, p => p.start())
+    }
+
     /// The size of the index space.
     pub fn size(&self) -> u64 {
         dispatch!(self, p => p.size())

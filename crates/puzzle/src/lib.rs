@@ -13,7 +13,9 @@
 //! - [`mod@search`]: two-bit BFS, one-bit reachability, one-bit BFS with move alternation or
 //!   layer selection, on all cores;
 //! - [`mod@solution`]: shortest move sequences, checked by replaying them;
-//! - [`AnyPuzzle`] ([`instance`]): instances by name, for the command line.
+//! - [`AnyPuzzle`] ([`instance`]): instances by name, for the command line;
+//! - [`gpu`]: the BFS of the permutation puzzles on a CUDA GPU (CUDA C that the tests
+//!   also compile and run on the host with gcc).
 //!
 //! ```
 //! use warpcheck_puzzle::{search, AnyPuzzle, Options, Puzzle};
@@ -41,7 +43,8 @@
 //! - A bit vector is plain `u64` words in index order ([`bits::BitVec::words`],
 //!   [`bits::TwoBitVec::words`]): a device copy is a memcpy, and a kernel sets bits with
 //!   `atomicOr` on the same words, as the CPU does with `fetch_or`. Layer sizes are
-//!   popcounts or counted claims, the same on both.
+//!   popcounts or counted claims, the same on both. [`gpu`] keeps one-bit `seen`,
+//!   frontier and next vectors instead of two-bit cells (its module says why).
 //! - A successor function is unrank → moves → rank on fixed arrays of at most 32 bytes
 //!   and one 33 KiB binomial table, with no allocation and no recursion: each domain
 //!   ports to CUDA C line by line, with the Rust as the reference to hold it to.
@@ -61,6 +64,7 @@
 pub mod bits;
 pub mod domains;
 mod error;
+pub mod gpu;
 pub mod instance;
 pub mod puzzle;
 pub mod rank;

@@ -26,6 +26,11 @@ impl Pancake {
         }
         Ok(Pancake { n: n as usize })
     }
+
+    /// The number of pancakes.
+    pub fn pancakes(&self) -> u32 {
+        self.n as u32
+    }
 }
 
 impl Puzzle for Pancake {

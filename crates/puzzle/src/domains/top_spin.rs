@@ -38,6 +38,11 @@ impl TopSpin {
         Ok(TopSpin { n, k, folded: k == 4 && n % 2 == 1 })
     }
 
+    /// Tokens and twist length.
+    pub fn n_k(&self) -> (u32, u32) {
+        (self.n as u32, self.k as u32)
+    }
+
     /// Whether the index space is folded (k = 4, odd n).
     pub fn folded(&self) -> bool {
         self.folded

@@ -1,0 +1,79 @@
+// The host harness of puzzles.cu (appended to it and compiled with gcc by host.rs):
+// reads queries on standard input, one per line, and answers each on one line.
+//
+//   S <Pz fields> count i_1 .. i_count  ->  per index: "n s_1 .. s_n" (successors in
+//                                           emission order)
+//   B <Pz fields> start                 ->  "layer_0 layer_1 .." (the BFS level loop:
+//                                           the kernels' phases for a warp of 32 lanes,
+//                                           phase by phase; compiled as CUDA: the
+//                                           kernels themselves on one thread)
+//
+// <Pz fields>: size bucket half kind m rows cols k folded.
+#include <stdio.h>
+#include <stdlib.h>
+
+static int read_pz(Pz *z) {
+    return scanf("%llu %llu %llu %u %u %u %u %u %u", &z->size, &z->bucket, &z->half, &z->kind, &z->m,
+                 &z->rows, &z->cols, &z->k, &z->folded) == 9;
+}
+
+static int bfs(const Pz *z, u64 start) {
+    u64 words = (z->size + 63) / 64;
+    u64 *seen = (u64 *)calloc(words, 8), *cur = (u64 *)calloc(words, 8), *next = (u64 *)calloc(words, 8);
+    if (!seen || !cur || !next) return 0;
+    seen[start >> 6] |= 1ull << (start & 63);
+    cur[start >> 6] |= 1ull << (start & 63);
+    printf("1");
+    for (;;) {
+        u64 found = 0;
+#ifdef __CUDACC__
+        // The kernels themselves, on a grid of one thread (host.rs's CUDA stand-ins).
+        pz_expand(*z, seen, cur, next, words);
+        pz_merge(seen, cur, next, words, &found);
+#else
+        // A warp of 32 lanes, phase by phase.
+        for (u64 base = 0; base < words; base += 32) {
+            PzRound r;
+            for (u32 lane = 0; lane < 32; lane++) pz_gather(&r, cur, words, base, lane, 32);
+            pz_number(&r);
+            for (u32 lane = 0; lane < 32; lane++) pz_expand_round(z, &r, seen, next, base, lane, 32);
+        }
+        for (u64 w = 0; w < words; w++) found += pz_merge_word(seen, cur, next, w);
+#endif
+        if (found == 0) break;
+        printf(" %llu", found);
+        u64 *t = cur;
+        cur = next;
+        next = t;
+    }
+    printf("\n");
+    free(seen);
+    free(cur);
+    free(next);
+    return 1;
+}
+
+int main(void) {
+    char op[2];
+    Pz z;
+    while (scanf("%1s", op) == 1) {
+        if (!read_pz(&z)) return 2;
+        if (op[0] == 'B') {
+            u64 start;
+            if (scanf("%llu", &start) != 1 || !bfs(&z, start)) return 3;
+        } else {
+            u64 count, out[64];
+            if (scanf("%llu", &count) != 1) return 4;
+            for (u64 c = 0; c < count; c++) {
+                u64 index;
+                if (scanf("%llu", &index) != 1 || index >= z.size) return 5;
+                PzSink k = {0, 0, out, 0};
+                pz_successors(&z, index, &k);
+                printf("%u", k.count);
+                for (u32 j = 0; j < k.count; j++) printf(" %llu", out[j]);
+                printf("\n");
+            }
+        }
+    }
+    return 0;
+}
