@@ -191,6 +191,14 @@ pub(crate) fn solve(
 ) -> Result<(Solution, &'static str), CheckError> {
     let set = settings(cx);
     let n = sys.len();
+    if cx.options.method == Method::Sound {
+        // Small systems of one row per unknown: solved directly, then verified.
+        if let Some(x) = solve::dense(sys) {
+            if let Some(s) = solve::verify(sys, opt, &x, lower, upper.unwrap_or(f64::INFINITY), &set) {
+                return Ok((s, "gaussian elimination, verified"));
+            }
+        }
+    }
     Ok(match (cx.options.method, upper) {
         (Method::Sound, Some(u)) => (solve::interval(sys, opt, vec![lower; n], vec![u; n], &set)?, "interval iteration"),
         (Method::Sound, None) => (solve::optimistic(sys, opt, vec![lower; n], &set)?, "optimistic value iteration"),

@@ -272,6 +272,85 @@ pub fn optimistic(sys: &System, opt: Opt, mut lower: Vec<f64>, settings: &Settin
     }
 }
 
+/// Largest system [`dense`] solves (one row per unknown).
+pub const DENSE_LIMIT: usize = 1500;
+
+/// The solution of a system of one row per unknown (`x = b + A x`) by Gaussian
+/// elimination with partial pivoting, if it has at most [`DENSE_LIMIT`] unknowns and the
+/// matrix `I - A` is not singular.
+pub fn dense(sys: &System) -> Option<Vec<f64>> {
+    let n = sys.len();
+    if n > DENSE_LIMIT || sys.b.len() != n {
+        return None;
+    }
+    let mut m = vec![0.0; n * (n + 1)];
+    let w = n + 1;
+    for i in 0..n {
+        m[i * w + i] = 1.0;
+        for e in sys.starts[i]..sys.starts[i + 1] {
+            m[i * w + sys.columns[e] as usize] -= sys.values[e];
+        }
+        m[i * w + n] = sys.b[i];
+    }
+    for c in 0..n {
+        let pivot = (c..n).max_by(|&a, &b| m[a * w + c].abs().total_cmp(&m[b * w + c].abs()))?;
+        if m[pivot * w + c].abs() < 1e-300 {
+            return None;
+        }
+        if pivot != c {
+            for k in 0..w {
+                m.swap(pivot * w + k, c * w + k);
+            }
+        }
+        let (top, rest) = m.split_at_mut((c + 1) * w);
+        let row_c = &top[c * w..];
+        rest.par_chunks_mut(w).for_each(|row| {
+            let f = row[c] / row_c[c];
+            if f != 0.0 {
+                for k in c..w {
+                    row[k] -= f * row_c[k];
+                }
+            }
+        });
+    }
+    let mut x = vec![0.0; n];
+    for i in (0..n).rev() {
+        let mut v = m[i * w + n];
+        for k in i + 1..n {
+            v -= m[i * w + k] * x[k];
+        }
+        x[i] = v / m[i * w + i];
+    }
+    x.iter().all(|v| v.is_finite()).then_some(x)
+}
+
+/// Sound bounds around a guess, for a system with a unique fixpoint: `l = guess - δ`
+/// and `u = guess + δ` (δ the precision, clamped to `[floor, ceiling]`) are bounds when
+/// one sweep raises no `l` and lowers no `u` (up to rounding): then the iterates from
+/// `l` rise to the fixpoint and those from `u` fall to it.
+pub fn verify(
+    sys: &System,
+    opt: Opt,
+    guess: &[f64],
+    floor: f64,
+    ceiling: f64,
+    settings: &Settings,
+) -> Option<Solution> {
+    let delta = |g: f64| if settings.relative { g.abs() * settings.precision } else { settings.precision };
+    let lower: Vec<f64> = guess.iter().map(|&g| (g - delta(g)).max(floor)).collect();
+    let upper: Vec<f64> = guess.iter().map(|&g| (g + delta(g)).min(ceiling)).collect();
+    let mut f = vec![0.0; sys.len()];
+    sys.sweep(opt, &lower, &mut f);
+    if !lower.iter().zip(&f).all(|(&l, &f)| f >= l - l.abs() * ROUNDING) {
+        return None;
+    }
+    sys.sweep(opt, &upper, &mut f);
+    if !upper.iter().zip(&f).all(|(&u, &f)| f <= u + u.abs() * ROUNDING) {
+        return None;
+    }
+    Some(Solution { lower, upper, iterations: 2 })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -299,6 +378,16 @@ mod tests {
         assert!(ovi.lower[0] <= 2.0 / 3.0 && 2.0 / 3.0 <= ovi.upper[0] + 1e-15);
         let vi = value_iteration(&s, Opt::Max, vec![0.0; 2], &set).unwrap();
         assert!((vi.lower[1] - 2.0 / 3.0).abs() < 1e-7);
+        let mut one = System::new();
+        one.push_row(0.0, [(0, 0.5), (1, 0.5)]);
+        one.end_group();
+        one.push_row(0.5, [(0, 0.25)]);
+        one.end_group();
+        let x = dense(&one).unwrap();
+        assert!((x[0] - 2.0 / 3.0).abs() < 1e-15);
+        let v = verify(&one, Opt::Max, &x, 0.0, 1.0, &set).unwrap();
+        assert!(v.lower[0] <= 2.0 / 3.0 && 2.0 / 3.0 <= v.upper[0]);
+        assert!(verify(&one, Opt::Max, &[0.5, 0.5], 0.0, 1.0, &set).is_none());
         let gs = gauss_seidel(&s, Opt::Max, vec![0.0; 2], &set).unwrap();
         assert!((gs.lower[1] - 2.0 / 3.0).abs() < 1e-7);
         // Min: x1 = 0.1 and x0 = 0.1.
