@@ -325,9 +325,10 @@ pub fn dense(sys: &System) -> Option<Vec<f64>> {
 }
 
 /// Sound bounds around a guess, for a system with a unique fixpoint: `l = guess - δ`
-/// and `u = guess + δ` (δ the precision, clamped to `[floor, ceiling]`) are bounds when
-/// one sweep raises no `l` and lowers no `u` (up to rounding): then the iterates from
-/// `l` rise to the fixpoint and those from `u` fall to it.
+/// and `u = guess + δ` (clamped to `[floor, ceiling]`) are bounds when one sweep raises
+/// no `l` and lowers no `u` (up to rounding): then the iterates from `l` rise to the
+/// fixpoint and those from `u` fall to it. δ is tried from 1e-13 of the guess upwards,
+/// up to the precision.
 pub fn verify(
     sys: &System,
     opt: Opt,
@@ -336,19 +337,26 @@ pub fn verify(
     ceiling: f64,
     settings: &Settings,
 ) -> Option<Solution> {
-    let delta = |g: f64| if settings.relative { g.abs() * settings.precision } else { settings.precision };
-    let lower: Vec<f64> = guess.iter().map(|&g| (g - delta(g)).max(floor)).collect();
-    let upper: Vec<f64> = guess.iter().map(|&g| (g + delta(g)).min(ceiling)).collect();
     let mut f = vec![0.0; sys.len()];
-    sys.sweep(opt, &lower, &mut f);
-    if !lower.iter().zip(&f).all(|(&l, &f)| f >= l - l.abs() * ROUNDING) {
-        return None;
+    let mut tries = 0;
+    for factor in [1e-13, 1e-11, 1e-9, 1e-7, f64::INFINITY] {
+        let delta = |g: f64| {
+            let most = if settings.relative { g.abs() * settings.precision } else { settings.precision };
+            (g.abs() * factor).min(most)
+        };
+        let lower: Vec<f64> = guess.iter().map(|&g| (g - delta(g)).max(floor)).collect();
+        let upper: Vec<f64> = guess.iter().map(|&g| (g + delta(g)).min(ceiling)).collect();
+        tries += 2;
+        sys.sweep(opt, &lower, &mut f);
+        if !lower.iter().zip(&f).all(|(&l, &f)| f >= l - l.abs() * ROUNDING) {
+            continue;
+        }
+        sys.sweep(opt, &upper, &mut f);
+        if upper.iter().zip(&f).all(|(&u, &f)| f <= u + u.abs() * ROUNDING) {
+            return Some(Solution { lower, upper, iterations: tries });
+        }
     }
-    sys.sweep(opt, &upper, &mut f);
-    if !upper.iter().zip(&f).all(|(&u, &f)| f <= u + u.abs() * ROUNDING) {
-        return None;
-    }
-    Some(Solution { lower, upper, iterations: 2 })
+    None
 }
 
 #[cfg(test)]
