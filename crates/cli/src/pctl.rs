@@ -13,8 +13,8 @@ use warpcheck_markov::check::{self, Method, Options, Property};
 
 use crate::error::{CliError, Verdict};
 use crate::frontend::MarkovFormat;
-use crate::markov::{self, MarkovArgs};
 use crate::json;
+use crate::markov::{self, MarkovArgs};
 
 /// The options of checking Markov properties.
 #[derive(Args, Clone, Debug, Default)]

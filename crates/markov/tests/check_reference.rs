@@ -36,7 +36,13 @@ fn fraction(f: &str) -> f64 {
     }
 }
 
-fn check_instance(dir: &Path, id: &str, model: &SparseModel, props: &[Value], ctmc_float_tolerance: bool) -> Vec<String> {
+fn check_instance(
+    dir: &Path,
+    id: &str,
+    model: &SparseModel,
+    props: &[Value],
+    ctmc_float_tolerance: bool,
+) -> Vec<String> {
     let mut failures = Vec::new();
     for p in props {
         let formula = p["formula"].as_str().unwrap();
@@ -57,10 +63,15 @@ fn check_instance(dir: &Path, id: &str, model: &SparseModel, props: &[Value], ct
         let float_ref = p["reference_source"] != "exact";
         for (i, (&s, &reference)) in model.initial.iter().zip(&refs).enumerate() {
             let value = values.value(s);
-            let tol = if ctmc_float_tolerance && float_ref { 1e-5 * reference.abs().max(1e-300) } else { 1e-6 * reference.abs().max(1.0) };
+            let tol = if ctmc_float_tolerance && float_ref {
+                1e-5 * reference.abs().max(1e-300)
+            } else {
+                1e-6 * reference.abs().max(1.0)
+            };
             let ok = (value - reference).abs() <= tol || (value.is_infinite() && value == reference);
             let (lo, hi) = (values.lower[s as usize], values.upper[s as usize]);
-            let bounds_ok = exact_of(p, i).is_none_or(|x| lo <= x + 1e-12 * x.abs().max(1e-300) && x - 1e-12 * x.abs() <= hi);
+            let bounds_ok =
+                exact_of(p, i).is_none_or(|x| lo <= x + 1e-12 * x.abs().max(1e-300) && x - 1e-12 * x.abs() <= hi);
             if !ok || !bounds_ok {
                 failures.push(format!(
                     "{id} {formula} state {s}: value {value} [{lo}, {hi}], reference {reference} (exact {:?}), {}",
@@ -69,7 +80,12 @@ fn check_instance(dir: &Path, id: &str, model: &SparseModel, props: &[Value], ct
                 ));
             }
         }
-        eprintln!("{id:32} {formula:60} {:.3e} ({} sweeps, {}, {seconds:.3} s)", values.value(model.initial[0]), values.iterations, values.method);
+        eprintln!(
+            "{id:32} {formula:60} {:.3e} ({} sweeps, {}, {seconds:.3} s)",
+            values.value(model.initial[0]),
+            values.iterations,
+            values.method
+        );
     }
     let _ = dir;
     failures
@@ -128,4 +144,19 @@ fn every_reference_property() {
         }
     }
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// haddad-monmege-20 (exact value 7/10): the classic stopping rule of value iteration
+/// stops far from the value, the default method's bounds hold 7/10.
+#[test]
+fn haddad_monmege_is_sound() {
+    let dir = common::markov_dir();
+    let model = warpcheck_markov::load(&dir.join("dtmc/haddad-monmege-20/haddad-monmege-20.drn"), None).unwrap();
+    let p = parse(r#"P=? [F "Target"]"#).unwrap();
+    let s = model.initial[0] as usize;
+    let sound = check(&model, &p, &Options::default()).unwrap();
+    assert!(sound.lower[s] <= 0.7 && 0.7 <= sound.upper[s] && (sound.value(s as u32) - 0.7).abs() <= 1e-6);
+    let vi = Options { method: warpcheck_markov::check::Method::ValueIteration, ..Options::default() };
+    let unsound = check(&model, &p, &vi).unwrap();
+    assert!((unsound.value(s as u32) - 0.7).abs() > 1e-3, "value iteration: {}", unsound.value(s as u32));
 }

@@ -282,7 +282,11 @@ fn steady(cx: &Context, ecx: &Context, exit: &[f64], f: &[f64]) -> Result<Values
     }
     // The average of a transient state: the values of the BSCCs, weighted by the
     // probabilities of ending in each.
-    let (lo, hi) = known.iter().zip(&maybe).filter(|(_, &m)| !m).fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (&v, _)| (a.min(v), b.max(v)));
+    let (lo, hi) = known
+        .iter()
+        .zip(&maybe)
+        .filter(|(_, &m)| !m)
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (&v, _)| (a.min(v), b.max(v)));
     let reduction = Reduction::new(ecx.model, &maybe, None);
     let sys = reduction.system(ecx.model, &known, None, &|_| true, 0.0);
     let (solution, _) = reach::solve(ecx, &sys, Opt::Max, lo, Some(hi))?;
@@ -337,7 +341,8 @@ fn stationary(model: &SparseModel, exit: &[f64], states: &[u32], max: u64) -> Re
     loop {
         let mut change = 0.0f64;
         for j in 0..n {
-            let v: f64 = sources[counts[j]..counts[j + 1]].iter().map(|&(i, r)| pi[i as usize] * r).sum::<f64>() / out[j];
+            let v: f64 =
+                sources[counts[j]..counts[j + 1]].iter().map(|&(i, r)| pi[i as usize] * r).sum::<f64>() / out[j];
             change = change.max((v - pi[j]).abs() / v.max(f64::MIN_POSITIVE));
             pi[j] = v;
         }

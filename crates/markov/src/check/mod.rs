@@ -162,7 +162,9 @@ impl<'a> Context<'a> {
     pub(crate) fn number(&self, n: &Num) -> Result<f64, CheckError> {
         match n {
             Num::Lit(v) => Ok(*v),
-            Num::Const(c) => self.options.constants.get(c).copied().ok_or_else(|| CheckError::UnknownConstant(c.clone())),
+            Num::Const(c) => {
+                self.options.constants.get(c).copied().ok_or_else(|| CheckError::UnknownConstant(c.clone()))
+            }
         }
     }
 

@@ -50,7 +50,10 @@ pub enum StateFormula {
 pub enum Bound {
     None,
     /// `<= t` (`strict` for `< t`).
-    Upper { t: Num, strict: bool },
+    Upper {
+        t: Num,
+        strict: bool,
+    },
     /// `[t1, t2]`.
     Interval(Num, Num),
 }
@@ -60,7 +63,11 @@ pub enum Bound {
 pub enum PathFormula {
     Next(StateFormula),
     /// `left U right` (`F right` is `true U right`).
-    Until { left: StateFormula, right: StateFormula, bound: Bound },
+    Until {
+        left: StateFormula,
+        right: StateFormula,
+        bound: Bound,
+    },
 }
 
 /// What a reward operator measures.
@@ -79,12 +86,22 @@ pub enum RewardPath {
 /// What a property asks.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Query {
-    Prob { opt: Option<Opt>, path: PathFormula },
+    Prob {
+        opt: Option<Opt>,
+        path: PathFormula,
+    },
     /// `reward` is the structure's name (`None`: the first structure; `T=?` has
     /// [`Query::Time`] instead).
-    Reward { reward: Option<String>, opt: Option<Opt>, path: RewardPath },
+    Reward {
+        reward: Option<String>,
+        opt: Option<Opt>,
+        path: RewardPath,
+    },
     /// `T=? [F goal]`: expected time (steps of a DTMC/MDP) until `goal`.
-    Time { opt: Option<Opt>, goal: StateFormula },
+    Time {
+        opt: Option<Opt>,
+        goal: StateFormula,
+    },
     /// `S=? [phi]`: the long-run probability of being in `phi`.
     Steady(StateFormula),
 }
@@ -450,15 +467,16 @@ mod tests {
         );
         let p = parse(r#"P=? [ !"a" & "b" U<=k "c" | "d" ]"#).unwrap();
         let Query::Prob { opt: None, path: PathFormula::Until { left, right, bound } } = p.query else { panic!() };
-        assert_eq!(
-            left,
-            StateFormula::And(Box::new(StateFormula::Not(Box::new(label("a")))), Box::new(label("b")))
-        );
+        assert_eq!(left, StateFormula::And(Box::new(StateFormula::Not(Box::new(label("a")))), Box::new(label("b"))));
         assert_eq!(right, StateFormula::Or(Box::new(label("c")), Box::new(label("d"))));
         assert_eq!(bound, Bound::Upper { t: Num::Const("k".into()), strict: false });
         assert_eq!(
             parse(r#"R{"steps"}max=? [C<=20]"#).unwrap().query,
-            Query::Reward { reward: Some("steps".into()), opt: Some(Opt::Max), path: RewardPath::Cumulative(Num::Lit(20.0)) }
+            Query::Reward {
+                reward: Some("steps".into()),
+                opt: Some(Opt::Max),
+                path: RewardPath::Cumulative(Num::Lit(20.0))
+            }
         );
         assert_eq!(
             parse("R=? [ I=1.5e1 ]").unwrap().query,
@@ -482,8 +500,17 @@ mod tests {
         let e = parse(r#"P=? [F s=5]"#).unwrap_err();
         assert_eq!(e.offset, 7);
         assert!(e.render().ends_with("       ^"), "{}", e.render());
-        for bad in ["", "Q=?", "P=? [", "P=? [F \"a", "R{=? [S]", "P=? [F<=-1 \"a\"]", "P=? [F \"a\"] x", "(((", "P=?[F<=1e999 true]"]
-        {
+        for bad in [
+            "",
+            "Q=?",
+            "P=? [",
+            "P=? [F \"a",
+            "R{=? [S]",
+            "P=? [F<=-1 \"a\"]",
+            "P=? [F \"a\"] x",
+            "(((",
+            "P=?[F<=1e999 true]",
+        ] {
             assert!(parse(bad).is_err(), "{bad}");
         }
     }

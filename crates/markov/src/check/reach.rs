@@ -194,13 +194,19 @@ pub(crate) fn solve(
     if cx.options.method == Method::Sound {
         // Small systems of one row per unknown: solved directly, then verified.
         if let Some(x) = solve::dense(sys) {
-            if let Some(s) = solve::verify(sys, opt, &x, lower, upper.unwrap_or(f64::INFINITY), &set) {
+            let ceiling = upper.unwrap_or(f64::INFINITY);
+            if let Some(s) = solve::verify(sys, opt, &x, lower, ceiling, &set) {
                 return Ok((s, "gaussian elimination, verified"));
+            }
+            if let Some(s) = solve::residual_bound(sys, &x, lower, ceiling, &set) {
+                return Ok((s, "gaussian elimination, residual bound"));
             }
         }
     }
     Ok(match (cx.options.method, upper) {
-        (Method::Sound, Some(u)) => (solve::interval(sys, opt, vec![lower; n], vec![u; n], &set)?, "interval iteration"),
+        (Method::Sound, Some(u)) => {
+            (solve::interval(sys, opt, vec![lower; n], vec![u; n], &set)?, "interval iteration")
+        }
         (Method::Sound, None) => (solve::optimistic(sys, opt, vec![lower; n], &set)?, "optimistic value iteration"),
         (Method::ValueIteration, _) => (solve::value_iteration(sys, opt, vec![lower; n], &set)?, "value iteration"),
         (Method::GaussSeidel, _) => (solve::gauss_seidel(sys, opt, vec![lower; n], &set)?, "gauss-seidel"),

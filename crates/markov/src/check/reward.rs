@@ -19,7 +19,10 @@ fn structure<'a>(model: &'a SparseModel, name: Option<&str>) -> Result<&'a Rewar
     match name {
         Some(n) => model.rewards.iter().find(|r| r.name == n).ok_or_else(|| {
             let known: Vec<String> = model.rewards.iter().map(|r| format!("\"{}\"", r.name)).collect();
-            CheckError::UnknownReward(format!("\"{n}\" (it has: {})", if known.is_empty() { "none".into() } else { known.join(", ") }))
+            CheckError::UnknownReward(format!(
+                "\"{n}\" (it has: {})",
+                if known.is_empty() { "none".into() } else { known.join(", ") }
+            ))
         }),
         None => model.rewards.first().ok_or_else(|| CheckError::UnknownReward("(it has none)".into())),
     }

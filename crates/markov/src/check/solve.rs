@@ -327,7 +327,8 @@ pub fn dense(sys: &System) -> Option<Vec<f64>> {
 /// Sound bounds around a guess, for a system with a unique fixpoint: `l = guess - δ`
 /// and `u = guess + δ` (clamped to `[floor, ceiling]`) are bounds when one sweep raises
 /// no `l` and lowers no `u` (up to rounding): then the iterates from `l` rise to the
-/// fixpoint and those from `u` fall to it. δ is tried from 1e-13 of the guess upwards,
+/// fixpoint and those from `u` fall to it. Each sweep must clear its bound by a margin
+/// for rounding (1e-14 relative). δ is tried from 1e-13 of the guess upwards,
 /// up to the precision.
 pub fn verify(
     sys: &System,
@@ -348,15 +349,44 @@ pub fn verify(
         let upper: Vec<f64> = guess.iter().map(|&g| (g + delta(g)).min(ceiling)).collect();
         tries += 2;
         sys.sweep(opt, &lower, &mut f);
-        if !lower.iter().zip(&f).all(|(&l, &f)| f >= l - l.abs() * ROUNDING) {
+        // With a margin for the rounding of the sweep: where the system contracts
+        // weakly, a bound that holds only up to rounding may be wrong.
+        if !lower.iter().zip(&f).all(|(&l, &f)| f - f.abs() * ROUNDING >= l) {
             continue;
         }
         sys.sweep(opt, &upper, &mut f);
-        if upper.iter().zip(&f).all(|(&u, &f)| f <= u + u.abs() * ROUNDING) {
+        if upper.iter().zip(&f).all(|(&u, &f)| f + f.abs() * ROUNDING <= u) {
             return Some(Solution { lower, upper, iterations: tries });
         }
     }
     None
+}
+
+/// Bounds on the solution of a system of one row per unknown (`x = b + A x`, unique
+/// solution) around its dense solution `x`, from the residual `r = b + A x - x`:
+/// `x* - x = (I - A)^-1 r`, and `(I - A)^-1 1 = y`, the expected number of steps
+/// before leaving the unknowns (itself solved densely, then doubled as a margin for its
+/// own error), so `|x* - x| <= 2 y max|r|`. For weakly contracting systems where a
+/// sweep cannot tell a bound from rounding ([`verify`]). `None` when the bound is not
+/// within the precision.
+pub fn residual_bound(sys: &System, x: &[f64], floor: f64, ceiling: f64, settings: &Settings) -> Option<Solution> {
+    let mut ones = sys.clone();
+    ones.b.iter_mut().for_each(|b| *b = 1.0);
+    let y = dense(&ones)?;
+    let scale = x.iter().fold(1.0f64, |a, v| a.max(v.abs()));
+    let r = (0..sys.len()).map(|i| (sys.row_value(i, x) - x[i]).abs()).fold(0.0f64, f64::max) + scale * 1e-15;
+    let mut lower = Vec::with_capacity(x.len());
+    let mut upper = Vec::with_capacity(x.len());
+    for (i, &g) in x.iter().enumerate() {
+        let d = 2.0 * y[i].abs() * r;
+        let ok = if settings.relative { d <= g.abs() * settings.precision } else { d <= settings.precision };
+        if !ok || !d.is_finite() {
+            return None;
+        }
+        lower.push((g - d).max(floor));
+        upper.push((g + d).min(ceiling));
+    }
+    Some(Solution { lower, upper, iterations: 1 })
 }
 
 #[cfg(test)]
