@@ -41,6 +41,11 @@ impl System {
         self.groups.len() - 1
     }
 
+    /// Whether the system has no unknown.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// Adds a row (to the group being filled; close it with [`System::end_group`]).
     pub fn push_row(&mut self, b: f64, entries: impl IntoIterator<Item = (u32, f64)>) {
         for (c, v) in entries {
