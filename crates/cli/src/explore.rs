@@ -15,7 +15,7 @@ use crate::backend::{Backend, Placement};
 use crate::error::{CliError, Verdict};
 use crate::frontend::network::NetworkArgs;
 use crate::frontend::{self, FormatArg, Input, LoadOptions, Loaded, ModelCommand, OverflowArg, Reads};
-use crate::{graphs, ltl, markov, memory, progress, report};
+use crate::{graphs, ltl, markov, memory, pctl, progress, report};
 
 /// The arguments of `explore` and `check`.
 #[derive(Args)]
@@ -131,6 +131,10 @@ pub struct CheckArgs {
     pub search: ltl::SearchArgs,
     #[command(flatten)]
     pub formula: ltl::FormulaArgs,
+    #[command(flatten)]
+    pub markov: markov::MarkovArgs,
+    #[command(flatten)]
+    pub pctl: pctl::PctlArgs,
 }
 
 /// Runs `explore`.
@@ -175,6 +179,18 @@ impl ModelCommand for Explore<'_> {
 
 /// Runs `check`.
 pub fn check(args: CheckArgs) -> Result<Verdict, CliError> {
+    let run = &args.run;
+    // Markov models are checked against quantitative properties (`--property`).
+    if let Ok(Input::Markov(format)) = frontend::resolve(&run.model, run.format, &frontend::EXPLORE) {
+        run.backend.place(run.device, Err("Markov models are checked on the CPU only".into()))?;
+        return pctl::run(&run.model, format, &args.markov, &args.pctl, run.threads(), run.json);
+    }
+    if args.pctl.given() || !args.markov.constants.is_empty() || args.markov.model_type.is_some() {
+        return Err(CliError::Input(format!(
+            "--property, --properties, --values, --const and --type are for Markov models (PRISM, .drn, .tra), not {}",
+            run.model.display()
+        )));
+    }
     args.run.with_model(&frontend::CHECK, Check(&args))
 }
 

@@ -21,6 +21,7 @@ mod json;
 mod ltl;
 mod markov;
 mod memory;
+mod pctl;
 mod progress;
 mod puzzle;
 mod report;
@@ -43,6 +44,7 @@ Examples:
   warpcheck check model.prop2.dve --algorithm owcty --json
   warpcheck check model.dve --ltl 'G (\"P_0.wait\" -> F \"P_0.CS\")'
   warpcheck check model.dve --ltl 'GF cs0' --ap cs0=P_0.CS    # or --ap-file model.xml
+  warpcheck check examples/gamble.nm --const N=3 --property 'Pmax=? [F \"rich\"]'   # Markov: PCTL, CSL
   warpcheck explore model.txt --format dve         # the format by name, not by extension
   warpcheck explore model.dve --graph-out model.wcg   # write the state graph
   warpcheck scc model.dve --algorithm fb --json   # strongly connected components

@@ -24,6 +24,7 @@
 
 mod assemble;
 pub mod build;
+pub mod check;
 pub mod drn;
 pub mod error;
 pub mod explicit;

@@ -1,0 +1,199 @@
+//! `warpcheck check MODEL --property 'Pmax=? [F "goal"]'` on a Markov model: PRISM
+//! properties (PCTL, CSL, rewards) checked by [`warpcheck_markov::check`], the value
+//! at the initial state(s) with its sound bounds, as text or JSON, every state's value
+//! with `--values FILE`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+use warpcheck_markov::check::{self, Method, Options, Property};
+
+use crate::error::{CliError, Verdict};
+use crate::frontend::MarkovFormat;
+use crate::json;
+use crate::markov::{self, MarkovArgs};
+
+/// The options of checking Markov properties.
+#[derive(Args, Clone, Debug, Default)]
+pub struct PctlArgs {
+    /// Markov models: a property in PRISM syntax, e.g. `Pmax=? [F "goal"]`,
+    /// `R{"time"}min=? [F "done"]`, `S=? ["up"]` (repeatable).
+    #[arg(long = "property", value_name = "PROPERTY")]
+    pub properties: Vec<String>,
+    /// Markov models: a PRISM `.props` file, one property per line (`//` comments,
+    /// optional `"name":` prefixes); what is not supported is skipped with a warning.
+    #[arg(long = "properties", value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// Markov models: the distance of the reported value from the exact one
+    /// (absolute unless --relative).
+    #[arg(long, value_name = "EPS", default_value_t = 1e-6)]
+    pub precision: f64,
+    /// Markov models: the precision is relative to the value.
+    #[arg(long)]
+    pub relative: bool,
+    /// Markov models: how unbounded properties are solved: `sound` (interval
+    /// iteration / optimistic value iteration with guaranteed bounds), `vi` (value
+    /// iteration) or `gs` (Gauss-Seidel), the last two with the classic, unsound
+    /// stopping rule.
+    #[arg(long, value_enum, default_value_t = MethodArg::Sound)]
+    pub method: MethodArg,
+    /// Markov models: write every state's value (`state value lower upper`, one per
+    /// line; one block per property) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub values: Option<PathBuf>,
+}
+
+impl PctlArgs {
+    /// Whether any of these options was given.
+    pub fn given(&self) -> bool {
+        !self.properties.is_empty() || self.file.is_some() || self.values.is_some()
+    }
+}
+
+/// `--method`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum MethodArg {
+    #[default]
+    Sound,
+    Vi,
+    Gs,
+}
+
+/// The `--json` report of one property.
+#[derive(Serialize)]
+pub struct PropertyReport {
+    pub model: String,
+    pub property: String,
+    /// The value at the initial state (the minimum over several initial states).
+    pub value: f64,
+    pub lower: f64,
+    pub upper: f64,
+    /// With several initial states: the largest value (else equal to `value`).
+    pub max_value: f64,
+    pub initial_states: usize,
+    pub method: &'static str,
+    pub iterations: u64,
+    pub seconds: f64,
+    pub backend: &'static str,
+}
+
+/// The properties of `--property` and `--properties`.
+fn properties(args: &PctlArgs) -> Result<Vec<Property>, CliError> {
+    let mut out = Vec::new();
+    for text in &args.properties {
+        out.push(check::parse(text).map_err(|e| CliError::Input(format!("--property: {e}")))?);
+    }
+    if let Some(file) = &args.file {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| CliError::Input(format!("cannot read {}: {e}", file.display())))?;
+        for (i, line) in text.lines().enumerate() {
+            let line = line.split("//").next().unwrap_or("").trim();
+            if line.is_empty() || line.starts_with("const ") || line.starts_with("label ") {
+                continue;
+            }
+            match check::parse(line) {
+                Ok(p) => out.push(p),
+                Err(e) => eprintln!("warning: {}:{}: skipped: {e}", file.display(), i + 1),
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err(CliError::input("no property to check: give --property or --properties FILE"));
+    }
+    Ok(out)
+}
+
+/// Checks the properties of `args` on the Markov model `path`.
+pub fn run(
+    path: &Path,
+    format: MarkovFormat,
+    margs: &MarkovArgs,
+    args: &PctlArgs,
+    threads: usize,
+    json_out: bool,
+) -> Result<Verdict, CliError> {
+    let props = properties(args)?;
+    let pool = crate::thread_pool(threads)?;
+    let loaded = pool.install(|| markov::load(path, format, margs))?;
+    let model = &loaded.model;
+    let mut constants = std::collections::BTreeMap::new();
+    for list in &margs.constants {
+        for item in list.split(',').filter(|s| !s.trim().is_empty()) {
+            if let Some((name, value)) = item.split_once('=') {
+                if let Ok(v) = value.trim().parse::<f64>() {
+                    constants.insert(name.trim().to_string(), v);
+                }
+            }
+        }
+    }
+    let options = Options {
+        precision: args.precision,
+        relative: args.relative,
+        method: match args.method {
+            MethodArg::Sound => Method::Sound,
+            MethodArg::Vi => Method::ValueIteration,
+            MethodArg::Gs => Method::GaussSeidel,
+        },
+        constants,
+        ..Options::default()
+    };
+    let mut values_out = match &args.values {
+        Some(f) => Some(std::io::BufWriter::new(
+            std::fs::File::create(f).map_err(|e| CliError::Input(format!("cannot write {}: {e}", f.display())))?,
+        )),
+        None => None,
+    };
+    if !json_out {
+        println!("model:        {} ({}), {} states", model.model_type.name(), path.display(), model.states());
+    }
+    for prop in &props {
+        let start = Instant::now();
+        let values = pool
+            .install(|| check::check(model, prop, &options))
+            .map_err(|e| CliError::Input(format!("{}: {e}", prop.text)))?;
+        let seconds = start.elapsed().as_secs_f64();
+        let init = &model.initial;
+        let at = |s: u32| values.value(s);
+        let min_state = *init.iter().min_by(|&&a, &&b| at(a).total_cmp(&at(b))).expect("a model has an initial state");
+        let max_value = init.iter().map(|&s| at(s)).fold(f64::NEG_INFINITY, f64::max);
+        let report = PropertyReport {
+            model: path.display().to_string(),
+            property: prop.text.clone(),
+            value: at(min_state),
+            lower: values.lower[min_state as usize],
+            upper: values.upper[min_state as usize],
+            max_value,
+            initial_states: init.len(),
+            method: values.method,
+            iterations: values.iterations,
+            seconds,
+            backend: "cpu",
+        };
+        if let Some(out) = values_out.as_mut() {
+            let io = |e: std::io::Error| CliError::Input(format!("cannot write the values: {e}"));
+            writeln!(out, "// {}", prop.text).map_err(io)?;
+            for s in 0..model.states() {
+                writeln!(out, "{s} {} {} {}", values.value(s as u32), values.lower[s], values.upper[s]).map_err(io)?;
+            }
+        }
+        if json_out {
+            json::print(&report);
+            continue;
+        }
+        println!("property:     {}", prop.text);
+        if init.len() > 1 {
+            println!("value:        {} .. {} (min .. max over {} initial states)", report.value, max_value, init.len());
+        } else {
+            println!("value:        {}", report.value);
+        }
+        println!("bounds:       [{}, {}]", report.lower, report.upper);
+        println!("method:       {}, {} sweeps, {seconds:.3} s", report.method, report.iterations);
+    }
+    if let Some(mut out) = values_out {
+        out.flush().map_err(|e| CliError::Input(format!("cannot write the values: {e}")))?;
+    }
+    Ok(Verdict::Holds)
+}
