@@ -82,7 +82,7 @@ fn formats_a_command_does_not_read() {
         (&["explore", "examples/cycle.d"], "a file of format dimacs, which explore does not read"),
         (&["explore", "examples/peterson.dve", "--format", "aut"], "--format aut: explore reads dve (.dve)"),
         (&["scc", "examples/cycle.d"], "a file of format dimacs, which scc does not read"),
-        (&["check", "examples/die.pm"], "a file of format prism, which check does not read"),
+        (&["scc", "examples/die.pm"], "a file of format prism, which scc does not read"),
         (&["cycle-mean", "examples/peterson.dve", "--format", "edges"], "--format edges: cycle-mean reads"),
     ];
     for (args, message) in cases {

@@ -428,9 +428,22 @@ mod tests {
         one.end_group();
         let x = dense(&one).unwrap();
         assert!((x[0] - 2.0 / 3.0).abs() < 1e-15);
-        let v = verify(&one, Opt::Max, &x, 0.0, 1.0, &set).unwrap();
-        assert!(v.lower[0] <= 2.0 / 3.0 && 2.0 / 3.0 <= v.upper[0]);
+        // Row 0 has no exit of its own (x0 = (x0 + x1) / 2): a sweep cannot clear the
+        // rounding margin there, so `verify` declines and the residual bound serves.
+        assert!(verify(&one, Opt::Max, &x, 0.0, 1.0, &set).is_none());
+        let v = residual_bound(&one, &x, 0.0, 1.0, &set).unwrap();
+        assert!(v.lower[0] <= 2.0 / 3.0 && 2.0 / 3.0 <= v.upper[0] && v.upper[0] - v.lower[0] <= 2e-9);
         assert!(verify(&one, Opt::Max, &[0.5, 0.5], 0.0, 1.0, &set).is_none());
+        assert!(residual_bound(&one, &[0.5, 0.5], 0.0, 1.0, &set).is_none());
+        // A contracting system (every row leaves with probability 1/2) is verified.
+        let mut two = System::new();
+        two.push_row(0.25, [(1, 0.5)]);
+        two.end_group();
+        two.push_row(0.5, [(0, 0.5)]);
+        two.end_group();
+        let x = dense(&two).unwrap();
+        let v = verify(&two, Opt::Max, &x, 0.0, 1.0, &set).unwrap();
+        assert!(v.lower[0] <= x[0] && x[0] <= v.upper[0]);
         let gs = gauss_seidel(&s, Opt::Max, vec![0.0; 2], &set).unwrap();
         assert!((gs.lower[1] - 2.0 / 3.0).abs() < 1e-7);
         // Min: x1 = 0.1 and x0 = 0.1.
