@@ -6,7 +6,8 @@
 //! ```
 //!
 //! `WARPCHECK_MIN_STATES` and `WARPCHECK_MAX_STATES` bound the instances explored
-//! (default: all of them);
+//! (default: all of them); `WARPCHECK_TEST_GPUS=N` and `WARPCHECK_TEST_PARTITIONS=N`
+//! run every test on the partitioned engine (N GPUs; N partitions, also on one GPU);
 //! `WARPCHECK_GPU_TABLE=FILE` writes the per-instance results table (markdown).
 
 use std::io::Write;
@@ -20,6 +21,17 @@ use warpcheck_store::TablePlan;
 
 fn max_states() -> u64 {
     std::env::var("WARPCHECK_MAX_STATES").ok().and_then(|v| v.parse().ok()).unwrap_or(u64::MAX)
+}
+
+/// The engine's options of these tests: one GPU, unless `WARPCHECK_TEST_GPUS` or
+/// `WARPCHECK_TEST_PARTITIONS` ask for the partitioned engine.
+fn gpu_options() -> GpuOptions<'static> {
+    let var = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<usize>().ok());
+    GpuOptions {
+        gpus: var("WARPCHECK_TEST_GPUS").unwrap_or(1),
+        partitions: var("WARPCHECK_TEST_PARTITIONS").unwrap_or(0),
+        ..GpuOptions::default()
+    }
 }
 
 fn min_states() -> u64 {
@@ -51,7 +63,7 @@ fn gpu_engine_matches_the_reference_on_every_instance() {
     for r in &rows {
         let mut dve = load_file(&r.model_path(&beem));
         dve.model.overflow = r.overflow();
-        let options = GpuOptions { stop_at_first: false, ..GpuOptions::default() };
+        let options = GpuOptions { stop_at_first: false, ..gpu_options() };
         let line = match explore_gpu(&dve.model, &options) {
             Ok(g) => {
                 let rep = &g.report;
@@ -130,7 +142,7 @@ fn check_goal(beem: &Path, goal: &ReachGoal, threads: usize, memory: Option<u64>
         },
     )
     .map_err(|e| e.to_string())?;
-    let options = GpuOptions { checks, stop_at_first: false, memory, ..GpuOptions::default() };
+    let options = GpuOptions { checks, stop_at_first: false, memory, ..gpu_options() };
     let gpu = explore_gpu(&dve.model, &options).map_err(|e| format!("{}: {e}", goal.instance))?.report;
     let summary = |r: &warpcheck_explore::Report| {
         r.violations.iter().map(|v| (v.kind.category(), v.count, v.trace.as_ref().map(|t| t.len()))).collect::<Vec<_>>()
@@ -175,8 +187,7 @@ fn gpu_engine_agrees_with_the_cpu_engine_on_the_semantic_rule_models() {
                 &Options { threads: 2, checks: checks.clone(), stop_at_first, ..Options::default() },
             )
             .unwrap();
-            let gpu =
-                explore_gpu(&dve.model, &GpuOptions { checks, stop_at_first, ..GpuOptions::default() }).unwrap().report;
+            let gpu = explore_gpu(&dve.model, &GpuOptions { checks, stop_at_first, ..gpu_options() }).unwrap().report;
             let summary = |r: &warpcheck_explore::Report| {
                 let v: Vec<_> = r
                     .violations

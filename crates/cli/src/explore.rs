@@ -42,9 +42,18 @@ pub struct RunArgs {
     /// `auto` checks on the CPU (nested DFS), `gpu` runs owcty.
     #[arg(long, value_enum, default_value_t = Backend::Auto)]
     pub backend: Backend,
-    /// The CUDA device to use.
+    /// The CUDA device to use (the first of `--gpus`).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub device: usize,
+    /// GPUs to explore on, from `--device` on (default: all from there). The state
+    /// store is partitioned over them by a hash of the state; `check --ltl` and the
+    /// graph commands use `--device` alone.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub gpus: Option<u32>,
+    /// Partitions of the GPU state store, spread round robin over the GPUs (default:
+    /// one per GPU). More partitions than GPUs run the multi-GPU exchange on fewer.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub partitions: Option<u32>,
     /// GPU: also time successor generation alone (one extra launch per level), to
     /// show where the time goes.
     #[arg(long)]
@@ -295,8 +304,14 @@ fn run_gpu<M: CudaModel>(
 ) -> Result<GpuReport, warpcheck_explore::gpu::GpuError> {
     let progress = progress::ProgressLine::new(args.quiet || args.json);
     let update = |p: &warpcheck_explore::Progress| progress.update(p);
+    let visible = warpcheck_explore::gpu::device_count().map_or(1, |n| n.max(1) as usize);
+    // Profiling times one GPU's kernels: it keeps to one unless told otherwise.
+    let all = if args.profile { 1 } else { visible.saturating_sub(args.device).max(1) };
+    let gpus = args.gpus.map_or(all, |n| n as usize);
     let options = GpuOptions {
         device: args.device,
+        gpus,
+        partitions: args.partitions.map_or(0, |n| n as usize),
         memory: args.memory,
         checks,
         stop_at_first,

@@ -95,6 +95,12 @@ pub struct GpuStats<'a> {
     pub state_capacity: u64,
     pub kernel_registers: i32,
     pub kernel_local_bytes: i32,
+    /// GPUs and partitions of the state store, and the exchange between partitions
+    /// (`"nccl"`, `"copies"`; `null` with one partition).
+    pub gpus: u32,
+    pub partitions: u32,
+    pub transport: Option<&'a str>,
+    pub exchange_seconds: Option<f64>,
 }
 
 /// `check` of deadlocks, assertions and invariants.

@@ -54,6 +54,10 @@ pub fn stats<'a>(model_path: String, model: &impl Model, r: &Report, engine: &En
             state_capacity: g.capacity,
             kernel_registers: g.kernel_registers,
             kernel_local_bytes: g.kernel_local_bytes,
+            gpus: g.gpus.max(1),
+            partitions: g.partitions.max(1),
+            transport: (g.partitions > 1).then_some(g.transport),
+            exchange_seconds: (g.partitions > 1).then_some(g.exchange_seconds),
         }),
     }
 }
@@ -121,7 +125,14 @@ pub fn print_stats(model: &impl Model, r: &Report, engine: &Engine<'_>) {
         Some(g) => {
             let explore_rate = r.states as f64 / g.explore_seconds.max(1e-9);
             println!("time:         {:.3} s in all, {:.0} states/s", r.seconds, rate);
-            println!("gpu:          {}, {} kernel launches", g.device_name, g.launches);
+            if g.partitions > 1 {
+                println!(
+                    "gpu:          {} x {}, {} store partitions exchanging by {}, {} kernel launches",
+                    g.gpus, g.device_name, g.partitions, g.transport, g.launches
+                );
+            } else {
+                println!("gpu:          {}, {} kernel launches", g.device_name, g.launches);
+            }
             println!(
                 "gpu time:     compile {:.3} s{}, setup {:.3} s, search {:.3} s ({:.0} states/s; kernels {:.3} s{})",
                 g.compile_seconds,
@@ -132,6 +143,9 @@ pub fn print_stats(model: &impl Model, r: &Report, engine: &Engine<'_>) {
                 g.kernel_seconds,
                 g.generate_seconds.map_or(String::new(), |s| format!(", of which generation alone {s:.3} s")),
             );
+            if g.partitions > 1 {
+                println!("exchange:     {:.3} s moving and inserting other partitions' states", g.exchange_seconds);
+            }
             println!(
                 "memory:       {:.1} device bytes/state (state, parent, table share); room for {} states",
                 g.bytes_per_state, g.capacity

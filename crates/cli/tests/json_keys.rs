@@ -58,6 +58,10 @@ const GPU_STATS: &[&str] = &[
     "state_capacity",
     "kernel_registers",
     "kernel_local_bytes",
+    "gpus",
+    "partitions",
+    "transport",
+    "exchange_seconds",
 ];
 const CHECK: &[&str] = &["verdict", "violations", "trace_length", "trace"];
 const LTL: &[&str] = &[

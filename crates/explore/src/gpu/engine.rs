@@ -25,7 +25,7 @@ use warpcheck_model::cuda::{CudaModel, CudaSource, Unsupported};
 use warpcheck_model::{EvalError, LabelId, Successors};
 
 /// Target load of the hash table: it has `1/LOAD` entries per state the store holds.
-const LOAD: f64 = 0.75;
+pub(crate) const LOAD: f64 = 0.75;
 /// Launch and compilation settings. The defaults are what measured best; the
 /// `WARPCHECK_GPU_*` environment variables override them for experiments
 /// (`BLOCK` threads per block, `BLOCKS_PER_SM` resident blocks aimed at per
@@ -59,8 +59,14 @@ impl Tuning {
 
 /// How to explore on the GPU.
 pub struct GpuOptions<'a> {
-    /// CUDA device ordinal.
+    /// CUDA device ordinal (the first, with several GPUs).
     pub device: usize,
+    /// GPUs to explore on: devices `device..device + gpus` (exploration only; graph
+    /// recording and LTL use `device` alone).
+    pub gpus: usize,
+    /// Partitions of the state store, spread round robin over the GPUs (0: one per
+    /// GPU); more than one partition on one GPU runs the multi-GPU code there.
+    pub partitions: usize,
     /// Device memory to use for the state store, in bytes (default: 90% of the free
     /// memory).
     pub memory: Option<u64>,
@@ -75,6 +81,8 @@ impl Default for GpuOptions<'_> {
     fn default() -> Self {
         GpuOptions {
             device: 0,
+            gpus: 1,
+            partitions: 0,
             memory: None,
             checks: Checks::default(),
             stop_at_first: true,
@@ -108,6 +116,13 @@ pub struct GpuReport {
     /// Registers per thread and local (stack) bytes per thread of the expansion kernel.
     pub kernel_registers: i32,
     pub kernel_local_bytes: i32,
+    /// GPUs and store partitions of the run (1 and 1, or 0 and 0, for one GPU), and how
+    /// partitions exchanged states (`"nccl"`, `"copies"`).
+    pub gpus: u32,
+    pub partitions: u32,
+    pub transport: &'static str,
+    /// With partitions: the time of the exchanges (moving outboxes, inserting them).
+    pub exchange_seconds: f64,
 }
 
 /// Why a GPU run gave no answer.
@@ -131,11 +146,14 @@ pub enum GpuError {
          {states} states found so far need more; give more device memory (--memory) or use the CPU"
     )]
     EdgesFull { states: u64, capacity: u64, bytes: u64 },
+    /// Options the GPU engine cannot honour as given.
+    #[error("{0}")]
+    Options(String),
     #[error("the model has no property process (`system ... property P;`): there is no LTL property to check")]
     NoProperty,
 }
 
-fn cuda<E: std::fmt::Debug>(e: E) -> GpuError {
+pub(crate) fn cuda<E: std::fmt::Debug>(e: E) -> GpuError {
     GpuError::Cuda(format!("{e:?}"))
 }
 
@@ -144,21 +162,31 @@ pub fn device_count() -> Result<i32, GpuError> {
     Ok(warpcheck_cuda::device_count()? as i32)
 }
 
-/// The state-store arguments of the kernels (`struct WcTable` in kernel.cu).
+/// The state-store arguments of the kernels (`struct WcTable` in kernel.cu); the
+/// fields from `parent_parts` on are a partitioned store's (`partitioned.rs`), zero
+/// otherwise.
 #[repr(C)]
-#[derive(Clone, Copy)]
-struct TableArgs {
-    states: u64,
-    parents: u64,
-    table: u64,
-    capacity: u64,
-    count: u64,
-    full: u64,
-    limit: u32,
+#[derive(Clone, Copy, Default)]
+pub(crate) struct TableArgs {
+    pub states: u64,
+    pub parents: u64,
+    pub table: u64,
+    pub capacity: u64,
+    pub count: u64,
+    pub full: u64,
+    pub limit: u32,
+    pub parent_parts: u64,
+    pub out_data: u64,
+    pub out_fill: u64,
+    pub out_full: u64,
+    pub room: u32,
+    pub own: u32,
+    pub parts: u32,
 }
 
 // SAFETY: `#[repr(C)]` with only `u64` and `u32` fields, in the order and of the types
-// of `struct WcTable` in kernel.cu, so its bytes are the kernels' parameter as it is.
+// of `struct WcTable` in kernel.cu (C pads `limit` to 8 bytes as Rust does), so its
+// bytes are the kernels' parameter as it is.
 unsafe impl DeviceRepr for TableArgs {}
 
 /// Compiles (or finds in the cache) the kernels of `model` with `invariants` for
@@ -223,8 +251,12 @@ pub fn ptr<T>(s: &CudaSlice<T>, stream: &CudaStream) -> u64 {
     p
 }
 
-/// Explores `model` breadth first on the GPU.
+/// Explores `model` breadth first on the GPU, or with more than one GPU or partition
+/// in `options`, over a partitioned store ([`crate::gpu::partitioned`]).
 pub fn explore_gpu<M: CudaModel>(model: &M, options: &GpuOptions<'_>) -> Result<GpuReport, GpuError> {
+    if options.gpus > 1 || options.partitions > 1 {
+        return super::partitioned::explore_partitioned(model, options);
+    }
     explore(model, options, None).map(|(report, _)| report)
 }
 
@@ -282,7 +314,7 @@ pub struct Session {
 
 /// Copies the model's tables ([`CudaSource::tables`]) to the device and sets the
 /// module's `WC_TABLE` pointers to them; the copies must outlive the module's use.
-fn bind_tables(
+pub(crate) fn bind_tables(
     module: &Arc<CudaModule>,
     stream: &Arc<CudaStream>,
     tables: &[warpcheck_model::Table],
@@ -311,6 +343,8 @@ pub fn explore_graph<M: CudaModel>(
 ) -> Result<(GpuReport, Session), GpuError> {
     let graph_only = GpuOptions {
         device: options.device,
+        gpus: 1,
+        partitions: 0,
         memory: options.memory,
         checks: Checks { deadlock: false, assertions: false, invariants: vec![] },
         stop_at_first: false,
@@ -393,6 +427,7 @@ pub fn explore<M: CudaModel>(
         count: ptr(&ctl, &stream),
         full: ptr(&ctl, &stream) + 4,
         limit: capacity as u32,
+        ..TableArgs::default()
     };
     let graph_store = match graph {
         None => None,
@@ -696,8 +731,6 @@ impl<M: CudaModel> Run<'_, M> {
         let first = self.read(&self.store.viol_first)?;
         let counts = self.read(&self.store.viol_count)?;
         let model = self.model;
-        let assertion_labels = model.assertion_labels();
-        let assertions = assertion_labels.len();
         let mut found = Vec::new();
         for (category, (&id, &count)) in first.iter().zip(&counts).enumerate() {
             if count == 0 {
@@ -705,24 +738,7 @@ impl<M: CudaModel> Run<'_, M> {
             }
             let path = self.path_to(id)?;
             let state = path.last().expect("a path has the initial state");
-            // The device names the category; the CPU executor gives the details.
-            let kind = match category {
-                0 => ViolationKind::Deadlock,
-                1 => ViolationKind::EvalError(first_error(model, state).ok_or_else(|| {
-                    GpuError::Cuda("the GPU reported an evaluation error the CPU does not reproduce".into())
-                })?),
-                c if c < 2 + assertions => {
-                    let label = assertion_labels[c - 2];
-                    let error = model.label(state, label).err();
-                    ViolationKind::Assertion { assertion: label, error }
-                }
-                c => {
-                    let invariant = c - 2 - assertions;
-                    let label = self.options.checks.invariants[invariant].label;
-                    let error = model.label(state, label).err();
-                    ViolationKind::Invariant { invariant, error }
-                }
-            };
+            let kind = violation_kind(self.model, &self.options.checks, category, state)?;
             let error = match kind {
                 ViolationKind::EvalError(e) => Some(e),
                 _ => None,
@@ -754,6 +770,37 @@ impl<M: CudaModel> Run<'_, M> {
         }
         Ok(states)
     }
+}
+
+/// The violation of `category` (see kernel.cu) at `state`: the device names the
+/// category, the CPU executor gives the details.
+pub(crate) fn violation_kind<M: CudaModel>(
+    model: &M,
+    checks: &Checks,
+    category: usize,
+    state: &[u32],
+) -> Result<ViolationKind, GpuError> {
+    let assertion_labels = model.assertion_labels();
+    let assertions = assertion_labels.len();
+    Ok(match category {
+        0 => ViolationKind::Deadlock,
+        1 => {
+            ViolationKind::EvalError(first_error(model, state).ok_or_else(|| {
+                GpuError::Cuda("the GPU reported an evaluation error the CPU does not reproduce".into())
+            })?)
+        }
+        c if c < 2 + assertions => {
+            let label = assertion_labels[c - 2];
+            let error = model.label(state, label).err();
+            ViolationKind::Assertion { assertion: label, error }
+        }
+        c => {
+            let invariant = c - 2 - assertions;
+            let label = checks.invariants[invariant].label;
+            let error = model.label(state, label).err();
+            ViolationKind::Invariant { invariant, error }
+        }
+    })
 }
 
 /// The first evaluation error a step from `state` raises.

@@ -18,6 +18,16 @@
 // one atomic per warp; a step that raises an evaluation error is an edge to
 // WC_ERROR_TARGET (the error state, numbered after exploration). Running out of edge
 // room sets the overflow flags (the run fails; no edge is ever dropped).
+//
+// With WC_PARTITIONED defined (partitioned.rs), the store is one of `parts` partitions,
+// perhaps on other GPUs: a state belongs to the partition that bits 16..31 of its hash
+// name (the table position takes the high bits, so a partition's states still spread
+// over its whole table). A successor of another partition is appended, with its
+// parent's id, to the place `out_data[owner]` names, its slot claimed from
+// `out_fill[owner]` one atomic per group of lanes with the same owner: the owner's own
+// inbox when GPUs reach each other's memory (or share one), else a local outbox that
+// the host moves. `wc_receive` inserts an inbox; `parent_parts[id]` is the partition
+// of the parent; `wc_advance_parts` starts the next level of every partition alike.
 
 typedef unsigned int u32;
 typedef unsigned long long u64;
@@ -28,6 +38,10 @@ typedef unsigned long long u64;
 
 #define WC_BUSY 0xFFFFFFFFu
 #define WC_LOST 0xFFFFFFFEu
+// Why the device-driven search stopped (the control block's [4], see wc_advance).
+#define WC_STOP_DONE 1u
+#define WC_STOP_ROOM 2u
+#define WC_STOP_VIOLATION 3u
 
 struct WcTable {
   u32 *states;
@@ -37,6 +51,14 @@ struct WcTable {
   u32 *count;
   u32 *full;
   u32 limit;
+  // Partitioned stores only (WC_PARTITIONED); null or 0 otherwise.
+  unsigned char *parent_parts;
+  u32 *const *out_data;
+  u32 *const *out_fill;
+  u32 *out_full;
+  u32 room;
+  u32 own;
+  u32 parts;
 };
 
 // The host may define WC_EMIT_FN to inline the insertion (see Tuning in engine.rs).
@@ -128,10 +150,11 @@ __device__ __forceinline__ T wc_claim(T *counter) {
   return base + (T)__popc(mask & ((1u << lane) - 1u));
 }
 
-// Inserts state `t`, found from `parent`, unless the table holds it already; returns
-// its id (WC_LOST when the store is full).
-__device__ __forceinline__ u32 wc_insert(const WcTable *tab, const u32 *t, u32 parent) {
-  u64 h = wc_hash(t);
+// Inserts state `t` of hash `h`, found from `parent` (of partition `parent_part` when
+// partitioned), unless the table holds it already; returns its id (WC_LOST when the
+// store is full).
+__device__ __forceinline__ u32 wc_insert_hashed(const WcTable *tab, const u32 *t, u64 h, u32 parent,
+                                                u32 parent_part) {
   u64 tag = (h & 0xFFFFFFFFull) | 1ull;
   u64 pos = __umul64hi(h, tab->capacity);
   for (;;) {
@@ -149,6 +172,9 @@ __device__ __forceinline__ u32 wc_insert(const WcTable *tab, const u32 *t, u32 p
         u32 *dst = tab->states + (u64)id * WC_WORDS;
         for (int i = 0; i < WC_WORDS; i++) dst[i] = t[i];
         tab->parents[id] = parent;
+#ifdef WC_PARTITIONED
+        tab->parent_parts[id] = (unsigned char)parent_part;
+#endif
         __threadfence();
         atomicExch(slot, (tag << 32) | id);
         return id;
@@ -172,6 +198,95 @@ __device__ __forceinline__ u32 wc_insert(const WcTable *tab, const u32 *t, u32 p
   }
 }
 
+__device__ __forceinline__ u32 wc_insert(const WcTable *tab, const u32 *t, u32 parent) {
+  return wc_insert_hashed(tab, t, wc_hash(t), parent, tab->own);
+}
+
+#ifdef WC_PARTITIONED
+// The partition that owns a state of hash `h`.
+__device__ __forceinline__ u32 wc_owner(u64 h, u32 parts) { return (u32)((((h >> 16) & 0xFFFFull) * parts) >> 16); }
+
+// Appends state `t`, found from `parent`, to the place for partition `owner`. The
+// lanes sending to one owner claim their slots with one atomic.
+__device__ __forceinline__ void wc_send(const WcTable *tab, u32 owner, const u32 *t, u32 parent) {
+  u32 mask = __activemask();
+  u32 peers = __match_any_sync(mask, owner);
+  u32 lane = threadIdx.x & 31;
+  int leader = __ffs(peers) - 1;
+  u32 base = 0;
+  if (lane == (u32)leader) base = atomicAdd(tab->out_fill[owner], (u32)__popc(peers));
+  base = __shfl_sync(peers, base, leader);
+  u32 slot = base + __popc(peers & ((1u << lane) - 1u));
+  if (slot >= tab->room) {
+    atomicExch(tab->out_full, 1u);
+    return;
+  }
+  u32 *dst = tab->out_data[owner] + (u64)slot * (WC_WORDS + 1);
+  for (int i = 0; i < WC_WORDS; i++) dst[i] = t[i];
+  dst[WC_WORDS] = parent;
+}
+
+// Inserts what the other partitions sent: segment s of `inbox` (from partition s, or
+// s + 1 from s on the own number) holds `fill[s]` states with their parents' ids.
+// With `ctl` (device-driven levels), nothing once the search has stopped.
+extern "C" __global__ void wc_receive(WcTable tab, const u32 *ctl, const u32 *inbox, const u32 *fill) {
+  if (ctl && ctl[4]) return;
+  u64 stride = (u64)gridDim.x * blockDim.x;
+  for (u32 s = 0; s + 1 < tab.parts; s++) {
+    u32 n = fill[s];
+    u32 source = s + (s >= tab.own);
+    const u32 *segment = inbox + (u64)s * tab.room * (WC_WORDS + 1);
+    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+      const u32 *e = segment + i * (WC_WORDS + 1);
+      u32 t[WC_WORDS];
+      for (int w = 0; w < WC_WORDS; w++) t[w] = e[w];
+      wc_insert_hashed(&tab, t, wc_hash(t), e[WC_WORDS], source);
+    }
+  }
+}
+
+// Starts the next level of this partition (one thread), as wc_advance does for one
+// store, deciding from every partition's count (`ctls[q][0]`) and violations alike in
+// every partition: the counts are those after the last receive, and `prev` holds them
+// as they were at the last level's start. Stops when no partition found a state, at
+// a violation when asked, or when a store or an inbox segment might not hold every
+// successor of the level (the host then expands it in chunks).
+extern "C" __global__ void wc_advance_parts(WcTable tab, u32 *ctl, u32 *const *ctls, const u64 *const *viols,
+                                            u32 categories, u32 stop_at_violation, u32 *prev, u64 bound) {
+  if (ctl[4]) return;
+  if (stop_at_violation)
+    for (u32 q = 0; q < tab.parts; q++)
+      for (u32 c = 0; c < categories; c++)
+        if (viols[q][c]) {
+          ctl[4] = WC_STOP_VIOLATION;
+          return;
+        }
+  u64 level = 0;
+  int fits = 1;
+  for (u32 q = 0; q < tab.parts; q++) {
+    u32 found = ctls[q][0] - prev[q];
+    level += found;
+    if ((u64)found * bound > tab.room) fits = 0;
+  }
+  if (level == 0) {
+    ctl[4] = WC_STOP_DONE;
+    return;
+  }
+  for (u32 q = 0; q < tab.parts; q++) {
+    u32 held = ctls[q][0];
+    if (held >= tab.limit || level * bound > (u64)(tab.limit - held)) fits = 0;
+  }
+  if (!fits) {
+    ctl[4] = WC_STOP_ROOM;
+    return;
+  }
+  ctl[2] = prev[tab.own];
+  ctl[3] = ctls[tab.own][0];
+  ctl[5]++;
+  for (u32 q = 0; q < tab.parts; q++) prev[q] = ctls[q][0];
+}
+#endif
+
 WC_EMIT_FN void wc_emit(WcSink *k, const u32 *t) {
   k->transitions++;
   if (!k->insert) {
@@ -179,8 +294,15 @@ WC_EMIT_FN void wc_emit(WcSink *k, const u32 *t) {
     if (wc_hash(t) == 0) atomicAdd(k->tab->full, 0u);
     return;
   }
-#ifdef WC_GRAPH
+#if defined(WC_GRAPH)
   wc_record(k, wc_insert(k->tab, t, k->parent));
+#elif defined(WC_PARTITIONED)
+  u64 h = wc_hash(t);
+  u32 owner = wc_owner(h, k->tab->parts);
+  if (owner == k->tab->own)
+    wc_insert_hashed(k->tab, t, h, k->parent, owner);
+  else
+    wc_send(k->tab, owner, t, k->parent);
 #else
   wc_insert(k->tab, t, k->parent);
 #endif
@@ -204,9 +326,6 @@ __device__ __forceinline__ u64 wc_warp_sum(u64 v) {
 // The control block `ctl` shared by the host and the level kernels:
 // [0] next free id (= states found), [1] overflow flag, [2] first id of the level being
 // expanded, [3] end of that level, [4] why the device-driven search stopped, [5] levels.
-#define WC_STOP_DONE 1u
-#define WC_STOP_ROOM 2u
-#define WC_STOP_VIOLATION 3u
 
 // Starts the next level on the device (one thread), so that the host can enqueue many
 // levels without waiting: the new level is the states found since the last one began.
@@ -350,9 +469,12 @@ extern "C" __global__ void wc_expand(WcTable tab, u32 lo, u32 hi, const u32 *ctl
 extern "C" __global__ void wc_graph_init(WcGraph g) { wc_graph = g; }
 #endif
 
-// Inserts the initial state (one thread).
+// Inserts the initial state (one thread), when partitioned only into its owner.
 extern "C" __global__ void wc_seed(WcTable tab, const u32 *initial) {
   u32 s[WC_WORDS];
   for (int i = 0; i < WC_WORDS; i++) s[i] = initial[i];
+#ifdef WC_PARTITIONED
+  if (wc_owner(wc_hash(s), tab.parts) != tab.own) return;
+#endif
   wc_insert(&tab, s, WC_BUSY);
 }

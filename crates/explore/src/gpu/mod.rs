@@ -4,6 +4,9 @@
 //!
 //! - [`engine`]: the device-resident state store and the breadth-first search (optionally
 //!   recording the product graph);
+//! - [`partitioned`]: the same search over a store partitioned by a hash of the state,
+//!   on several GPUs or as several partitions of one, with the transport seam
+//!   (`transport.rs`: NCCL or device copies) between them;
 //! - [`state_graph`]: a model's state graph recorded by the engine on the device and
 //!   copied back as a CSR;
 //!
@@ -15,7 +18,9 @@
 //! (`warpcheck_scc::gpu`, `warpcheck_cycle::gpu`).
 
 pub mod engine;
+pub mod partitioned;
 pub mod state_graph;
+mod transport;
 
 pub use engine::{device_count, explore_gpu, GpuError, GpuOptions, GpuReport};
 pub use warpcheck_cuda::{device_available, CudaError};
