@@ -54,7 +54,13 @@ fn gpu_engine_matches_the_reference_on_every_instance() {
     let compile_failures = parallel_failures(&rows, |r| {
         let mut dve = load_file(&r.model_path(&beem));
         dve.model.overflow = r.overflow();
-        warpcheck_explore::gpu::engine::compile_for_device(&dve.model, &[], 0)
+        let partitioned = gpu_options().gpus > 1 || gpu_options().partitions > 1;
+        let source = if partitioned {
+            warpcheck_explore::gpu::partitioned::partitioned_source
+        } else {
+            warpcheck_explore::gpu::engine::tuned_source
+        };
+        warpcheck_explore::gpu::engine::compile_source_for_device(&dve.model, &[], 0, source)
             .map(|_| ())
             .map_err(|e| format!("{}: {e}", r.instance))
     });

@@ -126,7 +126,7 @@ pub fn explore_partitioned<M: CudaModel>(model: &M, options: &GpuOptions<'_>) ->
     let invariants: Vec<LabelId> = options.checks.invariants.iter().map(|i| i.label).collect();
     let generated = model.cuda_source(&invariants)?;
     let tuning = Tuning::from_env();
-    let source = format!("#define WC_PARTITIONED\n{}", tuned_source(&generated, &tuning));
+    let source = partitioned_source(&generated, &tuning);
 
     let compile_start = Instant::now();
     let mut devices = Vec::with_capacity(gpus);
@@ -187,6 +187,12 @@ pub fn explore_partitioned<M: CudaModel>(model: &M, options: &GpuOptions<'_>) ->
     gpu.report.reserved_bytes = sizing.bytes * parts as u64;
     gpu.report.seconds = start.elapsed().as_secs_f64();
     Ok(gpu)
+}
+
+/// The CUDA source of the partitioned search for a model's generated code (for
+/// [`super::engine::compile_source_for_device`]).
+pub fn partitioned_source(generated: &warpcheck_model::cuda::CudaSource, tuning: &Tuning) -> String {
+    format!("#define WC_PARTITIONED\n{}", tuned_source(generated, tuning))
 }
 
 /// Creates a context on `device`, compiles (or finds in the cache) and loads the
