@@ -248,12 +248,14 @@ extern "C" __global__ void wc_receive(WcTable tab, const u32 *ctl, const u32 *in
 // Starts the next level of this partition (one thread), as wc_advance does for one
 // store, deciding from every partition's count (`ctls[q][0]`) and violations alike in
 // every partition: the counts are those after the last receive, and `prev` holds them
-// as they were at the last level's start. Stops when no partition found a state, at
+// as they were at the last level's start; clears the inbox fills. Stops when no partition found a state, at
 // a violation when asked, or when a store or an inbox segment might not hold every
 // successor of the level (the host then expands it in chunks).
 extern "C" __global__ void wc_advance_parts(WcTable tab, u32 *ctl, u32 *const *ctls, const u64 *const *viols,
                                             u32 categories, u32 stop_at_violation, u32 *prev, u64 bound) {
   if (ctl[4]) return;
+  // Every receive is done: clear the inbox fills for this level's senders.
+  for (u32 s = 0; s + 1 < tab.parts; s++) ctl[8 + s] = 0;
   if (stop_at_violation)
     for (u32 q = 0; q < tab.parts; q++)
       for (u32 c = 0; c < categories; c++)

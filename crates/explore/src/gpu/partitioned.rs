@@ -241,17 +241,20 @@ fn open_gpu(
     Ok((gpu, compiled.cached))
 }
 
-/// Lets every GPU of the run address every other's memory; false (and nothing
-/// enabled) when some pair cannot.
+/// Lets every GPU of the run address every other's memory (contexts, and the memory
+/// pools the buffers come from); false (and nothing enabled) when some pair cannot.
 fn enable_peer_access(devices: &[Gpu]) -> Result<bool, GpuError> {
+    use cudarc::driver::sys::{
+        cuCtxEnablePeerAccess, cuDeviceCanAccessPeer, cuDeviceGetMemPool, cuMemPoolSetAccess, CUmemAccessDesc,
+        CUmemAccess_flags, CUmemLocation, CUmemLocationType, CUmemoryPool,
+    };
     let driver = |r: CUresult| r.result().map_err(cuda);
+    let others = |a: &Gpu| devices.iter().filter(|b| b.ctx.ordinal() != a.ctx.ordinal()).collect::<Vec<_>>();
     for a in devices {
-        for b in devices.iter().filter(|b| b.ctx.ordinal() != a.ctx.ordinal()) {
+        for b in others(a) {
             let mut can = 0;
             // SAFETY: both are valid device handles of live contexts; `can` is written.
-            driver(unsafe {
-                cudarc::driver::sys::cuDeviceCanAccessPeer(&mut can, a.ctx.cu_device(), b.ctx.cu_device())
-            })?;
+            driver(unsafe { cuDeviceCanAccessPeer(&mut can, a.ctx.cu_device(), b.ctx.cu_device()) })?;
             if can == 0 {
                 return Ok(false);
             }
@@ -259,14 +262,32 @@ fn enable_peer_access(devices: &[Gpu]) -> Result<bool, GpuError> {
     }
     for a in devices {
         a.ctx.bind_to_thread().map_err(cuda)?;
-        for b in devices.iter().filter(|b| b.ctx.ordinal() != a.ctx.ordinal()) {
+        let peers = others(a);
+        for b in &peers {
             // SAFETY: `a`'s context is current and `b`'s is live; enabling twice is
             // reported and harmless.
-            match unsafe { cudarc::driver::sys::cuCtxEnablePeerAccess(b.ctx.cu_ctx(), 0) } {
+            match unsafe { cuCtxEnablePeerAccess(b.ctx.cu_ctx(), 0) } {
                 CUresult::CUDA_SUCCESS | CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => {}
                 e => return Err(cuda(e)),
             }
         }
+        if peers.is_empty() {
+            continue;
+        }
+        // The stream-ordered allocations come from the device's memory pool, whose
+        // mappings the peers get separately.
+        let mut pool: CUmemoryPool = std::ptr::null_mut();
+        // SAFETY: a valid device handle; `pool` is written.
+        driver(unsafe { cuDeviceGetMemPool(&mut pool, a.ctx.cu_device()) })?;
+        let access: Vec<CUmemAccessDesc> = peers
+            .iter()
+            .map(|b| CUmemAccessDesc {
+                location: CUmemLocation { type_: CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE, id: b.ctx.cu_device() },
+                flags: CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+            })
+            .collect();
+        // SAFETY: `pool` is the device's live pool and `access` holds `len` descriptors.
+        driver(unsafe { cuMemPoolSetAccess(pool, access.as_ptr(), access.len()) })?;
     }
     Ok(true)
 }
@@ -529,8 +550,8 @@ impl<M: CudaModel> Run<'_, M> {
         Ok(())
     }
 
-    /// Enqueues the insertion of `part`'s inbox (`items` entries; `None`: as many as the
-    /// device says, device-driven), then clears its fills.
+    /// Enqueues the insertion of `part`'s inbox (`items` entries, then clears its
+    /// fills; `None`: as many as the device says, device-driven).
     fn enqueue_receive(&self, part: &mut Part, items: Option<u64>) -> Result<(), GpuError> {
         let gpu = &self.devices[part.gpu];
         let stream = &gpu.stream;
@@ -543,7 +564,10 @@ impl<M: CudaModel> Run<'_, M> {
         // u32 *, const u32 *, const u32 *)` over the partition's live inbox and control
         // block; the fills count entries written below `room` (the device flags more).
         unsafe { warpcheck_cuda::launch(stream, &gpu.receive, cfg, &args) }.map_err(cuda)?;
-        stream.memset_zeros(&mut part.ctl.slice_mut(CTL..CTL + 2 * (parts - 1))).map_err(cuda)?;
+        if items.is_some() {
+            // Device-driven, the next level's advance clears them.
+            stream.memset_zeros(&mut part.ctl.slice_mut(CTL..CTL + 2 * (parts - 1))).map_err(cuda)?;
+        }
         Ok(())
     }
 
@@ -606,7 +630,7 @@ impl<M: CudaModel> Run<'_, M> {
                 let batch = Instant::now();
                 self.enqueue_levels(store, LEVELS_PER_BATCH)?;
                 self.synchronize()?;
-                gpu.launches += 4 * LEVELS_PER_BATCH as u64 * store.len() as u64;
+                gpu.launches += 3 * LEVELS_PER_BATCH as u64 * store.len() as u64;
                 gpu.kernel_seconds += batch.elapsed().as_secs_f64();
                 let ctls = self.read_control(store)?;
                 levels = ctls[0][5];
