@@ -102,7 +102,9 @@ impl CliError {
             CliError::Resource(_) | CliError::Explore(_) | CliError::StateGraph(_) => RESOURCE,
             CliError::Ltl(LtlError::NoProperty) => BAD_INPUT,
             CliError::Ltl(_) => RESOURCE,
-            CliError::Gpu(GpuError::NoDevice(_) | GpuError::Unsupported(_) | GpuError::NoProperty) => BAD_INPUT,
+            CliError::Gpu(
+                GpuError::NoDevice(_) | GpuError::Unsupported(_) | GpuError::NoProperty | GpuError::Options(_),
+            ) => BAD_INPUT,
             CliError::Gpu(_) => RESOURCE,
             CliError::Graph(GraphError::OutOfMemory { .. }) => RESOURCE,
             CliError::Graph(_) => BAD_INPUT,

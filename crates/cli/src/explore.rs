@@ -45,11 +45,11 @@ pub struct RunArgs {
     /// The CUDA device to use (the first of `--gpus`).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub device: usize,
-    /// GPUs to explore on, from `--device` on (default: all from there). The state
-    /// store is partitioned over them by a hash of the state; `check --ltl` and the
-    /// graph commands use `--device` alone.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    pub gpus: Option<u32>,
+    /// GPUs to explore on, from `--device` on: a number or `all` (default: 1). The
+    /// state store is partitioned over them by a hash of the state, so that its room
+    /// grows with the GPUs; `check --ltl` and the graph commands use `--device` alone.
+    #[arg(long, value_name = "N|all", value_parser = parse_gpus)]
+    pub gpus: Option<Gpus>,
     /// Partitions of the GPU state store, spread round robin over the GPUs (default:
     /// one per GPU). More partitions than GPUs run the multi-GPU exchange on fewer.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
@@ -73,6 +73,23 @@ pub struct RunArgs {
     pub overflow: OverflowArg,
     #[command(flatten)]
     pub network: NetworkArgs,
+}
+
+/// `--gpus`: a count, or every GPU from `--device` on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gpus {
+    Count(u32),
+    All,
+}
+
+fn parse_gpus(text: &str) -> Result<Gpus, String> {
+    match text {
+        "all" => Ok(Gpus::All),
+        _ => match text.parse::<u32>() {
+            Ok(n) if n >= 1 => Ok(Gpus::Count(n)),
+            _ => Err(format!("expected a number of GPUs (1 or more) or `all`, found `{text}`")),
+        },
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -304,10 +321,14 @@ fn run_gpu<M: CudaModel>(
 ) -> Result<GpuReport, warpcheck_explore::gpu::GpuError> {
     let progress = progress::ProgressLine::new(args.quiet || args.json);
     let update = |p: &warpcheck_explore::Progress| progress.update(p);
-    let visible = warpcheck_explore::gpu::device_count().map_or(1, |n| n.max(1) as usize);
-    // Profiling times one GPU's kernels: it keeps to one unless told otherwise.
-    let all = if args.profile { 1 } else { visible.saturating_sub(args.device).max(1) };
-    let gpus = args.gpus.map_or(all, |n| n as usize);
+    let gpus = match args.gpus {
+        None => 1,
+        Some(Gpus::Count(n)) => n as usize,
+        Some(Gpus::All) => {
+            let visible = warpcheck_explore::gpu::device_count().map_or(1, |n| n.max(1) as usize);
+            visible.saturating_sub(args.device).max(1)
+        }
+    };
     let options = GpuOptions {
         device: args.device,
         gpus,

@@ -134,3 +134,30 @@ fn howard_gpu_is_a_deprecated_spelling_of_backend_gpu() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("choose one"), "{}", text(&out.stderr));
 }
+
+#[test]
+fn gpus_and_partitions_are_checked_and_explore_alike() {
+    for bad in [["--gpus", "0"], ["--gpus", "some"], ["--partitions", "0"], ["--partitions", "257"]] {
+        let out = run(&["explore", "examples/peterson.dve"], &bad);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        assert!(text(&out.stderr).contains(&format!("invalid value '{}'", bad[1])), "{}", text(&out.stderr));
+    }
+    // Several partitions (on the GPU where there is one, else the CPU): the same counts.
+    let counts = |extra: &[&str]| {
+        let out = run(&["explore", "examples/peterson.dve", "--json"], extra);
+        assert_eq!(out.status.code(), Some(0), "{extra:?}: {}", text(&out.stderr));
+        let r: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+        (r["states"].clone(), r["transitions"].clone(), r["deadlocks"].clone())
+    };
+    let one = counts(&[]);
+    assert_eq!(one.0, 70);
+    assert_eq!(counts(&["--gpus", "all", "--partitions", "3"]), one);
+    if gpu() {
+        let out = run(&["explore", "examples/peterson.dve", "--json"], &["--partitions", "3"]);
+        let r: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+        assert_eq!((r["partitions"].as_u64(), r["transport"].as_str()), (Some(3), Some("direct")));
+        let out = run(&["explore", "examples/peterson.dve"], &["--partitions", "2", "--profile", "--backend", "gpu"]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(text(&out.stderr).contains("profiling times one GPU and one partition"), "{}", text(&out.stderr));
+    }
+}

@@ -282,7 +282,10 @@ fn enable_peer_access(devices: &[Gpu]) -> Result<bool, GpuError> {
         let access: Vec<CUmemAccessDesc> = peers
             .iter()
             .map(|b| CUmemAccessDesc {
-                location: CUmemLocation { type_: CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE, id: b.ctx.cu_device() },
+                location: CUmemLocation {
+                    type_: CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
+                    id: b.ctx.cu_device(),
+                },
                 flags: CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
             })
             .collect();

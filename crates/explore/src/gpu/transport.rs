@@ -128,3 +128,21 @@ impl Transport {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::segment;
+
+    /// Every sender numbers its segments 0..parts-1 over the others, every receiver
+    /// its inbox segments likewise: each (sender, owner) pair has one slot each side.
+    #[test]
+    fn segments_number_the_other_partitions() {
+        for parts in 2..6 {
+            for from in 0..parts {
+                let out: Vec<usize> = (0..parts).filter(|&to| to != from).map(|to| segment(from, to)).collect();
+                assert_eq!(out, (0..parts - 1).collect::<Vec<_>>());
+            }
+        }
+        assert_eq!((segment(0, 3), segment(3, 0), segment(2, 1), segment(1, 2)), (2, 0, 1, 1));
+    }
+}
