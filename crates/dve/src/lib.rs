@@ -25,7 +25,7 @@ pub mod ast;
 pub mod codegen;
 pub mod compiled;
 pub mod dependencies;
-mod diagnostic;
+use warpcheck_diagnostic as diagnostic;
 mod display;
 pub mod eval;
 pub mod ir;

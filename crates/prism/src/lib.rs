@@ -33,7 +33,7 @@
 
 pub mod ast;
 pub mod check;
-pub mod diagnostic;
+pub use warpcheck_diagnostic as diagnostic;
 pub mod eval;
 pub mod lexer;
 pub mod model;

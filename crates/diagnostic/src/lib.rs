@@ -1,4 +1,4 @@
-//! Diagnostics of the DVE front end: a message, the source span it points at and
+//! Diagnostics of warpcheck's front ends (DVE, PRISM): a message, the source span it points at and
 //! notes, rendered rustc-style (file, line, column, the source line and a caret).
 
 use codespan_reporting::diagnostic::{Diagnostic as Report, Label};
@@ -8,11 +8,14 @@ use codespan_reporting::term::{self, Config};
 /// A byte range of the source text.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Span {
+    /// First byte.
     pub start: u32,
+    /// One past the last byte.
     pub end: u32,
 }
 
 impl Span {
+    /// The span of bytes `start..end`.
     pub fn new(start: usize, end: usize) -> Span {
         Span { start: start as u32, end: end as u32 }
     }
@@ -33,25 +36,30 @@ pub enum Severity {
     /// The model is refused.
     #[default]
     Error,
-    /// The model is accepted, read as the message says (DiVinE 2.4's leniencies).
+    /// The model is accepted, read as the message says (DVE: DiVinE 2.4's leniencies).
     Warning,
 }
 
-/// An error in a DVE model, or a warning about how an input was read: what and where.
+/// An error in a model, or a warning about how an input was read: what and where.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct Diagnostic {
+    /// Error or warning.
     pub severity: Severity,
+    /// What is wrong, in one line.
     pub message: String,
+    /// Where.
     pub span: Span,
     /// Text under the caret.
     pub label: String,
     /// Other places worth showing (e.g. the earlier declaration of a duplicate).
     pub related: Vec<(Span, String)>,
+    /// Notes printed below the source lines.
     pub notes: Vec<String>,
 }
 
 impl Diagnostic {
+    /// An error at `span`.
     pub fn new(message: impl Into<String>, span: Span) -> Diagnostic {
         Diagnostic {
             severity: Severity::Error,
@@ -68,16 +76,19 @@ impl Diagnostic {
         Diagnostic { severity: Severity::Warning, ..Diagnostic::new(message, span) }
     }
 
+    /// Sets the text under the caret.
     pub fn label(mut self, label: impl Into<String>) -> Self {
         self.label = label.into();
         self
     }
 
+    /// Adds another place to show, with its text.
     pub fn related(mut self, span: Span, label: impl Into<String>) -> Self {
         self.related.push((span, label.into()));
         self
     }
 
+    /// Adds a note below the source lines.
     pub fn note(mut self, note: impl Into<String>) -> Self {
         self.notes.push(note.into());
         self
@@ -120,22 +131,31 @@ mod tests {
 
     #[test]
     fn renders_file_line_column_and_caret() {
-        let src = "byte x;\nbyte y = z;\n";
-        let d = Diagnostic::new("undefined name `z`", Span::new(17, 18)).label("not declared");
-        assert_eq!(d.line_column(src), (2, 10));
-        let text = d.render("m.dve", src);
-        assert!(text.contains("error: undefined name `z`"), "{text}");
-        assert!(text.contains("m.dve:2:10"), "{text}");
-        assert!(text.contains("byte y = z;"), "{text}");
+        let src = "const int x;\nconst int y = z;\n";
+        let d = Diagnostic::new("unknown name `z`", Span::new(27, 28)).label("not declared");
+        assert_eq!(d.line_column(src), (2, 15));
+        let text = d.render("m.prism", src);
+        assert!(text.contains("error: unknown name `z`"), "{text}");
+        assert!(text.contains("m.prism:2:15"), "{text}");
+        assert!(text.contains("const int y = z;"), "{text}");
         assert!(text.contains("^ not declared"), "{text}");
     }
 
     #[test]
     fn warnings_render_as_warnings() {
-        let src = "byte e[3];\nbyte x = e;\n";
-        let d = Diagnostic::warning("array `e` used without an index", Span::new(20, 21));
+        let src = "dtmc\nmodule m endmodule\n";
+        let d = Diagnostic::warning("module `m` has no variables", Span::new(12, 13));
+        let text = d.render("m.prism", src);
+        assert!(text.starts_with("warning: module `m` has no variables"), "{text}");
+        assert!(text.contains("m.prism:2:8"), "{text}");
+    }
+
+    #[test]
+    fn renders_dve_sources_too() {
+        let src = "byte x;\nbyte y = z;\n";
+        let d = Diagnostic::new("undefined name `z`", Span::new(17, 18)).label("not declared");
+        assert_eq!(d.line_column(src), (2, 10));
         let text = d.render("m.dve", src);
-        assert!(text.starts_with("warning: array `e` used without an index"), "{text}");
-        assert!(text.contains("m.dve:2:10"), "{text}");
+        assert!(text.contains("m.dve:2:10") && text.contains("byte y = z;"), "{text}");
     }
 }
