@@ -529,15 +529,16 @@ struct Run<'a, M> {
     edge_bytes: Option<u64>,
 }
 
-const CHECK_DEADLOCK: u32 = 1;
-const CHECK_ASSERTIONS: u32 = 2;
+/// The expansion kernel's flags (kernel.cu).
+pub(crate) const CHECK_DEADLOCK: u32 = 1;
+pub(crate) const CHECK_ASSERTIONS: u32 = 2;
 const GENERATE_ONLY: u32 = 4;
 /// Why the device-driven search stopped (`ctl[4]`, see kernel.cu).
-const STOP_DONE: u32 = 1;
-const STOP_ROOM: u32 = 2;
-const STOP_VIOLATION: u32 = 3;
+pub(crate) const STOP_DONE: u32 = 1;
+pub(crate) const STOP_ROOM: u32 = 2;
+pub(crate) const STOP_VIOLATION: u32 = 3;
 /// Levels enqueued per round trip to the host.
-const LEVELS_PER_BATCH: u32 = 32;
+pub(crate) const LEVELS_PER_BATCH: u32 = 32;
 
 impl<M: CudaModel> Run<'_, M> {
     fn read<T: DeviceRepr + Default + Clone>(&self, s: &CudaSlice<T>) -> Result<Vec<T>, GpuError> {

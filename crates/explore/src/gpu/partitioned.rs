@@ -38,17 +38,10 @@ use warpcheck_model::LabelId;
 const EXCHANGE_PERCENT: u32 = 20;
 /// Partitions at most: a parent's partition is one byte.
 pub const MAX_PARTITIONS: usize = 256;
-/// Levels enqueued per round trip to the host.
-const LEVELS_PER_BATCH: u32 = 32;
 /// The control block: [0] states held, [1] store overflow, [2] level start, [3] level
 /// end, [4] why the device-driven search stopped, [5] levels, [6] outbox overflow; then
 /// the inbox fills (one word per other partition), then (staged) the outbox fills.
 const CTL: usize = 8;
-const STOP_DONE: u32 = 1;
-const STOP_ROOM: u32 = 2;
-const STOP_VIOLATION: u32 = 3;
-const CHECK_DEADLOCK: u32 = 1;
-const CHECK_ASSERTIONS: u32 = 2;
 
 /// One GPU of the run: its context, stream, kernels, the model's tables there, and the
 /// events that order the GPUs' phases (advance, expand, receive).
