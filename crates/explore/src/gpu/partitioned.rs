@@ -23,7 +23,7 @@ use std::time::Instant;
 
 use super::engine::{
     bind_tables, cuda, device_count, ptr, tuned_source, violation_kind, GpuError, GpuOptions, GpuReport, TableArgs,
-    Tuning, LOAD,
+    Tuning, CHECK_ASSERTIONS, CHECK_DEADLOCK, LEVELS_PER_BATCH, LOAD, STOP_DONE, STOP_ROOM, STOP_VIOLATION,
 };
 use super::transport::{segment, Transport};
 use crate::{Progress, Report, Trace, Violation, ViolationKind};
