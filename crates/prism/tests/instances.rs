@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use warpcheck_markov::{BuildOptions, ModelType, SparseModel};
+use warpcheck_markov::{BuildOptions, SparseModel};
 
 /// `shared/markov` beside the repository (or `$WARPCHECK_MARKOV`), or a panic naming
 /// the path.
@@ -82,113 +82,23 @@ fn build(folder: &Path) -> SparseModel {
     model.build(&BuildOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", folder.display()))
 }
 
-/// Temporary readers of PRISM's explicit files, until `warpcheck_markov`'s own
-/// (`explicit.rs`, another branch) land: `.sta` valuations, `.tra` rows, `.lab` labels.
-mod explicit {
-    use std::collections::HashMap;
-
-    /// Variable names and each state's values (Booleans as 0/1).
-    pub fn sta(text: &str) -> (Vec<String>, Vec<Vec<i64>>) {
-        let mut lines = text.lines();
-        let header = lines.next().expect("header").trim().trim_start_matches('(').trim_end_matches(')');
-        let names = header.split(',').map(str::to_string).collect();
-        let mut states = Vec::new();
-        for line in lines.filter(|l| !l.trim().is_empty()) {
-            let (index, values) = line.split_once(':').expect("state line");
-            assert_eq!(index.trim().parse::<usize>().expect("index"), states.len());
-            let values = values.trim().trim_start_matches('(').trim_end_matches(')');
-            states.push(
-                values
-                    .split(',')
-                    .map(|v| match v {
-                        "true" => 1,
-                        "false" => 0,
-                        _ => v.parse().expect("value"),
-                    })
-                    .collect(),
-            );
-        }
-        (names, states)
-    }
-
-    /// Per state, its rows of `(target, value)`, sorted by target.
-    pub fn tra(text: &str, mdp: bool) -> Vec<Vec<Vec<(u32, f64)>>> {
-        let mut lines = text.lines();
-        let header: Vec<usize> = lines.next().expect("header").split_whitespace().map(|x| x.parse().unwrap()).collect();
-        let mut rows: Vec<Vec<Vec<(u32, f64)>>> = vec![Vec::new(); header[0]];
-        for line in lines.filter(|l| !l.trim().is_empty()) {
-            let f: Vec<&str> = line.split_whitespace().collect();
-            let (from, choice, to, value) = if mdp {
-                (f[0].parse::<usize>().unwrap(), f[1].parse::<usize>().unwrap(), f[2], f[3])
-            } else {
-                (f[0].parse::<usize>().unwrap(), 0, f[1], f[2])
-            };
-            let state = &mut rows[from];
-            if state.len() <= choice {
-                state.resize(choice + 1, Vec::new());
-            }
-            state[choice].push((to.parse().unwrap(), value.parse().unwrap()));
-        }
-        for state in &mut rows {
-            for row in state.iter_mut() {
-                row.sort_by_key(|e| e.0);
-            }
-        }
-        rows
-    }
-
-    /// Per state, its label names.
-    pub fn lab(text: &str, states: usize) -> Vec<Vec<String>> {
-        let mut lines = text.lines();
-        let names: HashMap<usize, String> = lines
-            .next()
-            .expect("header")
-            .split_whitespace()
-            .map(|d| {
-                let (i, n) = d.split_once('=').expect("declaration");
-                (i.parse().unwrap(), n.trim_matches('"').to_string())
-            })
-            .collect();
-        let mut out = vec![Vec::new(); states];
-        for line in lines.filter(|l| !l.trim().is_empty()) {
-            let (s, ls) = line.split_once(':').expect("label line");
-            let s: usize = s.trim().parse().unwrap();
-            out[s] = ls.split_whitespace().map(|i| names[&i.parse::<usize>().unwrap()].clone()).collect();
-            out[s].sort();
-        }
-        out
-    }
-
-    /// Non-zero entries of a `.srew` file, per state.
-    pub fn srew(text: &str) -> HashMap<u32, f64> {
-        text.lines()
-            .skip(1)
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| {
-                let mut f = l.split_whitespace();
-                (f.next().unwrap().parse().unwrap(), f.next().unwrap().parse().unwrap())
-            })
-            .collect()
-    }
-}
-
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-12 * a.abs().max(b.abs())
 }
 
-/// Holds the built model to Storm's explicit export: state by state through the
-/// variable values of `.sta`, or by index where the instance ships no `.sta` (then the
-/// state numbering must be Storm's). Returns whether the numbering is Storm's, `None`
-/// without a `.tra`.
+/// Holds the built model to Storm's explicit export, read by `warpcheck_markov::load`:
+/// state by state through the variable values of `.sta`, or by index where the
+/// instance ships no `.sta` (then the state numbering must be Storm's). Returns whether
+/// the numbering is Storm's, `None` without a `.tra`.
 fn compare_with_export(folder: &Path, id: &str, m: &SparseModel) -> Option<bool> {
-    let tra = read_maybe_gz(&folder.join(format!("{id}.tra")))?;
-    let map: Vec<u32> = match read_maybe_gz(&folder.join(format!("{id}.sta"))) {
+    let tra = ["tra", "tra.gz"].iter().map(|e| folder.join(format!("{id}.{e}"))).find(|p| p.exists())?;
+    let theirs = warpcheck_markov::load(&tra, Some(m.model_type)).unwrap_or_else(|e| panic!("{id}: {e}"));
+    assert_eq!(theirs.states(), m.states(), "{id}: state count");
+    let map: Vec<u32> = match &theirs.valuations {
         Some(sta) => {
-            let (names, values) = explicit::sta(&sta);
             let val = m.valuations.as_ref().expect("valuations");
-            assert_eq!(val.names, names, "{id}: variable order differs from the .sta");
-            let by_values: HashMap<&[i64], u32> =
-                values.iter().enumerate().map(|(i, v)| (v.as_slice(), i as u32)).collect();
+            assert_eq!(val.names, sta.names, "{id}: variable order differs from the .sta");
+            let by_values: HashMap<&[i64], u32> = (0..theirs.states() as u32).map(|s| (sta.of(s), s)).collect();
             (0..m.states() as u32)
                 .map(|s| {
                     *by_values
@@ -199,45 +109,48 @@ fn compare_with_export(folder: &Path, id: &str, m: &SparseModel) -> Option<bool>
         }
         None => (0..m.states() as u32).collect(),
     };
-    let mdp = m.model_type == ModelType::Mdp;
-    let rows = explicit::tra(&tra, mdp);
-    assert_eq!(rows.len(), m.states(), "{id}: state count");
     for s in 0..m.states() as u32 {
-        let r = map[s as usize] as usize;
-        let mut theirs: Vec<Option<&Vec<(u32, f64)>>> = rows[r].iter().map(Some).collect();
-        assert_eq!(m.rows(s).count(), theirs.len(), "{id}: choices of state {s} (Storm's {r})");
+        let r = map[s as usize];
+        let storm: Vec<Vec<(u32, f64)>> = theirs.rows(r).map(|row| theirs.row(row).collect()).collect();
+        let mut unmatched: Vec<Option<&Vec<(u32, f64)>>> = storm.iter().map(Some).collect();
+        assert_eq!(m.rows(s).count(), unmatched.len(), "{id}: choices of state {s} (Storm's {r})");
         for row in m.rows(s) {
             let mut mine: Vec<(u32, f64)> = m.row(row).map(|(t, v)| (map[t as usize], v)).collect();
             mine.sort_by_key(|e| e.0);
-            let matching = theirs.iter_mut().find(|t| {
+            let matching = unmatched.iter_mut().find(|t| {
                 t.is_some_and(|t| {
                     t.len() == mine.len() && t.iter().zip(&mine).all(|(a, b)| a.0 == b.0 && close(a.1, b.1))
                 })
             });
             match matching {
                 Some(slot) => *slot = None,
-                None => panic!("{id}: row {mine:?} of state {s} (Storm's {r}) is not among Storm's {:?}", rows[r]),
+                None => panic!("{id}: row {mine:?} of state {s} (Storm's {r}) is not among Storm's {storm:?}"),
             }
         }
     }
-    if let Some(lab) = read_maybe_gz(&folder.join(format!("{id}.lab"))) {
-        let theirs = explicit::lab(&lab, m.states());
-        let mut mine = vec![Vec::new(); m.states()];
-        for (name, states) in &m.labelling.labels {
+    let labels_per_state = |model: &SparseModel| {
+        let mut per_state = vec![Vec::new(); model.states()];
+        for (name, states) in &model.labelling.labels {
             for &s in states {
-                mine[s as usize].push(name.clone());
+                per_state[s as usize].push(name.clone());
             }
         }
+        per_state.iter_mut().for_each(|names| names.sort());
+        per_state
+    };
+    if !theirs.labelling.labels.is_empty() {
+        let (mine, storm) = (labels_per_state(m), labels_per_state(&theirs));
         for s in 0..m.states() {
-            mine[s].sort();
-            assert_eq!(mine[s], theirs[map[s] as usize], "{id}: labels of state {s}");
+            assert_eq!(mine[s], storm[map[s] as usize], "{id}: labels of state {s}");
         }
     }
     // Reward rates (`.srew`): state reward, plus the exit rate times the action reward
     // in a CTMC.
     for reward in &m.rewards {
-        let Some(text) = read_maybe_gz(&folder.join(format!("{id}.{}.srew", reward.name))) else { continue };
-        let theirs = explicit::srew(&text);
+        let Some(storm) = theirs.rewards.iter().find(|r| r.name == reward.name).and_then(|r| r.state.as_ref())
+        else {
+            continue;
+        };
         for s in 0..m.states() as u32 {
             let mut rate = reward.state.as_ref().map_or(0.0, |r| r[s as usize]);
             if let Some(choice) = &reward.choice {
@@ -245,7 +158,7 @@ fn compare_with_export(folder: &Path, id: &str, m: &SparseModel) -> Option<bool>
                 let exit: f64 = m.row(row).map(|e| e.1).sum();
                 rate += exit * choice[row as usize];
             }
-            let want = theirs.get(&map[s as usize]).copied().unwrap_or(0.0);
+            let want = storm[map[s as usize] as usize];
             assert!(
                 (rate - want).abs() <= 1e-9 * want.abs().max(1.0),
                 "{id}: reward {} of state {s}: {rate} vs {want}",
