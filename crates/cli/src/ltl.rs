@@ -234,6 +234,9 @@ fn run_gpu<M: CudaModel>(
     model: &M,
     algorithm: GpuAlgorithm,
 ) -> Result<GpuLtl, warpcheck_explore::gpu::GpuError> {
+    if args.gpus.is_some_and(|g| g != crate::explore::Gpus::Count(1)) || args.partitions.is_some_and(|p| p > 1) {
+        crate::backend::note(format!("LTL checking uses one GPU: device {}", args.device));
+    }
     let progress = progress::ProgressLine::new(args.quiet || args.json);
     let update = |p: &warpcheck_explore::Progress| progress.update(p);
     let options =
