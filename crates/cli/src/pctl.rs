@@ -40,6 +40,11 @@ pub struct PctlArgs {
     /// stopping rule.
     #[arg(long, value_enum, default_value_t = MethodArg::Sound)]
     pub method: MethodArg,
+    /// Markov models: answer `P` properties of DTMCs and MDPs exactly, as fractions
+    /// (the model's probabilities read as the simplest fractions within their
+    /// rounding: 0.1 is 1/10); for models of thousands of states.
+    #[arg(long)]
+    pub exact: bool,
     /// Markov models: write every state's value (`state value lower upper`, one per
     /// line; one block per property) to FILE.
     #[arg(long, value_name = "FILE")]
@@ -49,7 +54,7 @@ pub struct PctlArgs {
 impl PctlArgs {
     /// Whether any of these options was given.
     pub fn given(&self) -> bool {
-        !self.properties.is_empty() || self.file.is_some() || self.values.is_some()
+        !self.properties.is_empty() || self.file.is_some() || self.values.is_some() || self.exact
     }
 }
 
@@ -69,6 +74,9 @@ pub struct PropertyReport {
     pub property: String,
     /// The value at the initial state (the minimum over several initial states).
     pub value: f64,
+    /// With `--exact`: the value as a fraction (`7/10`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fraction: Option<String>,
     pub lower: f64,
     pub upper: f64,
     /// With several initial states: the largest value (else equal to `value`).
@@ -78,6 +86,49 @@ pub struct PropertyReport {
     pub iterations: u64,
     pub seconds: f64,
     pub backend: &'static str,
+}
+
+/// A property's answer: sound bounds, or exact fractions.
+enum Answer {
+    Bounds(check::Values),
+    Exact(check::Exact),
+}
+
+impl Answer {
+    fn value(&self, s: u32) -> f64 {
+        match self {
+            Answer::Bounds(v) => v.value(s),
+            Answer::Exact(e) => e.float(s),
+        }
+    }
+
+    fn bounds(&self, s: u32) -> (f64, f64) {
+        match self {
+            Answer::Bounds(v) => (v.lower[s as usize], v.upper[s as usize]),
+            Answer::Exact(e) => (e.float(s), e.float(s)),
+        }
+    }
+
+    fn fraction(&self, s: u32) -> Option<String> {
+        match self {
+            Answer::Bounds(_) => None,
+            Answer::Exact(e) => Some(e.fraction(s)),
+        }
+    }
+
+    fn method(&self) -> &'static str {
+        match self {
+            Answer::Bounds(v) => v.method,
+            Answer::Exact(e) => e.method,
+        }
+    }
+
+    fn iterations(&self) -> u64 {
+        match self {
+            Answer::Bounds(v) => v.iterations,
+            Answer::Exact(e) => e.iterations,
+        }
+    }
 }
 
 /// The properties of `--property` and `--properties`.
@@ -151,32 +202,46 @@ pub fn run(
     }
     for prop in &props {
         let start = Instant::now();
-        let values = pool
-            .install(|| check::check(model, prop, &options))
-            .map_err(|e| CliError::Input(format!("{}: {e}", prop.text)))?;
+        let values = if args.exact {
+            let exact = pool
+                .install(|| check::check_exact(model, prop, &options))
+                .map_err(|e| CliError::Input(format!("{}: {e}", prop.text)))?;
+            Answer::Exact(exact)
+        } else {
+            let values = pool
+                .install(|| check::check(model, prop, &options))
+                .map_err(|e| CliError::Input(format!("{}: {e}", prop.text)))?;
+            Answer::Bounds(values)
+        };
         let seconds = start.elapsed().as_secs_f64();
         let init = &model.initial;
         let at = |s: u32| values.value(s);
         let min_state = *init.iter().min_by(|&&a, &&b| at(a).total_cmp(&at(b))).expect("a model has an initial state");
         let max_value = init.iter().map(|&s| at(s)).fold(f64::NEG_INFINITY, f64::max);
+        let (lower, upper) = values.bounds(min_state);
         let report = PropertyReport {
             model: path.display().to_string(),
             property: prop.text.clone(),
             value: at(min_state),
-            lower: values.lower[min_state as usize],
-            upper: values.upper[min_state as usize],
+            fraction: values.fraction(min_state),
+            lower,
+            upper,
             max_value,
             initial_states: init.len(),
-            method: values.method,
-            iterations: values.iterations,
+            method: values.method(),
+            iterations: values.iterations(),
             seconds,
             backend: "cpu",
         };
         if let Some(out) = values_out.as_mut() {
             let io = |e: std::io::Error| CliError::Input(format!("cannot write the values: {e}"));
             writeln!(out, "// {}", prop.text).map_err(io)?;
-            for s in 0..model.states() {
-                writeln!(out, "{s} {} {} {}", values.value(s as u32), values.lower[s], values.upper[s]).map_err(io)?;
+            for s in 0..model.states() as u32 {
+                let (lower, upper) = values.bounds(s);
+                match values.fraction(s) {
+                    Some(f) => writeln!(out, "{s} {f} {}", values.value(s)).map_err(io)?,
+                    None => writeln!(out, "{s} {} {lower} {upper}", values.value(s)).map_err(io)?,
+                }
             }
         }
         if json_out {
@@ -184,13 +249,20 @@ pub fn run(
             continue;
         }
         println!("property:     {}", prop.text);
+        let shown = match &report.fraction {
+            Some(f) => format!("{f} ({})", report.value),
+            None => report.value.to_string(),
+        };
         if init.len() > 1 {
-            println!("value:        {} .. {} (min .. max over {} initial states)", report.value, max_value, init.len());
+            println!("value:        {shown} .. {} (min .. max over {} initial states)", max_value, init.len());
         } else {
-            println!("value:        {}", report.value);
+            println!("value:        {shown}");
         }
-        println!("bounds:       [{}, {}]", report.lower, report.upper);
-        println!("method:       {}, {} sweeps, {seconds:.3} s", report.method, report.iterations);
+        if report.fraction.is_none() {
+            println!("bounds:       [{}, {}]", report.lower, report.upper);
+        }
+        let steps = if report.fraction.is_some() { "iteration(s)" } else { "sweeps" };
+        println!("method:       {}, {} {steps}, {seconds:.3} s", report.method, report.iterations);
     }
     if let Some(mut out) = values_out {
         out.flush().map_err(|e| CliError::Input(format!("cannot write the values: {e}")))?;

@@ -89,3 +89,36 @@ fn bad_properties_exit_2_with_the_place() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("no label \"nolabel\""));
 }
+
+#[test]
+fn exact_answers_are_fractions() {
+    let r = results(&[
+        "check",
+        "examples/die.pm",
+        "--property",
+        r#"P=? [F "one"]"#,
+        "--property",
+        r#"P=? [F<=4 "one"]"#,
+        "--exact",
+        "--json",
+    ]);
+    assert_eq!((r[0]["fraction"].as_str(), r[1]["fraction"].as_str()), (Some("1/6"), Some("1/8")));
+    assert_eq!(r[0]["method"], "sparse elimination, exact");
+    let r = results(&[
+        "check",
+        "examples/gamble.nm",
+        "--const",
+        "N=3",
+        "--property",
+        r#"Pmax=? [F "rich"]"#,
+        "--exact",
+        "--json",
+    ]);
+    assert_eq!((r[0]["fraction"].as_str(), r[0]["value"].as_f64()), (Some("3/8"), Some(0.375)));
+    // Without --exact there is no fraction.
+    let r = results(&["check", "examples/die.pm", "--property", r#"P=? [F "one"]"#, "--json"]);
+    assert!(r[0].get("fraction").is_none(), "{}", r[0]);
+    let out = warpcheck(&["check", "examples/die.pm", "--property", r#"R{"coin_flips"}=? [F "done"]"#, "--exact"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--exact answers P=?"), "{}", text(&out.stderr));
+}

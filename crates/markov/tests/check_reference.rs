@@ -160,3 +160,56 @@ fn haddad_monmege_is_sound() {
     let unsound = check(&model, &p, &vi).unwrap();
     assert!((unsound.value(s as u32) - 0.7).abs() > 1e-3, "value iteration: {}", unsound.value(s as u32));
 }
+
+/// `--exact`: every probability property the reference solved exactly, on the
+/// instances of at most `WARPCHECK_EXACT_STATES` states (default 30,000), gives the
+/// reference's fraction at every initial state (all states where it lists them).
+#[test]
+fn exact_fractions_equal_the_reference() {
+    use num_rational::BigRational;
+    let limit: u64 = std::env::var("WARPCHECK_EXACT_STATES").ok().and_then(|v| v.parse().ok()).unwrap_or(30_000);
+    let dir = common::markov_dir();
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for (id, instance) in &common::references(&dir) {
+        let (Some(drn), Some(states)) = (instance["files"]["drn"]["path"].as_str(), instance["states"].as_u64()) else {
+            continue;
+        };
+        if !wanted(id) || states > limit || instance["type"] == "ctmc" {
+            continue;
+        }
+        let model = warpcheck_markov::load(&dir.join(drn), None).unwrap_or_else(|e| panic!("{id}: {e}"));
+        for p in instance["properties"].as_array().unwrap() {
+            let wanted: Vec<(u32, &str)> = match &p["exact"]["fraction"] {
+                Value::String(f) => model.initial.iter().map(|&s| (s, f.as_str())).collect(),
+                Value::Array(a) => a.iter().enumerate().map(|(s, f)| (s as u32, f.as_str().unwrap())).collect(),
+                _ => continue,
+            };
+            let formula = p["formula"].as_str().unwrap();
+            let start = Instant::now();
+            let exact =
+                match warpcheck_markov::check::check_exact(&model, &parse(formula).unwrap(), &Options::default()) {
+                    Ok(e) => e,
+                    Err(e) => {
+                        failures.push(format!("{id} {formula}: {e}"));
+                        continue;
+                    }
+                };
+            for (s, f) in wanted {
+                let want: BigRational = f.parse().unwrap_or_else(|e| panic!("{id}: fraction {f}: {e:?}"));
+                if exact.values[s as usize] != want {
+                    failures.push(format!("{id} {formula} state {s}: {} instead of {f}", exact.values[s as usize]));
+                }
+            }
+            eprintln!(
+                "{id} {formula}: {} ({}, {:.3} s)",
+                exact.values[model.initial[0] as usize],
+                exact.method,
+                start.elapsed().as_secs_f64()
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 20, "only {checked} exact properties checked");
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}

@@ -147,8 +147,7 @@ fn compare_with_export(folder: &Path, id: &str, m: &SparseModel) -> Option<bool>
     // Reward rates (`.srew`): state reward, plus the exit rate times the action reward
     // in a CTMC.
     for reward in &m.rewards {
-        let Some(storm) = theirs.rewards.iter().find(|r| r.name == reward.name).and_then(|r| r.state.as_ref())
-        else {
+        let Some(storm) = theirs.rewards.iter().find(|r| r.name == reward.name).and_then(|r| r.state.as_ref()) else {
             continue;
         };
         for s in 0..m.states() as u32 {

@@ -12,7 +12,8 @@
 //! | `R [C<=k]`, `R [I=k]` | k sweeps | uniformisation |
 //! | `S [φ]`, `R [S]` | — | bottom SCCs ([`ctmc`]) |
 //!
-//! By default ([`Method::Sound`]) every unbounded value comes with guaranteed bounds
+//! With `--exact` ([`exact`]), `P` properties of DTMCs and MDPs are answered as
+//! fractions. By default ([`Method::Sound`]) every unbounded value comes with guaranteed bounds
 //! (interval iteration for probabilities, with maximal end components collapsed for
 //! `Pmax`; optimistic value iteration for rewards; see [`solve`]), stopped when the
 //! bounds are within twice the precision, so that their midpoint is within the
@@ -24,6 +25,7 @@
 
 mod bounded;
 mod ctmc;
+pub mod exact;
 pub mod property;
 mod reach;
 mod reward;
@@ -31,6 +33,7 @@ pub mod solve;
 
 use std::collections::BTreeMap;
 
+pub use exact::{check_exact, Exact};
 pub use property::{parse, Opt, ParseError, Property, Query};
 use property::{Num, StateFormula};
 

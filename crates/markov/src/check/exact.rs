@@ -1,0 +1,387 @@
+//! Exact answers (`--exact`) on DTMCs and MDPs, as fractions: `P [φ U ψ]`, `P [F ψ]`,
+//! their step-bounded forms and `P [X φ]`.
+//!
+//! Probabilities are read as the simplest fractions within their floating-point
+//! rounding (0.1 is 1/10, 1/3 stays 1/3); a state whose fractions then do not sum to
+//! exactly 1 is an error, never a rounded answer. Unbounded properties: the graph
+//! precomputation of [`crate::precompute`], then
+//!
+//! - on a DTMC, the linear system of the other states solved by sparse elimination
+//!   over the rationals;
+//! - on an MDP, policy iteration: a policy read off the floating-point solution,
+//!   evaluated exactly, improved while some choice is strictly better. The result is
+//!   the value of an actual policy (so at most `Pmax`, at least `Pmin`) and a fixed
+//!   point of the Bellman operator (so at least its least fixed point, which is
+//!   `Pmax`; for `Pmin` the fixed point is unique once the states of value 0 are
+//!   known): it is exact.
+//!
+//! Bounded properties take their steps in rationals. Exact arithmetic grows with the
+//! model: this is for models of thousands of states, not millions.
+
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{One, Zero};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::property::{Bound, PathFormula};
+use super::{reach, CheckError, Context, Opt, Options, Property, Query};
+use crate::{precompute, ModelType, SparseModel};
+
+/// Exact values of a property, one per state.
+#[derive(Clone, Debug)]
+pub struct Exact {
+    pub values: Vec<BigRational>,
+    /// What computed them (e.g. `policy iteration, exact`).
+    pub method: &'static str,
+    /// Policy evaluations, or steps of a bounded property.
+    pub iterations: u64,
+}
+
+impl Exact {
+    /// The value of state `s` as a fraction, `7/10` (a whole number alone: `1`).
+    pub fn fraction(&self, s: u32) -> String {
+        self.values[s as usize].to_string()
+    }
+
+    /// The value of state `s` as the nearest float.
+    pub fn float(&self, s: u32) -> f64 {
+        num_traits::ToPrimitive::to_f64(&self.values[s as usize]).unwrap_or(f64::NAN)
+    }
+}
+
+/// Policy improvements at most (each one strictly improves the policy, so this only
+/// guards against a bug).
+const MAX_IMPROVEMENTS: u64 = 100_000;
+
+/// Checks `property` on `model` exactly.
+pub fn check_exact(model: &SparseModel, property: &Property, options: &Options) -> Result<Exact, CheckError> {
+    let unsupported = || {
+        CheckError::Unsupported(
+            "--exact answers P=?, Pmin=? and Pmax=? of X, F, U and their step bounds on DTMCs and MDPs".into(),
+        )
+    };
+    if model.model_type == ModelType::Ctmc {
+        return Err(unsupported());
+    }
+    let Query::Prob { opt, path } = &property.query else { return Err(unsupported()) };
+    let cx = Context::new(model, options);
+    let opt = cx.opt(*opt, "P")?;
+    let probs = fractions(model)?;
+    match path {
+        PathFormula::Next(phi) => {
+            let phi = cx.states(phi)?;
+            let x: Vec<BigRational> = phi.iter().map(|&b| indicator(b)).collect();
+            let values = (0..model.states() as u32).map(|s| best_row(model, &probs, &x, s, opt)).collect();
+            Ok(Exact { values, method: "one step, exact", iterations: 1 })
+        }
+        PathFormula::Until { left, right, bound } => {
+            let (left, right) = (cx.states(left)?, cx.states(right)?);
+            match bound {
+                Bound::None => until(&cx, &probs, &left, &right, opt),
+                Bound::Upper { t, strict } => bounded(model, &probs, &left, &right, cx.steps(t, *strict)?, opt),
+                Bound::Interval(..) => Err(unsupported()),
+            }
+        }
+    }
+}
+
+fn indicator(b: bool) -> BigRational {
+    if b {
+        BigRational::one()
+    } else {
+        BigRational::zero()
+    }
+}
+
+/// The simplest fraction within a few units in the last place of `p` (continued
+/// fraction convergents), or `p`'s exact binary value if none is.
+pub fn fraction(p: f64) -> BigRational {
+    if p == 0.0 || !p.is_finite() {
+        return BigRational::from_float(p).unwrap_or_else(BigRational::zero);
+    }
+    let tolerance = p.abs() * 4.0 * f64::EPSILON;
+    let (mut h0, mut h1, mut k0, mut k1) = (0u128, 1u128, 1u128, 0u128);
+    let mut x = p.abs();
+    for _ in 0..64 {
+        let a = x.floor();
+        if a > 1e18 {
+            break;
+        }
+        let a = a as u128;
+        let (Some(h2), Some(k2)) =
+            (a.checked_mul(h1).and_then(|v| v.checked_add(h0)), a.checked_mul(k1).and_then(|v| v.checked_add(k0)))
+        else {
+            break;
+        };
+        (h0, h1, k0, k1) = (h1, h2, k1, k2);
+        if (h1 as f64 / k1 as f64 - p.abs()).abs() <= tolerance {
+            let f = BigRational::new(BigInt::from(h1), BigInt::from(k1));
+            return if p < 0.0 { -f } else { f };
+        }
+        let rest = x - x.floor();
+        if rest == 0.0 {
+            break;
+        }
+        x = 1.0 / rest;
+    }
+    BigRational::from_float(p).unwrap_or_else(BigRational::zero)
+}
+
+/// Every matrix entry as a fraction; each row must sum to exactly 1.
+fn fractions(model: &SparseModel) -> Result<Vec<BigRational>, CheckError> {
+    let probs: Vec<BigRational> = model.values.iter().map(|&v| fraction(v)).collect();
+    for s in 0..model.states() as u32 {
+        for row in model.rows(s) {
+            let range = model.row_starts[row as usize] as usize..model.row_starts[row as usize + 1] as usize;
+            let sum: BigRational = probs[range].iter().sum();
+            if !sum.is_one() {
+                return Err(CheckError::Unsupported(format!(
+                    "--exact: the probabilities of state {s} sum to {sum}, not 1, as fractions \
+                     (the model's numbers are not exact fractions)"
+                )));
+            }
+        }
+    }
+    Ok(probs)
+}
+
+/// The entries of `row`: target and exact probability.
+fn entries<'a>(
+    model: &'a SparseModel,
+    probs: &'a [BigRational],
+    row: u64,
+) -> impl Iterator<Item = (u32, &'a BigRational)> + 'a {
+    let range = model.row_starts[row as usize] as usize..model.row_starts[row as usize + 1] as usize;
+    model.columns[range.clone()].iter().copied().zip(&probs[range])
+}
+
+fn expectation(model: &SparseModel, probs: &[BigRational], x: &[BigRational], row: u64) -> BigRational {
+    entries(model, probs, row).map(|(t, p)| p * &x[t as usize]).sum()
+}
+
+/// The best expectation of `x` over the choices of state `s`.
+fn best_row(model: &SparseModel, probs: &[BigRational], x: &[BigRational], s: u32, opt: Opt) -> BigRational {
+    model
+        .rows(s)
+        .map(|row| expectation(model, probs, x, row))
+        .reduce(|a, b| if better(&b, &a, opt) { b } else { a })
+        .expect("every state has a choice")
+}
+
+fn better(a: &BigRational, b: &BigRational, opt: Opt) -> bool {
+    match opt {
+        Opt::Max => a > b,
+        Opt::Min => a < b,
+    }
+}
+
+/// `P [left U<=k right]`, step by step.
+fn bounded(
+    model: &SparseModel,
+    probs: &[BigRational],
+    left: &[bool],
+    right: &[bool],
+    k: u64,
+    opt: Opt,
+) -> Result<Exact, CheckError> {
+    let mut x: Vec<BigRational> = right.iter().map(|&b| indicator(b)).collect();
+    for _ in 0..k {
+        x = (0..model.states() as u32)
+            .map(|s| match (right[s as usize], left[s as usize]) {
+                (true, _) => BigRational::one(),
+                (false, false) => BigRational::zero(),
+                (false, true) => best_row(model, probs, &x, s, opt),
+            })
+            .collect();
+    }
+    Ok(Exact { values: x, method: "bounded steps, exact", iterations: k })
+}
+
+/// `P [left U right]`: precomputation, then elimination (DTMC) or policy iteration (MDP).
+fn until(cx: &Context, probs: &[BigRational], left: &[bool], right: &[bool], opt: Opt) -> Result<Exact, CheckError> {
+    let model = cx.model;
+    let pred = cx.pred();
+    let mdp = model.model_type == ModelType::Mdp;
+    let (zero, one) = match (mdp, opt) {
+        (false, _) => precompute::prob01(model, pred, left, right),
+        (true, Opt::Max) => precompute::prob01_max(model, pred, left, right),
+        (true, Opt::Min) => precompute::prob01_min(model, pred, left, right),
+    };
+    let maybe: Vec<bool> = zero.iter().zip(&one).map(|(&z, &o)| !z && !o).collect();
+    let mut policy: Vec<u64> = (0..model.states() as u32).map(|s| model.rows(s).start).collect();
+    if mdp && maybe.contains(&true) {
+        // Start from the choices the floating-point solution prefers.
+        let float = reach::until(cx, left, right, opt)?;
+        let v: Vec<f64> = (0..model.states() as u32).map(|s| float.value(s)).collect();
+        for s in (0..model.states() as u32).filter(|&s| maybe[s as usize]) {
+            let q = |row: u64| -> f64 {
+                let range = model.row_starts[row as usize] as usize..model.row_starts[row as usize + 1] as usize;
+                model.columns[range.clone()].iter().zip(&model.values[range]).map(|(&t, &p)| p * v[t as usize]).sum()
+            };
+            let better_f = |a: f64, b: f64| if opt == Opt::Max { a > b } else { a < b };
+            policy[s as usize] = model.rows(s).reduce(|a, b| if better_f(q(b), q(a)) { b } else { a }).unwrap();
+        }
+    }
+    let mut evaluations = 0;
+    loop {
+        let x = evaluate(model, probs, &policy, &maybe, &one);
+        evaluations += 1;
+        if !mdp {
+            return Ok(Exact { values: x, method: "sparse elimination, exact", iterations: evaluations });
+        }
+        let mut improved = false;
+        for s in (0..model.states() as u32).filter(|&s| maybe[s as usize]) {
+            let mut best = x[s as usize].clone();
+            for row in model.rows(s) {
+                let q = expectation(model, probs, &x, row);
+                if better(&q, &best, opt) {
+                    best = q;
+                    policy[s as usize] = row;
+                    improved = true;
+                }
+            }
+        }
+        if !improved {
+            return Ok(Exact { values: x, method: "policy iteration, exact", iterations: evaluations });
+        }
+        if evaluations >= MAX_IMPROVEMENTS {
+            return Err(CheckError::NotConverged { iterations: evaluations });
+        }
+    }
+}
+
+/// The exact reachability values of the chain a policy induces: 1 on `one`, 0 where
+/// the chain cannot reach `one` through `maybe` states, the solution of the linear
+/// system elsewhere.
+fn evaluate(
+    model: &SparseModel,
+    probs: &[BigRational],
+    policy: &[u64],
+    maybe: &[bool],
+    one: &[bool],
+) -> Vec<BigRational> {
+    let n = model.states();
+    let mut x: Vec<BigRational> = one.iter().map(|&o| indicator(o)).collect();
+    // The maybe states that reach `one` under the policy: backwards from the direct ones.
+    let mut back: Vec<Vec<u32>> = vec![Vec::new(); n];
+    let mut reaches = vec![false; n];
+    let mut stack = Vec::new();
+    for s in (0..n as u32).filter(|&s| maybe[s as usize]) {
+        for (t, _) in entries(model, probs, policy[s as usize]) {
+            if one[t as usize] && !reaches[s as usize] {
+                reaches[s as usize] = true;
+                stack.push(s);
+            } else if maybe[t as usize] {
+                back[t as usize].push(s);
+            }
+        }
+    }
+    while let Some(t) = stack.pop() {
+        for &s in &back[t as usize] {
+            if !reaches[s as usize] {
+                reaches[s as usize] = true;
+                stack.push(s);
+            }
+        }
+    }
+    let unknowns: Vec<u32> = (0..n as u32).filter(|&s| reaches[s as usize]).collect();
+    let mut local = vec![u32::MAX; n];
+    for (i, &s) in unknowns.iter().enumerate() {
+        local[s as usize] = i as u32;
+    }
+    let mut rows = Vec::with_capacity(unknowns.len());
+    let mut b = Vec::with_capacity(unknowns.len());
+    for &s in &unknowns {
+        let mut row: FxHashMap<u32, BigRational> = FxHashMap::default();
+        let mut constant = BigRational::zero();
+        for (t, p) in entries(model, probs, policy[s as usize]) {
+            if one[t as usize] {
+                constant += p;
+            } else if reaches[t as usize] {
+                *row.entry(local[t as usize]).or_insert_with(BigRational::zero) += p;
+            }
+        }
+        rows.push(row);
+        b.push(constant);
+    }
+    for (&s, v) in unknowns.iter().zip(solve(rows, b)) {
+        x[s as usize] = v;
+    }
+    x
+}
+
+/// Solves `x = A x + b` (`A` by rows, no row of `I - A` singular) by eliminating the
+/// unknowns in order, then substituting back.
+pub(crate) fn solve(mut rows: Vec<FxHashMap<u32, BigRational>>, mut b: Vec<BigRational>) -> Vec<BigRational> {
+    let n = rows.len();
+    let mut preds: Vec<FxHashSet<u32>> = vec![FxHashSet::default(); n];
+    for (s, row) in rows.iter().enumerate() {
+        for &t in row.keys() {
+            preds[t as usize].insert(s as u32);
+        }
+    }
+    for s in 0..n {
+        if let Some(l) = rows[s].remove(&(s as u32)) {
+            let scale = (BigRational::one() - l).recip();
+            rows[s].values_mut().for_each(|c| *c *= &scale);
+            b[s] *= &scale;
+        }
+        preds[s].remove(&(s as u32));
+        let row_s: Vec<(u32, BigRational)> = rows[s].iter().map(|(&t, c)| (t, c.clone())).collect();
+        let b_s = b[s].clone();
+        for p in std::mem::take(&mut preds[s]) {
+            let a = rows[p as usize].remove(&(s as u32)).expect("a predecessor has the entry");
+            for (t, c) in &row_s {
+                *rows[p as usize].entry(*t).or_insert_with(BigRational::zero) += &a * c;
+                preds[*t as usize].insert(p);
+            }
+            b[p as usize] += &a * &b_s;
+        }
+        for (t, _) in &row_s {
+            preds[*t as usize].remove(&(s as u32));
+        }
+    }
+    let mut x = vec![BigRational::zero(); n];
+    for s in (0..n).rev() {
+        let mut v = b[s].clone();
+        for (&t, c) in &rows[s] {
+            v += c * &x[t as usize];
+        }
+        x[s] = v;
+    }
+    x
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(n: i64, d: i64) -> BigRational {
+        BigRational::new(n.into(), d.into())
+    }
+
+    #[test]
+    fn fractions_recover_the_decimals_and_ratios_meant() {
+        assert_eq!(fraction(0.1), q(1, 10));
+        assert_eq!(fraction(0.7), q(7, 10));
+        assert_eq!(fraction(1.0 / 3.0), q(1, 3));
+        assert_eq!(fraction(0.3 * 0.7), q(21, 100));
+        assert_eq!(fraction(1.0), q(1, 1));
+        assert_eq!(fraction(0.0), q(0, 1));
+        assert_eq!(fraction(1.0 / 1024.0), q(1, 1024));
+    }
+
+    #[test]
+    fn elimination_solves_a_cyclic_system() {
+        // x0 = 1/2 x1 + 1/4, x1 = 1/3 x0 + 1/3 x1 + 1/6: x0 = x1 = 1/2.
+        let mut r0 = FxHashMap::default();
+        r0.insert(1, q(1, 2));
+        let mut r1 = FxHashMap::default();
+        r1.insert(0, q(1, 3));
+        r1.insert(1, q(1, 3));
+        let x = solve(vec![r0, r1], vec![q(1, 4), q(1, 6)]);
+        assert_eq!(&x[0], &(q(1, 2) * &x[1] + q(1, 4)));
+        assert_eq!(&x[1], &(q(1, 3) * &x[0] + q(1, 3) * &x[1] + q(1, 6)));
+        assert_eq!(x, vec![q(1, 2), q(1, 2)]);
+    }
+}

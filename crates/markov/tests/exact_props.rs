@@ -1,0 +1,156 @@
+//! `--exact` against an independent exact oracle on random models of 1-6 states with
+//! 1-3 choices per state: every memoryless deterministic scheduler (they suffice for
+//! the extremal probabilities of `safe U target`) is applied, the induced DTMC solved by
+//! dense Gaussian elimination over the rationals (after the graph search for P > 0),
+//! and the minimum and maximum over the schedulers taken per state. The sound
+//! floating-point solver's bounds must contain the exact values, and step-bounded
+//! properties must agree with the floating-point sweeps.
+
+mod random;
+
+use num_rational::BigRational;
+use num_traits::{One, ToPrimitive, Zero};
+use proptest::prelude::*;
+use random::{build, spec, states, Spec};
+use warpcheck_markov::check::{check, check_exact, parse, Options};
+use warpcheck_markov::{ModelType, SparseModel};
+
+fn labelled(spec: &Spec, model_type: ModelType, safe: &[bool], target: &[bool]) -> SparseModel {
+    let mut m = build(spec, model_type);
+    m.labelling.labels = vec![("safe".into(), states(safe)), ("target".into(), states(target))];
+    m
+}
+
+/// The exact probability of `safe U target` per state in the DTMC that takes
+/// `choice[s]` in each state (uniform over a choice's targets).
+fn oracle(spec: &Spec, choice: &[usize], safe: &[bool], target: &[bool]) -> Vec<BigRational> {
+    let n = spec.len();
+    let row = |s: usize| &spec[s][choice[s]];
+    let mut positive = target.to_vec();
+    loop {
+        let before = positive.clone();
+        for s in 0..n {
+            if !positive[s] && safe[s] && row(s).iter().any(|&t| positive[t as usize]) {
+                positive[s] = true;
+            }
+        }
+        if positive == before {
+            break;
+        }
+    }
+    let unknown: Vec<usize> = (0..n).filter(|&s| positive[s] && !target[s]).collect();
+    let k = unknown.len();
+    let mut a = vec![vec![BigRational::zero(); k + 1]; k];
+    for (i, &s) in unknown.iter().enumerate() {
+        a[i][i] += BigRational::one();
+        let p = BigRational::new(1.into(), (row(s).len() as i64).into());
+        for &t in row(s) {
+            if target[t as usize] {
+                a[i][k] += &p;
+            } else if let Some(j) = unknown.iter().position(|&u| u == t as usize) {
+                a[i][j] -= &p;
+            }
+        }
+    }
+    for c in 0..k {
+        let pivot = (c..k).find(|&r| !a[r][c].is_zero()).expect("the system is regular");
+        a.swap(c, pivot);
+        let pivot_row = a[c].clone();
+        for (r, row) in a.iter_mut().enumerate() {
+            if r != c && !row[c].is_zero() {
+                let f = &row[c] / &pivot_row[c];
+                for (x, p) in row[c..].iter_mut().zip(&pivot_row[c..]) {
+                    *x -= &f * p;
+                }
+            }
+        }
+    }
+    let mut x: Vec<BigRational> =
+        (0..n).map(|s| if target[s] { BigRational::one() } else { BigRational::zero() }).collect();
+    for (i, &s) in unknown.iter().enumerate() {
+        x[s] = &a[i][k] / &a[i][i];
+    }
+    x
+}
+
+/// Per state, the minimum and maximum of the oracle over all schedulers.
+fn extremes(spec: &Spec, safe: &[bool], target: &[bool]) -> (Vec<BigRational>, Vec<BigRational>) {
+    let n = spec.len();
+    let mut choice = vec![0usize; n];
+    let (mut lo, mut hi): (Option<Vec<BigRational>>, Option<Vec<BigRational>>) = (None, None);
+    loop {
+        let x = oracle(spec, &choice, safe, target);
+        lo = Some(match lo {
+            None => x.clone(),
+            Some(l) => l.into_iter().zip(&x).map(|(a, b)| if b < &a { b.clone() } else { a }).collect(),
+        });
+        hi = Some(match hi {
+            None => x,
+            Some(h) => h.into_iter().zip(x).map(|(a, b)| if b > a { b } else { a }).collect(),
+        });
+        // The next scheduler, counting in mixed radix.
+        let mut s = 0;
+        while s < n {
+            choice[s] += 1;
+            if choice[s] < spec[s].len() {
+                break;
+            }
+            choice[s] = 0;
+            s += 1;
+        }
+        if s == n {
+            return (lo.unwrap(), hi.unwrap());
+        }
+    }
+}
+
+fn masks(max_n: usize, max_choices: usize) -> impl Strategy<Value = (Spec, Vec<bool>, Vec<bool>)> {
+    spec(1, max_n, max_choices).prop_flat_map(|spec| {
+        let n = spec.len();
+        (
+            Just(spec),
+            prop::collection::vec(prop::bool::weighted(0.8), n),
+            prop::collection::vec(prop::bool::weighted(0.2), n),
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn exact_until_is_the_optimum_over_all_schedulers((spec, safe, target) in masks(6, 3)) {
+        let mdp = spec.iter().any(|c| c.len() > 1);
+        let model_type = if mdp { ModelType::Mdp } else { ModelType::Dtmc };
+        let model = labelled(&spec, model_type, &safe, &target);
+        let (lo, hi) = extremes(&spec, &safe, &target);
+        let queries: &[(&str, &Vec<BigRational>)] =
+            if mdp { &[("Pmin", &lo), ("Pmax", &hi)] } else { &[("P", &hi)] };
+        for (op, want) in queries {
+            let property = parse(&format!("{op}=? [\"safe\" U \"target\"]")).unwrap();
+            let exact = check_exact(&model, &property, &Options::default()).unwrap();
+            prop_assert_eq!(&exact.values, *want, "{}", op);
+            let sound = check(&model, &property, &Options::default()).unwrap();
+            for (s, x) in want.iter().enumerate() {
+                let x = x.to_f64().unwrap();
+                prop_assert!(sound.lower[s] <= x + 1e-12 && x - 1e-12 <= sound.upper[s],
+                    "{} state {}: exact {} outside [{}, {}]", op, s, x, sound.lower[s], sound.upper[s]);
+            }
+        }
+    }
+
+    #[test]
+    fn exact_bounded_until_agrees_with_the_sweeps((spec, safe, target) in masks(6, 3), k in 0u64..6) {
+        let mdp = spec.iter().any(|c| c.len() > 1);
+        let model = labelled(&spec, if mdp { ModelType::Mdp } else { ModelType::Dtmc }, &safe, &target);
+        for op in if mdp { &["Pmin", "Pmax"][..] } else { &["P"][..] } {
+            let property = parse(&format!("{op}=? [\"safe\" U<={k} \"target\"]")).unwrap();
+            let exact = check_exact(&model, &property, &Options::default()).unwrap();
+            let float = check(&model, &property, &Options::default()).unwrap();
+            for s in 0..model.states() {
+                let x = exact.values[s].to_f64().unwrap();
+                prop_assert!((x - float.value(s as u32)).abs() <= 1e-12, "{} state {}: {} vs {}", op, s, x, float.value(s as u32));
+            }
+        }
+    }
+}
