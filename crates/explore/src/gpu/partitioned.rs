@@ -323,6 +323,12 @@ impl Sizing {
             .unwrap_or(EXCHANGE_PERCENT)
             .clamp(1, 90) as f64
             / 100.0;
+        Sizing::for_budget(budget, parts, words, direct, share)
+    }
+
+    /// The partition of `budget` bytes: `share` of it for the inbox (and, staged, the
+    /// outbox) segments, the rest for states, parents' ids and partitions, and the table.
+    fn for_budget(budget: u64, parts: usize, words: usize, direct: bool, share: f64) -> Result<Sizing, GpuError> {
         let entry_words = words + 1;
         let segments = (parts as u64 - 1) * if direct { 1 } else { 2 };
         let exchange = (budget as f64 * share) as u64;
@@ -444,6 +450,14 @@ fn connect(devices: &[Gpu], store: &mut [Part], sizing: &Sizing, direct: bool) -
     Ok(())
 }
 
+/// States per partition that one host step may expand, given every store's free room
+/// (`free`), the bound on successors per state and the room of an inbox segment: all
+/// chunks' successors together fit every store, one chunk's fit a segment.
+fn chunk(free: &[u64], bound: u64, room: u64) -> u64 {
+    let least = free.iter().copied().min().unwrap_or(0);
+    (least / (free.len() as u64 * bound)).min(room / bound)
+}
+
 struct Run<'a, M> {
     model: &'a M,
     options: &'a GpuOptions<'a>,
@@ -513,9 +527,8 @@ impl<M: CudaModel> Run<'_, M> {
     /// States per partition that one host step may expand: all their successors fit
     /// every inbox segment and every store (0 when not even one state's do).
     fn chunk(&self, store: &[Part]) -> u64 {
-        let parts = store.len() as u64;
-        let least_room = store.iter().map(|p| (p.args.limit - p.held) as u64).min().unwrap_or(0);
-        (least_room / (parts * self.bound)).min(self.sizing.room / self.bound)
+        let free: Vec<u64> = store.iter().map(|p| (p.args.limit - p.held) as u64).collect();
+        chunk(&free, self.bound, self.sizing.room)
     }
 
     fn flags(&self) -> u32 {
@@ -842,5 +855,41 @@ impl<M: CudaModel> Run<'_, M> {
             states.push(state);
         }
         Ok(states)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_partition_fits_its_budget_and_the_exchange_its_share() {
+        for (budget, parts, words, direct) in
+            [(80u64 << 30, 4, 5, true), (80 << 30, 4, 5, false), (1 << 30, 2, 1, true), (20 << 30, 8, 17, true)]
+        {
+            let s = Sizing::for_budget(budget, parts, words, direct, 0.2).unwrap();
+            assert!(s.bytes <= budget, "{budget} {parts} {words}: {} bytes", s.bytes);
+            let segments = (parts as u64 - 1) * if direct { 1 } else { 2 };
+            let exchange = segments * s.room * 4 * s.entry_words as u64;
+            assert!(exchange <= budget / 5 && exchange > budget / 5 - segments * 4 * s.entry_words as u64);
+            assert!(s.entries > s.capacity && s.capacity as f64 >= 0.74 * s.entries as f64);
+        }
+        // Direct partitions need no outbox: twice the room per segment.
+        let direct = Sizing::for_budget(8 << 30, 3, 4, true, 0.2).unwrap();
+        let staged = Sizing::for_budget(8 << 30, 3, 4, false, 0.2).unwrap();
+        assert_eq!(direct.room / 2, staged.room);
+        assert!(matches!(Sizing::for_budget(50, 2, 4, true, 0.2), Err(GpuError::Full { .. })));
+    }
+
+    #[test]
+    fn chunks_are_the_largest_whose_successors_fit() {
+        for (free, bound, room) in
+            [(vec![1000u64, 5000, 700], 7u64, 10_000u64), (vec![1 << 40; 4], 3, 500), (vec![10, 10], 20, 100)]
+        {
+            let c = chunk(&free, bound, room);
+            let parts = free.len() as u64;
+            let fits = |c: u64| parts * c * bound <= *free.iter().min().unwrap() && c * bound <= room;
+            assert!(fits(c) && !fits(c + 1), "{free:?} {bound} {room}: {c}");
+        }
     }
 }
