@@ -118,7 +118,11 @@ fn exact_answers_are_fractions() {
     // Without --exact there is no fraction.
     let r = results(&["check", "examples/die.pm", "--property", r#"P=? [F "one"]"#, "--json"]);
     assert!(r[0].get("fraction").is_none(), "{}", r[0]);
-    let out = warpcheck(&["check", "examples/die.pm", "--property", r#"R{"coin_flips"}=? [F "done"]"#, "--exact"]);
+    let r =
+        results(&["check", "examples/die.pm", "--property", r#"R{"coin_flips"}=? [F "done"]"#, "--exact", "--json"]);
+    assert_eq!(r[0]["fraction"].as_str(), Some("11/3"));
+    let out =
+        warpcheck(&["check", "examples/gamble.nm", "--const", "N=3", "--property", r#"Rmax=? [F "rich"]"#, "--exact"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("--exact answers P=?"), "{}", text(&out.stderr));
 }

@@ -4,7 +4,8 @@
 //! dense Gaussian elimination over the rationals (after the graph search for P > 0),
 //! and the minimum and maximum over the schedulers taken per state. The sound
 //! floating-point solver's bounds must contain the exact values, and step-bounded
-//! properties must agree with the floating-point sweeps.
+//! properties must agree with the floating-point sweeps. Expected rewards of random
+//! DTMCs: the sound solver's bounds contain the exact value, infinite where it is.
 
 mod random;
 
@@ -13,7 +14,7 @@ use num_traits::{One, ToPrimitive, Zero};
 use proptest::prelude::*;
 use random::{build, spec, states, Spec};
 use warpcheck_markov::check::{check, check_exact, parse, Options};
-use warpcheck_markov::{ModelType, SparseModel};
+use warpcheck_markov::{ModelType, RewardModel, SparseModel};
 
 fn labelled(spec: &Spec, model_type: ModelType, safe: &[bool], target: &[bool]) -> SparseModel {
     let mut m = build(spec, model_type);
@@ -150,6 +151,29 @@ proptest! {
             for s in 0..model.states() {
                 let x = exact.values[s].to_f64().unwrap();
                 prop_assert!((x - float.value(s as u32)).abs() <= 1e-12, "{} state {}: {} vs {}", op, s, x, float.value(s as u32));
+            }
+        }
+    }
+
+    #[test]
+    fn exact_expected_rewards_lie_in_the_sound_bounds(
+        (spec, _, target) in masks(7, 1),
+        rewards in prop::collection::vec(0u32..4, 7),
+    ) {
+        let mut model = labelled(&spec, ModelType::Dtmc, &vec![true; spec.len()], &target);
+        let state: Vec<f64> = (0..spec.len()).map(|s| f64::from(rewards[s])).collect();
+        model.rewards.push(RewardModel { name: "r".into(), state: Some(state), ..RewardModel::default() });
+        let property = parse(r#"R{"r"}=? [F "target"]"#).unwrap();
+        let exact = check_exact(&model, &property, &Options::default()).unwrap();
+        let sound = check(&model, &property, &Options::default()).unwrap();
+        for s in 0..model.states() as u32 {
+            let x = exact.float(s);
+            if x.is_infinite() {
+                prop_assert!(sound.value(s).is_infinite(), "state {}: exact inf, sound {}", s, sound.value(s));
+            } else {
+                let (lo, hi) = (sound.lower[s as usize], sound.upper[s as usize]);
+                let slack = 1e-9 * x.abs().max(1.0);
+                prop_assert!(lo <= x + slack && x - slack <= hi, "state {}: exact {} outside [{}, {}]", s, exact.fraction(s), lo, hi);
             }
         }
     }

@@ -1,5 +1,6 @@
 //! Exact answers (`--exact`) on DTMCs and MDPs, as fractions: `P [φ U ψ]`, `P [F ψ]`,
-//! their step-bounded forms and `P [X φ]`.
+//! their step-bounded forms and `P [X φ]`; on DTMCs also `R [F φ]` (infinite where φ
+//! is missed with positive probability, as in PRISM).
 //!
 //! Probabilities are read as the simplest fractions within their floating-point
 //! rounding (0.1 is 1/10, 1/3 stays 1/3); a state whose fractions then do not sum to
@@ -23,14 +24,17 @@ use num_rational::BigRational;
 use num_traits::{One, Zero};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::property::{Bound, PathFormula};
+use super::property::{Bound, PathFormula, RewardPath};
 use super::{reach, CheckError, Context, Opt, Options, Property, Query};
 use crate::{precompute, ModelType, SparseModel};
 
 /// Exact values of a property, one per state.
 #[derive(Clone, Debug)]
 pub struct Exact {
+    /// The values (0 where `infinite`).
     pub values: Vec<BigRational>,
+    /// Per state: the value is infinite (an expected reward; empty when none is).
+    pub infinite: Vec<bool>,
     /// What computed them (e.g. `policy iteration, exact`).
     pub method: &'static str,
     /// Policy evaluations, or steps of a bounded property.
@@ -38,13 +42,28 @@ pub struct Exact {
 }
 
 impl Exact {
-    /// The value of state `s` as a fraction, `7/10` (a whole number alone: `1`).
+    fn new(values: Vec<BigRational>, method: &'static str, iterations: u64) -> Exact {
+        Exact { values, infinite: Vec::new(), method, iterations }
+    }
+
+    fn is_infinite(&self, s: u32) -> bool {
+        self.infinite.get(s as usize).copied().unwrap_or(false)
+    }
+
+    /// The value of state `s` as a fraction, `7/10` (a whole number alone: `1`;
+    /// `inf` when infinite).
     pub fn fraction(&self, s: u32) -> String {
+        if self.is_infinite(s) {
+            return "inf".into();
+        }
         self.values[s as usize].to_string()
     }
 
     /// The value of state `s` as the nearest float.
     pub fn float(&self, s: u32) -> f64 {
+        if self.is_infinite(s) {
+            return f64::INFINITY;
+        }
         num_traits::ToPrimitive::to_f64(&self.values[s as usize]).unwrap_or(f64::NAN)
     }
 }
@@ -57,14 +76,23 @@ const MAX_IMPROVEMENTS: u64 = 100_000;
 pub fn check_exact(model: &SparseModel, property: &Property, options: &Options) -> Result<Exact, CheckError> {
     let unsupported = || {
         CheckError::Unsupported(
-            "--exact answers P=?, Pmin=? and Pmax=? of X, F, U and their step bounds on DTMCs and MDPs".into(),
+            "--exact answers P=?, Pmin=? and Pmax=? of X, F, U and their step bounds on DTMCs and MDPs, \
+             and R=? [F φ] on DTMCs"
+                .into(),
         )
     };
     if model.model_type == ModelType::Ctmc {
         return Err(unsupported());
     }
-    let Query::Prob { opt, path } = &property.query else { return Err(unsupported()) };
     let cx = Context::new(model, options);
+    if let Query::Reward { reward, opt: _, path: RewardPath::Reach(goal) } = &property.query {
+        if model.model_type != ModelType::Dtmc {
+            return Err(unsupported());
+        }
+        let rewards = super::reward::row_rewards(model, reward.as_deref())?;
+        return reward_reach(&cx, &fractions(model)?, &rewards, &cx.states(goal)?);
+    }
+    let Query::Prob { opt, path } = &property.query else { return Err(unsupported()) };
     let opt = cx.opt(*opt, "P")?;
     let probs = fractions(model)?;
     match path {
@@ -72,7 +100,7 @@ pub fn check_exact(model: &SparseModel, property: &Property, options: &Options) 
             let phi = cx.states(phi)?;
             let x: Vec<BigRational> = phi.iter().map(|&b| indicator(b)).collect();
             let values = (0..model.states() as u32).map(|s| best_row(model, &probs, &x, s, opt)).collect();
-            Ok(Exact { values, method: "one step, exact", iterations: 1 })
+            Ok(Exact::new(values, "one step, exact", 1))
         }
         PathFormula::Until { left, right, bound } => {
             let (left, right) = (cx.states(left)?, cx.states(right)?);
@@ -194,7 +222,7 @@ fn bounded(
             })
             .collect();
     }
-    Ok(Exact { values: x, method: "bounded steps, exact", iterations: k })
+    Ok(Exact::new(x, "bounded steps, exact", k))
 }
 
 /// `P [left U right]`: precomputation, then elimination (DTMC) or policy iteration (MDP).
@@ -227,7 +255,7 @@ fn until(cx: &Context, probs: &[BigRational], left: &[bool], right: &[bool], opt
         let x = evaluate(model, probs, &policy, &maybe, &one);
         evaluations += 1;
         if !mdp {
-            return Ok(Exact { values: x, method: "sparse elimination, exact", iterations: evaluations });
+            return Ok(Exact::new(x, "sparse elimination, exact", evaluations));
         }
         let mut improved = false;
         for s in (0..model.states() as u32).filter(|&s| maybe[s as usize]) {
@@ -242,12 +270,45 @@ fn until(cx: &Context, probs: &[BigRational], left: &[bool], right: &[bool], opt
             }
         }
         if !improved {
-            return Ok(Exact { values: x, method: "policy iteration, exact", iterations: evaluations });
+            return Ok(Exact::new(x, "policy iteration, exact", evaluations));
         }
         if evaluations >= MAX_IMPROVEMENTS {
             return Err(CheckError::NotConverged { iterations: evaluations });
         }
     }
+}
+
+/// `R [F goal]` on a DTMC: infinite where the goal is missed with positive
+/// probability, 0 on the goal, else the solution of `x = r + A x`.
+fn reward_reach(cx: &Context, probs: &[BigRational], rewards: &[f64], goal: &[bool]) -> Result<Exact, CheckError> {
+    let model = cx.model;
+    let all = vec![true; model.states()];
+    let (_, sure) = precompute::prob01(model, cx.pred(), &all, goal);
+    let infinite: Vec<bool> = sure.iter().map(|&s| !s).collect();
+    let unknowns: Vec<u32> = (0..model.states() as u32).filter(|&s| sure[s as usize] && !goal[s as usize]).collect();
+    let mut local = vec![u32::MAX; model.states()];
+    for (i, &s) in unknowns.iter().enumerate() {
+        local[s as usize] = i as u32;
+    }
+    let mut rows = Vec::with_capacity(unknowns.len());
+    let mut b = Vec::with_capacity(unknowns.len());
+    for &s in &unknowns {
+        let row = model.rows(s).start;
+        let mut coefficients: FxHashMap<u32, BigRational> = FxHashMap::default();
+        for (t, p) in entries(model, probs, row) {
+            // Every successor of a state that surely reaches the goal surely does too.
+            if local[t as usize] != u32::MAX {
+                *coefficients.entry(local[t as usize]).or_insert_with(BigRational::zero) += p;
+            }
+        }
+        rows.push(coefficients);
+        b.push(fraction(rewards[row as usize]));
+    }
+    let mut values = vec![BigRational::zero(); model.states()];
+    for (&s, v) in unknowns.iter().zip(solve(rows, b)) {
+        values[s as usize] = v;
+    }
+    Ok(Exact { values, infinite, method: "sparse elimination, exact", iterations: 1 })
 }
 
 /// The exact reachability values of the chain a policy induces: 1 on `one`, 0 where
