@@ -1,0 +1,294 @@
+//! Optimal search over a grounded [`Task`]: breadth-first search when every action
+//! costs 1 (goal tested when a state is generated), otherwise uniform-cost search over
+//! cost buckets (Dijkstra with a bucket per occurring g-value, in a `BTreeMap` since
+//! costs can be sparse and large; goal tested when a state is taken from the lowest
+//! bucket, which is what makes it exact with zero-cost actions). States are stored
+//! once in an arena of `u32` words, found through a `hashbrown` table of their ids;
+//! parent links give the plan. Single-threaded. A bound on stored states ends the
+//! search with [`SearchError::StateLimit`], never by dropping states.
+
+use std::collections::BTreeMap;
+use std::hash::{BuildHasher, Hash};
+
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
+
+use crate::task::{State, Task};
+
+/// Limits of a search.
+#[derive(Clone, Debug, Default)]
+pub struct SearchOptions {
+    /// The most states to store; `None` for no bound.
+    pub max_states: Option<usize>,
+}
+
+/// A finished search: an optimal plan, or none when the reachable states are
+/// exhausted without reaching the goal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchOutcome {
+    /// Action indices of an optimal plan; `None` when the task is unsolvable.
+    pub plan: Option<Vec<usize>>,
+    /// The plan's cost.
+    pub cost: Option<u64>,
+    /// States expanded (their successors computed).
+    pub expanded: u64,
+    /// Successors generated (duplicates included).
+    pub generated: u64,
+    /// Distinct states stored.
+    pub stored: usize,
+}
+
+/// A search that ran out of room.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SearchError {
+    /// More states than the bound would have to be stored.
+    #[error("state limit of {limit} states reached after {expanded} expansions (raise it to search further)")]
+    StateLimit {
+        /// The bound.
+        limit: usize,
+        /// States expanded when it was reached.
+        expanded: u64,
+    },
+}
+
+/// The stored states: an arena of `words`-word states, their parents and g-values.
+struct Store {
+    words: usize,
+    arena: Vec<u32>,
+    parent: Vec<u32>,
+    action: Vec<u32>,
+    g: Vec<u64>,
+    table: HashTable<u32>,
+    hasher: FxBuildHasher,
+    limit: usize,
+}
+
+impl Store {
+    fn new(words: usize, limit: usize) -> Store {
+        Store {
+            words,
+            arena: Vec::new(),
+            parent: Vec::new(),
+            action: Vec::new(),
+            g: Vec::new(),
+            table: HashTable::new(),
+            hasher: FxBuildHasher,
+            limit,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.parent.len()
+    }
+
+    fn state(&self, id: u32) -> &[u32] {
+        &self.arena[id as usize * self.words..(id as usize + 1) * self.words]
+    }
+
+    fn hash(&self, s: &[u32]) -> u64 {
+        let mut h = self.hasher.build_hasher();
+        s.hash(&mut h);
+        std::hash::Hasher::finish(&h)
+    }
+
+    /// The id of `s`, and whether it is new. `Err` when a new state would pass the bound.
+    fn insert(&mut self, s: &[u32], parent: u32, action: u32, g: u64) -> Result<(u32, bool), ()> {
+        let hash = self.hash(s);
+        let (words, arena) = (self.words, &self.arena);
+        let eq = |&id: &u32| &arena[id as usize * words..(id as usize + 1) * words] == s;
+        if let Some(&id) = self.table.find(hash, eq) {
+            return Ok((id, false));
+        }
+        if self.len() >= self.limit {
+            return Err(());
+        }
+        let id = self.len() as u32;
+        self.arena.extend_from_slice(s);
+        self.parent.push(parent);
+        self.action.push(action);
+        self.g.push(g);
+        let (words, arena, hasher) = (self.words, &self.arena, &self.hasher);
+        self.table.insert_unique(hash, id, |&i| {
+            let mut h = hasher.build_hasher();
+            arena[i as usize * words..(i as usize + 1) * words].hash(&mut h);
+            std::hash::Hasher::finish(&h)
+        });
+        Ok((id, true))
+    }
+
+    /// The actions from the initial state (id 0) to `id`.
+    fn plan(&self, mut id: u32) -> Vec<usize> {
+        let mut plan = Vec::new();
+        while id != 0 {
+            plan.push(self.action[id as usize] as usize);
+            id = self.parent[id as usize];
+        }
+        plan.reverse();
+        plan
+    }
+}
+
+/// The actions applicable in a state, found through an index by first precondition
+/// fact (actions without positive preconditions are tried in every state).
+struct Successors {
+    by_fact: Vec<Vec<u32>>,
+    always: Vec<u32>,
+}
+
+impl Successors {
+    fn new(task: &Task) -> Successors {
+        let mut by_fact = vec![Vec::new(); task.facts.len()];
+        let mut always = Vec::new();
+        for (i, a) in task.actions.iter().enumerate() {
+            match a.precondition.positive.first() {
+                Some(&f) => by_fact[f as usize].push(i as u32),
+                None => always.push(i as u32),
+            }
+        }
+        Successors { by_fact, always }
+    }
+
+    fn applicable(&self, task: &Task, state: &[u32], out: &mut Vec<u32>) {
+        out.clear();
+        for (w, &word) in state.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let f = w * 32 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if let Some(list) = self.by_fact.get(f) {
+                    out.extend(list.iter().filter(|&&a| task.actions[a as usize].precondition.holds(state)));
+                }
+            }
+        }
+        out.extend(self.always.iter().filter(|&&a| task.actions[a as usize].precondition.holds(state)));
+        out.sort_unstable();
+    }
+}
+
+/// Finds an optimal plan of `task`.
+pub fn search(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, SearchError> {
+    if task.unit_cost() {
+        breadth_first(task, options)
+    } else {
+        uniform_cost(task, options)
+    }
+}
+
+fn limit_error(limit: usize, expanded: u64) -> SearchError {
+    SearchError::StateLimit { limit, expanded }
+}
+
+fn breadth_first(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, SearchError> {
+    let limit = options.max_states.unwrap_or(usize::MAX);
+    let mut store = Store::new(task.words, limit);
+    let mut out = SearchOutcome { plan: None, cost: None, expanded: 0, generated: 0, stored: 0 };
+    store.insert(&task.init, 0, u32::MAX, 0).map_err(|_| limit_error(limit, 0))?;
+    if task.goal.holds(&task.init) {
+        out.plan = Some(vec![]);
+        out.cost = Some(0);
+        out.stored = 1;
+        return Ok(out);
+    }
+    let successors = Successors::new(task);
+    let (mut applicable, mut state, mut next): (Vec<u32>, State, State) = (Vec::new(), Vec::new(), Vec::new());
+    // States are stored in breadth-first order: the queue is the range of ids.
+    let mut id = 0u32;
+    while (id as usize) < store.len() {
+        state.clear();
+        state.extend_from_slice(store.state(id));
+        out.expanded += 1;
+        successors.applicable(task, &state, &mut applicable);
+        for &a in &applicable {
+            task.actions[a as usize].apply(&state, &mut next);
+            out.generated += 1;
+            let g = store.g[id as usize] + 1;
+            let (s, new) = store.insert(&next, id, a, g).map_err(|_| limit_error(limit, out.expanded))?;
+            if new && task.goal.holds(&next) {
+                out.plan = Some(store.plan(s));
+                out.cost = Some(g);
+                out.stored = store.len();
+                return Ok(out);
+            }
+        }
+        id += 1;
+    }
+    out.stored = store.len();
+    Ok(out)
+}
+
+fn uniform_cost(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, SearchError> {
+    let limit = options.max_states.unwrap_or(usize::MAX);
+    let mut store = Store::new(task.words, limit);
+    let mut out = SearchOutcome { plan: None, cost: None, expanded: 0, generated: 0, stored: 0 };
+    store.insert(&task.init, 0, u32::MAX, 0).map_err(|_| limit_error(limit, 0))?;
+    let successors = Successors::new(task);
+    let mut closed: Vec<bool> = Vec::new();
+    let mut buckets: BTreeMap<u64, Vec<u32>> = BTreeMap::new();
+    buckets.insert(0, vec![0]);
+    let (mut applicable, mut state, mut next): (Vec<u32>, State, State) = (Vec::new(), Vec::new(), Vec::new());
+    while let Some(mut entry) = buckets.first_entry() {
+        let cost = *entry.key();
+        let Some(id) = entry.get_mut().pop() else {
+            entry.remove();
+            continue;
+        };
+        closed.resize(store.len(), false);
+        if closed[id as usize] || store.g[id as usize] != cost {
+            continue;
+        }
+        closed[id as usize] = true;
+        state.clear();
+        state.extend_from_slice(store.state(id));
+        if task.goal.holds(&state) {
+            out.plan = Some(store.plan(id));
+            out.cost = Some(cost);
+            out.stored = store.len();
+            return Ok(out);
+        }
+        out.expanded += 1;
+        successors.applicable(task, &state, &mut applicable);
+        for &a in &applicable {
+            let action = &task.actions[a as usize];
+            action.apply(&state, &mut next);
+            out.generated += 1;
+            let g = cost.saturating_add(action.cost);
+            let (s, new) = store.insert(&next, id, a, g).map_err(|_| limit_error(limit, out.expanded))?;
+            let s = s as usize;
+            if new || (g < store.g[s] && !closed.get(s).copied().unwrap_or(false)) {
+                store.g[s] = g;
+                store.parent[s] = id;
+                store.action[s] = a;
+                buckets.entry(g).or_default().push(s as u32);
+            }
+        }
+    }
+    out.stored = store.len();
+    Ok(out)
+}
+
+/// The number of states at each breadth-first depth of the whole reachable state
+/// space (depth 0 first), or `Err` when more than `max_states` are reachable.
+pub fn reachable_layers(task: &Task, max_states: usize) -> Result<Vec<u64>, SearchError> {
+    let mut store = Store::new(task.words, max_states);
+    store.insert(&task.init, 0, u32::MAX, 0).map_err(|_| limit_error(max_states, 0))?;
+    let successors = Successors::new(task);
+    let (mut applicable, mut state, mut next): (Vec<u32>, State, State) = (Vec::new(), Vec::new(), Vec::new());
+    let mut layers = vec![1u64];
+    let (mut id, mut layer_end, mut expanded) = (0usize, 1usize, 0u64);
+    while id < store.len() {
+        state.clear();
+        state.extend_from_slice(store.state(id as u32));
+        successors.applicable(task, &state, &mut applicable);
+        expanded += 1;
+        for &a in &applicable {
+            task.actions[a as usize].apply(&state, &mut next);
+            store.insert(&next, id as u32, a, 0).map_err(|_| limit_error(max_states, expanded))?;
+        }
+        id += 1;
+        if id == layer_end && store.len() > layer_end {
+            layers.push((store.len() - layer_end) as u64);
+            layer_end = store.len();
+        }
+    }
+    Ok(layers)
+}
