@@ -28,6 +28,10 @@ struct Grounder<'a> {
     reached: FxHashMap<Vec<u32>, u32>,
     /// Reused buffer for atom keys.
     key: Vec<u32>,
+    /// Candidate indices of this round: for (predicate, positions bound, position
+    /// wanted), the values wanted by the values at the bound positions, over the
+    /// static atoms and the fluent atoms reached when the index was built.
+    index: FxHashMap<(usize, u32, usize), FxHashMap<Vec<u32>, Vec<u32>>>,
 }
 
 /// Grounds `problem` of `domain` into a [`Task`]. Fails on an action cost whose
@@ -44,6 +48,7 @@ pub fn ground(domain: &Domain, problem: &Problem) -> Result<Task, Diagnostic> {
         static_true: FxHashSet::default(),
         reached: FxHashMap::default(),
         key: Vec::new(),
+        index: FxHashMap::default(),
     };
     for (p, args) in &problem.init {
         let key: Vec<u32> = std::iter::once(*p as u32).chain(args.iter().map(|&o| o as u32)).collect();
@@ -58,6 +63,9 @@ pub fn ground(domain: &Domain, problem: &Problem) -> Result<Task, Diagnostic> {
     let mut instances: Vec<(usize, Vec<usize>)>;
     loop {
         let before = g.reached.len();
+        // Indices over fluent atoms go stale as atoms are reached: rebuilt every round
+        // (candidates from a stale index are a subset, and the next round sees the rest).
+        g.index.clear();
         instances = Vec::new();
         for (i, action) in domain.actions.iter().enumerate() {
             let literals = top_literals(&action.precondition);
@@ -234,12 +242,65 @@ impl Grounder<'_> {
             found(self, binding);
             return;
         }
-        let candidates = self.problem.objects_fitting(&action.parameters[depth].types);
+        let candidates = match self.indexed_candidates(literals, depth, binding) {
+            Some(list) => {
+                let fitting = self.problem.objects_fitting(&action.parameters[depth].types);
+                list.into_iter().filter(|o| fitting.binary_search(&(*o as usize)).is_ok()).map(|o| o as usize).collect()
+            }
+            None => self.problem.objects_fitting(&action.parameters[depth].types),
+        };
         for o in candidates {
             binding[depth] = o;
             self.bind(action, literals, depth + 1, binding, found);
         }
         binding[depth] = usize::MAX;
+    }
+
+    /// The values of parameter `depth` that a positive atom of the top-level
+    /// conjunction allows given the parameters bound before it (the atom with the most
+    /// bound positions), or `None` when no atom mentions the parameter.
+    fn indexed_candidates(&mut self, literals: &[(&Formula, bool)], depth: usize, binding: &[usize]) -> Option<Vec<u32>> {
+        let bound = |t: &Term| match t {
+            Term::Object(_) => true,
+            Term::Var(v) => *v < depth,
+        };
+        let best = literals
+            .iter()
+            .filter_map(|&(f, positive)| match f {
+                Formula::Atom(a) if positive && a.args.contains(&Term::Var(depth)) => Some(a),
+                _ => None,
+            })
+            .max_by_key(|a| a.args.iter().filter(|t| bound(t)).count())?;
+        let mask = best.args.iter().enumerate().filter(|(_, t)| bound(t)).fold(0u32, |m, (i, _)| m | 1 << i.min(31));
+        let want = best.args.iter().position(|t| *t == Term::Var(depth))?;
+        if best.args.len() > 31 {
+            return None;
+        }
+        let predicate = best.predicate;
+        if !self.index.contains_key(&(predicate, mask, want)) {
+            let mut map: FxHashMap<Vec<u32>, Vec<u32>> = FxHashMap::default();
+            let atoms = self.static_true.iter().chain(self.reached.keys()).filter(|k| k[0] as usize == predicate);
+            for k in atoms {
+                let args = &k[1..];
+                let key: Vec<u32> = (0..args.len()).filter(|i| mask >> i & 1 == 1).map(|i| args[i]).collect();
+                map.entry(key).or_default().push(args[want]);
+            }
+            for list in map.values_mut() {
+                list.sort_unstable();
+                list.dedup();
+            }
+            self.index.insert((predicate, mask, want), map);
+        }
+        let key: Vec<u32> = best
+            .args
+            .iter()
+            .filter(|t| bound(t))
+            .map(|t| match t {
+                Term::Object(o) => *o as u32,
+                Term::Var(v) => binding[*v] as u32,
+            })
+            .collect();
+        Some(self.index[&(predicate, mask, want)].get(&key).cloned().unwrap_or_default())
     }
 
     /// Whether `f` (read positively or negated) can hold in the delete relaxation:

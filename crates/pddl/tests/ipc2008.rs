@@ -1,0 +1,77 @@
+//! IPC-2008 sequential-optimal problems (`shared/planning/ipc2008-opt`) against the
+//! known optimal costs of `results/ipc2008-opt.csv`: a set of small problems of every
+//! domain (the ADL openstacks too) in every run, each plan validated on the lifted
+//! semantics with the same cost. `every_blind_solvable_problem` (ignored: minutes) runs
+//! every problem with a known optimum that a blind search solved within 5 s, and prints
+//! a table: `cargo test --release -p warpcheck-pddl --test ipc2008 -- --ignored --nocapture`.
+
+mod common;
+
+use std::collections::HashMap;
+
+fn optima() -> HashMap<(String, String), (String, u64)> {
+    let dir = common::data_dir();
+    common::csv(&dir.join("results/ipc2008-opt.csv"))
+        .into_iter()
+        .filter(|r| !r["optimal_cost"].is_empty())
+        .map(|r| ((r["domain"].clone(), r["problem"].clone()), (r["domain_file"].clone(), r["optimal_cost"].parse().unwrap())))
+        .collect()
+}
+
+fn check(domain: &str, problem: &str, optima: &HashMap<(String, String), (String, u64)>) -> common::Solved {
+    let dir = common::data_dir().join("ipc2008-opt").join(domain);
+    let (domain_file, cost) = &optima[&(domain.to_string(), problem.to_string())];
+    let solved = common::solve(&dir.join(domain_file), &dir.join(problem));
+    assert_eq!(solved.cost, Some(*cost), "{domain} {problem}: optimal cost");
+    assert_eq!(solved.validated_cost, Some(*cost), "{domain} {problem}: validated cost");
+    solved
+}
+
+#[test]
+fn small_problems_of_every_domain_have_their_known_optima() {
+    let optima = optima();
+    let problems = [
+        ("elevators-opt08-strips", "p01.pddl"),
+        ("openstacks-opt08-strips", "p01.pddl"),
+        ("openstacks-opt08-strips", "p02.pddl"),
+        ("openstacks-opt08-adl", "p01.pddl"),
+        ("parcprinter-08-strips", "p01.pddl"),
+        ("parcprinter-08-strips", "p02.pddl"),
+        ("pegsol-08-strips", "p01.pddl"),
+        ("pegsol-08-strips", "p02.pddl"),
+        ("pegsol-08-strips", "p03.pddl"),
+        ("scanalyzer-08-strips", "p22.pddl"),
+        ("sokoban-opt08-strips", "p01.pddl"),
+        ("sokoban-opt08-strips", "p20.pddl"),
+        ("transport-opt08-strips", "p01.pddl"),
+        ("woodworking-opt08-strips", "p21.pddl"),
+    ];
+    for (domain, problem) in problems {
+        let s = check(domain, problem, &optima);
+        eprintln!("{domain} {problem}: cost {:?}, {} expanded, {:.3} s", s.cost, s.expanded, s.seconds);
+    }
+}
+
+#[test]
+#[ignore = "minutes: every blind-solvable problem"]
+fn every_blind_solvable_problem() {
+    let dir = common::data_dir();
+    let optima = optima();
+    let only = std::env::var("WARPCHECK_PLAN_DOMAIN").ok();
+    for r in common::csv(&dir.join("results/ipc2008-opt.csv")) {
+        if r["blind_result"] != "solved" || only.as_ref().is_some_and(|d| !r["domain"].contains(d.as_str())) {
+            continue;
+        }
+        let s = check(&r["domain"], &r["problem"], &optima);
+        println!(
+            "{:<26} {:<9} cost {:>8}  facts {:>4}  actions {:>5}  expanded {:>9}  {:>7.2} s",
+            r["domain"],
+            r["problem"],
+            s.cost.unwrap(),
+            s.facts,
+            s.actions,
+            s.expanded,
+            s.seconds
+        );
+    }
+}
