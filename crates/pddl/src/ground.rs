@@ -259,7 +259,12 @@ impl Grounder<'_> {
     /// The values of parameter `depth` that a positive atom of the top-level
     /// conjunction allows given the parameters bound before it (the atom with the most
     /// bound positions), or `None` when no atom mentions the parameter.
-    fn indexed_candidates(&mut self, literals: &[(&Formula, bool)], depth: usize, binding: &[usize]) -> Option<Vec<u32>> {
+    fn indexed_candidates(
+        &mut self,
+        literals: &[(&Formula, bool)],
+        depth: usize,
+        binding: &[usize],
+    ) -> Option<Vec<u32>> {
         let bound = |t: &Term| match t {
             Term::Object(_) => true,
             Term::Var(v) => *v < depth,
@@ -438,7 +443,11 @@ impl Grounder<'_> {
                     };
                     let is_add = matches!(e, Effect::Add(_));
                     if *condition == task::Formula::TRUE {
-                        if is_add { out.add.push(fact) } else { out.delete.push(fact) }
+                        if is_add {
+                            out.add.push(fact)
+                        } else {
+                            out.delete.push(fact)
+                        }
                     } else {
                         let c = Condition::from_formula(condition.clone());
                         let (add, delete) = if is_add { (vec![fact], vec![]) } else { (vec![], vec![fact]) };
@@ -501,7 +510,11 @@ fn constant(truth: bool) -> task::Formula {
 /// A simplified conjunction (or disjunction): constants folded, nested junctions of
 /// the same kind flattened.
 fn junction(conjunction: bool, parts: Vec<task::Formula>) -> task::Formula {
-    let (unit, zero) = if conjunction { (task::Formula::TRUE, task::Formula::FALSE) } else { (task::Formula::FALSE, task::Formula::TRUE) };
+    let (unit, zero) = if conjunction {
+        (task::Formula::TRUE, task::Formula::FALSE)
+    } else {
+        (task::Formula::FALSE, task::Formula::TRUE)
+    };
     let mut out = Vec::new();
     for p in parts {
         if p == zero {

@@ -165,7 +165,10 @@ impl P {
     }
 
     fn resolve_type(&self, types: &FxHashMap<String, usize>, name: &str, span: Span) -> Result<usize> {
-        types.get(name).copied().ok_or_else(|| self.err(format!("undefined type `{name}`"), span).label("not declared in `:types`"))
+        types
+            .get(name)
+            .copied()
+            .ok_or_else(|| self.err(format!("undefined type `{name}`"), span).label("not declared in `:types`"))
     }
 
     /// A parameter or quantifier variable list, bound in `scope`.
@@ -190,21 +193,19 @@ impl P {
 
     fn term(&self, node: &Sexp, names: &Names, scope: &Scope) -> Result<Term> {
         match node {
-            Sexp::Atom(n, span) if n.starts_with('?') => scope
-                .vars
-                .iter()
-                .rev()
-                .find(|(v, _)| v == n)
-                .map(|(_, slot)| Term::Var(*slot))
-                .ok_or_else(|| self.err(format!("unknown variable `{n}`"), *span).label("not a parameter or quantified variable")),
+            Sexp::Atom(n, span) if n.starts_with('?') => {
+                scope.vars.iter().rev().find(|(v, _)| v == n).map(|(_, slot)| Term::Var(*slot)).ok_or_else(|| {
+                    self.err(format!("unknown variable `{n}`"), *span).label("not a parameter or quantified variable")
+                })
+            }
             Sexp::Atom(n, span) => names
                 .objects
                 .get(n.as_str())
                 .map(|o| Term::Object(*o))
                 .ok_or_else(|| self.err(format!("unknown object or constant `{n}`"), *span).label("not declared")),
-            Sexp::List(_, span) => {
-                Err(self.err("numeric expressions are not supported yet here", *span).label("expected an object or variable"))
-            }
+            Sexp::List(_, span) => Err(self
+                .err("numeric expressions are not supported yet here", *span)
+                .label("expected an object or variable")),
         }
     }
 
@@ -215,7 +216,9 @@ impl P {
         };
         let name = self.symbol(first, "a predicate name")?;
         let Some(&predicate) = names.predicates.get(name) else {
-            return Err(self.err(format!("unknown predicate `{name}`"), first.span()).label("not declared in `:predicates`"));
+            return Err(self
+                .err(format!("unknown predicate `{name}`"), first.span())
+                .label("not declared in `:predicates`"));
         };
         let arity = names.predicate_arity[predicate];
         if items.len() - 1 != arity {
@@ -319,10 +322,9 @@ impl P {
                 let mut body = Vec::new();
                 self.effects(&args[1], names, scope, &mut body)?;
                 if body.iter().any(|e| !matches!(e, Effect::Add(_) | Effect::Delete(_))) {
-                    return Err(self.err(
-                        "only atoms and their negations are supported yet inside `when`",
-                        args[1].span(),
-                    ));
+                    return Err(
+                        self.err("only atoms and their negations are supported yet inside `when`", args[1].span())
+                    );
                 }
                 out.push(Effect::When(condition, body));
             }
@@ -333,12 +335,18 @@ impl P {
                     && args[0].list().is_some_and(|l| l.len() == 1)
                     && total_cost.is_some();
                 if !is_total_cost {
-                    return Err(self.err("numeric effects other than `(increase (total-cost) ...)` are not supported yet", node.span()));
+                    return Err(self.err(
+                        "numeric effects other than `(increase (total-cost) ...)` are not supported yet",
+                        node.span(),
+                    ));
                 }
                 out.push(Effect::Cost(self.cost(&args[1], names, scope)?));
             }
             "decrease" | "assign" | "scale-up" | "scale-down" => {
-                return Err(self.err("numeric effects other than `(increase (total-cost) ...)` are not supported yet", node.span()))
+                return Err(self.err(
+                    "numeric effects other than `(increase (total-cost) ...)` are not supported yet",
+                    node.span(),
+                ))
             }
             _ => out.push(Effect::Add(self.atom(node, names, scope)?)),
         }
@@ -347,17 +355,15 @@ impl P {
 
     fn cost(&self, node: &Sexp, names: &Names, scope: &Scope) -> Result<CostExpr> {
         match node {
-            Sexp::Atom(text, span) => text
-                .parse::<u64>()
-                .map(CostExpr::Number)
-                .map_err(|_| self.err("action costs must be non-negative integers", *span).label("not a non-negative integer")),
+            Sexp::Atom(text, span) => text.parse::<u64>().map(CostExpr::Number).map_err(|_| {
+                self.err("action costs must be non-negative integers", *span).label("not a non-negative integer")
+            }),
             Sexp::List(items, span) => {
                 let name = items.first().and_then(Sexp::atom).unwrap_or("");
                 let Some(&f) = names.functions.get(name) else {
-                    return Err(self.err(
-                        "action costs other than a number or a static function are not supported yet",
-                        *span,
-                    ));
+                    return Err(
+                        self.err("action costs other than a number or a static function are not supported yet", *span)
+                    );
                 };
                 let arity = names.function_arity[f];
                 if items.len() - 1 != arity {
@@ -451,7 +457,10 @@ impl DomainParser {
                         if name == "=" || predicate_index.insert(name.to_string(), predicates.len()).is_some() {
                             return Err(p.err(format!("predicate `{name}` declared twice"), decl.span()));
                         }
-                        predicates.push(Predicate { name: name.to_string(), params: vars.into_iter().map(|v| v.types).collect() });
+                        predicates.push(Predicate {
+                            name: name.to_string(),
+                            params: vars.into_iter().map(|v| v.types).collect(),
+                        });
                     }
                 }
                 Some(":functions") => {
@@ -475,7 +484,11 @@ impl DomainParser {
                 Some(":action") => action_nodes.push(section),
                 Some(":derived") => return Err(p.err("derived predicates are not supported yet", section.span())),
                 Some(":durative-action") => return Err(p.err("durative actions are not supported yet", section.span())),
-                _ => return Err(p.err("unknown domain section", section.span()).label("expected :requirements, :types, :constants, :predicates, :functions or :action")),
+                _ => {
+                    return Err(p
+                        .err("unknown domain section", section.span())
+                        .label("expected :requirements, :types, :constants, :predicates, :functions or :action"))
+                }
             }
         }
         let predicate_arity: Vec<usize> = predicates.iter().map(|p| p.params.len()).collect();
@@ -519,12 +532,16 @@ impl DomainParser {
         let mut i = 2;
         while i < items.len() {
             let key = items[i].atom().unwrap_or("");
-            let value = items.get(i + 1).ok_or_else(|| p.err(format!("expected a value after `{key}`"), items[i].span()))?;
+            let value =
+                items.get(i + 1).ok_or_else(|| p.err(format!("expected a value after `{key}`"), items[i].span()))?;
             match key {
                 ":parameters" => parameters = p.variables(value, names, &mut scope)?,
                 ":precondition" => {
-                    precondition =
-                        if value.list().is_some_and(|l| l.is_empty()) { Formula::And(vec![]) } else { p.formula(value, names, &mut scope)? }
+                    precondition = if value.list().is_some_and(|l| l.is_empty()) {
+                        Formula::And(vec![])
+                    } else {
+                        p.formula(value, names, &mut scope)?
+                    }
                 }
                 ":effect" => {
                     if !value.list().is_some_and(|l| l.is_empty()) {
@@ -549,7 +566,8 @@ impl ProblemParser<'_> {
         let p = &self.p;
         let d = self.domain;
         let (name, sections) = p.define(tree, "problem")?;
-        let type_index: FxHashMap<String, usize> = d.types.iter().enumerate().map(|(i, t)| (t.name.clone(), i)).collect();
+        let type_index: FxHashMap<String, usize> =
+            d.types.iter().enumerate().map(|(i, t)| (t.name.clone(), i)).collect();
         let predicate_index: FxHashMap<String, usize> =
             d.predicates.iter().enumerate().map(|(i, x)| (x.name.clone(), i)).collect();
         let predicate_arity: Vec<usize> = d.predicates.iter().map(|x| x.params.len()).collect();
@@ -604,7 +622,8 @@ impl ProblemParser<'_> {
                         match fact.head() {
                             Some("=") => {
                                 let f = fact.list().unwrap_or(&[]);
-                                let (Some(lhs), Some(Sexp::Atom(value, vspan)), 3) = (f.get(1), f.get(2), f.len()) else {
+                                let (Some(lhs), Some(Sexp::Atom(value, vspan)), 3) = (f.get(1), f.get(2), f.len())
+                                else {
                                     return Err(p.err("expected `(= (function ...) number)`", fact.span()));
                                 };
                                 let CostExpr::Function(func, args, _) = p.cost(lhs, &names, &scope)? else {
@@ -615,7 +634,8 @@ impl ProblemParser<'_> {
                                     Term::Var(_) => unreachable!("no variables in scope in `:init`"),
                                 });
                                 let v = value.parse::<u64>().map_err(|_| {
-                                    p.err("function values must be non-negative integers", *vspan).label("not supported yet")
+                                    p.err("function values must be non-negative integers", *vspan)
+                                        .label("not supported yet")
                                 })?;
                                 function_values.insert((func, objs.collect()), v);
                             }
@@ -643,7 +663,9 @@ impl ProblemParser<'_> {
                         && body[1].head() == Some("total-cost")
                         && body[1].list().is_some_and(|l| l.len() == 1);
                     if !ok {
-                        return Err(p.err("metrics other than `minimize (total-cost)` are not supported yet", section.span()));
+                        return Err(
+                            p.err("metrics other than `minimize (total-cost)` are not supported yet", section.span())
+                        );
                     }
                     minimize_total_cost = true;
                 }

@@ -88,8 +88,7 @@ pub fn read(source: &str, file: FileKind) -> Result<Sexp, Diagnostic> {
             }
             b')' => {
                 let Some((start, items)) = stack.pop() else {
-                    return Err(Diagnostic::new("unbalanced `)`", file, Span::new(i, i + 1))
-                        .label("no `(` to close"));
+                    return Err(Diagnostic::new("unbalanced `)`", file, Span::new(i, i + 1)).label("no `(` to close"));
                 };
                 i += 1;
                 Sexp::List(items, Span::new(start, i))
@@ -110,8 +109,12 @@ pub fn read(source: &str, file: FileKind) -> Result<Sexp, Diagnostic> {
         }
     }
     if let Some((start, _)) = stack.last() {
-        return Err(Diagnostic::new("unbalanced `(`: the input ends before its `)`", file, Span::new(*start, start + 1))
-            .label("not closed"));
+        return Err(Diagnostic::new(
+            "unbalanced `(`: the input ends before its `)`",
+            file,
+            Span::new(*start, start + 1),
+        )
+        .label("not closed"));
     }
     top.ok_or_else(|| Diagnostic::new("empty input: expected `(define ...)`", file, Span::new(0, 0)))
 }

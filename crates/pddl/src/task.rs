@@ -132,8 +132,7 @@ impl Action {
     pub fn apply(&self, state: &[u32], out: &mut State) {
         out.clear();
         out.extend_from_slice(state);
-        let fired: Vec<&ConditionalEffect> =
-            self.conditional.iter().filter(|c| c.condition.holds(state)).collect();
+        let fired: Vec<&ConditionalEffect> = self.conditional.iter().filter(|c| c.condition.holds(state)).collect();
         for &f in self.delete.iter().chain(fired.iter().flat_map(|c| c.delete.iter())) {
             clear(out, f);
         }

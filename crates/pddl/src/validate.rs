@@ -118,7 +118,12 @@ impl Replay<'_> {
 
     /// Calls `visit` for each assignment of `vars` until it returns false; whether
     /// it never did.
-    fn every(&self, vars: &[Variable], binding: &mut Vec<usize>, visit: &mut dyn FnMut(&mut Vec<usize>) -> bool) -> bool {
+    fn every(
+        &self,
+        vars: &[Variable],
+        binding: &mut Vec<usize>,
+        visit: &mut dyn FnMut(&mut Vec<usize>) -> bool,
+    ) -> bool {
         let Some((v, rest)) = vars.split_first() else {
             return visit(binding);
         };

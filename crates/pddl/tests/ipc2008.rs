@@ -14,7 +14,12 @@ fn optima() -> HashMap<(String, String), (String, u64)> {
     common::csv(&dir.join("results/ipc2008-opt.csv"))
         .into_iter()
         .filter(|r| !r["optimal_cost"].is_empty())
-        .map(|r| ((r["domain"].clone(), r["problem"].clone()), (r["domain_file"].clone(), r["optimal_cost"].parse().unwrap())))
+        .map(|r| {
+            (
+                (r["domain"].clone(), r["problem"].clone()),
+                (r["domain_file"].clone(), r["optimal_cost"].parse().unwrap()),
+            )
+        })
         .collect()
 }
 
