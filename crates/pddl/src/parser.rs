@@ -399,7 +399,7 @@ impl DomainParser {
         let mut action_nodes = Vec::new();
         for section in sections {
             let items = p.list(section, "a domain section `(:keyword ...)`")?;
-            let body = &items[1..];
+            let body = items.get(1..).unwrap_or(&[]);
             match section.head() {
                 Some(":requirements") => p.requirements(body)?,
                 Some(":types") => {
@@ -580,7 +580,7 @@ impl ProblemParser<'_> {
         // Objects first: `:init` and `:goal` may name them whatever the section order.
         for section in sections {
             if section.head() == Some(":objects") {
-                let body = &p.list(section, "`(:objects ...)`")?[1..];
+                let body = p.list(section, "`(:objects ...)`")?.get(1..).unwrap_or(&[]);
                 let typed = p.typed_list(body, &mut |n, s| p.resolve_type(&type_index, n, s))?;
                 for (o, types) in typed {
                     let oname = p.symbol(o, "an object name")?;
@@ -606,7 +606,7 @@ impl ProblemParser<'_> {
         let mut minimize_total_cost = false;
         for section in sections {
             let items = p.list(section, "a problem section `(:keyword ...)`")?;
-            let body = &items[1..];
+            let body = items.get(1..).unwrap_or(&[]);
             match section.head() {
                 Some(":domain") => {
                     let n = body.first().and_then(Sexp::atom).unwrap_or("");

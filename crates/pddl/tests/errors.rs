@@ -31,6 +31,7 @@ fn domain_errors_name_what_and_where() {
     for &(source, message, line, column) in cases {
         assert_eq!(domain_error(source), (message.to_string(), line, column), "{source}");
     }
+    assert_eq!(domain_error("(define (domain d)\n  ())"), ("unknown domain section".to_string(), 2, 3));
     let deep = format!("(define (domain d) {}", "(".repeat(1000));
     assert!(domain_error(&deep).0.contains("nested deeper than"));
 }
