@@ -27,6 +27,9 @@ pub struct PlanArgs {
     /// 4G (counted as state words plus 32 bytes of bookkeeping per state).
     #[arg(long, value_name = "SIZE", value_parser = crate::memory::parse_size)]
     pub memory: Option<u64>,
+    /// Stop with exit status 3 when the search has run this many seconds.
+    #[arg(long, value_name = "SECONDS")]
+    pub time_limit: Option<f64>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -77,8 +80,14 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     };
-    let outcome = warpcheck_pddl::search(&task, &SearchOptions { max_states }).map_err(|e| match e {
+    let deadline = match args.time_limit {
+        Some(s) if s.is_finite() && s >= 0.0 => Some(start + std::time::Duration::from_secs_f64(s)),
+        Some(s) => return Err(CliError::Input(format!("--time-limit {s}: expected a non-negative number of seconds"))),
+        None => None,
+    };
+    let outcome = warpcheck_pddl::search(&task, &SearchOptions { max_states, deadline }).map_err(|e| match e {
         SearchError::StateLimit { .. } => CliError::Resource(format!("{e} with --max-states or --memory")),
+        SearchError::TimeLimit { .. } => CliError::Resource(format!("{e} (--time-limit)")),
     })?;
     let plan: Option<Vec<String>> =
         outcome.plan.as_ref().map(|p| p.iter().map(|&a| task.actions[a].name.clone()).collect());

@@ -1,5 +1,6 @@
 //! `warpcheck plan`: the example task's optimal plan, text and JSON; an unsolvable task
-//! (exit 1); diagnostics with file, line and column (exit 2); a state bound (exit 3).
+//! (exit 1); diagnostics with file, line and column (exit 2); state, memory and time
+//! bounds (exit 3).
 
 mod common;
 
@@ -94,4 +95,7 @@ fn state_bound_exits_3() {
     assert!(text(&out.stderr).contains("state limit of 5 states"), "{}", text(&out.stderr));
     let out = warpcheck(&["plan", DOMAIN, PROBLEM, "--memory", "1K"]);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    let out = warpcheck(&["plan", DOMAIN, PROBLEM, "--time-limit", "0"]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("time limit reached"), "{}", text(&out.stderr));
 }

@@ -31,8 +31,11 @@ struct Grounder<'a> {
     /// Candidate indices of this round: for (predicate, positions bound, position
     /// wanted), the values wanted by the values at the bound positions, over the
     /// static atoms and the fluent atoms reached when the index was built.
-    index: FxHashMap<(usize, u32, usize), FxHashMap<Vec<u32>, Vec<u32>>>,
+    index: FxHashMap<IndexKey, FxHashMap<Vec<u32>, Vec<u32>>>,
 }
+
+/// An index of atoms: predicate, mask of the argument positions given, position wanted.
+type IndexKey = (usize, u32, usize);
 
 /// Grounds `problem` of `domain` into a [`Task`]. Fails on an action cost whose
 /// function has no value in `:init`.

@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::hash::{BuildHasher, Hash};
+use std::time::Instant;
 
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
@@ -20,6 +21,8 @@ use crate::task::{State, Task};
 pub struct SearchOptions {
     /// The most states to store; `None` for no bound.
     pub max_states: Option<usize>,
+    /// When to give up; `None` for no time limit.
+    pub deadline: Option<Instant>,
 }
 
 /// A finished search: an optimal plan, or none when the reachable states are
@@ -49,6 +52,20 @@ pub enum SearchError {
         /// States expanded when it was reached.
         expanded: u64,
     },
+    /// The deadline passed.
+    #[error("time limit reached after {expanded} expansions")]
+    TimeLimit {
+        /// States expanded when it passed.
+        expanded: u64,
+    },
+}
+
+/// `Err` when the deadline has passed (read at the first expansion and every 1024th after).
+fn check_time(options: &SearchOptions, expanded: u64) -> Result<(), SearchError> {
+    match options.deadline {
+        Some(d) if expanded % 1024 == 1 && Instant::now() > d => Err(SearchError::TimeLimit { expanded }),
+        _ => Ok(()),
+    }
 }
 
 /// The stored states: an arena of `words`-word states, their parents and g-values.
@@ -197,6 +214,7 @@ fn breadth_first(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, 
         state.clear();
         state.extend_from_slice(store.state(id));
         out.expanded += 1;
+        check_time(options, out.expanded)?;
         successors.applicable(task, &state, &mut applicable);
         for &a in &applicable {
             task.actions[a as usize].apply(&state, &mut next);
@@ -246,6 +264,7 @@ fn uniform_cost(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, S
             return Ok(out);
         }
         out.expanded += 1;
+        check_time(options, out.expanded)?;
         successors.applicable(task, &state, &mut applicable);
         for &a in &applicable {
             let action = &task.actions[a as usize];

@@ -4,6 +4,9 @@
 //! semantics with the same cost. `every_blind_solvable_problem` (ignored: minutes) runs
 //! every problem with a known optimum that a blind search solved within 5 s, and prints
 //! a table: `cargo test --release -p warpcheck-pddl --test ipc2008 -- --ignored --nocapture`.
+//! `coverage_of_known_optima` (ignored) gives every problem with a known optimum
+//! `$WARPCHECK_PLAN_SECONDS` (default 10) seconds and counts those solved per domain;
+//! every solved one must have its known optimal cost.
 
 mod common;
 
@@ -79,4 +82,38 @@ fn every_blind_solvable_problem() {
             s.seconds
         );
     }
+}
+
+#[test]
+#[ignore = "minutes: every problem with a known optimum, under a time limit each"]
+fn coverage_of_known_optima() {
+    let dir = common::data_dir();
+    let seconds: f64 = std::env::var("WARPCHECK_PLAN_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(10.0);
+    let mut per_domain: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
+    for r in common::csv(&dir.join("results/ipc2008-opt.csv")) {
+        if r["optimal_cost"].is_empty() {
+            continue;
+        }
+        let entry = per_domain.entry(r["domain"].clone()).or_default();
+        entry.1 += 1;
+        let folder = dir.join("ipc2008-opt").join(&r["domain"]);
+        let cost: u64 = r["optimal_cost"].parse().unwrap();
+        match common::solve_within(&folder.join(&r["domain_file"]), &folder.join(&r["problem"]), Some(seconds)) {
+            Some(s) => {
+                assert_eq!((s.cost, s.validated_cost), (Some(cost), Some(cost)), "{} {}", r["domain"], r["problem"]);
+                entry.0 += 1;
+                println!(
+                    "{:<26} {:<9} solved  cost {:>8}  expanded {:>9}  {:>7.2} s",
+                    r["domain"], r["problem"], cost, s.expanded, s.seconds
+                );
+            }
+            None => println!("{:<26} {:<9} time limit", r["domain"], r["problem"]),
+        }
+    }
+    let solved: usize = per_domain.values().map(|v| v.0).sum();
+    let total: usize = per_domain.values().map(|v| v.1).sum();
+    for (domain, (s, t)) in &per_domain {
+        println!("{domain:<26} {s:>3} / {t:>3}");
+    }
+    println!("solved {solved} of {total} problems with a known optimum, {seconds} s each");
 }

@@ -67,19 +67,30 @@ pub struct Solved {
 
 /// Parses, grounds and searches a task; validates the plan.
 pub fn solve(domain: &std::path::Path, problem: &std::path::Path) -> Solved {
+    solve_within(domain, problem, None).expect("no time limit")
+}
+
+/// As [`solve`], `None` when the search passes `seconds` (counted from the start of
+/// parsing).
+pub fn solve_within(domain: &std::path::Path, problem: &std::path::Path, seconds: Option<f64>) -> Option<Solved> {
     let start = Instant::now();
     let dsrc = std::fs::read_to_string(domain).unwrap();
     let psrc = std::fs::read_to_string(problem).unwrap();
     let d = parse_domain(&dsrc).unwrap_or_else(|e| panic!("{}", e.render(&domain.display().to_string(), &dsrc)));
     let p = parse_problem(&psrc, &d).unwrap_or_else(|e| panic!("{}", e.render(&problem.display().to_string(), &psrc)));
     let task = ground(&d, &p).unwrap_or_else(|e| panic!("{}", e.render(&domain.display().to_string(), &dsrc)));
-    let outcome = search(&task, &SearchOptions { max_states: Some(20_000_000) }).expect("within the state bound");
+    let deadline = seconds.map(|s| start + std::time::Duration::from_secs_f64(s));
+    let outcome = match search(&task, &SearchOptions { max_states: Some(20_000_000), deadline }) {
+        Ok(o) => o,
+        Err(warpcheck_pddl::SearchError::TimeLimit { .. }) => return None,
+        Err(e) => panic!("{}: {e}", problem.display()),
+    };
     let plan: Option<Vec<String>> =
         outcome.plan.as_ref().map(|p| p.iter().map(|&a| task.actions[a].name.clone()).collect());
     let validated_cost = plan.as_ref().map(|plan| {
         validate(&d, &p, plan).unwrap_or_else(|e| panic!("{}: invalid plan {plan:?}: {e}", problem.display()))
     });
-    Solved {
+    Some(Solved {
         plan,
         cost: outcome.cost,
         validated_cost,
@@ -87,5 +98,5 @@ pub fn solve(domain: &std::path::Path, problem: &std::path::Path) -> Solved {
         actions: task.actions.len(),
         expanded: outcome.expanded,
         seconds: start.elapsed().as_secs_f64(),
-    }
+    })
 }
