@@ -8,11 +8,9 @@
 //! search with [`SearchError::StateLimit`], never by dropping states.
 
 use std::collections::BTreeMap;
-use std::hash::{BuildHasher, Hash};
 use std::time::Instant;
 
 use hashbrown::HashTable;
-use rustc_hash::FxBuildHasher;
 
 use crate::task::{State, Task};
 
@@ -68,6 +66,22 @@ fn check_time(options: &SearchOptions, expanded: u64) -> Result<(), SearchError>
     }
 }
 
+/// A hash of a state whose every bit affects the high bits (the table's tags) and the
+/// low bits (its buckets): states differ in few bits, which weak hashes cluster.
+fn hash_state(s: &[u32]) -> u64 {
+    let mut h = 0x243f_6a88_85a3_08d3u64;
+    for &w in s {
+        h = (h ^ w as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        h ^= h >> 29;
+    }
+    // The finaliser of MurmurHash3.
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
+}
+
 /// The stored states: an arena of `words`-word states, their parents and g-values.
 struct Store {
     words: usize,
@@ -76,7 +90,6 @@ struct Store {
     action: Vec<u32>,
     g: Vec<u64>,
     table: HashTable<u32>,
-    hasher: FxBuildHasher,
     limit: usize,
 }
 
@@ -89,7 +102,6 @@ impl Store {
             action: Vec::new(),
             g: Vec::new(),
             table: HashTable::new(),
-            hasher: FxBuildHasher,
             limit,
         }
     }
@@ -102,15 +114,9 @@ impl Store {
         &self.arena[id as usize * self.words..(id as usize + 1) * self.words]
     }
 
-    fn hash(&self, s: &[u32]) -> u64 {
-        let mut h = self.hasher.build_hasher();
-        s.hash(&mut h);
-        std::hash::Hasher::finish(&h)
-    }
-
     /// The id of `s`, and whether it is new. `Err` when a new state would pass the bound.
     fn insert(&mut self, s: &[u32], parent: u32, action: u32, g: u64) -> Result<(u32, bool), ()> {
-        let hash = self.hash(s);
+        let hash = hash_state(s);
         let (words, arena) = (self.words, &self.arena);
         let eq = |&id: &u32| &arena[id as usize * words..(id as usize + 1) * words] == s;
         if let Some(&id) = self.table.find(hash, eq) {
@@ -124,12 +130,8 @@ impl Store {
         self.parent.push(parent);
         self.action.push(action);
         self.g.push(g);
-        let (words, arena, hasher) = (self.words, &self.arena, &self.hasher);
-        self.table.insert_unique(hash, id, |&i| {
-            let mut h = hasher.build_hasher();
-            arena[i as usize * words..(i as usize + 1) * words].hash(&mut h);
-            std::hash::Hasher::finish(&h)
-        });
+        let (words, arena) = (self.words, &self.arena);
+        self.table.insert_unique(hash, id, |&i| hash_state(&arena[i as usize * words..(i as usize + 1) * words]));
         Ok((id, true))
     }
 
