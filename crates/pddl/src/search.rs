@@ -3,7 +3,8 @@
 //! cost buckets (Dijkstra with a bucket per occurring g-value, in a `BTreeMap` since
 //! costs can be sparse and large; goal tested when a state is taken from the lowest
 //! bucket, which is what makes it exact with zero-cost actions). States are stored
-//! once in an arena of `u32` words, found through a `hashbrown` table of their ids;
+//! once in an arena of `u32` words, found through a `hashbrown` table (of the states
+//! themselves up to 8 words, of their ids beyond);
 //! parent links give the plan. Single-threaded. A bound on stored states ends the
 //! search with [`SearchError::StateLimit`], never by dropping states.
 
@@ -82,6 +83,39 @@ fn hash_state(s: &[u32]) -> u64 {
     h ^ (h >> 33)
 }
 
+/// The table of stored states. States of up to 8 words are kept in the table itself,
+/// beside their id (zero-padded), so a lookup reads one place in memory; wider states
+/// are compared in the arena.
+enum Table {
+    Words1(HashTable<([u32; 1], u32)>),
+    Words2(HashTable<([u32; 2], u32)>),
+    Words4(HashTable<([u32; 4], u32)>),
+    Words8(HashTable<([u32; 8], u32)>),
+    Ids(HashTable<u32>),
+}
+
+/// The id of `s` in a table of inline states, or `next` after inserting it; `Err` when
+/// it is new and the store is `full`.
+fn find_or_insert<const N: usize>(
+    table: &mut HashTable<([u32; N], u32)>,
+    s: &[u32],
+    hash: u64,
+    next: u32,
+    full: bool,
+) -> Result<(u32, bool), ()> {
+    let mut key = [0u32; N];
+    key[..s.len()].copy_from_slice(s);
+    if let Some(&(_, id)) = table.find(hash, |(k, _)| *k == key) {
+        return Ok((id, false));
+    }
+    if full {
+        return Err(());
+    }
+    // Padding words are zero, so the hash of the padded key is the state's own.
+    table.insert_unique(hash, (key, next), |(k, _)| hash_state(&k[..s.len()]));
+    Ok((next, true))
+}
+
 /// The stored states: an arena of `words`-word states, their parents and g-values.
 struct Store {
     words: usize,
@@ -89,7 +123,7 @@ struct Store {
     parent: Vec<u32>,
     action: Vec<u32>,
     g: Vec<u64>,
-    table: HashTable<u32>,
+    table: Table,
     limit: usize,
 }
 
@@ -101,7 +135,13 @@ impl Store {
             parent: Vec::new(),
             action: Vec::new(),
             g: Vec::new(),
-            table: HashTable::new(),
+            table: match words {
+                1 => Table::Words1(HashTable::new()),
+                2 => Table::Words2(HashTable::new()),
+                3 | 4 => Table::Words4(HashTable::new()),
+                5..=8 => Table::Words8(HashTable::new()),
+                _ => Table::Ids(HashTable::new()),
+            },
             limit,
         }
     }
@@ -117,22 +157,35 @@ impl Store {
     /// The id of `s`, and whether it is new. `Err` when a new state would pass the bound.
     fn insert(&mut self, s: &[u32], parent: u32, action: u32, g: u64) -> Result<(u32, bool), ()> {
         let hash = hash_state(s);
-        let (words, arena) = (self.words, &self.arena);
-        let eq = |&id: &u32| &arena[id as usize * words..(id as usize + 1) * words] == s;
-        if let Some(&id) = self.table.find(hash, eq) {
-            return Ok((id, false));
+        let next = self.len() as u32;
+        let full = self.len() >= self.limit;
+        let (id, new) = match &mut self.table {
+            Table::Words1(t) => find_or_insert(t, s, hash, next, full)?,
+            Table::Words2(t) => find_or_insert(t, s, hash, next, full)?,
+            Table::Words4(t) => find_or_insert(t, s, hash, next, full)?,
+            Table::Words8(t) => find_or_insert(t, s, hash, next, full)?,
+            Table::Ids(t) => {
+                let (words, arena) = (self.words, &self.arena);
+                let eq = |&id: &u32| &arena[id as usize * words..(id as usize + 1) * words] == s;
+                match t.find(hash, eq) {
+                    Some(&id) => (id, false),
+                    None if full => return Err(()),
+                    None => {
+                        t.insert_unique(hash, next, |&i| {
+                            hash_state(&arena[i as usize * words..(i as usize + 1) * words])
+                        });
+                        (next, true)
+                    }
+                }
+            }
+        };
+        if new {
+            self.arena.extend_from_slice(s);
+            self.parent.push(parent);
+            self.action.push(action);
+            self.g.push(g);
         }
-        if self.len() >= self.limit {
-            return Err(());
-        }
-        let id = self.len() as u32;
-        self.arena.extend_from_slice(s);
-        self.parent.push(parent);
-        self.action.push(action);
-        self.g.push(g);
-        let (words, arena) = (self.words, &self.arena);
-        self.table.insert_unique(hash, id, |&i| hash_state(&arena[i as usize * words..(i as usize + 1) * words]));
-        Ok((id, true))
+        Ok((id, new))
     }
 
     /// The actions from the initial state (id 0) to `id`.
@@ -312,4 +365,53 @@ pub fn reachable_layers(task: &Task, max_states: usize) -> Result<Vec<u64>, Sear
         }
     }
     Ok(layers)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::task::{Action, Condition};
+
+    /// A corridor of `n` facts: action `i` moves the token from fact `i` to `i + 1`
+    /// (cost `i % 3`, or 1 for unit costs); the goal is the last fact.
+    fn corridor(n: u32, unit: bool) -> Task {
+        let actions = (0..n - 1)
+            .map(|i| Action {
+                name: format!("(step {i})"),
+                precondition: Condition { positive: vec![i], ..Condition::default() },
+                add: vec![i + 1],
+                delete: vec![i],
+                conditional: vec![],
+                cost: if unit { 1 } else { u64::from(i % 3) },
+            })
+            .collect();
+        let words = (n as usize).div_ceil(32);
+        let mut init = vec![0; words];
+        init[0] = 1;
+        Task {
+            facts: (0..n).map(|i| format!("(at {i})")).collect(),
+            actions,
+            init,
+            goal: Condition { positive: vec![n - 1], ..Condition::default() },
+            words,
+        }
+    }
+
+    #[test]
+    fn every_state_width_finds_the_corridor_plan() {
+        // 1, 2, 3 (padded to 4), 6 (padded to 8) words inline, 10 words by id.
+        for n in [20u32, 40, 90, 170, 300] {
+            for unit in [true, false] {
+                let task = corridor(n, unit);
+                let out = search(&task, &SearchOptions::default()).unwrap();
+                let expected: u64 = if unit { u64::from(n - 1) } else { (0..n - 1).map(|i| u64::from(i % 3)).sum() };
+                assert_eq!(out.cost, Some(expected), "{n} facts, unit {unit}");
+                assert_eq!(out.plan.map(|p| p.len()), Some(n as usize - 1));
+                assert_eq!(out.stored, n as usize);
+                assert_eq!(reachable_layers(&task, 1000).unwrap(), vec![1; n as usize]);
+            }
+            let limited = search(&corridor(n, true), &SearchOptions { max_states: Some(5), deadline: None });
+            assert_eq!(limited, Err(SearchError::StateLimit { limit: 5, expanded: 5 }));
+        }
+    }
 }
