@@ -24,7 +24,8 @@ pub struct PlanArgs {
     #[arg(long, value_name = "N")]
     pub max_states: Option<usize>,
     /// Stop with exit status 3 when the stored states would take more than this, e.g.
-    /// 4G (counted as state words plus 32 bytes of bookkeeping per state).
+    /// 4G (counted as twice the state's words plus 40 bytes per state; default: three
+    /// quarters of the available memory).
     #[arg(long, value_name = "SIZE", value_parser = crate::memory::parse_size)]
     pub memory: Option<u64>,
     /// Stop with exit status 3 when the search has run this many seconds.
@@ -75,7 +76,11 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
     let domain = warpcheck_pddl::parse_domain(&domain_text).map_err(rendered)?;
     let problem = warpcheck_pddl::parse_problem(&problem_text, &domain).map_err(rendered)?;
     let task = warpcheck_pddl::ground(&domain, &problem).map_err(rendered)?;
-    let by_memory = args.memory.map(|m| (m / (task.words as u64 * 4 + 32)) as usize);
+    // The state in the arena and in the table, its table slot's id, parent, action,
+    // g-value and closed flag, rounded up.
+    let bytes_per_state = task.words as u64 * 8 + 40;
+    let memory = args.memory.or_else(|| warpcheck_store::memory::available().map(|m| m / 4 * 3));
+    let by_memory = memory.map(|m| usize::try_from(m / bytes_per_state).unwrap_or(usize::MAX));
     let max_states = match (args.max_states, by_memory) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),

@@ -129,6 +129,8 @@ struct Store {
 
 impl Store {
     fn new(words: usize, limit: usize) -> Store {
+        // Ids are `u32`, and `u32::MAX` marks the initial state's missing action.
+        let limit = limit.min(u32::MAX as usize - 1);
         Store {
             words,
             arena: Vec::new(),
