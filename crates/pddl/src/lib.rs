@@ -3,12 +3,12 @@
 //! - [`parse_domain`] and [`parse_problem`] ([`parser`], over the s-expression reader
 //!   [`sexpr`]) read a domain and a problem into the resolved lifted task ([`ast`]),
 //!   or a [`Diagnostic`] with file, line, column and caret;
-//! - [`ground()`] ([`ground`]) instantiates the actions reachable in the delete
+//! - [`ground()`] ([`mod@ground`]) instantiates the actions reachable in the delete
 //!   relaxation, static predicates folded away, into a [`Task`] ([`task`]) whose states
 //!   are bitsets of facts in `u32` words;
-//! - [`search()`] ([`search`]) finds an optimal plan: breadth-first when every action
+//! - [`search()`] ([`mod@search`]) finds an optimal plan: breadth-first when every action
 //!   costs 1, cost-layered uniform-cost search otherwise, with a bound on stored states;
-//! - [`validate()`] ([`validate`]) replays a plan on the lifted semantics of the parsed
+//! - [`validate()`] ([`mod@validate`]) replays a plan on the lifted semantics of the parsed
 //!   domain and problem, independently of the grounder, and recomputes its cost.
 //!
 //! ```
