@@ -6,7 +6,8 @@
 //! - [`backend`]: `--backend cpu|gpu|auto`, one meaning on every command;
 //! - [`frontend`]: the registry of input formats (`--format`), the front ends and the
 //!   dispatch of a loaded model to the commands' generic code;
-//! - [`explore`], [`ltl`], [`scc`], [`cycle`], [`graphs`], [`export`]: the commands;
+//! - [`explore`], [`ltl`], [`scc`], [`cycle`], [`graphs`], [`export`], [`plan`]: the
+//!   commands;
 //! - [`report`], [`json`]: text reports and the `--json` report types;
 //! - [`memory`], [`progress`]: `--memory` sizes and the progress line.
 
@@ -22,6 +23,7 @@ mod ltl;
 mod markov;
 mod memory;
 mod pctl;
+mod plan;
 mod progress;
 mod puzzle;
 mod report;
@@ -55,6 +57,7 @@ Examples:
   warpcheck explore model.nm --const N=3          # a PRISM model (also .drn, .tra)
   warpcheck mec model.nm --const N=3 --json       # maximal end components
   warpcheck puzzle sliding-tile 3x4               # a puzzle's BFS layers (also top-spin 12,4, pancake 12)
+  warpcheck plan domain.pddl problem.pddl --json  # a cost-optimal plan of a PDDL task
 
 On the GPU (--backend gpu: an error without one; auto: the GPU when present):
   warpcheck explore model.dve --backend gpu       # explore and check: auto by default
@@ -98,6 +101,10 @@ enum Command {
     /// Frogs-and-Toads, Fore-and-Aft) by breadth-first search over a perfect hash.
     #[command(after_help = EXAMPLES)]
     Puzzle(puzzle::PuzzleArgs),
+    /// A cost-optimal plan of a PDDL task (STRIPS, typing, ADL conditions and
+    /// effects, action costs), validated before it is printed; exit 1 when unsolvable.
+    #[command(after_help = EXAMPLES)]
+    Plan(plan::PlanArgs),
     /// Write a synthetic graph (Erdős–Rényi, R-MAT, SSCA#2) of the SCC papers.
     Generate(graphs::GenerateArgs),
 }
@@ -132,5 +139,6 @@ fn main() -> ExitCode {
         Command::Export(args) => export::run(args),
         Command::Mec(args) => markov::mec(args),
         Command::Puzzle(args) => puzzle::run(args),
+        Command::Plan(args) => plan::run(args),
     })
 }

@@ -211,6 +211,14 @@ fn cycle_mean_keys() {
     }
 }
 
+#[test]
+fn plan_keys() {
+    let plan = ["solvable", "plan", "cost", "length", "expanded", "generated", "states", "facts", "actions"];
+    let domain = "examples/plan/delivery-domain.pddl";
+    let r = report(&["plan", domain, "examples/plan/delivery-problem.pddl", "--json"], 0);
+    assert_eq!(keys(&r), set(&[&plan, &["search", "seconds"]]));
+}
+
 fn temp(name: &str) -> String {
     let dir = std::env::temp_dir().join(format!("warpcheck-json-keys-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

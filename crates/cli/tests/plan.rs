@@ -1,0 +1,101 @@
+//! `warpcheck plan`: the example task's optimal plan, text and JSON; an unsolvable task
+//! (exit 1); diagnostics with file, line and column (exit 2); state, memory and time
+//! bounds (exit 3).
+
+mod common;
+
+use common::{text, warpcheck};
+use serde_json::Value;
+
+const DOMAIN: &str = "examples/plan/delivery-domain.pddl";
+const PROBLEM: &str = "examples/plan/delivery-problem.pddl";
+
+/// A file under the system's temporary directory with `contents`.
+fn temp(name: &str, contents: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("warpcheck-plan-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn example_has_its_optimal_plan() {
+    let out = warpcheck(&["plan", DOMAIN, PROBLEM, "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Through the mill (3 + 4) beats the direct road (9); 4 loads and unloads.
+    assert_eq!(r["cost"], 11);
+    assert_eq!(r["length"], 6);
+    assert_eq!(r["solvable"], true);
+    assert_eq!(r["search"], "uniform-cost");
+    let plan: Vec<&str> = r["plan"].as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect();
+    assert!(plan.contains(&"(drive van depot mill)") && plan.contains(&"(drive van mill farm)"), "{plan:?}");
+    let out = warpcheck(&["plan", DOMAIN, PROBLEM]);
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = text(&out.stdout);
+    assert!(stdout.starts_with('('), "{stdout}");
+    assert!(stdout.contains("\ncost:      11\nlength:    6\n"), "{stdout}");
+}
+
+#[test]
+fn unsolvable_task_exits_1() {
+    let domain = temp(
+        "oneway-domain.pddl",
+        "(define (domain oneway) (:predicates (at ?x) (link ?x ?y))
+           (:action go :parameters (?x ?y) :precondition (and (at ?x) (link ?x ?y))
+            :effect (and (not (at ?x)) (at ?y))))",
+    );
+    let problem = temp(
+        "oneway-problem.pddl",
+        "(define (problem p) (:domain oneway) (:objects a b c)
+           (:init (at b) (link a b) (link b c)) (:goal (at a)))",
+    );
+    let out = warpcheck(&["plan", &domain, &problem, "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((r["solvable"].as_bool(), r["plan"].is_null(), r["states"].as_u64()), (Some(false), true, Some(2)));
+}
+
+#[test]
+fn bad_input_is_a_diagnostic_with_line_and_column() {
+    let problem =
+        temp("p.pddl", "(define (problem p) (:domain d)\n  (:objects a)\n  (:init (at a a))\n  (:goal (at a)))");
+    let cases = [
+        ("(define (domain d)\n  (:predicates (at ?x))", "unbalanced `(`", ":1:1"),
+        ("(define (domain d)\n  (:predicates (at ?x)))\n)", "unbalanced `)`", ":3:1"),
+        ("(define (domain d) (:predicates (at ?x))\n  (:action a :parameters (?x)\n   :precondition (on ?x) :effect (at ?x)))", "unknown predicate `on`", ":3:19"),
+        ("(define (domain d) (:predicates (at ?x))\n (:action a :parameters (?x)\n  :effect (at ?x ?x)))", "wrong number of arguments: `at` takes 1, given 2", ":3:11"),
+        ("(define (domain d) (:predicates (at ?x - place)))", "undefined type `place`", ":1:42"),
+        ("(define (domain d) (:requirements :fluents) (:predicates (at ?x)))", "requirement `:fluents` is not supported yet", ":1:35"),
+    ];
+    for (source, message, at) in cases {
+        let domain = temp("d.pddl", source);
+        let out = warpcheck(&["plan", &domain, &problem]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{source}: {stderr}");
+        assert!(stderr.contains(&format!("error: {message}")), "{source}: {stderr}");
+        assert!(stderr.contains(&format!("d.pddl{at}")), "{source}: {stderr}");
+        assert!(stderr.contains('^'), "{source}: {stderr}");
+    }
+    // The problem's own errors point into the problem file: `at` takes one argument.
+    let domain = temp("d2.pddl", "(define (domain d) (:predicates (at ?x)))");
+    let out = warpcheck(&["plan", &domain, &problem]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("wrong number of arguments") && stderr.contains("p.pddl:3:10"), "{stderr}");
+    let out = warpcheck(&["plan", "examples/plan/missing.pddl", PROBLEM]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn state_bound_exits_3() {
+    let out = warpcheck(&["plan", DOMAIN, PROBLEM, "--max-states", "5"]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("state limit of 5 states"), "{}", text(&out.stderr));
+    let out = warpcheck(&["plan", DOMAIN, PROBLEM, "--memory", "1K"]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    let out = warpcheck(&["plan", DOMAIN, PROBLEM, "--time-limit", "0"]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("time limit reached"), "{}", text(&out.stderr));
+}

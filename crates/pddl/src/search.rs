@@ -1,0 +1,419 @@
+//! Optimal search over a grounded [`Task`]: breadth-first search when every action
+//! costs 1 (goal tested when a state is generated), otherwise uniform-cost search over
+//! cost buckets (Dijkstra with a bucket per occurring g-value, in a `BTreeMap` since
+//! costs can be sparse and large; goal tested when a state is taken from the lowest
+//! bucket, which is what makes it exact with zero-cost actions). States are stored
+//! once in an arena of `u32` words, found through a `hashbrown` table (of the states
+//! themselves up to 8 words, of their ids beyond);
+//! parent links give the plan. Single-threaded. A bound on stored states ends the
+//! search with [`SearchError::StateLimit`], never by dropping states.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use hashbrown::HashTable;
+
+use crate::task::{State, Task};
+
+/// Limits of a search.
+#[derive(Clone, Debug, Default)]
+pub struct SearchOptions {
+    /// The most states to store; `None` for no bound.
+    pub max_states: Option<usize>,
+    /// When to give up; `None` for no time limit.
+    pub deadline: Option<Instant>,
+}
+
+/// A finished search: an optimal plan, or none when the reachable states are
+/// exhausted without reaching the goal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchOutcome {
+    /// Action indices of an optimal plan; `None` when the task is unsolvable.
+    pub plan: Option<Vec<usize>>,
+    /// The plan's cost.
+    pub cost: Option<u64>,
+    /// States expanded (their successors computed).
+    pub expanded: u64,
+    /// Successors generated (duplicates included).
+    pub generated: u64,
+    /// Distinct states stored.
+    pub stored: usize,
+}
+
+/// A search that ran out of room.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SearchError {
+    /// More states than the bound would have to be stored.
+    #[error("state limit of {limit} states reached after {expanded} expansions (raise it to search further)")]
+    StateLimit {
+        /// The bound.
+        limit: usize,
+        /// States expanded when it was reached.
+        expanded: u64,
+    },
+    /// The deadline passed.
+    #[error("time limit reached after {expanded} expansions")]
+    TimeLimit {
+        /// States expanded when it passed.
+        expanded: u64,
+    },
+}
+
+/// `Err` when the deadline has passed (read at the first expansion and every 1024th after).
+fn check_time(options: &SearchOptions, expanded: u64) -> Result<(), SearchError> {
+    match options.deadline {
+        Some(d) if expanded % 1024 == 1 && Instant::now() > d => Err(SearchError::TimeLimit { expanded }),
+        _ => Ok(()),
+    }
+}
+
+/// A hash of a state whose every bit affects the high bits (the table's tags) and the
+/// low bits (its buckets): states differ in few bits, which weak hashes cluster.
+fn hash_state(s: &[u32]) -> u64 {
+    let mut h = 0x243f_6a88_85a3_08d3u64;
+    for &w in s {
+        h = (h ^ w as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        h ^= h >> 29;
+    }
+    // The finaliser of MurmurHash3.
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
+}
+
+/// The table of stored states. States of up to 8 words are kept in the table itself,
+/// beside their id (zero-padded), so a lookup reads one place in memory; wider states
+/// are compared in the arena.
+enum Table {
+    Words1(HashTable<([u32; 1], u32)>),
+    Words2(HashTable<([u32; 2], u32)>),
+    Words4(HashTable<([u32; 4], u32)>),
+    Words8(HashTable<([u32; 8], u32)>),
+    Ids(HashTable<u32>),
+}
+
+/// The id of `s` in a table of inline states, or `next` after inserting it; `Err` when
+/// it is new and the store is `full`.
+fn find_or_insert<const N: usize>(
+    table: &mut HashTable<([u32; N], u32)>,
+    s: &[u32],
+    hash: u64,
+    next: u32,
+    full: bool,
+) -> Result<(u32, bool), ()> {
+    let mut key = [0u32; N];
+    key[..s.len()].copy_from_slice(s);
+    if let Some(&(_, id)) = table.find(hash, |(k, _)| *k == key) {
+        return Ok((id, false));
+    }
+    if full {
+        return Err(());
+    }
+    // Padding words are zero, so the hash of the padded key is the state's own.
+    table.insert_unique(hash, (key, next), |(k, _)| hash_state(&k[..s.len()]));
+    Ok((next, true))
+}
+
+/// The stored states: an arena of `words`-word states, their parents and g-values.
+struct Store {
+    words: usize,
+    arena: Vec<u32>,
+    parent: Vec<u32>,
+    action: Vec<u32>,
+    g: Vec<u64>,
+    table: Table,
+    limit: usize,
+}
+
+impl Store {
+    fn new(words: usize, limit: usize) -> Store {
+        // Ids are `u32`, and `u32::MAX` marks the initial state's missing action.
+        let limit = limit.min(u32::MAX as usize - 1);
+        Store {
+            words,
+            arena: Vec::new(),
+            parent: Vec::new(),
+            action: Vec::new(),
+            g: Vec::new(),
+            table: match words {
+                1 => Table::Words1(HashTable::new()),
+                2 => Table::Words2(HashTable::new()),
+                3 | 4 => Table::Words4(HashTable::new()),
+                5..=8 => Table::Words8(HashTable::new()),
+                _ => Table::Ids(HashTable::new()),
+            },
+            limit,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.parent.len()
+    }
+
+    fn state(&self, id: u32) -> &[u32] {
+        &self.arena[id as usize * self.words..(id as usize + 1) * self.words]
+    }
+
+    /// The id of `s`, and whether it is new. `Err` when a new state would pass the bound.
+    fn insert(&mut self, s: &[u32], parent: u32, action: u32, g: u64) -> Result<(u32, bool), ()> {
+        let hash = hash_state(s);
+        let next = self.len() as u32;
+        let full = self.len() >= self.limit;
+        let (id, new) = match &mut self.table {
+            Table::Words1(t) => find_or_insert(t, s, hash, next, full)?,
+            Table::Words2(t) => find_or_insert(t, s, hash, next, full)?,
+            Table::Words4(t) => find_or_insert(t, s, hash, next, full)?,
+            Table::Words8(t) => find_or_insert(t, s, hash, next, full)?,
+            Table::Ids(t) => {
+                let (words, arena) = (self.words, &self.arena);
+                let eq = |&id: &u32| &arena[id as usize * words..(id as usize + 1) * words] == s;
+                match t.find(hash, eq) {
+                    Some(&id) => (id, false),
+                    None if full => return Err(()),
+                    None => {
+                        t.insert_unique(hash, next, |&i| {
+                            hash_state(&arena[i as usize * words..(i as usize + 1) * words])
+                        });
+                        (next, true)
+                    }
+                }
+            }
+        };
+        if new {
+            self.arena.extend_from_slice(s);
+            self.parent.push(parent);
+            self.action.push(action);
+            self.g.push(g);
+        }
+        Ok((id, new))
+    }
+
+    /// The actions from the initial state (id 0) to `id`.
+    fn plan(&self, mut id: u32) -> Vec<usize> {
+        let mut plan = Vec::new();
+        while id != 0 {
+            plan.push(self.action[id as usize] as usize);
+            id = self.parent[id as usize];
+        }
+        plan.reverse();
+        plan
+    }
+}
+
+/// The actions applicable in a state, found through an index by first precondition
+/// fact (actions without positive preconditions are tried in every state).
+struct Successors {
+    by_fact: Vec<Vec<u32>>,
+    always: Vec<u32>,
+}
+
+impl Successors {
+    fn new(task: &Task) -> Successors {
+        let mut by_fact = vec![Vec::new(); task.facts.len()];
+        let mut always = Vec::new();
+        for (i, a) in task.actions.iter().enumerate() {
+            match a.precondition.positive.first() {
+                Some(&f) => by_fact[f as usize].push(i as u32),
+                None => always.push(i as u32),
+            }
+        }
+        Successors { by_fact, always }
+    }
+
+    fn applicable(&self, task: &Task, state: &[u32], out: &mut Vec<u32>) {
+        out.clear();
+        for (w, &word) in state.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let f = w * 32 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if let Some(list) = self.by_fact.get(f) {
+                    out.extend(list.iter().filter(|&&a| task.actions[a as usize].precondition.holds(state)));
+                }
+            }
+        }
+        out.extend(self.always.iter().filter(|&&a| task.actions[a as usize].precondition.holds(state)));
+        out.sort_unstable();
+    }
+}
+
+/// Finds an optimal plan of `task`.
+pub fn search(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, SearchError> {
+    if task.unit_cost() {
+        breadth_first(task, options)
+    } else {
+        uniform_cost(task, options)
+    }
+}
+
+fn limit_error(limit: usize, expanded: u64) -> SearchError {
+    SearchError::StateLimit { limit, expanded }
+}
+
+fn breadth_first(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, SearchError> {
+    let limit = options.max_states.unwrap_or(usize::MAX);
+    let mut store = Store::new(task.words, limit);
+    let mut out = SearchOutcome { plan: None, cost: None, expanded: 0, generated: 0, stored: 0 };
+    store.insert(&task.init, 0, u32::MAX, 0).map_err(|_| limit_error(limit, 0))?;
+    if task.goal.holds(&task.init) {
+        out.plan = Some(vec![]);
+        out.cost = Some(0);
+        out.stored = 1;
+        return Ok(out);
+    }
+    let successors = Successors::new(task);
+    let (mut applicable, mut state, mut next): (Vec<u32>, State, State) = (Vec::new(), Vec::new(), Vec::new());
+    // States are stored in breadth-first order: the queue is the range of ids.
+    let mut id = 0u32;
+    while (id as usize) < store.len() {
+        state.clear();
+        state.extend_from_slice(store.state(id));
+        out.expanded += 1;
+        check_time(options, out.expanded)?;
+        successors.applicable(task, &state, &mut applicable);
+        for &a in &applicable {
+            task.actions[a as usize].apply(&state, &mut next);
+            out.generated += 1;
+            let g = store.g[id as usize] + 1;
+            let (s, new) = store.insert(&next, id, a, g).map_err(|_| limit_error(limit, out.expanded))?;
+            if new && task.goal.holds(&next) {
+                out.plan = Some(store.plan(s));
+                out.cost = Some(g);
+                out.stored = store.len();
+                return Ok(out);
+            }
+        }
+        id += 1;
+    }
+    out.stored = store.len();
+    Ok(out)
+}
+
+fn uniform_cost(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, SearchError> {
+    let limit = options.max_states.unwrap_or(usize::MAX);
+    let mut store = Store::new(task.words, limit);
+    let mut out = SearchOutcome { plan: None, cost: None, expanded: 0, generated: 0, stored: 0 };
+    store.insert(&task.init, 0, u32::MAX, 0).map_err(|_| limit_error(limit, 0))?;
+    let successors = Successors::new(task);
+    let mut closed: Vec<bool> = Vec::new();
+    let mut buckets: BTreeMap<u64, Vec<u32>> = BTreeMap::new();
+    buckets.insert(0, vec![0]);
+    let (mut applicable, mut state, mut next): (Vec<u32>, State, State) = (Vec::new(), Vec::new(), Vec::new());
+    while let Some(mut entry) = buckets.first_entry() {
+        let cost = *entry.key();
+        let Some(id) = entry.get_mut().pop() else {
+            entry.remove();
+            continue;
+        };
+        closed.resize(store.len(), false);
+        if closed[id as usize] || store.g[id as usize] != cost {
+            continue;
+        }
+        closed[id as usize] = true;
+        state.clear();
+        state.extend_from_slice(store.state(id));
+        if task.goal.holds(&state) {
+            out.plan = Some(store.plan(id));
+            out.cost = Some(cost);
+            out.stored = store.len();
+            return Ok(out);
+        }
+        out.expanded += 1;
+        check_time(options, out.expanded)?;
+        successors.applicable(task, &state, &mut applicable);
+        for &a in &applicable {
+            let action = &task.actions[a as usize];
+            action.apply(&state, &mut next);
+            out.generated += 1;
+            let g = cost.saturating_add(action.cost);
+            let (s, new) = store.insert(&next, id, a, g).map_err(|_| limit_error(limit, out.expanded))?;
+            let s = s as usize;
+            if new || (g < store.g[s] && !closed.get(s).copied().unwrap_or(false)) {
+                store.g[s] = g;
+                store.parent[s] = id;
+                store.action[s] = a;
+                buckets.entry(g).or_default().push(s as u32);
+            }
+        }
+    }
+    out.stored = store.len();
+    Ok(out)
+}
+
+/// The number of states at each breadth-first depth of the whole reachable state
+/// space (depth 0 first), or `Err` when more than `max_states` are reachable.
+pub fn reachable_layers(task: &Task, max_states: usize) -> Result<Vec<u64>, SearchError> {
+    let mut store = Store::new(task.words, max_states);
+    store.insert(&task.init, 0, u32::MAX, 0).map_err(|_| limit_error(max_states, 0))?;
+    let successors = Successors::new(task);
+    let (mut applicable, mut state, mut next): (Vec<u32>, State, State) = (Vec::new(), Vec::new(), Vec::new());
+    let mut layers = vec![1u64];
+    let (mut id, mut layer_end, mut expanded) = (0usize, 1usize, 0u64);
+    while id < store.len() {
+        state.clear();
+        state.extend_from_slice(store.state(id as u32));
+        successors.applicable(task, &state, &mut applicable);
+        expanded += 1;
+        for &a in &applicable {
+            task.actions[a as usize].apply(&state, &mut next);
+            store.insert(&next, id as u32, a, 0).map_err(|_| limit_error(max_states, expanded))?;
+        }
+        id += 1;
+        if id == layer_end && store.len() > layer_end {
+            layers.push((store.len() - layer_end) as u64);
+            layer_end = store.len();
+        }
+    }
+    Ok(layers)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::task::{Action, Condition};
+
+    /// A corridor of `n` facts: action `i` moves the token from fact `i` to `i + 1`
+    /// (cost `i % 3`, or 1 for unit costs); the goal is the last fact.
+    fn corridor(n: u32, unit: bool) -> Task {
+        let actions = (0..n - 1)
+            .map(|i| Action {
+                name: format!("(step {i})"),
+                precondition: Condition { positive: vec![i], ..Condition::default() },
+                add: vec![i + 1],
+                delete: vec![i],
+                conditional: vec![],
+                cost: if unit { 1 } else { u64::from(i % 3) },
+            })
+            .collect();
+        let words = (n as usize).div_ceil(32);
+        let mut init = vec![0; words];
+        init[0] = 1;
+        Task {
+            facts: (0..n).map(|i| format!("(at {i})")).collect(),
+            actions,
+            init,
+            goal: Condition { positive: vec![n - 1], ..Condition::default() },
+            words,
+        }
+    }
+
+    #[test]
+    fn every_state_width_finds_the_corridor_plan() {
+        // 1, 2, 3 (padded to 4), 6 (padded to 8) words inline, 10 words by id.
+        for n in [20u32, 40, 90, 170, 300] {
+            for unit in [true, false] {
+                let task = corridor(n, unit);
+                let out = search(&task, &SearchOptions::default()).unwrap();
+                let expected: u64 = if unit { u64::from(n - 1) } else { (0..n - 1).map(|i| u64::from(i % 3)).sum() };
+                assert_eq!(out.cost, Some(expected), "{n} facts, unit {unit}");
+                assert_eq!(out.plan.map(|p| p.len()), Some(n as usize - 1));
+                assert_eq!(out.stored, n as usize);
+                assert_eq!(reachable_layers(&task, 1000).unwrap(), vec![1; n as usize]);
+            }
+            let limited = search(&corridor(n, true), &SearchOptions { max_states: Some(5), deadline: None });
+            assert_eq!(limited, Err(SearchError::StateLimit { limit: 5, expanded: 5 }));
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! Helpers of the data-driven tests: where the planning benchmark data is, a reader for
+//! its CSV tables, and solving one task end to end (parse, ground, search, validate).
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use warpcheck_pddl::{ground, parse_domain, parse_problem, search, validate, SearchOptions};
+
+/// The planning data: `$WARPCHECK_PLANNING`, or `shared/planning` beside the
+/// repository. Panics with a clear message when it is absent.
+pub fn data_dir() -> PathBuf {
+    let dir = match std::env::var_os("WARPCHECK_PLANNING") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/planning")),
+    };
+    assert!(
+        dir.join("results").is_dir(),
+        "the planning benchmark data is missing: expected `shared/planning` beside the repository \
+         (or set WARPCHECK_PLANNING), looked in {}",
+        dir.display()
+    );
+    dir
+}
+
+/// The rows of a CSV file with a header, as maps from column to value (quoted fields
+/// with commas and doubled quotes handled).
+pub fn csv(path: &std::path::Path) -> Vec<std::collections::HashMap<String, String>> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let mut lines = text.lines().map(fields);
+    let header = lines.next().expect("a header");
+    lines.filter(|l| l.len() > 1).map(|l| header.iter().cloned().zip(l).collect()).collect()
+}
+
+fn fields(line: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                chars.next();
+                out.last_mut().unwrap().push('"');
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(String::new()),
+            c => out.last_mut().unwrap().push(c),
+        }
+    }
+    out
+}
+
+/// A solved (or proven unsolvable) task.
+pub struct Solved {
+    /// The plan's steps, `None` when unsolvable.
+    pub plan: Option<Vec<String>>,
+    /// The cost the search reports.
+    pub cost: Option<u64>,
+    /// The cost the validator recomputes.
+    pub validated_cost: Option<u64>,
+    pub facts: usize,
+    pub actions: usize,
+    pub expanded: u64,
+    pub seconds: f64,
+}
+
+/// Parses, grounds and searches a task; validates the plan.
+pub fn solve(domain: &std::path::Path, problem: &std::path::Path) -> Solved {
+    solve_within(domain, problem, None).expect("no time limit")
+}
+
+/// As [`solve`], `None` when the search passes `seconds` (counted from the start of
+/// parsing).
+pub fn solve_within(domain: &std::path::Path, problem: &std::path::Path, seconds: Option<f64>) -> Option<Solved> {
+    let start = Instant::now();
+    let dsrc = std::fs::read_to_string(domain).unwrap();
+    let psrc = std::fs::read_to_string(problem).unwrap();
+    let d = parse_domain(&dsrc).unwrap_or_else(|e| panic!("{}", e.render(&domain.display().to_string(), &dsrc)));
+    let p = parse_problem(&psrc, &d).unwrap_or_else(|e| panic!("{}", e.render(&problem.display().to_string(), &psrc)));
+    let task = ground(&d, &p).unwrap_or_else(|e| panic!("{}", e.render(&domain.display().to_string(), &dsrc)));
+    let deadline = seconds.map(|s| start + std::time::Duration::from_secs_f64(s));
+    let outcome = match search(&task, &SearchOptions { max_states: Some(20_000_000), deadline }) {
+        Ok(o) => o,
+        Err(warpcheck_pddl::SearchError::TimeLimit { .. }) => return None,
+        Err(e) => panic!("{}: {e}", problem.display()),
+    };
+    let plan: Option<Vec<String>> =
+        outcome.plan.as_ref().map(|p| p.iter().map(|&a| task.actions[a].name.clone()).collect());
+    let validated_cost = plan.as_ref().map(|plan| {
+        validate(&d, &p, plan).unwrap_or_else(|e| panic!("{}: invalid plan {plan:?}: {e}", problem.display()))
+    });
+    Some(Solved {
+        plan,
+        cost: outcome.cost,
+        validated_cost,
+        facts: task.facts.len(),
+        actions: task.actions.len(),
+        expanded: outcome.expanded,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
