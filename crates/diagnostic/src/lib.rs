@@ -1,4 +1,4 @@
-//! Diagnostics of warpcheck's front ends (DVE, PRISM): a message, the source span it points at and
+//! Diagnostics of warpcheck's front ends (DVE, PRISM, PDDL): a message, the source span it points at and
 //! notes, rendered rustc-style (file, line, column, the source line and a caret).
 
 use codespan_reporting::diagnostic::{Diagnostic as Report, Label};
@@ -96,7 +96,7 @@ impl Diagnostic {
 
     /// 1-based line and column of the start of the span in `source`.
     pub fn line_column(&self, source: &str) -> (usize, usize) {
-        let start = (self.span.start as usize).min(source.len());
+        let start = floor_char_boundary(source, self.span.start as usize);
         let before = &source[..start];
         let line = before.matches('\n').count() + 1;
         let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
@@ -108,8 +108,8 @@ impl Diagnostic {
     pub fn render(&self, file_name: &str, source: &str) -> String {
         let file = SimpleFile::new(file_name, source);
         let clamp = |s: Span| {
-            let end = (s.end as usize).min(source.len());
-            Span::new((s.start as usize).min(end), end).range()
+            let end = floor_char_boundary(source, s.end as usize);
+            Span::new(floor_char_boundary(source, (s.start as usize).min(end)), end).range()
         };
         let mut labels = vec![Label::primary((), clamp(self.span)).with_message(&self.label)];
         for (span, text) in &self.related {
@@ -123,6 +123,16 @@ impl Diagnostic {
         term::emit_into_string(&Config::default(), &file, &report)
             .unwrap_or_else(|_| format!("{word}: {}\n", self.message))
     }
+}
+
+/// The largest character boundary of `source` at or before `at` (spans from a lexer
+/// are on boundaries; a span from elsewhere must not split a character).
+fn floor_char_boundary(source: &str, at: usize) -> usize {
+    let mut at = at.min(source.len());
+    while !source.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
 }
 
 #[cfg(test)]
@@ -157,5 +167,13 @@ mod tests {
         assert_eq!(d.line_column(src), (2, 10));
         let text = d.render("m.dve", src);
         assert!(text.contains("m.dve:2:10") && text.contains("byte y = z;"), "{text}");
+    }
+
+    #[test]
+    fn spans_inside_a_character_do_not_split_it() {
+        let src = "x = \"é\";\n";
+        let d = Diagnostic::new("bad", Span::new(6, 7));
+        assert_eq!(d.line_column(src), (1, 6));
+        assert!(d.render("m", src).contains("m:1:6"));
     }
 }

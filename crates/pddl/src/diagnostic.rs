@@ -1,31 +1,9 @@
 //! Errors of the PDDL front end: a message, the file (domain or problem) and the source
 //! span it points at, rendered rustc-style (file, line, column, the source line and a
-//! caret). Adapted from the PRISM front end's diagnostics, with the file added since a
+//! caret) by the front ends' shared `warpcheck-diagnostic`, with the file added since a
 //! planning task comes in two files.
 
-use codespan_reporting::diagnostic::{Diagnostic as Report, Label};
-use codespan_reporting::files::SimpleFile;
-use codespan_reporting::term::{self, Config};
-
-/// A byte range of one source text.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Span {
-    /// First byte.
-    pub start: u32,
-    /// One past the last byte.
-    pub end: u32,
-}
-
-impl Span {
-    /// The span of bytes `start..end`.
-    pub fn new(start: usize, end: usize) -> Span {
-        Span { start: start as u32, end: end as u32 }
-    }
-
-    fn range(self) -> std::ops::Range<usize> {
-        self.start as usize..self.end as usize
-    }
-}
+pub use warpcheck_diagnostic::Span;
 
 /// Which of the two input files a span belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -44,7 +22,6 @@ pub struct Diagnostic {
     pub message: String,
     /// The file the span is in.
     pub file: FileKind,
-    /// Where.
     pub span: Span,
     /// Text under the caret.
     pub label: String,
@@ -62,35 +39,19 @@ impl Diagnostic {
         self
     }
 
-    /// 1-based line and column of the start of the span in `source`.
-    pub fn line_column(&self, source: &str) -> (usize, usize) {
-        let mut start = (self.span.start as usize).min(source.len());
-        while !source.is_char_boundary(start) {
-            start -= 1;
-        }
-        let before = &source[..start];
-        let line = before.matches('\n').count() + 1;
-        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-        (line, column)
+    /// The front ends' shared rendering of this error.
+    fn shared(&self) -> warpcheck_diagnostic::Diagnostic {
+        warpcheck_diagnostic::Diagnostic::new(self.message.clone(), self.span).label(self.label.clone())
     }
 
-    /// Renders the diagnostic like rustc: `error: message`, ` --> file:line:column`,
-    /// the source line and a caret under the span. `source` is the text of the file
-    /// the diagnostic is in ([`Diagnostic::file`]).
+    /// 1-based line and column of the start of the span in `source`.
+    pub fn line_column(&self, source: &str) -> (usize, usize) {
+        self.shared().line_column(source)
+    }
+
+    /// Renders the error like rustc with `file_name` (the file it is in) and its text.
     pub fn render(&self, file_name: &str, source: &str) -> String {
-        let file = SimpleFile::new(file_name, source);
-        let mut end = (self.span.end as usize).min(source.len());
-        while !source.is_char_boundary(end) {
-            end -= 1;
-        }
-        let mut start = (self.span.start as usize).min(end);
-        while !source.is_char_boundary(start) {
-            start -= 1;
-        }
-        let labels = vec![Label::primary((), Span::new(start, end).range()).with_message(&self.label)];
-        let report = Report::error().with_message(&self.message).with_labels(labels);
-        term::emit_into_string(&Config::default(), &file, &report)
-            .unwrap_or_else(|_| format!("error: {}\n", self.message))
+        self.shared().render(file_name, source)
     }
 }
 
