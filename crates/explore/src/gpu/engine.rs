@@ -670,23 +670,8 @@ impl<M: CudaModel> Run<'_, M> {
                 .map_err(cuda)?;
             self.report_progress(&mut last_progress, start, &ctl)?;
         }
-        let found = ctl[0] as u64;
-        let levels = ctl[5];
-        let states = found;
         let counters = self.read(&self.store.counters)?;
-        let error_state = counters[2] > 0;
-        gpu.report = Report {
-            states: states + error_state as u64,
-            transitions: counters[0],
-            deadlocks: counters[1] + error_state as u64,
-            levels,
-            accepting: counters[3],
-            error_transitions: counters[2],
-            complete: !stopped,
-            violations: self.violations()?,
-            table_entries: states,
-            ..Report::default()
-        };
+        gpu.report = report(&counters, ctl[0] as u64, ctl[5], !stopped, self.violations()?);
         Ok(gpu)
     }
 
@@ -770,6 +755,25 @@ impl<M: CudaModel> Run<'_, M> {
             states.push(state);
         }
         Ok(states)
+    }
+}
+
+/// The report of a search that stored `states` in `levels` levels, from the kernels'
+/// counters (transitions, deadlocks, error steps, accepting states): the steps that
+/// raised an evaluation error lead to one more state, the error state, a deadlock.
+pub(crate) fn report(counters: &[u64], states: u64, levels: u32, complete: bool, violations: Vec<Violation>) -> Report {
+    let error_state = counters[2] > 0;
+    Report {
+        states: states + error_state as u64,
+        transitions: counters[0],
+        deadlocks: counters[1] + error_state as u64,
+        levels,
+        accepting: counters[3],
+        error_transitions: counters[2],
+        complete,
+        violations,
+        table_entries: states,
+        ..Report::default()
     }
 }
 

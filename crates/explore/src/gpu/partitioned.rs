@@ -22,11 +22,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::engine::{
-    bind_tables, cuda, device_count, ptr, tuned_source, violation_kind, GpuError, GpuOptions, GpuReport, TableArgs,
-    Tuning, CHECK_ASSERTIONS, CHECK_DEADLOCK, LEVELS_PER_BATCH, LOAD, STOP_DONE, STOP_ROOM, STOP_VIOLATION,
+    bind_tables, cuda, device_count, ptr, report, tuned_source, violation_kind, GpuError, GpuOptions, GpuReport,
+    TableArgs, Tuning, CHECK_ASSERTIONS, CHECK_DEADLOCK, LEVELS_PER_BATCH, LOAD, STOP_DONE, STOP_ROOM, STOP_VIOLATION,
 };
 use super::transport::{segment, Transport};
-use crate::{Progress, Report, Trace, Violation, ViolationKind};
+use crate::{Progress, Trace, Violation, ViolationKind};
 use cudarc::driver::sys::{CUevent_flags, CUresult};
 use warpcheck_cuda::driver::{CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr};
 use warpcheck_cuda::{cudarc, grid, nvrtc, KernelArg, ONE_THREAD};
@@ -694,19 +694,7 @@ impl<M: CudaModel> Run<'_, M> {
             }
         }
         let states: u64 = store.iter().map(|p| p.held as u64).sum();
-        let error_state = counters[2] > 0;
-        gpu.report = Report {
-            states: states + error_state as u64,
-            transitions: counters[0],
-            deadlocks: counters[1] + error_state as u64,
-            levels,
-            accepting: counters[3],
-            error_transitions: counters[2],
-            complete: !stopped,
-            violations: self.violations(store)?,
-            table_entries: states,
-            ..Report::default()
-        };
+        gpu.report = report(&counters, states, levels, !stopped, self.violations(store)?);
         Ok(gpu)
     }
 

@@ -228,13 +228,8 @@ fn bounded(
 /// `P [left U right]`: precomputation, then elimination (DTMC) or policy iteration (MDP).
 fn until(cx: &Context, probs: &[BigRational], left: &[bool], right: &[bool], opt: Opt) -> Result<Exact, CheckError> {
     let model = cx.model;
-    let pred = cx.pred();
     let mdp = model.model_type == ModelType::Mdp;
-    let (zero, one) = match (mdp, opt) {
-        (false, _) => precompute::prob01(model, pred, left, right),
-        (true, Opt::Max) => precompute::prob01_max(model, pred, left, right),
-        (true, Opt::Min) => precompute::prob01_min(model, pred, left, right),
-    };
+    let (zero, one) = reach::zero_one(cx, left, right, opt);
     let maybe: Vec<bool> = zero.iter().zip(&one).map(|(&z, &o)| !z && !o).collect();
     let mut policy: Vec<u64> = (0..model.states() as u32).map(|s| model.rows(s).start).collect();
     if mdp && maybe.contains(&true) {

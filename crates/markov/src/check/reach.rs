@@ -214,15 +214,21 @@ pub(crate) fn solve(
 }
 
 /// `P [left U right]` for every state (`opt` ignored on DTMCs).
-pub fn until(cx: &Context, left: &[bool], right: &[bool], opt: Opt) -> Result<Values, CheckError> {
-    let model = cx.model;
-    let pred = cx.pred();
-    let mdp = model.model_type == ModelType::Mdp;
-    let (zero, one) = match (mdp, opt) {
+/// The states where `P [left U right]` is 0 and where it is 1 (for the extremum `opt`
+/// of an MDP), by graph precomputation.
+pub(crate) fn zero_one(cx: &Context, left: &[bool], right: &[bool], opt: Opt) -> (Vec<bool>, Vec<bool>) {
+    let (model, pred) = (cx.model, cx.pred());
+    match (model.model_type == ModelType::Mdp, opt) {
         (false, _) => precompute::prob01(model, pred, left, right),
         (true, Opt::Max) => precompute::prob01_max(model, pred, left, right),
         (true, Opt::Min) => precompute::prob01_min(model, pred, left, right),
-    };
+    }
+}
+
+pub fn until(cx: &Context, left: &[bool], right: &[bool], opt: Opt) -> Result<Values, CheckError> {
+    let model = cx.model;
+    let mdp = model.model_type == ModelType::Mdp;
+    let (zero, one) = zero_one(cx, left, right, opt);
     let maybe: Vec<bool> = zero.iter().zip(&one).map(|(&z, &o)| !z && !o).collect();
     let known: Vec<f64> = one.iter().map(|&o| if o { 1.0 } else { 0.0 }).collect();
     if !maybe.contains(&true) {
