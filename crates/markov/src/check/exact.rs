@@ -367,7 +367,9 @@ fn evaluate(
 }
 
 /// Solves `x = A x + b` (`A` by rows, no row of `I - A` singular) by eliminating the
-/// unknowns in order, then substituting back.
+/// unknowns in a depth-first postorder (successors first, so that the acyclic part of
+/// the system creates no fill-in: only strongly connected parts do), then substituting
+/// back in the reverse order.
 pub(crate) fn solve(mut rows: Vec<FxHashMap<u32, BigRational>>, mut b: Vec<BigRational>) -> Vec<BigRational> {
     let n = rows.len();
     let mut preds: Vec<FxHashSet<u32>> = vec![FxHashSet::default(); n];
@@ -376,7 +378,9 @@ pub(crate) fn solve(mut rows: Vec<FxHashMap<u32, BigRational>>, mut b: Vec<BigRa
             preds[t as usize].insert(s as u32);
         }
     }
-    for s in 0..n {
+    let order = postorder(&rows);
+    for &s in &order {
+        let s = s as usize;
         if let Some(l) = rows[s].remove(&(s as u32)) {
             let scale = (BigRational::one() - l).recip();
             rows[s].values_mut().for_each(|c| *c *= &scale);
@@ -398,14 +402,44 @@ pub(crate) fn solve(mut rows: Vec<FxHashMap<u32, BigRational>>, mut b: Vec<BigRa
         }
     }
     let mut x = vec![BigRational::zero(); n];
-    for s in (0..n).rev() {
-        let mut v = b[s].clone();
-        for (&t, c) in &rows[s] {
+    for &s in order.iter().rev() {
+        let mut v = b[s as usize].clone();
+        for (&t, c) in &rows[s as usize] {
             v += c * &x[t as usize];
         }
-        x[s] = v;
+        x[s as usize] = v;
     }
     x
+}
+
+/// The unknowns in a depth-first postorder over the rows' entries (an explicit stack).
+fn postorder(rows: &[FxHashMap<u32, BigRational>]) -> Vec<u32> {
+    let n = rows.len();
+    let successors: Vec<Vec<u32>> = rows.iter().map(|r| r.keys().copied().collect()).collect();
+    let mut seen = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    let mut stack: Vec<(u32, usize)> = Vec::new();
+    for root in 0..n as u32 {
+        if seen[root as usize] {
+            continue;
+        }
+        seen[root as usize] = true;
+        stack.push((root, 0));
+        while let Some((s, next)) = stack.last_mut() {
+            let s = *s;
+            if let Some(&t) = successors[s as usize].get(*next) {
+                *next += 1;
+                if !seen[t as usize] {
+                    seen[t as usize] = true;
+                    stack.push((t, 0));
+                }
+            } else {
+                order.push(s);
+                stack.pop();
+            }
+        }
+    }
+    order
 }
 
 #[cfg(test)]
