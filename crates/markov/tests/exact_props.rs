@@ -12,7 +12,7 @@ mod random;
 use num_rational::BigRational;
 use num_traits::{One, ToPrimitive, Zero};
 use proptest::prelude::*;
-use random::{build, spec, states, Spec};
+use random::{build, next_scheduler, spec, states, Spec};
 use warpcheck_markov::check::{check, check_exact, parse, Options};
 use warpcheck_markov::{ModelType, RewardModel, SparseModel};
 
@@ -89,17 +89,7 @@ fn extremes(spec: &Spec, safe: &[bool], target: &[bool]) -> (Vec<BigRational>, V
             None => x,
             Some(h) => h.into_iter().zip(x).map(|(a, b)| if b > a { b } else { a }).collect(),
         });
-        // The next scheduler, counting in mixed radix.
-        let mut s = 0;
-        while s < n {
-            choice[s] += 1;
-            if choice[s] < spec[s].len() {
-                break;
-            }
-            choice[s] = 0;
-            s += 1;
-        }
-        if s == n {
+        if !next_scheduler(spec, &mut choice) {
             return (lo.unwrap(), hi.unwrap());
         }
     }

@@ -12,7 +12,7 @@
 mod random;
 
 use proptest::prelude::*;
-use random::{build, pool, spec, states, Spec};
+use random::{build, next_scheduler, pool, spec, states, Spec};
 use warpcheck_markov::precompute::{prob0, prob01, prob01_max, prob01_min, prob0a, prob0e, prob1, prob1a, prob1e};
 use warpcheck_markov::{ModelType, Predecessors};
 
@@ -100,17 +100,7 @@ fn by_schedulers(spec: &Spec, safe: &[bool], target: &[bool]) -> [Vec<bool>; 4] 
             all1[s] &= one;
             some1[s] |= one;
         }
-        // Next scheduler (odometer over the choice counts).
-        let mut s = 0;
-        while s < n {
-            choice[s] += 1;
-            if choice[s] < spec[s].len() {
-                break;
-            }
-            choice[s] = 0;
-            s += 1;
-        }
-        if s == n {
+        if !next_scheduler(spec, &mut choice) {
             return [all0, some0, all1, some1];
         }
     }

@@ -164,6 +164,26 @@ impl P {
         }
     }
 
+    /// Declares the typed objects (or constants: `what`) of `body`, each name once.
+    fn declare_objects(
+        &self,
+        body: &[Sexp],
+        types: &FxHashMap<String, usize>,
+        index: &mut FxHashMap<String, usize>,
+        objects: &mut Vec<Object>,
+        what: &str,
+    ) -> Result<()> {
+        let an = if what.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+        for (o, object_types) in self.typed_list(body, &mut |n, s| self.resolve_type(types, n, s))? {
+            let name = self.symbol(o, &format!("{an} {what} name"))?;
+            if index.insert(name.to_string(), objects.len()).is_some() {
+                return Err(self.err(format!("{what} `{name}` declared twice"), o.span()));
+            }
+            objects.push(Object { name: name.to_string(), types: object_types });
+        }
+        Ok(())
+    }
+
     fn resolve_type(&self, types: &FxHashMap<String, usize>, name: &str, span: Span) -> Result<usize> {
         types
             .get(name)
@@ -431,14 +451,7 @@ impl DomainParser {
                     }
                 }
                 Some(":constants") => {
-                    let typed = p.typed_list(body, &mut |n, s| p.resolve_type(&type_index, n, s))?;
-                    for (o, types) in typed {
-                        let name = p.symbol(o, "a constant name")?;
-                        if object_index.insert(name.to_string(), constants.len()).is_some() {
-                            return Err(p.err(format!("constant `{name}` declared twice"), o.span()));
-                        }
-                        constants.push(Object { name: name.to_string(), types });
-                    }
+                    p.declare_objects(body, &type_index, &mut object_index, &mut constants, "constant")?
                 }
                 Some(":predicates") => {
                     for decl in body {
@@ -581,14 +594,7 @@ impl ProblemParser<'_> {
         for section in sections {
             if section.head() == Some(":objects") {
                 let body = p.list(section, "`(:objects ...)`")?.get(1..).unwrap_or(&[]);
-                let typed = p.typed_list(body, &mut |n, s| p.resolve_type(&type_index, n, s))?;
-                for (o, types) in typed {
-                    let oname = p.symbol(o, "an object name")?;
-                    if object_index.insert(oname.to_string(), objects.len()).is_some() {
-                        return Err(p.err(format!("object `{oname}` declared twice"), o.span()));
-                    }
-                    objects.push(Object { name: oname.to_string(), types });
-                }
+                p.declare_objects(body, &type_index, &mut object_index, &mut objects, "object")?;
             }
         }
         let names = Names {

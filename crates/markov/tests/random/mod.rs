@@ -64,3 +64,16 @@ pub fn build(spec: &Spec, model_type: ModelType) -> SparseModel {
 pub fn states(mask: &[bool]) -> Vec<u32> {
     (0..mask.len() as u32).filter(|&s| mask[s as usize]).collect()
 }
+
+/// Steps `choice` to the next memoryless deterministic scheduler of `spec` (an odometer
+/// over the states' choice counts); false after the last one.
+pub fn next_scheduler(spec: &Spec, choice: &mut [usize]) -> bool {
+    for (s, c) in choice.iter_mut().enumerate() {
+        *c += 1;
+        if *c < spec[s].len() {
+            return true;
+        }
+        *c = 0;
+    }
+    false
+}
