@@ -7,8 +7,9 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use warpcheck_explore::gpu::{GpuOptions, GpuReport};
-use warpcheck_explore::{explore_parallel, Checks, Invariant, Options, Order, Report};
+use warpcheck_explore::{explore_parallel, Checks, Invariant, Options, Order, Report, Trace, ViolationKind};
 use warpcheck_model::CudaModel;
+use warpcheck_native::Native;
 use warpcheck_store::MemoryBudget;
 
 use crate::backend::{Backend, Placement};
@@ -67,6 +68,12 @@ pub struct RunArgs {
     /// Exploration order: `bfs` (level by level, shortest counterexamples) or `dfs`.
     #[arg(long, value_enum, default_value_t = OrderArg::Bfs)]
     pub order: OrderArg,
+    /// CPU successor code: `closures` (built in); `native` (the model's generated C
+    /// compiled with the system C++ compiler, `$CXX` or `c++`, cached on disk; an
+    /// error without a compiler); `auto` (native when a compiler is present, else the
+    /// closures with a note).
+    #[arg(long, value_enum, default_value_t = SuccessorCode::Auto)]
+    pub successors: SuccessorCode,
     /// Out-of-range assignments: `error` (an evaluation error, as in DiVinE 2.4) or
     /// `wrap` (wrap around as in C, as DiVinE's compiled models run by LTSmin do).
     #[arg(long, value_enum, default_value_t = OverflowArg::Error)]
@@ -90,6 +97,14 @@ fn parse_gpus(text: &str) -> Result<Gpus, String> {
             _ => Err(format!("expected a number of GPUs (1 or more) or `all`, found `{text}`")),
         },
     }
+}
+
+/// `--successors`: how the CPU engine computes successors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SuccessorCode {
+    Closures,
+    Native,
+    Auto,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -192,8 +207,8 @@ impl ModelCommand for Explore<'_> {
     fn run<L: Loaded>(self, loaded: L) -> Result<Verdict, CliError> {
         let args = self.0;
         let model = loaded.model();
-        let (report, gpu) = run(args, model, Checks::default(), false, false)?;
-        let engine = report::Engine { threads: args.threads(), gpu: gpu.as_ref() };
+        let (report, gpu, native) = run(args, model, Checks::default(), false, false)?;
+        let engine = report::Engine { threads: args.threads(), gpu: gpu.as_ref(), native };
         if args.json {
             report::print_stats_json(args.path(), model, &report, &engine);
         } else {
@@ -252,8 +267,8 @@ impl ModelCommand for Check<'_> {
             checks.invariants.push(Invariant { text: text.clone(), label });
         }
         let model = loaded.model();
-        let (report, gpu) = run(&args.run, model, checks.clone(), !args.all, true)?;
-        let engine = report::Engine { threads: args.run.threads(), gpu: gpu.as_ref() };
+        let (report, gpu, native) = run(&args.run, model, checks.clone(), !args.all, true)?;
+        let engine = report::Engine { threads: args.run.threads(), gpu: gpu.as_ref(), native };
         if args.run.json {
             let stats = report::stats(args.run.path(), model, &report, &engine);
             crate::json::print(&report::check_json(model, &checks, &report, stats));
@@ -290,26 +305,27 @@ fn print_check<M: CudaModel>(model: &M, checks: &Checks, report: &Report, engine
     }
 }
 
-/// Runs the engine `--backend` chooses; with the GPU, also returns its timings.
+/// Runs the engine `--backend` chooses; with the GPU, also returns its timings; on the
+/// CPU, whether the successor code was native.
 fn run<M: CudaModel>(
     args: &RunArgs,
     model: &M,
     checks: Checks,
     stop_at_first: bool,
     traces: bool,
-) -> Result<(Report, Option<GpuReport>), CliError> {
+) -> Result<(Report, Option<GpuReport>, bool), CliError> {
     let gpu_path = match args.order {
         OrderArg::Dfs => Err("the GPU engine explores breadth first only (--order dfs)".to_string()),
         OrderArg::Bfs => Ok(()),
     };
     if args.backend.place(args.device, gpu_path)? == Placement::Gpu {
         match run_gpu(args, model, checks.clone(), stop_at_first) {
-            Ok(mut r) => return Ok((std::mem::take(&mut r.report), Some(r))),
+            Ok(mut r) => return Ok((std::mem::take(&mut r.report), Some(r), false)),
             Err(e) if args.backend.falls_back(&e) => {}
             Err(e) => return Err(e.into()),
         }
     }
-    run_cpu(args, model, checks, stop_at_first, traces).map(|r| (r, None))
+    run_cpu(args, model, checks, stop_at_first, traces).map(|(r, native)| (r, None, native))
 }
 
 /// Runs the GPU engine.
@@ -344,14 +360,14 @@ fn run_gpu<M: CudaModel>(
     result
 }
 
-/// Runs the parallel CPU engine.
+/// Runs the parallel CPU engine; says whether its successor code was native.
 fn run_cpu<M: CudaModel>(
     args: &RunArgs,
     model: &M,
     checks: Checks,
     stop_at_first: bool,
     traces: bool,
-) -> Result<Report, CliError> {
+) -> Result<(Report, bool), CliError> {
     let table = Options::table_for(MemoryBudget::or_default(args.memory), traces);
     let progress = progress::ProgressLine::new(args.quiet || args.json);
     let update = |p: &warpcheck_explore::Progress| progress.update(p);
@@ -367,7 +383,41 @@ fn run_cpu<M: CudaModel>(
             OrderArg::Dfs => Order::Dfs,
         },
     };
-    let result = explore_parallel(model, &options);
+    let native = native_code(args.successors, model)?;
+    let is_native = native.is_some();
+    let result = match native {
+        Some(native) => explore_parallel(&native, &options).map(|mut report| {
+            // The compiled code's steps carry no groups: name the steps with the model.
+            for v in &mut report.violations {
+                if let Some(trace) = &mut v.trace {
+                    let error = match v.kind {
+                        ViolationKind::EvalError(e) => Some(e),
+                        _ => None,
+                    };
+                    *trace = Trace::build(model, &trace.states(), error);
+                }
+            }
+            report
+        }),
+        None => explore_parallel(model, &options),
+    };
     progress.finish();
-    Ok(result?)
+    Ok((result?, is_native))
 }
+
+/// The model's native successor code, when `--successors` asks for it and it can be
+/// built (`auto` falls back to the closures with a note).
+fn native_code<M: CudaModel>(code: SuccessorCode, model: &M) -> Result<Option<Native<&M>>, CliError> {
+    match code {
+        SuccessorCode::Closures => Ok(None),
+        SuccessorCode::Native => Native::new(model).map(Some).map_err(|e| CliError::Input(format!("--successors native: {e}"))),
+        SuccessorCode::Auto => match Native::new(model) {
+            Ok(native) => Ok(Some(native)),
+            Err(e) => {
+                eprintln!("note: using the built-in successor code ({e})");
+                Ok(None)
+            }
+        },
+    }
+}
+

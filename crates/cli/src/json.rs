@@ -67,6 +67,9 @@ pub struct Stats<'a> {
     pub backend: &'static str,
     /// `null` on the GPU.
     pub threads: Option<usize>,
+    /// The CPU's successor code, `"native"` or `"closures"` (`--successors`); `null`
+    /// on the GPU.
+    pub successors: Option<&'static str>,
     pub state_words: usize,
     pub bytes_per_state: f64,
     pub table_entries: u64,

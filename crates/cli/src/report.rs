@@ -11,6 +11,8 @@ use crate::json::{self, CheckReport, GpuStats, Stats, TraceEntry, ViolationRepor
 pub struct Engine<'a> {
     pub threads: usize,
     pub gpu: Option<&'a GpuReport>,
+    /// CPU: the successors came from the model's compiled C (`--successors`).
+    pub native: bool,
 }
 
 impl Engine<'_> {
@@ -34,6 +36,7 @@ pub fn stats<'a>(model_path: String, model: &impl Model, r: &Report, engine: &En
         states_per_second: r.states as f64 / r.seconds.max(1e-9),
         backend: if engine.gpu.is_some() { "gpu" } else { "cpu" },
         threads: engine.gpu.is_none().then_some(engine.threads),
+        successors: engine.gpu.is_none().then_some(if engine.native { "native" } else { "closures" }),
         state_words: model.state_words(),
         bytes_per_state: engine.bytes_per_state(r),
         table_entries: r.table_entries,
@@ -111,7 +114,11 @@ pub fn print_stats(model: &impl Model, r: &Report, engine: &Engine<'_>) {
     let rate = r.states as f64 / r.seconds.max(1e-9);
     match engine.gpu {
         None => {
-            println!("time:         {:.3} s, {:.0} states/s on {} thread(s)", r.seconds, rate, engine.threads);
+            let code = if engine.native { "native" } else { "built-in" };
+            println!(
+                "time:         {:.3} s, {:.0} states/s on {} thread(s), {code} successor code",
+                r.seconds, rate, engine.threads
+            );
             let peak =
                 crate::memory::peak_resident().map_or(String::new(), |b| format!(", peak memory {} MiB", b >> 20));
             println!("memory:       {:.1} bytes/state in the state table{peak}", r.bytes_per_state());

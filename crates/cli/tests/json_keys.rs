@@ -37,6 +37,7 @@ const STATS: &[&str] = &[
     "states_per_second",
     "backend",
     "threads",
+    "successors",
     "state_words",
     "bytes_per_state",
     "table_entries",

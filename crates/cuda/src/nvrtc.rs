@@ -49,8 +49,8 @@ pub fn version() -> Result<(i32, i32), CudaError> {
     Ok((major, minor))
 }
 
-/// 64-bit FNV-1a, for cache keys.
-fn fnv(bytes: &[u8]) -> u64 {
+/// 64-bit FNV-1a, for cache keys (also of the host-compiled model code).
+pub fn fnv(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
 }
 

@@ -35,6 +35,11 @@ impl Trace {
         self.len() == 0
     }
 
+    /// The states it passes through, the initial state first.
+    pub fn states(&self) -> Vec<Vec<u32>> {
+        std::iter::once(self.initial.clone()).chain(self.steps.iter().map(|s| s.state.clone())).collect()
+    }
+
     /// Builds the trace through `states` (initial first), naming each step by finding
     /// it among the successors of its source; with `error`, appends the step of the
     /// last state that raises it.
