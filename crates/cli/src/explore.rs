@@ -72,7 +72,7 @@ pub struct RunArgs {
     /// compiled with the system C++ compiler, `$CXX` or `c++`, cached on disk; an
     /// error without a compiler); `auto` (native when a compiler is present, else the
     /// closures with a note).
-    #[arg(long, value_enum, default_value_t = SuccessorCode::Auto)]
+    #[arg(long, value_enum, default_value_t = SuccessorCode::Auto, env = "WARPCHECK_SUCCESSORS")]
     pub successors: SuccessorCode,
     /// Out-of-range assignments: `error` (an evaluation error, as in DiVinE 2.4) or
     /// `wrap` (wrap around as in C, as DiVinE's compiled models run by LTSmin do).
