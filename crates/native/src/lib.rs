@@ -232,10 +232,7 @@ mod tests {
     }
 
     /// Holds `native` to `model` on every reachable state; returns the number of states.
-    fn agrees<M: Model>(model: &M, native: &Native<M>) -> usize
-    where
-        M: Model,
-    {
+    fn agrees<M: Model>(model: &M, native: &Native<M>) -> usize {
         let mut seen = HashSet::from([model.initial_state()]);
         let mut queue = VecDeque::from([model.initial_state()]);
         while let Some(state) = queue.pop_front() {
