@@ -407,7 +407,7 @@ fn run_cpu<M: CudaModel>(
 
 /// The model's native successor code, when `--successors` asks for it and it can be
 /// built (`auto` falls back to the closures with a note).
-fn native_code<M: CudaModel>(code: SuccessorCode, model: &M) -> Result<Option<Native<&M>>, CliError> {
+pub fn native_code<M: CudaModel>(code: SuccessorCode, model: &M) -> Result<Option<Native<&M>>, CliError> {
     match code {
         SuccessorCode::Closures => Ok(None),
         SuccessorCode::Native => Native::new(model).map(Some).map_err(|e| CliError::Input(format!("--successors native: {e}"))),

@@ -219,7 +219,15 @@ fn check_model<M: CudaModel>(
     };
     let pool = crate::thread_pool(threads)?;
     let options = Options { algorithm, max_states, memory: args.memory, incremental };
-    let outcome = pool.install(|| check(model, &options))?;
+    let native = crate::explore::native_code(args.successors, model)?;
+    let mut outcome = pool.install(|| match &native {
+        Some(native) => check(native, &options),
+        None => check(model, &options),
+    })?;
+    if native.is_some() {
+        // The compiled code's steps carry no groups: name the steps with the model.
+        outcome.lasso = outcome.lasso.map(|lasso| lasso.rebuilt(model));
+    }
     let threads = match algorithm {
         Algorithm::Cndfs => threads.min(MAX_WORKERS),
         a if a.parallel() => threads,

@@ -107,4 +107,12 @@ impl Lasso {
         debug_assert_eq!(cycle.first(), cycle.last());
         Lasso { stem: Trace::build(model, stem, None), cycle: Trace::build(model, cycle, None).steps }
     }
+
+    /// The same lasso with its steps named by `model` (the states are kept).
+    pub fn rebuilt<M: Model>(&self, model: &M) -> Lasso {
+        let stem = self.stem.states();
+        let start = stem.last().expect("a stem has an initial state").clone();
+        let cycle: Vec<Vec<u32>> = std::iter::once(start).chain(self.cycle.iter().map(|s| s.state.clone())).collect();
+        Lasso::build(model, &stem, &cycle)
+    }
 }
