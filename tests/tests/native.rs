@@ -3,8 +3,11 @@
 //! states (`WARPCHECK_NATIVE_STATES` for more; a product where the model has a property
 //! process) explored on the parallel engine with it, on 2 threads, and the same
 //! instances' counts with every state's successors taken from the wrapped model when
-//! the buffer holds only one (the fallback path).
+//! the buffer holds only one (the fallback path); and the LTL verdicts of BEEM's
+//! property files on instances up to 5,000 states by nested DFS and OWCTY over the
+//! native product, with valid lassos.
 
+use warpcheck_conformance::ltl::{ltl_references, property_path, validate_lasso};
 use warpcheck_conformance::*;
 use warpcheck_explore::{explore_parallel, Options, Order, Report};
 use warpcheck_model::CudaModel;
@@ -54,4 +57,34 @@ fn native_code_matches_the_reference_up_to_one_million_states() {
 #[test]
 fn native_code_with_a_one_successor_buffer_matches_the_reference_up_to_50_000_states() {
     assert_eq!(instances_match(50_000, Some(1)), 86);
+}
+
+#[test]
+fn native_products_give_the_reference_ltl_verdicts_up_to_5_000_states() {
+    use warpcheck_liveness::{check, Algorithm, Options};
+    let beem = beem_dir();
+    let sizes: std::collections::HashMap<String, u64> =
+        references(&beem).into_iter().map(|r| (r.instance, r.states)).collect();
+    let rows: Vec<_> = ltl_references(&beem)
+        .into_iter()
+        .filter(|r| sizes.get(r.instance()).is_some_and(|&s| s <= 5_000))
+        .collect();
+    let failures = parallel_failures(&rows, |r| {
+        let product = load_product(&property_path(&beem, &r.property_file));
+        let native = Native::new(&product).map_err(|e| format!("{}: {e}", r.property_file))?;
+        for algorithm in [Algorithm::Ndfs, Algorithm::Owcty] {
+            let options = Options { algorithm, max_states: None, memory: None, incremental: None };
+            let outcome = check(&native, &options).map_err(|e| format!("{}: {e}", r.property_file))?;
+            let holds = outcome.lasso.is_none();
+            if holds != r.holds {
+                return Err(format!("{} {}: holds {holds}, reference {}", r.property_file, algorithm.name(), r.holds));
+            }
+            if let Some(lasso) = &outcome.lasso {
+                validate_lasso(&product, &lasso.rebuilt(&product)).map_err(|e| format!("{}: {e}", r.property_file))?;
+            }
+        }
+        Ok(())
+    });
+    assert!(failures.is_empty(), "{} of {} files differ:\n{}", failures.len(), rows.len(), failures.join("\n"));
+    assert_eq!(rows.len(), 48, "ltl-reference.csv or reference.csv changed");
 }
