@@ -1,7 +1,8 @@
 //! BEEM conformance: exact states, transitions and deadlocks of DiVinE 2.4
 //! (`shared/beem/reference.csv`) for every instance up to one million states, with the
 //! sequential reference engine and with the parallel engine on 1 and 2 threads; and
-//! (ignored by default; the command is below) every instance up to `WARPCHECK_MAX_STATES`.
+//! (ignored by default; the command is below) every instance up to `WARPCHECK_MAX_STATES`,
+//! and the instances without a reference row against `tests/data/beem-unknown-counts.csv`.
 //! Rows computed by LTSmin are checked with the overflow rule of its compiled models
 //! (values wrap); the others with DiVinE 2.4's (an evaluation error).
 
@@ -110,4 +111,39 @@ fn larger_instances_match_the_reference() {
         let checked = check_instances_up_to(max, engine);
         eprintln!("{engine:?}: {checked} instances up to {max} states match the reference");
     }
+}
+
+/// The instances without a reference row, against the counts the GPU and CPU engines
+/// agreed on (`tests/data/beem-unknown-counts.csv`, DiVinE 2.4's overflow rule), up to
+/// `WARPCHECK_MAX_STATES` (default 15 million) states, on all cores:
+/// `cargo test --release -p warpcheck-conformance --test beem_counts -- --ignored unknown`
+#[test]
+#[ignore = "explores instances of 7 million states and more: minutes"]
+fn instances_without_a_reference_row_match_the_recorded_counts() {
+    let max = env_u64("WARPCHECK_MAX_STATES").unwrap_or(15_000_000);
+    let beem = beem_dir();
+    let text = include_str!("../data/beem-unknown-counts.csv");
+    let rows: Vec<Reference> = text
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            Reference {
+                instance: f[0].to_string(),
+                states: f[1].parse().unwrap(),
+                transitions: f[2].parse().unwrap(),
+                deadlocks: Some(f[3].parse().unwrap()),
+                source: "divine-2.4".to_string(),
+            }
+        })
+        .filter(|r| r.states <= max)
+        .collect();
+    assert!(references(&beem).iter().all(|r| rows.iter().all(|u| u.instance != r.instance)));
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let failures = parallel_failures_with(1, &rows, |r| {
+        let model = load_file(&r.model_path(&beem));
+        compare(r, &explore_with_threads(&model, threads, Order::Bfs))
+    });
+    assert!(failures.is_empty(), "{} of {} instances differ:\n{}", failures.len(), rows.len(), failures.join("\n"));
+    eprintln!("{} instances up to {max} states match the recorded counts", rows.len());
 }
