@@ -1,5 +1,6 @@
 //! `warpcheck plan DOMAIN.pddl PROBLEM.pddl`: a cost-optimal plan of a PDDL task
-//! (parse, ground by relaxed reachability, breadth-first or cost-layered search), printed
+//! (parse, ground by relaxed reachability, A* with LM-cut or h_max, or a blind
+//! breadth-first or cost-layered search), printed
 //! only after the validator replayed it on the lifted task; exit 1 when the reachable
 //! states are exhausted without reaching the goal.
 
@@ -8,7 +9,7 @@ use std::time::Instant;
 
 use clap::Args;
 use serde::Serialize;
-use warpcheck_pddl::{Diagnostic, FileKind, SearchError, SearchOptions};
+use warpcheck_pddl::{Diagnostic, FileKind, Heuristic, SearchError, SearchOptions};
 
 use crate::error::{CliError, Verdict};
 use crate::json;
@@ -31,9 +32,39 @@ pub struct PlanArgs {
     /// Stop with exit status 3 when the search has run this many seconds.
     #[arg(long, value_name = "SECONDS")]
     pub time_limit: Option<f64>,
+    /// The search: A* with `lmcut` (LM-cut, the strongest) or `hmax` (h_max), or `blind`
+    /// (breadth-first when every action costs 1, uniform-cost otherwise). All are optimal.
+    #[arg(long, value_enum, default_value_t = HeuristicArg::Lmcut)]
+    pub heuristic: HeuristicArg,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `--heuristic`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum HeuristicArg {
+    Lmcut,
+    Hmax,
+    Blind,
+}
+
+impl HeuristicArg {
+    fn heuristic(self) -> Heuristic {
+        match self {
+            HeuristicArg::Lmcut => Heuristic::LmCut,
+            HeuristicArg::Hmax => Heuristic::Hmax,
+            HeuristicArg::Blind => Heuristic::Blind,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            HeuristicArg::Lmcut => "lmcut",
+            HeuristicArg::Hmax => "hmax",
+            HeuristicArg::Blind => "blind",
+        }
+    }
 }
 
 /// The `--json` report of `plan`.
@@ -52,8 +83,11 @@ struct PlanReport {
     /// The grounded task's facts and actions.
     facts: usize,
     actions: usize,
-    /// `breadth-first` (every action costs 1) or `uniform-cost`.
+    /// `astar`, or without a heuristic `breadth-first` (every action costs 1) or
+    /// `uniform-cost`.
     search: &'static str,
+    /// `lmcut`, `hmax` or `blind`.
+    heuristic: &'static str,
     seconds: f64,
 }
 
@@ -77,8 +111,11 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
     let problem = warpcheck_pddl::parse_problem(&problem_text, &domain).map_err(rendered)?;
     let task = warpcheck_pddl::ground(&domain, &problem).map_err(rendered)?;
     // The state in the arena and in the table, its table slot's id, parent, action,
-    // g-value and closed flag, rounded up.
-    let bytes_per_state = task.words as u64 * 8 + 40;
+    // g-value and closed flag, rounded up; with A*, its h, the g of its expansion and
+    // its open-list entries.
+    let heuristic = args.heuristic.heuristic();
+    let astar = heuristic != Heuristic::Blind;
+    let bytes_per_state = task.words as u64 * 8 + if astar { 72 } else { 40 };
     let memory = args.memory.or_else(|| warpcheck_store::memory::available().map(|m| m / 4 * 3));
     let by_memory = memory.map(|m| usize::try_from(m / bytes_per_state).unwrap_or(usize::MAX));
     let max_states = match (args.max_states, by_memory) {
@@ -90,7 +127,7 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
         Some(s) => return Err(CliError::Input(format!("--time-limit {s}: expected a non-negative number of seconds"))),
         None => None,
     };
-    let outcome = warpcheck_pddl::search(&task, &SearchOptions { max_states, deadline }).map_err(|e| match e {
+    let outcome = warpcheck_pddl::search(&task, &SearchOptions { max_states, deadline, heuristic }).map_err(|e| match e {
         SearchError::StateLimit { .. } => CliError::Resource(format!("{e} with --max-states or --memory")),
         SearchError::TimeLimit { .. } => CliError::Resource(format!("{e} (--time-limit)")),
     })?;
@@ -116,7 +153,12 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
         states: outcome.stored,
         facts: task.facts.len(),
         actions: task.actions.len(),
-        search: if task.unit_cost() { "breadth-first" } else { "uniform-cost" },
+        search: match (astar, task.unit_cost()) {
+            (true, _) => "astar",
+            (false, true) => "breadth-first",
+            (false, false) => "uniform-cost",
+        },
+        heuristic: args.heuristic.name(),
         seconds: start.elapsed().as_secs_f64(),
     };
     let verdict = Verdict::of(!report.solvable);
@@ -138,7 +180,8 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
     }
     println!("expanded:  {}", report.expanded);
     println!("generated: {}", report.generated);
-    println!("states:    {} ({} search)", report.states, report.search);
+    let search = if astar { format!("A* with {}", report.heuristic) } else { format!("{} search", report.search) };
+    println!("states:    {} ({search})", report.states);
     println!("task:      {} facts, {} actions", report.facts, report.actions);
     println!("seconds:   {:.3}", report.seconds);
     Ok(verdict)

@@ -217,7 +217,7 @@ fn plan_keys() {
     let plan = ["solvable", "plan", "cost", "length", "expanded", "generated", "states", "facts", "actions"];
     let domain = "examples/plan/delivery-domain.pddl";
     let r = report(&["plan", domain, "examples/plan/delivery-problem.pddl", "--json"], 0);
-    assert_eq!(keys(&r), set(&[&plan, &["search", "seconds"]]));
+    assert_eq!(keys(&r), set(&[&plan, &["search", "heuristic", "seconds"]]));
 }
 
 fn temp(name: &str) -> String {

@@ -28,7 +28,13 @@ fn example_has_its_optimal_plan() {
     assert_eq!(r["cost"], 11);
     assert_eq!(r["length"], 6);
     assert_eq!(r["solvable"], true);
-    assert_eq!(r["search"], "uniform-cost");
+    assert_eq!((r["search"].as_str(), r["heuristic"].as_str()), (Some("astar"), Some("lmcut")));
+    for (heuristic, search) in [("hmax", "astar"), ("blind", "uniform-cost")] {
+        let out = warpcheck(&["plan", DOMAIN, PROBLEM, "--json", "--heuristic", heuristic]);
+        let h: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!((&h["cost"], h["search"].as_str()), (&r["cost"], Some(search)), "{heuristic}");
+        assert!(h["expanded"].as_u64() >= r["expanded"].as_u64(), "{heuristic} expands no fewer than LM-cut");
+    }
     let plan: Vec<&str> = r["plan"].as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect();
     assert!(plan.contains(&"(drive van depot mill)") && plan.contains(&"(drive van mill farm)"), "{plan:?}");
     let out = warpcheck(&["plan", DOMAIN, PROBLEM]);
@@ -51,10 +57,14 @@ fn unsolvable_task_exits_1() {
         "(define (problem p) (:domain oneway) (:objects a b c)
            (:init (at b) (link a b) (link b c)) (:goal (at a)))",
     );
-    let out = warpcheck(&["plan", &domain, &problem, "--json"]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!((r["solvable"].as_bool(), r["plan"].is_null(), r["states"].as_u64()), (Some(false), true, Some(2)));
+    // Blind search exhausts the two reachable states; LM-cut sees the dead end at once.
+    for (heuristic, states) in [("blind", 2), ("lmcut", 1)] {
+        let out = warpcheck(&["plan", &domain, &problem, "--json", "--heuristic", heuristic]);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let got = (r["solvable"].as_bool(), r["plan"].is_null(), r["states"].as_u64());
+        assert_eq!(got, (Some(false), true, Some(states)), "{heuristic}");
+    }
 }
 
 #[test]

@@ -6,8 +6,9 @@
 //! - [`ground()`] ([`mod@ground`]) instantiates the actions reachable in the delete
 //!   relaxation, static predicates folded away, into a [`Task`] ([`task`]) whose states
 //!   are bitsets of facts in `u32` words;
-//! - [`search()`] ([`mod@search`]) finds an optimal plan: breadth-first when every action
-//!   costs 1, cost-layered uniform-cost search otherwise, with a bound on stored states;
+//! - [`search()`] ([`mod@search`]) finds an optimal plan: A* with LM-cut or h_max
+//!   ([`heuristic`]), or blind (breadth-first when every action costs 1, cost-layered
+//!   uniform-cost search otherwise), with a bound on stored states;
 //! - [`validate()`] ([`mod@validate`]) replays a plan on the lifted semantics of the parsed
 //!   domain and problem, independently of the grounder, and recomputes its cost.
 //!
@@ -30,6 +31,7 @@
 pub mod ast;
 pub mod diagnostic;
 pub mod ground;
+pub mod heuristic;
 pub mod parser;
 pub mod search;
 pub mod sexpr;
@@ -38,6 +40,7 @@ pub mod validate;
 
 pub use diagnostic::{Diagnostic, FileKind, Span};
 pub use ground::ground;
+pub use heuristic::Heuristic;
 pub use parser::{parse_domain, parse_problem};
 pub use search::{search, SearchError, SearchOptions, SearchOutcome};
 pub use task::{State, Task};

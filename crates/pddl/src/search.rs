@@ -13,15 +13,19 @@ use std::time::Instant;
 
 use hashbrown::HashTable;
 
+use crate::heuristic::{Evaluator, Heuristic};
 use crate::task::{State, Task};
 
-/// Limits of a search.
+/// The heuristic and the limits of a search.
 #[derive(Clone, Debug, Default)]
 pub struct SearchOptions {
     /// The most states to store; `None` for no bound.
     pub max_states: Option<usize>,
     /// When to give up; `None` for no time limit.
     pub deadline: Option<Instant>,
+    /// What guides the search: [`Heuristic::Blind`] searches breadth first or by
+    /// uniform cost, the others run A*.
+    pub heuristic: Heuristic,
 }
 
 /// A finished search: an optimal plan, or none when the reachable states are
@@ -59,10 +63,13 @@ pub enum SearchError {
     },
 }
 
-/// `Err` when the deadline has passed (read at the first expansion and every 1024th after).
+/// `Err` when the deadline has passed: read at the first expansion and every 1024th
+/// after in a blind search, at every expansion with a heuristic (whose evaluations can
+/// take milliseconds).
 fn check_time(options: &SearchOptions, expanded: u64) -> Result<(), SearchError> {
+    let due = options.heuristic != Heuristic::Blind || expanded % 1024 == 1;
     match options.deadline {
-        Some(d) if expanded % 1024 == 1 && Instant::now() > d => Err(SearchError::TimeLimit { expanded }),
+        Some(d) if due && Instant::now() > d => Err(SearchError::TimeLimit { expanded }),
         _ => Ok(()),
     }
 }
@@ -241,10 +248,10 @@ impl Successors {
 
 /// Finds an optimal plan of `task`.
 pub fn search(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, SearchError> {
-    if task.unit_cost() {
-        breadth_first(task, options)
-    } else {
-        uniform_cost(task, options)
+    match options.heuristic {
+        Heuristic::Blind if task.unit_cost() => breadth_first(task, options),
+        Heuristic::Blind => uniform_cost(task, options),
+        kind => astar(task, options, Evaluator::new(task, kind)),
     }
 }
 
@@ -342,6 +349,73 @@ fn uniform_cost(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, S
     Ok(out)
 }
 
+/// A* with an admissible (not necessarily consistent) heuristic: f-value buckets,
+/// deeper states first within a bucket, a state reopened when a cheaper path to it is
+/// found, the goal tested when a state is taken for expansion; dead ends (no relaxed
+/// plan) are stored but never expanded.
+fn astar(task: &Task, options: &SearchOptions, mut evaluator: Evaluator) -> Result<SearchOutcome, SearchError> {
+    let limit = options.max_states.unwrap_or(usize::MAX);
+    let mut store = Store::new(task.words, limit);
+    let mut out = SearchOutcome { plan: None, cost: None, expanded: 0, generated: 0, stored: 0 };
+    store.insert(&task.init, 0, u32::MAX, 0).map_err(|_| limit_error(limit, 0))?;
+    // Per state: its heuristic value (`None`: a dead end) and the g it was expanded with.
+    let mut h: Vec<Option<u64>> = vec![evaluator.value(&task.init)];
+    let mut expanded_at: Vec<u64> = vec![u64::MAX];
+    let successors = Successors::new(task);
+    // f, then -g: the deepest first among equal f.
+    let mut open: BTreeMap<(u64, std::cmp::Reverse<u64>), Vec<u32>> = BTreeMap::new();
+    if let Some(h0) = h[0] {
+        open.insert((h0, std::cmp::Reverse(0)), vec![0]);
+    }
+    let (mut applicable, mut state, mut next): (Vec<u32>, State, State) = (Vec::new(), Vec::new(), Vec::new());
+    while let Some(mut entry) = open.first_entry() {
+        let (_, std::cmp::Reverse(g)) = *entry.key();
+        let Some(id) = entry.get_mut().pop() else {
+            entry.remove();
+            continue;
+        };
+        let i = id as usize;
+        if store.g[i] != g || expanded_at[i] == g {
+            continue; // a stale entry, or expanded with this g already
+        }
+        expanded_at[i] = g;
+        state.clear();
+        state.extend_from_slice(store.state(id));
+        if task.goal.holds(&state) {
+            out.plan = Some(store.plan(id));
+            out.cost = Some(g);
+            out.stored = store.len();
+            return Ok(out);
+        }
+        out.expanded += 1;
+        check_time(options, out.expanded)?;
+        successors.applicable(task, &state, &mut applicable);
+        for &a in &applicable {
+            let action = &task.actions[a as usize];
+            action.apply(&state, &mut next);
+            out.generated += 1;
+            let g2 = g.saturating_add(action.cost);
+            let (s, new) = store.insert(&next, id, a, g2).map_err(|_| limit_error(limit, out.expanded))?;
+            let s = s as usize;
+            if new {
+                h.push(evaluator.value(&next));
+                expanded_at.push(u64::MAX);
+            } else if g2 < store.g[s] {
+                store.g[s] = g2;
+                store.parent[s] = id;
+                store.action[s] = a;
+            } else {
+                continue;
+            }
+            if let Some(hs) = h[s] {
+                open.entry((g2.saturating_add(hs), std::cmp::Reverse(g2))).or_default().push(s as u32);
+            }
+        }
+    }
+    out.stored = store.len();
+    Ok(out)
+}
+
 /// The number of states at each breadth-first depth of the whole reachable state
 /// space (depth 0 first), or `Err` when more than `max_states` are reachable.
 pub fn reachable_layers(task: &Task, max_states: usize) -> Result<Vec<u64>, SearchError> {
@@ -405,14 +479,16 @@ mod tests {
         for n in [20u32, 40, 90, 170, 300] {
             for unit in [true, false] {
                 let task = corridor(n, unit);
-                let out = search(&task, &SearchOptions::default()).unwrap();
+                let blind = SearchOptions { heuristic: Heuristic::Blind, ..Default::default() };
+                let out = search(&task, &blind).unwrap();
                 let expected: u64 = if unit { u64::from(n - 1) } else { (0..n - 1).map(|i| u64::from(i % 3)).sum() };
                 assert_eq!(out.cost, Some(expected), "{n} facts, unit {unit}");
                 assert_eq!(out.plan.map(|p| p.len()), Some(n as usize - 1));
                 assert_eq!(out.stored, n as usize);
                 assert_eq!(reachable_layers(&task, 1000).unwrap(), vec![1; n as usize]);
             }
-            let limited = search(&corridor(n, true), &SearchOptions { max_states: Some(5), deadline: None });
+            let options = SearchOptions { max_states: Some(5), heuristic: Heuristic::Blind, ..Default::default() };
+            let limited = search(&corridor(n, true), &options);
             assert_eq!(limited, Err(SearchError::StateLimit { limit: 5, expanded: 5 }));
         }
     }

@@ -6,7 +6,8 @@
 mod common;
 
 use warpcheck_pddl::search::reachable_layers;
-use warpcheck_pddl::{ground, parse_domain, parse_problem};
+use warpcheck_pddl::heuristic::Evaluator;
+use warpcheck_pddl::{ground, parse_domain, parse_problem, search, Heuristic, SearchOptions, Task};
 
 #[test]
 fn tiny_tasks_have_their_expected_optima_and_state_spaces() {
@@ -25,15 +26,19 @@ fn tiny_tasks_have_their_expected_optima_and_state_spaces() {
             assert!(e.message.contains("not supported yet"), "{name}: {e}");
             continue;
         }
-        let solved = common::solve(&domain, &problem);
-        if row["solvable"] == "True" {
-            let cost: u64 = row["expected_optimal_cost"].parse().unwrap();
-            let length: usize = row["plan_length"].parse().unwrap();
-            assert_eq!(solved.cost, Some(cost), "{name}: cost");
-            assert_eq!(solved.validated_cost, Some(cost), "{name}: validated cost");
-            assert_eq!(solved.plan.as_ref().map(Vec::len), Some(length), "{name}: plan length");
-        } else {
-            assert_eq!(solved.plan, None, "{name}: unsolvable");
+        for heuristic in [Heuristic::Blind, Heuristic::Hmax, Heuristic::LmCut] {
+            let solved = common::solve_with(&domain, &problem, None, heuristic).unwrap();
+            if row["solvable"] == "True" {
+                let cost: u64 = row["expected_optimal_cost"].parse().unwrap();
+                assert_eq!(solved.cost, Some(cost), "{name} {heuristic:?}: cost");
+                assert_eq!(solved.validated_cost, Some(cost), "{name} {heuristic:?}: validated cost");
+                if heuristic == Heuristic::Blind {
+                    let length: usize = row["plan_length"].parse().unwrap();
+                    assert_eq!(solved.plan.as_ref().map(Vec::len), Some(length), "{name}: plan length");
+                }
+            } else {
+                assert_eq!(solved.plan, None, "{name} {heuristic:?}: unsolvable");
+            }
         }
         // The whole reachable state space, layer by layer.
         let d = parse_domain(&std::fs::read_to_string(&domain).unwrap()).unwrap();
@@ -50,4 +55,69 @@ fn tiny_tasks_have_their_expected_optima_and_state_spaces() {
         checked += 1;
     }
     assert_eq!(checked, 9);
+}
+
+/// Every reachable state of `task` (breadth first, at most `max`).
+fn reachable(task: &Task, max: usize) -> Vec<Vec<u32>> {
+    let mut seen = std::collections::HashSet::from([task.init.clone()]);
+    let (mut states, mut next) = (vec![task.init.clone()], Vec::new());
+    let mut i = 0;
+    while i < states.len() && states.len() < max {
+        let s = states[i].clone();
+        for a in task.actions.iter().filter(|a| a.precondition.holds(&s)) {
+            a.apply(&s, &mut next);
+            if seen.insert(next.clone()) {
+                states.push(next.clone());
+            }
+        }
+        i += 1;
+    }
+    states
+}
+
+/// h_max and LM-cut are admissible (at most the optimal cost from the state, computed by
+/// a blind search from it), LM-cut is at least h_max, both are 0 in goal states and say
+/// "dead end" only where no plan exists, on every reachable state of every tiny task
+/// (and of the small IPC problems' first 300 states).
+#[test]
+fn heuristics_are_admissible_and_lmcut_dominates_hmax() {
+    let dir = common::data_dir();
+    let mut tasks = Vec::new();
+    for row in common::csv(&dir.join("results/tiny-expected.csv")) {
+        if row["problem"] != "netbenefit-visit.pddl" {
+            tasks.push((dir.join("tiny").join(&row["domain_file"]), dir.join("tiny").join(&row["problem"])));
+        }
+    }
+    for (domain, problem) in [("pegsol-08-strips", "p01.pddl"), ("openstacks-opt08-adl", "p01.pddl"), ("sokoban-opt08-strips", "p01.pddl")] {
+        let folder = dir.join("ipc2008-opt").join(domain);
+        tasks.push((folder.join("domain.pddl"), folder.join(problem)));
+    }
+    let mut states_checked = 0;
+    for (domain, problem) in tasks {
+        let d = parse_domain(&std::fs::read_to_string(&domain).unwrap()).unwrap();
+        let p = parse_problem(&std::fs::read_to_string(&problem).unwrap(), &d).unwrap();
+        let task = ground(&d, &p).unwrap();
+        let (mut hmax, mut lmcut) = (Evaluator::new(&task, Heuristic::Hmax), Evaluator::new(&task, Heuristic::LmCut));
+        for s in reachable(&task, 300) {
+            let from_s = Task { init: s.clone(), ..task.clone() };
+            let blind = SearchOptions { heuristic: Heuristic::Blind, ..Default::default() };
+            let optimal = search(&from_s, &blind).unwrap().cost;
+            let (h1, h2) = (hmax.value(&s), lmcut.value(&s));
+            let name = problem.display();
+            // A dead end is only claimed where no plan exists (the relaxation may miss some).
+            if let Some(c) = optimal {
+                assert!(
+                    h1.is_some_and(|h| h <= c) && h2.is_some_and(|h| h <= c),
+                    "{name}: h_max {h1:?}, LM-cut {h2:?}, optimum {c}"
+                );
+                if c == 0 {
+                    assert_eq!((h1, h2), (Some(0), Some(0)), "{name}: a goal state");
+                }
+            }
+            assert_eq!(h1.is_none(), h2.is_none(), "{name}: both see the same dead ends");
+            assert!(h1 <= h2, "{name}: LM-cut {h2:?} below h_max {h1:?}");
+            states_checked += 1;
+        }
+    }
+    assert!(states_checked > 500, "{states_checked} states");
 }

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use warpcheck_pddl::{ground, parse_domain, parse_problem, search, validate, SearchOptions};
+use warpcheck_pddl::{ground, parse_domain, parse_problem, search, validate, Heuristic, SearchOptions};
 
 /// The planning data: `$WARPCHECK_PLANNING`, or `shared/planning` beside the
 /// repository. Panics with a clear message when it is absent.
@@ -70,9 +70,29 @@ pub fn solve(domain: &std::path::Path, problem: &std::path::Path) -> Solved {
     solve_within(domain, problem, None).expect("no time limit")
 }
 
+/// The heuristic of `$WARPCHECK_PLAN_HEURISTIC` (`blind`, `hmax`, `lmcut`), else the default.
+pub fn heuristic() -> Heuristic {
+    match std::env::var("WARPCHECK_PLAN_HEURISTIC").as_deref() {
+        Ok("blind") => Heuristic::Blind,
+        Ok("hmax") => Heuristic::Hmax,
+        Ok("lmcut") | Err(_) => Heuristic::LmCut,
+        Ok(other) => panic!("WARPCHECK_PLAN_HEURISTIC: `{other}` is not blind, hmax or lmcut"),
+    }
+}
+
 /// As [`solve`], `None` when the search passes `seconds` (counted from the start of
-/// parsing).
+/// parsing), with [`heuristic()`].
 pub fn solve_within(domain: &std::path::Path, problem: &std::path::Path, seconds: Option<f64>) -> Option<Solved> {
+    solve_with(domain, problem, seconds, heuristic())
+}
+
+/// As [`solve_within`] with the given heuristic.
+pub fn solve_with(
+    domain: &std::path::Path,
+    problem: &std::path::Path,
+    seconds: Option<f64>,
+    heuristic: Heuristic,
+) -> Option<Solved> {
     let start = Instant::now();
     let dsrc = std::fs::read_to_string(domain).unwrap();
     let psrc = std::fs::read_to_string(problem).unwrap();
@@ -80,7 +100,8 @@ pub fn solve_within(domain: &std::path::Path, problem: &std::path::Path, seconds
     let p = parse_problem(&psrc, &d).unwrap_or_else(|e| panic!("{}", e.render(&problem.display().to_string(), &psrc)));
     let task = ground(&d, &p).unwrap_or_else(|e| panic!("{}", e.render(&domain.display().to_string(), &dsrc)));
     let deadline = seconds.map(|s| start + std::time::Duration::from_secs_f64(s));
-    let outcome = match search(&task, &SearchOptions { max_states: Some(20_000_000), deadline }) {
+    let options = SearchOptions { max_states: Some(20_000_000), deadline, heuristic };
+    let outcome = match search(&task, &options) {
         Ok(o) => o,
         Err(warpcheck_pddl::SearchError::TimeLimit { .. }) => return None,
         Err(e) => panic!("{}: {e}", problem.display()),
