@@ -1,12 +1,13 @@
-//! Optimal search over a grounded [`Task`]: breadth-first search when every action
-//! costs 1 (goal tested when a state is generated), otherwise uniform-cost search over
-//! cost buckets (Dijkstra with a bucket per occurring g-value, in a `BTreeMap` since
-//! costs can be sparse and large; goal tested when a state is taken from the lowest
-//! bucket, which is what makes it exact with zero-cost actions). States are stored
-//! once in an arena of `u32` words, found through a `hashbrown` table (of the states
-//! themselves up to 8 words, of their ids beyond);
-//! parent links give the plan. Single-threaded. A bound on stored states ends the
-//! search with [`SearchError::StateLimit`], never by dropping states.
+//! Optimal search over a grounded [`Task`]: A* guided by a heuristic of
+//! [`crate::heuristic`] (f-value buckets in a `BTreeMap`, since costs can be sparse and
+//! large; the goal tested when a state is taken, which keeps it exact with zero-cost
+//! actions; states reopened when reached more cheaply), of which uniform-cost search is
+//! the case h = 0; and breadth-first search when every action costs 1 and no heuristic
+//! is asked for (goal tested when a state is generated). States are stored once in an
+//! arena of `u32` words, found through a `hashbrown` table (of the states themselves up
+//! to 8 words, of their ids beyond); parent links give the plan. Single-threaded. A
+//! bound on stored states ends the search with [`SearchError::StateLimit`], never by
+//! dropping states.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -250,8 +251,12 @@ impl Successors {
 pub fn search(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, SearchError> {
     match options.heuristic {
         Heuristic::Blind if task.unit_cost() => breadth_first(task, options),
-        Heuristic::Blind => uniform_cost(task, options),
-        kind => astar(task, options, Evaluator::new(task, kind)),
+        // Uniform-cost search is A* with h = 0.
+        Heuristic::Blind => astar(task, options, |_| Some(0)),
+        kind => {
+            let mut evaluator = Evaluator::new(task, kind);
+            astar(task, options, |s| evaluator.value(s))
+        }
     }
 }
 
@@ -298,68 +303,21 @@ fn breadth_first(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, 
     Ok(out)
 }
 
-fn uniform_cost(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, SearchError> {
-    let limit = options.max_states.unwrap_or(usize::MAX);
-    let mut store = Store::new(task.words, limit);
-    let mut out = SearchOutcome { plan: None, cost: None, expanded: 0, generated: 0, stored: 0 };
-    store.insert(&task.init, 0, u32::MAX, 0).map_err(|_| limit_error(limit, 0))?;
-    let successors = Successors::new(task);
-    let mut closed: Vec<bool> = Vec::new();
-    let mut buckets: BTreeMap<u64, Vec<u32>> = BTreeMap::new();
-    buckets.insert(0, vec![0]);
-    let (mut applicable, mut state, mut next): (Vec<u32>, State, State) = (Vec::new(), Vec::new(), Vec::new());
-    while let Some(mut entry) = buckets.first_entry() {
-        let cost = *entry.key();
-        let Some(id) = entry.get_mut().pop() else {
-            entry.remove();
-            continue;
-        };
-        closed.resize(store.len(), false);
-        if closed[id as usize] || store.g[id as usize] != cost {
-            continue;
-        }
-        closed[id as usize] = true;
-        state.clear();
-        state.extend_from_slice(store.state(id));
-        if task.goal.holds(&state) {
-            out.plan = Some(store.plan(id));
-            out.cost = Some(cost);
-            out.stored = store.len();
-            return Ok(out);
-        }
-        out.expanded += 1;
-        check_time(options, out.expanded)?;
-        successors.applicable(task, &state, &mut applicable);
-        for &a in &applicable {
-            let action = &task.actions[a as usize];
-            action.apply(&state, &mut next);
-            out.generated += 1;
-            let g = cost.saturating_add(action.cost);
-            let (s, new) = store.insert(&next, id, a, g).map_err(|_| limit_error(limit, out.expanded))?;
-            let s = s as usize;
-            if new || (g < store.g[s] && !closed.get(s).copied().unwrap_or(false)) {
-                store.g[s] = g;
-                store.parent[s] = id;
-                store.action[s] = a;
-                buckets.entry(g).or_default().push(s as u32);
-            }
-        }
-    }
-    out.stored = store.len();
-    Ok(out)
-}
-
 /// A* with an admissible (not necessarily consistent) heuristic: f-value buckets,
 /// deeper states first within a bucket, a state reopened when a cheaper path to it is
 /// found, the goal tested when a state is taken for expansion; dead ends (no relaxed
 /// plan) are stored but never expanded.
-fn astar(task: &Task, options: &SearchOptions, mut evaluator: Evaluator) -> Result<SearchOutcome, SearchError> {
+fn astar(
+    task: &Task,
+    options: &SearchOptions,
+    mut heuristic: impl FnMut(&[u32]) -> Option<u64>,
+) -> Result<SearchOutcome, SearchError> {
     let limit = options.max_states.unwrap_or(usize::MAX);
     let mut store = Store::new(task.words, limit);
     let mut out = SearchOutcome { plan: None, cost: None, expanded: 0, generated: 0, stored: 0 };
     store.insert(&task.init, 0, u32::MAX, 0).map_err(|_| limit_error(limit, 0))?;
     // Per state: its heuristic value (`None`: a dead end) and the g it was expanded with.
-    let mut h: Vec<Option<u64>> = vec![evaluator.value(&task.init)];
+    let mut h: Vec<Option<u64>> = vec![heuristic(&task.init)];
     let mut expanded_at: Vec<u64> = vec![u64::MAX];
     let successors = Successors::new(task);
     // f, then -g: the deepest first among equal f.
@@ -398,7 +356,7 @@ fn astar(task: &Task, options: &SearchOptions, mut evaluator: Evaluator) -> Resu
             let (s, new) = store.insert(&next, id, a, g2).map_err(|_| limit_error(limit, out.expanded))?;
             let s = s as usize;
             if new {
-                h.push(evaluator.value(&next));
+                h.push(heuristic(&next));
                 expanded_at.push(u64::MAX);
             } else if g2 < store.g[s] {
                 store.g[s] = g2;
