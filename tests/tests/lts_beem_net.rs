@@ -1,7 +1,8 @@
 //! BEEM models converted to networks of LTSs (`../shared/lts/beem-net`, README there):
 //! every instance's states (BEEM's published count), distinct transitions,
 //! transitions with multiplicity (BEEM's edges where published) and deadlocks, on the
-//! parallel CPU engine, under both semantics (the conversion makes them agree).
+//! parallel CPU engine, under both semantics (the conversion makes them agree), and
+//! with native successor code (the generated C compiled for the host) under EXP's.
 //!
 //! CI runs the instances up to [`CI_STATES`] states; the six larger ones
 //! (cyclic_scheduler.3/.4, iprotocol.3, lamport_nonatomic.4, protocols.4/.5: 0.23 to
@@ -68,6 +69,12 @@ fn check(row: &Row) {
                 "{} {sync:?} {counting:?}",
                 row.instance
             );
+            if sync == Sync::Exp {
+                // The network's generated C compiled for the host gives the same counts.
+                let native = warpcheck_native::Native::new(&net).unwrap_or_else(|e| panic!("{}: {e}", row.instance));
+                let n = explore_parallel(&native, &Options::default()).unwrap();
+                assert_eq!((n.states, n.transitions, n.deadlocks), (r.states, r.transitions, r.deadlocks), "native");
+            }
         }
     }
 }

@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use warpcheck_cuda::nvrtc::{cache_dir, fnv};
+use warpcheck_model::cuda::host::{host_tables, HOST_DEFINES};
 use warpcheck_model::cuda::CudaSource;
 
 use crate::NativeError;
@@ -20,14 +21,9 @@ use crate::NativeError;
 /// generated code is also compiled by NVRTC, where its style is chosen).
 const FLAGS: [&str; 7] = ["-x", "c++", "-std=c++17", "-O2", "-fPIC", "-shared", "-w"];
 
-/// Definitions the generated source expects from its includer (see
-/// `warpcheck_model::cuda`), for the host.
+/// The sink the generated source emits into (after `HOST_DEFINES`): successors are
+/// written up to `cap`.
 const HEAD: &str = r#"
-typedef unsigned int u32;
-typedef unsigned long long u64;
-#define WC_FN static inline
-#define WC_NOINLINE static
-#define WC_TABLE(name)
 typedef struct { u32 *buf; u32 n; u32 cap; u32 errors; } WcSink;
 static inline void wc_emit(WcSink *k, const u32 *t);
 static inline void wc_emit_error(WcSink *k) { k->errors++; }
@@ -55,12 +51,7 @@ extern "C" int wc_native_successors(const u32 *s, u32 *buf, u32 cap, u32 *n, u32
 
 /// The whole translation unit for `generated`.
 pub fn unit(generated: &CudaSource) -> String {
-    let mut tables = String::new();
-    for t in &generated.tables {
-        let data: String = t.data.iter().map(|v| format!("{v}u, ")).collect();
-        tables += &format!("static const u32 {}[] = {{ {data}0u }};\n", t.name);
-    }
-    format!("{HEAD}{tables}{}{TAIL}", generated.source)
+    format!("{HOST_DEFINES}{HEAD}{}{}{TAIL}", host_tables(generated), generated.source)
 }
 
 /// A compiled library and how it was obtained.

@@ -24,14 +24,31 @@ pub struct HostResult {
     pub invariants: Vec<bool>,
 }
 
-const HEAD: &str = r#"
-#include <stdio.h>
-#include <stdlib.h>
+/// What every host compilation of generated code defines before it (see the module
+/// documentation of [`crate::cuda`]): the integer types and the function and table
+/// macros, for a C or C++ compiler; the includer adds `WcSink` and the emit functions.
+pub const HOST_DEFINES: &str = r#"
 typedef unsigned int u32;
 typedef unsigned long long u64;
 #define WC_FN static inline
 #define WC_NOINLINE static
 #define WC_TABLE(name)
+"#;
+
+/// The source's tables as static arrays (each with a trailing 0, so none is empty), for
+/// a host compilation where `WC_TABLE(name)` expands to nothing.
+pub fn host_tables(generated: &CudaSource) -> String {
+    let mut tables = String::new();
+    for t in &generated.tables {
+        let data: String = t.data.iter().map(|v| format!("{v}u, ")).collect();
+        tables += &format!("static const u32 {}[] = {{ {data}0u }};\n", t.name);
+    }
+    tables
+}
+
+const HEAD: &str = r#"
+#include <stdio.h>
+#include <stdlib.h>
 typedef struct { u32 *buf; u32 n; u32 errors; } WcSink;
 static void wc_emit(WcSink *k, const u32 *t);
 static void wc_emit_error(WcSink *k) { k->errors++; }
@@ -73,16 +90,8 @@ pub fn run_on_host(
 ) -> Result<Vec<HostResult>, String> {
     let c = dir.join("model.cpp");
     let exe = dir.join("model");
-    let mut tables = String::new();
-    for t in &generated.tables {
-        let data: Vec<String> = t.data.iter().map(|v| format!("{v}u")).collect();
-        tables += &format!(
-            "static const u32 {}[] = {{ {}0u }};\n",
-            t.name,
-            data.iter().map(|d| format!("{d}, ")).collect::<String>()
-        );
-    }
-    std::fs::write(&c, format!("{HEAD}{tables}{}{MAIN}", generated.source)).map_err(|e| e.to_string())?;
+    let tables = host_tables(generated);
+    std::fs::write(&c, format!("{HOST_DEFINES}{HEAD}{tables}{}{MAIN}", generated.source)).map_err(|e| e.to_string())?;
     // As C++ (what NVRTC compiles), so that C++-only errors show here too.
     let out = Command::new("c++")
         .args(["-x", "c++", "-std=c++17", "-O0", "-w", "-o"])
