@@ -36,6 +36,10 @@ pub struct PlanArgs {
     /// (breadth-first when every action costs 1, uniform-cost otherwise). All are optimal.
     #[arg(long, value_enum, default_value_t = HeuristicArg::Lmcut)]
     pub heuristic: HeuristicArg,
+    /// Threads computing the heuristic values of each expansion's new states (default:
+    /// all cores).
+    #[arg(long, short = 't')]
+    pub threads: Option<usize>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -127,7 +131,9 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
         Some(s) => return Err(CliError::Input(format!("--time-limit {s}: expected a non-negative number of seconds"))),
         None => None,
     };
-    let outcome = warpcheck_pddl::search(&task, &SearchOptions { max_states, deadline, heuristic }).map_err(|e| match e {
+    let threads = crate::thread_count(args.threads);
+    let options = SearchOptions { max_states, deadline, heuristic, threads };
+    let outcome = crate::thread_pool(threads)?.install(|| warpcheck_pddl::search(&task, &options)).map_err(|e| match e {
         SearchError::StateLimit { .. } => CliError::Resource(format!("{e} with --max-states or --memory")),
         SearchError::TimeLimit { .. } => CliError::Resource(format!("{e} (--time-limit)")),
     })?;

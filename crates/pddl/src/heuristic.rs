@@ -13,6 +13,7 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::sync::Arc;
 
 use crate::task::{has, Formula, Task};
 
@@ -31,21 +32,24 @@ pub enum Heuristic {
 const INF: u64 = u64::MAX;
 
 /// An action of the relaxation.
+#[derive(Clone)]
 struct Relaxed {
     pre: Vec<u32>,
     add: Vec<u32>,
     cost: u64,
 }
 
-/// The relaxed task and the buffers of one evaluation.
+/// The relaxed task and the buffers of one evaluation (a clone per thread).
+#[derive(Clone)]
 pub struct Evaluator {
     kind: Heuristic,
     facts: usize,
-    actions: Vec<Relaxed>,
+    // The relaxed task, shared by the clones.
+    actions: Arc<Vec<Relaxed>>,
     /// Actions by precondition fact.
-    pre_of: Vec<Vec<u32>>,
+    pre_of: Arc<Vec<Vec<u32>>>,
     /// Actions by added fact.
-    add_of: Vec<Vec<u32>>,
+    add_of: Arc<Vec<Vec<u32>>>,
     // Buffers.
     cost: Vec<u64>,
     hmax: Vec<u64>,
@@ -107,9 +111,9 @@ impl Evaluator {
         Evaluator {
             kind,
             facts,
-            actions,
-            pre_of,
-            add_of,
+            actions: Arc::new(actions),
+            pre_of: Arc::new(pre_of),
+            add_of: Arc::new(add_of),
             cost: vec![0; n],
             hmax: vec![INF; facts],
             waiting: vec![0; n],
@@ -126,7 +130,7 @@ impl Evaluator {
 
     /// The heuristic value of `state`; `None` for a dead end.
     pub fn value(&mut self, state: &[u32]) -> Option<u64> {
-        for (c, a) in self.cost.iter_mut().zip(&self.actions) {
+        for (c, a) in self.cost.iter_mut().zip(self.actions.iter()) {
             *c = a.cost;
         }
         let goal = self.facts - 1;
@@ -151,7 +155,7 @@ impl Evaluator {
     fn h_max(&mut self, state: &[u32]) {
         let init = self.facts - 2;
         self.hmax.fill(INF);
-        for (w, a) in self.waiting.iter_mut().zip(&self.actions) {
+        for (w, a) in self.waiting.iter_mut().zip(self.actions.iter()) {
             *w = a.pre.len() as u32;
         }
         self.pcf.fill(u32::MAX);
@@ -321,7 +325,7 @@ mod tests {
         /// recomputed one (the precondition choices may differ among equal maxima, so
         /// the search goes on with the recomputed ones); returns the cuts checked.
         fn check_incremental(&mut self, state: &[u32]) -> usize {
-            for (c, a) in self.cost.iter_mut().zip(&self.actions) {
+            for (c, a) in self.cost.iter_mut().zip(self.actions.iter()) {
                 *c = a.cost;
             }
             let goal = self.facts - 1;

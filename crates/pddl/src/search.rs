@@ -5,14 +5,18 @@
 //! the case h = 0; and breadth-first search when every action costs 1 and no heuristic
 //! is asked for (goal tested when a state is generated). States are stored once in an
 //! arena of `u32` words, found through a `hashbrown` table (of the states themselves up
-//! to 8 words, of their ids beyond); parent links give the plan. Single-threaded. A
+//! to 8 words, of their ids beyond); parent links give the plan. The search itself is
+//! sequential; the heuristic values of an expansion's new states are computed on
+//! several threads ([`SearchOptions::threads`]). A
 //! bound on stored states ends the search with [`SearchError::StateLimit`], never by
 //! dropping states.
 
 use std::collections::BTreeMap;
+use std::sync::Mutex;
 use std::time::Instant;
 
 use hashbrown::HashTable;
+use rayon::prelude::*;
 
 use crate::heuristic::{Evaluator, Heuristic};
 use crate::task::{State, Task};
@@ -27,6 +31,9 @@ pub struct SearchOptions {
     /// What guides the search: [`Heuristic::Blind`] searches breadth first or by
     /// uniform cost, the others run A*.
     pub heuristic: Heuristic,
+    /// Threads evaluating the heuristic (the successors of one expansion at once, on
+    /// the current rayon pool); 0 or 1: the calling thread alone.
+    pub threads: usize,
 }
 
 /// A finished search: an optimal plan, or none when the reachable states are
@@ -252,10 +259,15 @@ pub fn search(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, Sea
     match options.heuristic {
         Heuristic::Blind if task.unit_cost() => breadth_first(task, options),
         // Uniform-cost search is A* with h = 0.
-        Heuristic::Blind => astar(task, options, |_| Some(0)),
+        Heuristic::Blind => astar(task, options, |_, ids, out| {
+            out.clear();
+            out.resize(ids.len(), Some(0));
+        }),
         kind => {
-            let mut evaluator = Evaluator::new(task, kind);
-            astar(task, options, |s| evaluator.value(s))
+            let evaluator = Evaluator::new(task, kind);
+            let threads = options.threads.max(1);
+            let evaluators: Vec<Mutex<Evaluator>> = (0..threads).map(|_| Mutex::new(evaluator.clone())).collect();
+            astar(task, options, |store, ids, out| evaluate_in_parallel(&evaluators, store, ids, out))
         }
     }
 }
@@ -310,14 +322,16 @@ fn breadth_first(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, 
 fn astar(
     task: &Task,
     options: &SearchOptions,
-    mut heuristic: impl FnMut(&[u32]) -> Option<u64>,
+    mut evaluate: impl FnMut(&Store, &[u32], &mut Vec<Option<u64>>),
 ) -> Result<SearchOutcome, SearchError> {
     let limit = options.max_states.unwrap_or(usize::MAX);
     let mut store = Store::new(task.words, limit);
     let mut out = SearchOutcome { plan: None, cost: None, expanded: 0, generated: 0, stored: 0 };
     store.insert(&task.init, 0, u32::MAX, 0).map_err(|_| limit_error(limit, 0))?;
-    // Per state: its heuristic value (`None`: a dead end) and the g it was expanded with.
-    let mut h: Vec<Option<u64>> = vec![heuristic(&task.init)];
+    // Per state: its heuristic value (`None`: a dead end, or not evaluated yet) and the
+    // g it was expanded with.
+    let mut h: Vec<Option<u64>> = Vec::new();
+    evaluate(&store, &[0], &mut h);
     let mut expanded_at: Vec<u64> = vec![u64::MAX];
     let successors = Successors::new(task);
     // f, then -g: the deepest first among equal f.
@@ -326,6 +340,7 @@ fn astar(
         open.insert((h0, std::cmp::Reverse(0)), vec![0]);
     }
     let (mut applicable, mut state, mut next): (Vec<u32>, State, State) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut fresh, mut values) = (Vec::new(), Vec::new());
     while let Some(mut entry) = open.first_entry() {
         let (_, std::cmp::Reverse(g)) = *entry.key();
         let Some(id) = entry.get_mut().pop() else {
@@ -348,6 +363,7 @@ fn astar(
         out.expanded += 1;
         check_time(options, out.expanded)?;
         successors.applicable(task, &state, &mut applicable);
+        fresh.clear();
         for &a in &applicable {
             let action = &task.actions[a as usize];
             action.apply(&state, &mut next);
@@ -356,8 +372,11 @@ fn astar(
             let (s, new) = store.insert(&next, id, a, g2).map_err(|_| limit_error(limit, out.expanded))?;
             let s = s as usize;
             if new {
-                h.push(heuristic(&next));
+                // Evaluated with the others of this expansion, below.
+                h.push(None);
                 expanded_at.push(u64::MAX);
+                fresh.push(s as u32);
+                continue;
             } else if g2 < store.g[s] {
                 store.g[s] = g2;
                 store.parent[s] = id;
@@ -369,9 +388,35 @@ fn astar(
                 open.entry((g2.saturating_add(hs), std::cmp::Reverse(g2))).or_default().push(s as u32);
             }
         }
+        evaluate(&store, &fresh, &mut values);
+        for (&s, &value) in fresh.iter().zip(&values) {
+            h[s as usize] = value;
+            if let Some(hs) = value {
+                let g2 = store.g[s as usize];
+                open.entry((g2.saturating_add(hs), std::cmp::Reverse(g2))).or_default().push(s);
+            }
+        }
     }
     out.stored = store.len();
     Ok(out)
+}
+
+/// The heuristic values of the stored states `ids` into `out`, with one evaluator per
+/// thread of the current rayon pool (`evaluators[i]` for pool thread `i`) when there
+/// are several and several states.
+fn evaluate_in_parallel(evaluators: &[Mutex<Evaluator>], store: &Store, ids: &[u32], out: &mut Vec<Option<u64>>) {
+    if evaluators.len() < 2 || ids.len() < 2 {
+        let mut e = evaluators[0].lock().expect("an evaluator");
+        out.clear();
+        out.extend(ids.iter().map(|&id| e.value(store.state(id))));
+        return;
+    }
+    ids.par_iter()
+        .map(|&id| {
+            let i = rayon::current_thread_index().unwrap_or(0) % evaluators.len();
+            evaluators[i].lock().expect("an evaluator").value(store.state(id))
+        })
+        .collect_into_vec(out);
 }
 
 /// The number of states at each breadth-first depth of the whole reachable state

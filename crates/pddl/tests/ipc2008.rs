@@ -61,6 +61,34 @@ fn small_problems_of_every_domain_have_their_known_optima() {
     }
 }
 
+/// Heuristic values computed on two threads (each expansion's new states at once) give
+/// the same search as on one: the same plan, cost and counts, with LM-cut and h_max.
+#[test]
+fn parallel_heuristic_evaluation_searches_the_same() {
+    use warpcheck_pddl::{ground, parse_domain, parse_problem, search, Heuristic, SearchOptions};
+    let dir = common::data_dir().join("ipc2008-opt");
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    for (domain, problem) in [
+        ("elevators-opt08-strips", "p01.pddl"),
+        ("sokoban-opt08-strips", "p01.pddl"),
+        ("parcprinter-08-strips", "p02.pddl"),
+        ("openstacks-opt08-adl", "p02.pddl"),
+    ] {
+        let folder = dir.join(domain);
+        let shared = folder.join("domain.pddl");
+        let own = folder.join(format!("{}-domain.pddl", problem.trim_end_matches(".pddl")));
+        let d = parse_domain(&std::fs::read_to_string(if shared.exists() { shared } else { own }).unwrap()).unwrap();
+        let p = parse_problem(&std::fs::read_to_string(folder.join(problem)).unwrap(), &d).unwrap();
+        let task = ground(&d, &p).unwrap();
+        for heuristic in [Heuristic::LmCut, Heuristic::Hmax] {
+            let one = search(&task, &SearchOptions { heuristic, threads: 1, ..Default::default() }).unwrap();
+            let two = pool.install(|| search(&task, &SearchOptions { heuristic, threads: 2, ..Default::default() }));
+            assert_eq!(two.unwrap(), one, "{domain} {problem} {heuristic:?}");
+            assert!(one.expanded > 1, "{domain} {problem}: a search that expands");
+        }
+    }
+}
+
 #[test]
 #[ignore = "minutes: every blind-solvable problem"]
 fn every_blind_solvable_problem() {

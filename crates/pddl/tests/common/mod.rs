@@ -100,7 +100,8 @@ pub fn solve_with(
     let p = parse_problem(&psrc, &d).unwrap_or_else(|e| panic!("{}", e.render(&problem.display().to_string(), &psrc)));
     let task = ground(&d, &p).unwrap_or_else(|e| panic!("{}", e.render(&domain.display().to_string(), &dsrc)));
     let deadline = seconds.map(|s| start + std::time::Duration::from_secs_f64(s));
-    let options = SearchOptions { max_states: Some(20_000_000), deadline, heuristic };
+    let threads = std::env::var("WARPCHECK_PLAN_THREADS").ok().and_then(|t| t.parse().ok()).unwrap_or(1);
+    let options = SearchOptions { max_states: Some(20_000_000), deadline, heuristic, threads };
     let outcome = match search(&task, &options) {
         Ok(o) => o,
         Err(warpcheck_pddl::SearchError::TimeLimit { .. }) => return None,
