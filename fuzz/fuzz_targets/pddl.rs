@@ -33,7 +33,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(task) = ground(&domain, &problem) else {
         return;
     };
-    let Ok(outcome) = search(&task, &SearchOptions { max_states: Some(2000), deadline: None }) else {
+    let Ok(outcome) = search(&task, &SearchOptions { max_states: Some(2000), ..Default::default() }) else {
         return;
     };
     if let Some(plan) = outcome.plan {
