@@ -74,6 +74,8 @@ fn check(row: &Row) {
                 let native = warpcheck_native::Native::new(&net).unwrap_or_else(|e| panic!("{}: {e}", row.instance));
                 let n = explore_parallel(&native, &Options::default()).unwrap();
                 assert_eq!((n.states, n.transitions, n.deadlocks), (r.states, r.transitions, r.deadlocks), "native");
+                let limited = warpcheck_native::Native::new_within(&net, 0);
+                assert!(matches!(limited, Err(warpcheck_native::NativeError::LargeTables(w)) if w > 0), "table bound");
             }
         }
     }

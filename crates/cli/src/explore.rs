@@ -70,8 +70,8 @@ pub struct RunArgs {
     pub order: OrderArg,
     /// CPU successor code: `closures` (built in); `native` (the model's generated C
     /// compiled with the system C++ compiler, `$CXX` or `c++`, cached on disk; an
-    /// error without a compiler); `auto` (native when a compiler is present, else the
-    /// closures with a note).
+    /// error without a compiler); `auto` (native when a compiler is present and the
+    /// model's tables are small, else the closures with a note).
     #[arg(long, value_enum, default_value_t = SuccessorCode::Auto, env = "WARPCHECK_SUCCESSORS")]
     pub successors: SuccessorCode,
     /// Out-of-range assignments: `error` (an evaluation error, as in DiVinE 2.4) or
@@ -411,7 +411,7 @@ pub fn native_code<M: CudaModel>(code: SuccessorCode, model: &M) -> Result<Optio
     match code {
         SuccessorCode::Closures => Ok(None),
         SuccessorCode::Native => Native::new(model).map(Some).map_err(|e| CliError::Input(format!("--successors native: {e}"))),
-        SuccessorCode::Auto => match Native::new(model) {
+        SuccessorCode::Auto => match Native::new_within(model, warpcheck_native::QUICK_TABLE_WORDS) {
             Ok(native) => Ok(Some(native)),
             Err(e) => {
                 eprintln!("note: using the built-in successor code ({e})");

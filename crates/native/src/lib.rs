@@ -36,7 +36,14 @@ pub enum NativeError {
     Compile(String),
     #[error("the native successor code cannot be loaded: {0}")]
     Load(String),
+    /// The model's tables are too large to compile quickly as C arrays.
+    #[error("the model's tables have {0} words: more than compiling them quickly allows")]
+    LargeTables(u64),
 }
+
+/// The table words up to which [`Native::new_within`] is meant to compile by default:
+/// larger tables (big networks of LTSs) make the C compiler slow.
+pub const QUICK_TABLE_WORDS: u64 = 1 << 20;
 
 /// `wc_native_successors(state, buffer, capacity, &count, &errors)`: writes up to
 /// `capacity` successors, counts all and the erroring steps, returns the deadlock flag.
@@ -64,10 +71,20 @@ pub struct Native<M> {
 impl<M: CudaModel> Native<M> {
     /// Compiles (or finds in the cache) and loads `model`'s successor code.
     pub fn new(model: M) -> Result<Self, NativeError> {
+        Self::new_within(model, u64::MAX)
+    }
+
+    /// As [`Native::new`], but [`NativeError::LargeTables`] when the generated code's
+    /// tables have more than `max_table_words` words.
+    pub fn new_within(model: M, max_table_words: u64) -> Result<Self, NativeError> {
         let generated = model.cuda_source(&[]).map_err(|e| match e {
             Unsupported::Model(m) => NativeError::Unsupported(m),
             other => NativeError::Unsupported(other.to_string()),
         })?;
+        let table_words: u64 = generated.tables.iter().map(|t| t.data.len() as u64).sum();
+        if table_words > max_table_words {
+            return Err(NativeError::LargeTables(table_words));
+        }
         let words = model.state_words();
         let capacity = generated.max_successors.max(1).min(MAX_BUFFER_WORDS / words.max(1) as u64) as u32;
         let built = compile::build(&compile::unit(&generated))?;
