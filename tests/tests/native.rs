@@ -65,10 +65,8 @@ fn native_products_give_the_reference_ltl_verdicts_up_to_5_000_states() {
     let beem = beem_dir();
     let sizes: std::collections::HashMap<String, u64> =
         references(&beem).into_iter().map(|r| (r.instance, r.states)).collect();
-    let rows: Vec<_> = ltl_references(&beem)
-        .into_iter()
-        .filter(|r| sizes.get(r.instance()).is_some_and(|&s| s <= 5_000))
-        .collect();
+    let rows: Vec<_> =
+        ltl_references(&beem).into_iter().filter(|r| sizes.get(r.instance()).is_some_and(|&s| s <= 5_000)).collect();
     let failures = parallel_failures(&rows, |r| {
         let product = load_product(&property_path(&beem, &r.property_file));
         let native = Native::new(&product).map_err(|e| format!("{}: {e}", r.property_file))?;

@@ -410,7 +410,9 @@ fn run_cpu<M: CudaModel>(
 pub fn native_code<M: CudaModel>(code: SuccessorCode, model: &M) -> Result<Option<Native<&M>>, CliError> {
     match code {
         SuccessorCode::Closures => Ok(None),
-        SuccessorCode::Native => Native::new(model).map(Some).map_err(|e| CliError::Input(format!("--successors native: {e}"))),
+        SuccessorCode::Native => {
+            Native::new(model).map(Some).map_err(|e| CliError::Input(format!("--successors native: {e}")))
+        }
         SuccessorCode::Auto => match Native::new_within(model, warpcheck_native::QUICK_TABLE_WORDS) {
             Ok(native) => Ok(Some(native)),
             Err(e) => {
@@ -420,4 +422,3 @@ pub fn native_code<M: CudaModel>(code: SuccessorCode, model: &M) -> Result<Optio
         },
     }
 }
-

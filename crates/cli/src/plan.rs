@@ -133,10 +133,11 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
     };
     let threads = crate::thread_count(args.threads);
     let options = SearchOptions { max_states, deadline, heuristic, threads };
-    let outcome = crate::thread_pool(threads)?.install(|| warpcheck_pddl::search(&task, &options)).map_err(|e| match e {
-        SearchError::StateLimit { .. } => CliError::Resource(format!("{e} with --max-states or --memory")),
-        SearchError::TimeLimit { .. } => CliError::Resource(format!("{e} (--time-limit)")),
-    })?;
+    let outcome =
+        crate::thread_pool(threads)?.install(|| warpcheck_pddl::search(&task, &options)).map_err(|e| match e {
+            SearchError::StateLimit { .. } => CliError::Resource(format!("{e} with --max-states or --memory")),
+            SearchError::TimeLimit { .. } => CliError::Resource(format!("{e} (--time-limit)")),
+        })?;
     let plan: Option<Vec<String>> =
         outcome.plan.as_ref().map(|p| p.iter().map(|&a| task.actions[a].name.clone()).collect());
     if let Some(steps) = &plan {

@@ -99,7 +99,8 @@ impl<M: CudaModel> Native<M> {
         // SAFETY: both symbols are defined by `compile::TAIL` with exactly these C
         // signatures.
         let (function, words_fn) = unsafe {
-            let f = library.get::<SuccessorsFn>(b"wc_native_successors").map_err(|e| NativeError::Load(e.to_string()))?;
+            let f =
+                library.get::<SuccessorsFn>(b"wc_native_successors").map_err(|e| NativeError::Load(e.to_string()))?;
             let w = library.get::<WordsFn>(b"wc_native_words").map_err(|e| NativeError::Load(e.to_string()))?;
             (*f, *w)
         };

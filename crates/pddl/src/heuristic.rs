@@ -77,7 +77,8 @@ impl Evaluator {
                 if pre.is_empty() {
                     pre.push(init);
                 }
-                let mut add: Vec<u32> = a.add.iter().chain(a.conditional.iter().flat_map(|c| c.add.iter())).copied().collect();
+                let mut add: Vec<u32> =
+                    a.add.iter().chain(a.conditional.iter().flat_map(|c| c.add.iter())).copied().collect();
                 add.sort_unstable();
                 add.dedup();
                 Relaxed { pre, add, cost: a.cost }

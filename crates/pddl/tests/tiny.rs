@@ -5,8 +5,8 @@
 
 mod common;
 
-use warpcheck_pddl::search::reachable_layers;
 use warpcheck_pddl::heuristic::Evaluator;
+use warpcheck_pddl::search::reachable_layers;
 use warpcheck_pddl::{ground, parse_domain, parse_problem, search, Heuristic, SearchOptions, Task};
 
 #[test]
@@ -88,7 +88,9 @@ fn heuristics_are_admissible_and_lmcut_dominates_hmax() {
             tasks.push((dir.join("tiny").join(&row["domain_file"]), dir.join("tiny").join(&row["problem"])));
         }
     }
-    for (domain, problem) in [("pegsol-08-strips", "p01.pddl"), ("openstacks-opt08-adl", "p01.pddl"), ("sokoban-opt08-strips", "p01.pddl")] {
+    for (domain, problem) in
+        [("pegsol-08-strips", "p01.pddl"), ("openstacks-opt08-adl", "p01.pddl"), ("sokoban-opt08-strips", "p01.pddl")]
+    {
         let folder = dir.join("ipc2008-opt").join(domain);
         tasks.push((folder.join("domain.pddl"), folder.join(problem)));
     }
