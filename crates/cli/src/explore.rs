@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use warpcheck_explore::gpu::{GpuOptions, GpuReport};
-use warpcheck_explore::{explore_parallel, Checks, Invariant, Options, Order, Report, Trace, ViolationKind};
+use warpcheck_explore::{explore_parallel, Checks, Invariant, Options, Order, Report, ViolationKind};
 use warpcheck_model::CudaModel;
 use warpcheck_native::Native;
 use warpcheck_store::MemoryBudget;
@@ -389,13 +389,11 @@ fn run_cpu<M: CudaModel>(
         Some(native) => explore_parallel(&native, &options).map(|mut report| {
             // The compiled code's steps carry no groups: name the steps with the model.
             for v in &mut report.violations {
-                if let Some(trace) = &mut v.trace {
-                    let error = match v.kind {
-                        ViolationKind::EvalError(e) => Some(e),
-                        _ => None,
-                    };
-                    *trace = Trace::build(model, &trace.states(), error);
-                }
+                let error = match v.kind {
+                    ViolationKind::EvalError(e) => Some(e),
+                    _ => None,
+                };
+                v.trace = v.trace.as_ref().map(|trace| trace.rebuilt(model, error));
             }
             report
         }),

@@ -40,6 +40,12 @@ impl Trace {
         std::iter::once(self.initial.clone()).chain(self.steps.iter().map(|s| s.state.clone())).collect()
     }
 
+    /// The same trace with its steps named by `model` (the states are kept); `error`
+    /// is the evaluation error of its erroring last step, if it has one.
+    pub fn rebuilt<M: Model>(&self, model: &M, error: Option<EvalError>) -> Trace {
+        Trace::build(model, &self.states(), error)
+    }
+
     /// Builds the trace through `states` (initial first), naming each step by finding
     /// it among the successors of its source; with `error`, appends the step of the
     /// last state that raises it.

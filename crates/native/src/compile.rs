@@ -9,7 +9,6 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
 
 use warpcheck_cuda::nvrtc::{cache_dir, fnv};
 use warpcheck_model::cuda::host::{host_tables, HOST_DEFINES};
@@ -54,12 +53,9 @@ pub fn unit(generated: &CudaSource) -> String {
     format!("{HOST_DEFINES}{HEAD}{}{}{TAIL}", host_tables(generated), generated.source)
 }
 
-/// A compiled library and how it was obtained.
+/// A compiled library.
 pub struct Library {
     pub path: PathBuf,
-    /// Seconds spent compiling or finding it.
-    pub seconds: f64,
-    pub cached: bool,
     /// A file to remove once loaded (compiled outside any cache).
     pub temporary: bool,
 }
@@ -83,7 +79,6 @@ fn compiler_version(cxx: &str) -> Result<String, NativeError> {
 
 /// Compiles `unit` to a shared library, or finds it in the cache.
 pub fn build(unit: &str) -> Result<Library, NativeError> {
-    let start = Instant::now();
     let cxx = compiler();
     let version = compiler_version(&cxx)?;
     let key = format!("{:016x}", fnv(format!("{unit}\0{FLAGS:?}\0{version}").as_bytes()));
@@ -93,7 +88,7 @@ pub fn build(unit: &str) -> Result<Library, NativeError> {
     };
     let (source, library) = (dir.join(format!("{key}-native.cpp")), dir.join(format!("{key}-native.so")));
     if !temporary && library.exists() && std::fs::read_to_string(&source).is_ok_and(|s| s == unit) {
-        return Ok(Library { path: library, seconds: start.elapsed().as_secs_f64(), cached: true, temporary });
+        return Ok(Library { path: library, temporary });
     }
     // Written under names of this build, then renamed: concurrent runs never see a
     // half-written library.
@@ -113,12 +108,12 @@ pub fn build(unit: &str) -> Result<Library, NativeError> {
     }
     if temporary {
         let _ = std::fs::remove_file(&tmp_source);
-        return Ok(Library { path: tmp_library, seconds: start.elapsed().as_secs_f64(), cached: false, temporary });
+        return Ok(Library { path: tmp_library, temporary });
     }
     std::fs::rename(&tmp_library, &library).map_err(|e| io_error(&library, e))?;
     // The source last: its presence marks a complete entry.
     std::fs::rename(&tmp_source, &source).map_err(|e| io_error(&source, e))?;
-    Ok(Library { path: library, seconds: start.elapsed().as_secs_f64(), cached: false, temporary })
+    Ok(Library { path: library, temporary })
 }
 
 fn io_error(path: &Path, e: std::io::Error) -> NativeError {

@@ -11,15 +11,15 @@
 //!   so errors keep their kind and no successor is lost;
 //! - the compiled code does not say which transition groups moved: its steps carry no
 //!   groups, no automaton edge and no weight. It serves engines that ignore steps (the
-//!   exploration engines); a trace is rebuilt with the wrapped model
-//!   ([`Native::model`]) to name its steps.
+//!   exploration engines); a trace found with it is rebuilt over the same states with
+//!   the wrapped model to name its steps.
 //!
 //! [`compile`] owns the translation unit, the compiler call and the on-disk cache.
 
 pub mod compile;
 
 use libloading::Library;
-use warpcheck_model::cuda::{CudaModel, Unsupported};
+use warpcheck_model::cuda::CudaModel;
 use warpcheck_model::interface::{Describe, Label, LabelId, Model, Step, Successors};
 use warpcheck_model::{BitField, Dependencies, EvalError};
 
@@ -62,10 +62,6 @@ pub struct Native<M> {
     function: SuccessorsFn,
     words: usize,
     capacity: u32,
-    /// Seconds spent compiling (or finding the cached library) and loading it.
-    pub seconds: f64,
-    /// Whether the library came from the on-disk cache.
-    pub cached: bool,
 }
 
 impl<M: CudaModel> Native<M> {
@@ -77,10 +73,7 @@ impl<M: CudaModel> Native<M> {
     /// As [`Native::new`], but [`NativeError::LargeTables`] when the generated code's
     /// tables have more than `max_table_words` words.
     pub fn new_within(model: M, max_table_words: u64) -> Result<Self, NativeError> {
-        let generated = model.cuda_source(&[]).map_err(|e| match e {
-            Unsupported::Model(m) => NativeError::Unsupported(m),
-            other => NativeError::Unsupported(other.to_string()),
-        })?;
+        let generated = model.cuda_source(&[]).map_err(|e| NativeError::Unsupported(e.to_string()))?;
         let table_words: u64 = generated.tables.iter().map(|t| t.data.len() as u64).sum();
         if table_words > max_table_words {
             return Err(NativeError::LargeTables(table_words));
@@ -111,16 +104,11 @@ impl<M: CudaModel> Native<M> {
                 "the compiled code has {compiled_words}-word states, the model {words}"
             )));
         }
-        Ok(Native { model, _library: library, function, words, capacity, seconds: built.seconds, cached: built.cached })
+        Ok(Native { model, _library: library, function, words, capacity })
     }
 }
 
 impl<M> Native<M> {
-    /// The wrapped model (whose steps name their transition groups).
-    pub fn model(&self) -> &M {
-        &self.model
-    }
-
     /// Lowers the successors a worker's buffer holds to `successors` (at least 1):
     /// states with more are expanded by the wrapped model. For tests of that path.
     pub fn limit_buffer(&mut self, successors: u32) {

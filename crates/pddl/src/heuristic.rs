@@ -69,6 +69,10 @@ impl Evaluator {
     pub fn new(task: &Task, kind: Heuristic) -> Evaluator {
         let facts = task.facts.len() + 2;
         let (init, goal) = (facts as u32 - 2, facts as u32 - 1);
+        // A condition that is false whatever the state (the grounder's `Or([])` for an
+        // unreachable goal fact) never holds: such an action adds nothing, and such a
+        // goal is never reached.
+        let never = |c: &crate::task::Condition| c.rest == Some(Formula::FALSE);
         let mut actions: Vec<Relaxed> = task
             .actions
             .iter()
@@ -77,22 +81,16 @@ impl Evaluator {
                 if pre.is_empty() {
                     pre.push(init);
                 }
-                let mut add: Vec<u32> =
-                    a.add.iter().chain(a.conditional.iter().flat_map(|c| c.add.iter())).copied().collect();
+                let mut add: Vec<u32> = if never(&a.precondition) {
+                    Vec::new()
+                } else {
+                    a.add.iter().chain(a.conditional.iter().flat_map(|c| c.add.iter())).copied().collect()
+                };
                 add.sort_unstable();
                 add.dedup();
                 Relaxed { pre, add, cost: a.cost }
             })
             .collect();
-        // A condition that is false whatever the state (the grounder's `Or([])` for an
-        // unreachable goal fact) never holds: such an action adds nothing, and such a
-        // goal is never reached.
-        let never = |c: &crate::task::Condition| c.rest == Some(Formula::FALSE);
-        for (r, a) in actions.iter_mut().zip(&task.actions) {
-            if never(&a.precondition) {
-                r.add.clear();
-            }
-        }
         let mut goal_pre = task.goal.positive.clone();
         if goal_pre.is_empty() {
             goal_pre.push(init);
