@@ -223,8 +223,9 @@ pub fn check(args: CheckArgs) -> Result<Verdict, CliError> {
     let run = &args.run;
     // Markov models are checked against quantitative properties (`--property`).
     if let Ok(Input::Markov(format)) = frontend::resolve(&run.model, run.format, &frontend::EXPLORE) {
-        run.backend.place(run.device, Err("Markov models are checked on the CPU only".into()))?;
-        return pctl::run(&run.model, format, &args.markov, &args.pctl, run.threads(), run.json);
+        let placement = run.backend.place(run.device, args.pctl.gpu_path())?;
+        let engine = pctl::engine(placement, run.device)?;
+        return pctl::run(&run.model, format, &args.markov, &args.pctl, run.threads(), run.json, engine);
     }
     if args.pctl.given() || !args.markov.constants.is_empty() || args.markov.model_type.is_some() {
         return Err(CliError::Input(format!(

@@ -5,12 +5,15 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 use serde::Serialize;
-use warpcheck_markov::check::{self, Method, Options, Property};
+use warpcheck_markov::check::{self, CheckError, Cores, Engine, Method, Options, Property};
+use warpcheck_markov_gpu::GpuEngine;
 
+use crate::backend::Placement;
 use crate::error::{CliError, Verdict};
 use crate::frontend::MarkovFormat;
 use crate::json;
@@ -52,6 +55,17 @@ pub struct PctlArgs {
 }
 
 impl PctlArgs {
+    /// Whether the check, as asked, runs on the GPU, or why not (for `--backend`).
+    pub fn gpu_path(&self) -> Result<(), String> {
+        if self.exact {
+            return Err("exact answers (--exact) are computed on the CPU only".into());
+        }
+        if self.method == MethodArg::Gs {
+            return Err("Gauss-Seidel (--method gs) runs on the CPU only".into());
+        }
+        Ok(())
+    }
+
     /// Whether any of these options was given.
     pub fn given(&self) -> bool {
         !self.properties.is_empty() || self.file.is_some() || self.values.is_some() || self.exact
@@ -85,6 +99,10 @@ pub struct PropertyReport {
     pub method: &'static str,
     pub iterations: u64,
     pub seconds: f64,
+    /// Time in the sweeps (on the GPU: uploads, kernels and downloads).
+    pub sweep_seconds: f64,
+    /// Matrix entries the sweeps read (an entry once per vector it is applied to).
+    pub swept_entries: u64,
     pub backend: &'static str,
 }
 
@@ -123,6 +141,13 @@ impl Answer {
         }
     }
 
+    fn sweep(&self) -> check::SweepTime {
+        match self {
+            Answer::Bounds(v) => v.sweep,
+            Answer::Exact(_) => check::SweepTime::default(),
+        }
+    }
+
     fn iterations(&self) -> u64 {
         match self {
             Answer::Bounds(v) => v.iterations,
@@ -157,7 +182,17 @@ fn properties(args: &PctlArgs) -> Result<Vec<Property>, CliError> {
     Ok(out)
 }
 
-/// Checks the properties of `args` on the Markov model `path`.
+/// The engine of the sweeps: all CPU cores, or GPU `device` (its kernels loaded).
+pub fn engine(placement: Placement, device: usize) -> Result<Arc<dyn Engine>, CliError> {
+    Ok(match placement {
+        Placement::Cpu => Arc::new(Cores),
+        Placement::Gpu => {
+            Arc::new(GpuEngine::cuda(device).map_err(|e| CliError::Resource(format!("the GPU cannot be used: {e}")))?)
+        }
+    })
+}
+
+/// Checks the properties of `args` on the Markov model `path`, the sweeps on `engine`.
 pub fn run(
     path: &Path,
     format: MarkovFormat,
@@ -165,6 +200,7 @@ pub fn run(
     args: &PctlArgs,
     threads: usize,
     json_out: bool,
+    engine: Arc<dyn Engine>,
 ) -> Result<Verdict, CliError> {
     let props = properties(args)?;
     let pool = crate::thread_pool(threads)?;
@@ -189,7 +225,13 @@ pub fn run(
             MethodArg::Gs => Method::GaussSeidel,
         },
         constants,
+        engine,
         ..Options::default()
+    };
+    let backend = options.engine.name();
+    let failed = |prop: &Property, e: CheckError| match e {
+        CheckError::Device(_) => CliError::Resource(format!("{}: {e}", prop.text)),
+        e => CliError::Input(format!("{}: {e}", prop.text)),
     };
     let mut values_out = match &args.values {
         Some(f) => Some(std::io::BufWriter::new(
@@ -208,9 +250,7 @@ pub fn run(
                 .map_err(|e| CliError::Input(format!("{}: {e}", prop.text)))?;
             Answer::Exact(exact)
         } else {
-            let values = pool
-                .install(|| check::check(model, prop, &options))
-                .map_err(|e| CliError::Input(format!("{}: {e}", prop.text)))?;
+            let values = pool.install(|| check::check(model, prop, &options)).map_err(|e| failed(prop, e))?;
             Answer::Bounds(values)
         };
         let seconds = start.elapsed().as_secs_f64();
@@ -231,7 +271,9 @@ pub fn run(
             method: values.method(),
             iterations: values.iterations(),
             seconds,
-            backend: "cpu",
+            sweep_seconds: values.sweep().seconds,
+            swept_entries: values.sweep().entries,
+            backend,
         };
         if let Some(out) = values_out.as_mut() {
             let io = |e: std::io::Error| CliError::Input(format!("cannot write the values: {e}"));
@@ -262,7 +304,8 @@ pub fn run(
             println!("bounds:       [{}, {}]", report.lower, report.upper);
         }
         let steps = if report.fraction.is_some() { "iteration(s)" } else { "sweeps" };
-        println!("method:       {}, {} {steps}, {seconds:.3} s", report.method, report.iterations);
+        let place = if backend == "gpu" { " on the GPU" } else { "" };
+        println!("method:       {}, {} {steps}{place}, {seconds:.3} s", report.method, report.iterations);
     }
     if let Some(mut out) = values_out {
         out.flush().map_err(|e| CliError::Input(format!("cannot write the values: {e}")))?;

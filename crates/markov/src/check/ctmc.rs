@@ -15,11 +15,10 @@
 //! Reward rates: state reward + Σ rate × transition reward + exit rate × choice reward
 //! (Storm's DRN gives action rewards of CTMCs per jump).
 
-use rayon::prelude::*;
-
 use super::property::{Bound, PathFormula, Query, RewardPath};
 use super::reach::{self, Reduction};
-use super::{bounded, reward, CheckError, Context, Opt, Values};
+use super::solve::System;
+use super::{bounded, reward, CheckError, Context, Opt, SweepTime, Values};
 use crate::mec::bottom_sccs;
 use crate::{ModelType, SparseModel};
 
@@ -113,63 +112,61 @@ pub fn poisson(lambda: f64, epsilon: f64) -> (usize, Vec<f64>, f64) {
     (start, weights, tail_left + tail_right)
 }
 
-/// The uniformised chain: `next = P x` with absorbing states kept.
-struct Uniformised<'a> {
-    model: &'a SparseModel,
-    exit: &'a [f64],
-    absorbing: &'a [bool],
+/// The uniformised chain `P = I + Q/q`, absorbing states kept, as a system of one row
+/// per state (its value after one more step).
+struct Uniformised {
+    sys: System,
     q: f64,
 }
 
-impl<'a> Uniformised<'a> {
-    fn new(model: &'a SparseModel, exit: &'a [f64], absorbing: &'a [bool]) -> Uniformised<'a> {
+impl Uniformised {
+    fn new(model: &SparseModel, exit: &[f64], absorbing: &[bool]) -> Uniformised {
         let q = (0..model.states()).filter(|&s| !absorbing[s]).map(|s| exit[s]).fold(0.0, f64::max);
-        Uniformised { model, exit, absorbing, q }
-    }
-
-    fn step(&self, x: &[f64], next: &mut [f64]) {
-        next.par_iter_mut().with_min_len(1024).enumerate().for_each(|(s, n)| {
-            if self.absorbing[s] {
-                *n = x[s];
-                return;
+        let mut sys = System::new();
+        for s in 0..model.states() {
+            if absorbing[s] || q == 0.0 {
+                sys.push_row(0.0, [(s as u32, 1.0)]);
+            } else {
+                let stay = (s as u32, 1.0 - exit[s] / q);
+                let jumps = model.rows(s as u32).flat_map(|r| model.row(r)).map(|(t, rate)| (t, rate / q));
+                sys.push_row(0.0, std::iter::once(stay).chain(jumps));
             }
-            let mut v = (1.0 - self.exit[s] / self.q) * x[s];
-            for r in self.model.rows(s as u32) {
-                for (t, rate) in self.model.row(r) {
-                    v += rate / self.q * x[t as usize];
-                }
-            }
-            *n = v;
-        });
+            sys.end_group();
+        }
+        Uniformised { sys, q }
     }
 
     /// `Σ_k w_k P^k x` over the Poisson(`q t`) weights (`cumulative`: the weights
-    /// `(1 - Σ_{j<=k} p_j) / q` of the integral over `[0, t]`), and the sweeps taken and
-    /// the mass of the weights left out.
-    fn transient(&self, x: Vec<f64>, t: f64, cumulative: bool) -> (Vec<f64>, u64, f64) {
-        let n = x.len();
+    /// `(1 - Σ_{j<=k} p_j) / q` of the integral over `[0, t]`), on the options'
+    /// engine, and the sweeps taken and the mass of the weights left out.
+    fn transient(
+        &self,
+        cx: &Context,
+        x: Vec<f64>,
+        t: f64,
+        cumulative: bool,
+    ) -> Result<(Vec<f64>, u64, f64), CheckError> {
         if self.q == 0.0 || t == 0.0 {
-            return (if cumulative { x.iter().map(|v| v * t).collect() } else { x }, 0, 0.0);
+            return Ok((if cumulative { x.iter().map(|v| v * t).collect() } else { x }, 0, 0.0));
         }
         let (left, weights, lost) = poisson(self.q * t, TRUNCATION);
         let right = left + weights.len() - 1;
-        let mut sum = vec![0.0; n];
-        let mut x = x;
-        let mut next = vec![0.0; n];
         let mut below = 0.0; // Σ_{j<=k} p_j
-        for k in 0..=right {
-            let p = if k >= left { weights[k - left] } else { 0.0 };
-            below += p;
-            let w = if cumulative { (1.0 - below).max(0.0) / self.q } else { p };
-            if w > 0.0 {
-                sum.par_iter_mut().zip(&x).with_min_len(4096).for_each(|(s, &v)| *s += w * v);
-            }
-            if k < right {
-                self.step(&x, &mut next);
-                std::mem::swap(&mut x, &mut next);
-            }
-        }
-        (sum, right as u64, lost)
+        let w: Vec<f64> = (0..=right)
+            .map(|k| {
+                let p = if k >= left { weights[k - left] } else { 0.0 };
+                below += p;
+                if cumulative {
+                    (1.0 - below).max(0.0) / self.q
+                } else {
+                    p
+                }
+            })
+            .collect();
+        let mut open = cx.open(&self.sys)?;
+        let v = open.vector(&x)?;
+        let sum = open.weighted(v, &w)?;
+        Ok((open.values(sum)?, right as u64, lost))
     }
 }
 
@@ -178,7 +175,7 @@ pub fn check(cx: &Context, query: &Query) -> Result<Values, CheckError> {
     let model = cx.model;
     let exit = exit_rates(model);
     let emb = embedded(model, &exit);
-    let ecx = Context::new(&emb, cx.options);
+    let ecx = cx.derived(&emb);
     match query {
         Query::Prob { path: PathFormula::Next(phi), .. } => bounded::next(&ecx, &cx.states(phi)?, Opt::Max),
         Query::Prob { path: PathFormula::Until { left, right, bound }, .. } => {
@@ -207,15 +204,15 @@ pub fn check(cx: &Context, query: &Query) -> Result<Values, CheckError> {
                 let u = Uniformised::new(model, &exit, &none);
                 let t = cx.number(t)?;
                 let max = rates.iter().fold(0.0f64, |a, &b| a.max(b));
-                let (v, k, lost) = u.transient(rates, t, true);
+                let (v, k, lost) = u.transient(cx, rates, t, true)?;
                 let upper = v.iter().map(|x| x + lost * max * (t + 1.0)).collect();
-                Ok(Values { lower: v, upper, method: "uniformisation", iterations: k })
+                Ok(Values { lower: v, upper, method: "uniformisation", iterations: k, sweep: SweepTime::default() })
             }
             RewardPath::Instant(t) => {
                 let rates = reward::state_rewards(model, reward.as_deref())?;
                 let none = vec![false; model.states()];
                 let u = Uniformised::new(model, &exit, &none);
-                let (v, k, _) = u.transient(rates, cx.number(t)?, false);
+                let (v, k, _) = u.transient(cx, rates, cx.number(t)?, false)?;
                 Ok(Values::exact(v, "uniformisation", k))
             }
             RewardPath::Steady => {
@@ -247,19 +244,19 @@ fn bounded_until(
     let n = model.states();
     let x: Vec<f64> = right.iter().map(|&b| if b { 1.0 } else { 0.0 }).collect();
     let stop: Vec<bool> = (0..n).map(|s| right[s] || !left[s]).collect();
-    let (mut v, mut k, mut lost) = Uniformised::new(model, exit, &stop).transient(x, t2 - t1, false);
+    let (mut v, mut k, mut lost) = Uniformised::new(model, exit, &stop).transient(cx, x, t2 - t1, false)?;
     if t1 > 0.0 {
         // Before t1 the path must stay in `left`; at t1 it continues with `v`.
         let y: Vec<f64> = (0..n).map(|s| if left[s] { v[s] } else { 0.0 }).collect();
         let outside: Vec<bool> = left.iter().map(|&l| !l).collect();
-        let (w, k2, lost2) = Uniformised::new(model, exit, &outside).transient(y, t1, false);
+        let (w, k2, lost2) = Uniformised::new(model, exit, &outside).transient(cx, y, t1, false)?;
         v = w;
         k += k2;
         lost += lost2;
     }
     let lower: Vec<f64> = v.iter().map(|&x| (x * (1.0 - lost)).clamp(0.0, 1.0)).collect();
     let upper: Vec<f64> = v.iter().map(|&x| (x + lost).min(1.0)).collect();
-    Ok(Values { lower, upper, method: "uniformisation", iterations: k })
+    Ok(Values { lower, upper, method: "uniformisation", iterations: k, sweep: SweepTime::default() })
 }
 
 /// The long-run average of `f` (a value or reward rate per state).
@@ -291,7 +288,13 @@ fn steady(cx: &Context, ecx: &Context, exit: &[f64], f: &[f64]) -> Result<Values
     let sys = reduction.system(ecx.model, &known, None, &|_| true, 0.0);
     let (solution, _) = reach::solve(ecx, &sys, Opt::Max, lo, Some(hi))?;
     let (lower, upper) = reduction.expand(&known, &solution);
-    Ok(Values { lower, upper, method: "steady state (bottom SCCs)", iterations: iterations + solution.iterations })
+    Ok(Values {
+        lower,
+        upper,
+        method: "steady state (bottom SCCs)",
+        iterations: iterations + solution.iterations,
+        sweep: SweepTime::default(),
+    })
 }
 
 /// The stationary distribution of a bottom SCC (`states` ascending), by Gauss-Seidel

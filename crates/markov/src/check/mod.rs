@@ -25,6 +25,7 @@
 
 mod bounded;
 mod ctmc;
+pub mod engine;
 pub mod exact;
 pub mod property;
 mod reach;
@@ -32,10 +33,14 @@ mod reward;
 pub mod solve;
 
 use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 
+pub use engine::{Cores, Engine};
+use engine::{Sweeps, Timed};
 pub use exact::{check_exact, Exact};
 pub use property::{parse, Opt, ParseError, Property, Query};
 use property::{Num, StateFormula};
+use solve::System;
 
 use crate::{ModelType, Predecessors, SparseModel};
 
@@ -64,6 +69,8 @@ pub struct Options {
     pub max_iterations: u64,
     /// Values of constants used in bounds (`F<=k`).
     pub constants: BTreeMap<String, f64>,
+    /// Where the sweeps run (default: all CPU cores).
+    pub engine: Arc<dyn Engine>,
 }
 
 impl Default for Options {
@@ -74,6 +81,7 @@ impl Default for Options {
             method: Method::Sound,
             max_iterations: 50_000_000,
             constants: BTreeMap::new(),
+            engine: Arc::new(Cores),
         }
     }
 }
@@ -91,6 +99,8 @@ pub enum CheckError {
     Unsupported(String),
     #[error("the iteration did not converge within {iterations} sweeps")]
     NotConverged { iterations: u64 },
+    #[error("the GPU failed: {0}")]
+    Device(String),
 }
 
 /// The result of a property: per state, bounds on its value.
@@ -105,12 +115,22 @@ pub struct Values {
     pub method: &'static str,
     /// Sweeps over the model (matrix-vector products).
     pub iterations: u64,
+    /// Time in the engine's sweeps, and the matrix entries they read.
+    pub sweep: SweepTime,
+}
+
+/// Time spent in an [`Engine`]'s sweeps (uploads and downloads included) and the
+/// matrix entries swept (an entry once per vector it is applied to).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SweepTime {
+    pub seconds: f64,
+    pub entries: u64,
 }
 
 impl Values {
     /// Every state's value is `value`, exactly.
     fn exact(values: Vec<f64>, method: &'static str, iterations: u64) -> Values {
-        Values { lower: values.clone(), upper: values, method, iterations }
+        Values { lower: values.clone(), upper: values, method, iterations, sweep: SweepTime::default() }
     }
 
     /// The reported value of state `s`: the midpoint of its bounds.
@@ -130,11 +150,29 @@ pub(crate) struct Context<'a> {
     pub model: &'a SparseModel,
     pub options: &'a Options,
     pred: std::sync::OnceLock<Predecessors>,
+    sweep: Arc<Mutex<SweepTime>>,
 }
 
 impl<'a> Context<'a> {
     pub(crate) fn new(model: &'a SparseModel, options: &'a Options) -> Context<'a> {
-        Context { model, options, pred: std::sync::OnceLock::new() }
+        Context { model, options, pred: std::sync::OnceLock::new(), sweep: Arc::default() }
+    }
+
+    /// A context for another model (an embedded DTMC) that counts its sweep time
+    /// with this one.
+    pub(crate) fn derived<'b>(&self, model: &'b SparseModel) -> Context<'b>
+    where
+        'a: 'b,
+    {
+        Context { model, options: self.options, pred: std::sync::OnceLock::new(), sweep: self.sweep.clone() }
+    }
+
+    /// Opens `sys` on the options' engine, its time counted in [`Values::sweep`].
+    pub(crate) fn open<'s>(&'s self, sys: &'s System) -> Result<Box<dyn Sweeps + 's>, CheckError> {
+        let start = std::time::Instant::now();
+        let inner = self.options.engine.open(sys)?;
+        self.sweep.lock().expect("not poisoned").seconds += start.elapsed().as_secs_f64();
+        Ok(Box::new(Timed { inner, total: &self.sweep, entries: sys.columns.len() as u64 }))
     }
 
     pub(crate) fn pred(&self) -> &Predecessors {
@@ -202,23 +240,30 @@ impl<'a> Context<'a> {
 /// Checks `property` on `model`: the value of every state.
 pub fn check(model: &SparseModel, property: &Property, options: &Options) -> Result<Values, CheckError> {
     let cx = Context::new(model, options);
+    let mut values = answer(&cx, property)?;
+    values.sweep = *cx.sweep.lock().expect("not poisoned");
+    Ok(values)
+}
+
+fn answer(cx: &Context, property: &Property) -> Result<Values, CheckError> {
+    let (model, options) = (cx.model, cx.options);
     if !(options.precision > 0.0 && options.precision.is_finite()) {
         return Err(CheckError::Unsupported(format!("the precision must be positive, not {}", options.precision)));
     }
     if model.model_type == ModelType::Ctmc {
-        return ctmc::check(&cx, &property.query);
+        return ctmc::check(cx, &property.query);
     }
     match &property.query {
         Query::Prob { opt, path } => {
             let opt = cx.opt(*opt, "P")?;
             match path {
-                property::PathFormula::Next(phi) => bounded::next(&cx, &cx.states(phi)?, opt),
+                property::PathFormula::Next(phi) => bounded::next(cx, &cx.states(phi)?, opt),
                 property::PathFormula::Until { left, right, bound } => {
                     let (left, right) = (cx.states(left)?, cx.states(right)?);
                     match bound {
-                        property::Bound::None => reach::until(&cx, &left, &right, opt),
+                        property::Bound::None => reach::until(cx, &left, &right, opt),
                         property::Bound::Upper { t, strict } => {
-                            bounded::until(&cx, &left, &right, cx.steps(t, *strict)?, opt)
+                            bounded::until(cx, &left, &right, cx.steps(t, *strict)?, opt)
                         }
                         property::Bound::Interval(..) => Err(CheckError::Unsupported(
                             "interval bounds `U[k1,k2]` are supported for CTMCs only".into(),
@@ -231,11 +276,11 @@ pub fn check(model: &SparseModel, property: &Property, options: &Options) -> Res
             let opt = cx.opt(*opt, "R")?;
             let rewards = reward::row_rewards(model, reward.as_deref())?;
             match path {
-                property::RewardPath::Reach(goal) => reward::reach(&cx, &rewards, &cx.states(goal)?, opt),
-                property::RewardPath::Cumulative(k) => bounded::cumulative(&cx, &rewards, cx.steps(k, false)?, opt),
+                property::RewardPath::Reach(goal) => reward::reach(cx, &rewards, &cx.states(goal)?, opt),
+                property::RewardPath::Cumulative(k) => bounded::cumulative(cx, &rewards, cx.steps(k, false)?, opt),
                 property::RewardPath::Instant(k) => {
                     let state = reward::state_rewards(model, reward.as_deref())?;
-                    bounded::instant(&cx, &state, cx.steps(k, false)?, opt)
+                    bounded::instant(cx, &state, cx.steps(k, false)?, opt)
                 }
                 property::RewardPath::Steady => Err(CheckError::Unsupported(
                     "R=? [S] is supported for CTMCs only (long-run averages of DTMCs and MDPs are not yet)".into(),
@@ -245,7 +290,7 @@ pub fn check(model: &SparseModel, property: &Property, options: &Options) -> Res
         Query::Time { opt, goal } => {
             let opt = cx.opt(*opt, "T")?;
             let ones = vec![1.0; model.choices() as usize];
-            reward::reach(&cx, &ones, &cx.states(goal)?, opt)
+            reward::reach(cx, &ones, &cx.states(goal)?, opt)
         }
         Query::Steady(_) => Err(CheckError::Unsupported(
             "S=? is supported for CTMCs only (long-run averages of DTMCs and MDPs are not yet)".into(),

@@ -10,8 +10,9 @@
 //!    `Pmin` and DTMCs no end component remains once the 0-states are known.)
 //! 3. Interval iteration from 0 and 1 (or the chosen unsound method).
 
+use super::engine;
 use super::solve::{self, Settings, Solution, System};
-use super::{CheckError, Context, Method, Opt, Values};
+use super::{CheckError, Context, Method, Opt, SweepTime, Values};
 use crate::mec::maximal_end_components;
 use crate::precompute;
 use crate::{ModelType, SparseModel};
@@ -203,13 +204,16 @@ pub(crate) fn solve(
             }
         }
     }
+    if cx.options.method == Method::GaussSeidel {
+        return Ok((solve::gauss_seidel(sys, opt, vec![lower; n], &set)?, "gauss-seidel"));
+    }
+    let mut sweeps = cx.open(sys)?;
+    let s = &mut *sweeps;
+    let from = vec![lower; n];
     Ok(match (cx.options.method, upper) {
-        (Method::Sound, Some(u)) => {
-            (solve::interval(sys, opt, vec![lower; n], vec![u; n], &set)?, "interval iteration")
-        }
-        (Method::Sound, None) => (solve::optimistic(sys, opt, vec![lower; n], &set)?, "optimistic value iteration"),
-        (Method::ValueIteration, _) => (solve::value_iteration(sys, opt, vec![lower; n], &set)?, "value iteration"),
-        (Method::GaussSeidel, _) => (solve::gauss_seidel(sys, opt, vec![lower; n], &set)?, "gauss-seidel"),
+        (Method::Sound, Some(u)) => (engine::interval(s, opt, &from, &vec![u; n], &set)?, "interval iteration"),
+        (Method::Sound, None) => (engine::optimistic(s, opt, &from, &set)?, "optimistic value iteration"),
+        (_, _) => (engine::value_iteration(s, opt, &from, &set)?, "value iteration"),
     })
 }
 
@@ -240,5 +244,5 @@ pub fn until(cx: &Context, left: &[bool], right: &[bool], opt: Opt) -> Result<Va
     let sys = reduction.system(model, &known, None, &all, 0.0);
     let (solution, method) = solve(cx, &sys, opt, 0.0, Some(1.0))?;
     let (lower, upper) = reduction.expand(&known, &solution);
-    Ok(Values { lower, upper, method, iterations: solution.iterations })
+    Ok(Values { lower, upper, method, iterations: solution.iterations, sweep: SweepTime::default() })
 }

@@ -10,7 +10,7 @@
 //! way to earn 0). The rest is solved by optimistic value iteration from 0.
 
 use super::reach::{solve, Reduction};
-use super::{CheckError, Context, Opt, Values};
+use super::{CheckError, Context, Opt, SweepTime, Values};
 use crate::precompute;
 use crate::{ModelType, RewardModel, SparseModel};
 
@@ -80,5 +80,5 @@ pub fn reach(cx: &Context, rewards: &[f64], goal: &[bool], opt: Opt) -> Result<V
     let sys = reduction.system(model, &known, Some(rewards), &keep, f64::INFINITY);
     let (solution, method) = solve(cx, &sys, opt, 0.0, None)?;
     let (lower, upper) = reduction.expand(&known, &solution);
-    Ok(Values { lower, upper, method, iterations: solution.iterations })
+    Ok(Values { lower, upper, method, iterations: solution.iterations, sweep: SweepTime::default() })
 }

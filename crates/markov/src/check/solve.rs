@@ -1,24 +1,20 @@
-//! The equation systems of unbounded properties and their iterative solvers.
+//! The equation systems of unbounded properties, and their direct solvers.
 //!
 //! A [`System`] is `x[i] = opt over the rows r of i of (b[r] + Σ_j A[r][j] x[j])` over
 //! the states still unknown after the graph precomputations (and, where the fixpoint
 //! would not be unique, after collapsing end components into one unknown each). Its
-//! least fixpoint is the value asked for. Solvers:
+//! least fixpoint is the value asked for. The iterative solvers (interval iteration,
+//! optimistic and plain value iteration) are in [`super::engine`], over the engine
+//! that runs their sweeps; here are the direct ones:
 //!
-//! - [`interval`]: interval iteration (Haddad and Monmege 2014; Baier et al. 2017): a
-//!   lower sequence from below the value and an upper one from above, both by Jacobi
-//!   sweeps over the groups on all cores, until they are within `2 * precision`; every
-//!   iterate is a sound bound (up to floating-point rounding).
-//! - [`optimistic`]: optimistic value iteration (Hartmanns and Kaminski 2020), for
-//!   rewards, where no upper bound is known beforehand: value iteration until the
-//!   iterates settle, then a guessed upper bound that one more sweep must not raise
-//!   (`f(u) <= u` proves `u` above the least fixpoint); from there it is interval
-//!   iteration.
-//! - [`value_iteration`] (Jacobi) and [`gauss_seidel`]: the classic, unsound stopping
-//!   rule (successive iterates within the precision).
+//! - [`dense`] Gaussian elimination of small systems, with [`verify`] and
+//!   [`residual_bound`] turning its answer into sound bounds;
+//! - [`gauss_seidel`]: in-place value iteration on one core, with the classic, unsound
+//!   stopping rule (successive iterates within the precision).
 
 use rayon::prelude::*;
 
+use super::engine::ROUNDING;
 use super::property::Opt;
 use super::CheckError;
 
@@ -92,7 +88,7 @@ impl System {
     }
 
     /// One Jacobi sweep `next = f(x)` on all cores.
-    fn sweep(&self, opt: Opt, x: &[f64], next: &mut [f64]) {
+    pub fn sweep(&self, opt: Opt, x: &[f64], next: &mut [f64]) {
         next.par_iter_mut().with_min_len(1024).enumerate().for_each(|(i, n)| *n = self.step(i, opt, x));
     }
 }
@@ -107,7 +103,8 @@ pub struct Settings {
 }
 
 impl Settings {
-    fn close(&self, a: f64, b: f64) -> bool {
+    /// Whether two successive iterates are within the precision.
+    pub fn close(&self, a: f64, b: f64) -> bool {
         let d = (a - b).abs();
         if self.relative {
             d <= self.precision * a.abs().min(b.abs()) || d == 0.0
@@ -118,12 +115,21 @@ impl Settings {
 
     /// Whether `upper - lower` is within twice the precision (the midpoint is then
     /// within the precision of every value between them).
-    fn tight(&self, lower: f64, upper: f64) -> bool {
+    pub fn tight(&self, lower: f64, upper: f64) -> bool {
         let d = upper - lower;
         if self.relative {
             d <= 2.0 * self.precision * lower.abs() || d <= 0.0
         } else {
             d <= 2.0 * self.precision
+        }
+    }
+
+    /// An upper bound guessed just above `lower` (optimistic value iteration).
+    pub fn guess(&self, lower: f64) -> f64 {
+        if self.relative {
+            lower + lower.abs() * self.precision
+        } else {
+            lower + self.precision
         }
     }
 }
@@ -136,61 +142,8 @@ pub struct Solution {
     pub iterations: u64,
 }
 
-/// The relative slack of the inductivity check of [`optimistic`]: floating-point
-/// rounding of one sweep.
-const ROUNDING: f64 = 1e-14;
-
 fn not_converged(iterations: u64) -> CheckError {
     CheckError::NotConverged { iterations }
-}
-
-/// Interval iteration from `lower` (at most the least fixpoint) and `upper` (at least
-/// the greatest one; with a unique fixpoint both sequences converge to it).
-pub fn interval(
-    sys: &System,
-    opt: Opt,
-    mut lower: Vec<f64>,
-    mut upper: Vec<f64>,
-    settings: &Settings,
-) -> Result<Solution, CheckError> {
-    let n = sys.len();
-    let mut next_l = vec![0.0; n];
-    let mut next_u = vec![0.0; n];
-    let mut iterations = 0;
-    loop {
-        let done = (0..n).into_par_iter().with_min_len(4096).all(|i| settings.tight(lower[i], upper[i]));
-        if done {
-            return Ok(Solution { lower, upper, iterations });
-        }
-        if iterations >= settings.max_iterations {
-            return Err(not_converged(iterations));
-        }
-        sys.sweep(opt, &lower, &mut next_l);
-        sys.sweep(opt, &upper, &mut next_u);
-        // Monotone: a sweep of a sound bound is a sound bound, and so is the better
-        // of the two.
-        lower.par_iter_mut().zip(&next_l).for_each(|(l, &n)| *l = l.max(n));
-        upper.par_iter_mut().zip(&next_u).for_each(|(u, &n)| *u = u.min(n));
-        iterations += 1;
-    }
-}
-
-/// Jacobi value iteration from `x` until successive iterates are within the precision.
-pub fn value_iteration(sys: &System, opt: Opt, mut x: Vec<f64>, settings: &Settings) -> Result<Solution, CheckError> {
-    let mut next = vec![0.0; sys.len()];
-    let mut iterations = 0;
-    loop {
-        sys.sweep(opt, &x, &mut next);
-        iterations += 1;
-        let done = x.par_iter().zip(&next).with_min_len(4096).all(|(&a, &b)| settings.close(a, b));
-        std::mem::swap(&mut x, &mut next);
-        if done {
-            return Ok(Solution { lower: x.clone(), upper: x, iterations });
-        }
-        if iterations >= settings.max_iterations {
-            return Err(not_converged(iterations));
-        }
-    }
 }
 
 /// Gauss-Seidel value iteration (in place, one core) until a sweep changes no value by
@@ -211,69 +164,6 @@ pub fn gauss_seidel(sys: &System, opt: Opt, mut x: Vec<f64>, settings: &Settings
         if iterations >= settings.max_iterations {
             return Err(not_converged(iterations));
         }
-    }
-}
-
-/// Optimistic value iteration from `lower` (at most the least fixpoint, which is the
-/// value): see the module documentation. Sound whatever the system; it terminates when
-/// the fixpoint is unique.
-pub fn optimistic(sys: &System, opt: Opt, mut lower: Vec<f64>, settings: &Settings) -> Result<Solution, CheckError> {
-    let n = sys.len();
-    let mut next = vec![0.0; n];
-    let mut iterations = 0u64;
-    let mut vi_precision = settings.precision;
-    loop {
-        // Value iteration until the iterates settle within `vi_precision`.
-        let vi_start = iterations;
-        loop {
-            if iterations >= settings.max_iterations {
-                return Err(not_converged(iterations));
-            }
-            sys.sweep(opt, &lower, &mut next);
-            iterations += 1;
-            let vi = Settings { precision: vi_precision, ..*settings };
-            let done = lower.par_iter().zip(&next).with_min_len(4096).all(|(&a, &b)| vi.close(a, b));
-            lower.par_iter_mut().zip(&next).for_each(|(l, &n)| *l = l.max(n));
-            if done {
-                break;
-            }
-        }
-        // Guess an upper bound just above, and verify it for as long as value
-        // iteration took (at least a few sweeps).
-        let guess = |l: f64| {
-            if settings.relative {
-                l + l.abs() * settings.precision
-            } else {
-                l + settings.precision
-            }
-        };
-        let mut upper: Vec<f64> = lower.par_iter().map(|&l| guess(l)).collect();
-        let budget = (iterations - vi_start).max(8);
-        let mut next_u = vec![0.0; n];
-        for _ in 0..budget {
-            if iterations >= settings.max_iterations {
-                return Err(not_converged(iterations));
-            }
-            sys.sweep(opt, &upper, &mut next_u);
-            sys.sweep(opt, &lower, &mut next);
-            iterations += 1;
-            lower.par_iter_mut().zip(&next).for_each(|(l, &n)| *l = l.max(n));
-            // Up to the rounding of the sweep itself (a few ulps).
-            let inductive =
-                upper.par_iter().zip(&next_u).with_min_len(4096).all(|(&u, &f)| f <= u + u.abs() * ROUNDING);
-            if inductive {
-                // `upper` is a sound bound: finish by interval iteration.
-                let mut solution = interval(sys, opt, lower, upper, settings)?;
-                solution.iterations += iterations;
-                return Ok(solution);
-            }
-            let rising = upper.par_iter().zip(&next_u).with_min_len(4096).all(|(&u, &f)| f >= u);
-            if rising {
-                break;
-            }
-            std::mem::swap(&mut upper, &mut next_u);
-        }
-        vi_precision /= 2.0;
     }
 }
 
@@ -397,6 +287,19 @@ pub fn residual_bound(sys: &System, x: &[f64], floor: f64, ceiling: f64, setting
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::engine::{self, Cores, Engine};
+
+    fn interval(s: &System, opt: Opt, l: Vec<f64>, u: Vec<f64>, set: &Settings) -> Result<Solution, CheckError> {
+        engine::interval(&mut *Cores.open(s)?, opt, &l, &u, set)
+    }
+
+    fn optimistic(s: &System, opt: Opt, l: Vec<f64>, set: &Settings) -> Result<Solution, CheckError> {
+        engine::optimistic(&mut *Cores.open(s)?, opt, &l, set)
+    }
+
+    fn value_iteration(s: &System, opt: Opt, x: Vec<f64>, set: &Settings) -> Result<Solution, CheckError> {
+        engine::value_iteration(&mut *Cores.open(s)?, opt, &x, set)
+    }
 
     /// x0 = 0.5 x0 + 0.5 x1, x1 = 0.5 + 0.25 x0: x0 = x1 = 2/3.
     fn small() -> System {

@@ -1,0 +1,157 @@
+//! The GPU engine's logic (batches of sweeps, convergence flags, buffer parity, the
+//! fused weighted sums) run over sweeps.cu compiled for the host, held to the CPU
+//! engine: the same bits and the same sweep counts, on random systems and on every
+//! property of the shared Markov instances up to 120,000 states. Batches of 1, 3 and
+//! 64 sweeps move the batch boundaries.
+//!
+//! Needs a C++ compiler (`$CXX`, else `c++`); `WARPCHECK_MARKOV` points at the shared
+//! Markov folder (default `../shared/markov` beside the repository).
+
+#[path = "../../markov/tests/common/mod.rs"]
+mod common;
+
+use proptest::prelude::*;
+use warpcheck_markov::check::engine::{self, Cores, Engine};
+use warpcheck_markov::check::property::Opt;
+use warpcheck_markov::check::solve::{Settings, Solution, System};
+use warpcheck_markov::check::{check, parse, CheckError, Options};
+use warpcheck_markov::ModelType;
+use warpcheck_markov_gpu::host::Host;
+use warpcheck_markov_gpu::GpuEngine;
+
+fn host(batch: u32) -> GpuEngine<Host> {
+    GpuEngine::new(Host::compile().expect("a C++ compiler builds sweeps.cu for the host")).with_batch(batch)
+}
+
+/// A random system: per unknown 1-3 rows of 0-3 entries whose weights sum to at most
+/// `mass` (below 1: every row leaves the unknowns with some probability).
+fn system(n: usize, seed: u64, mass: f64) -> System {
+    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut sys = System::new();
+    for _ in 0..n {
+        for _ in 0..1 + next() % 3 {
+            let k = (next() % 4) as usize;
+            let mut left = mass;
+            let mut entries = Vec::new();
+            for _ in 0..k {
+                let p = left * ((next() % 1000) as f64 / 1000.0);
+                left -= p;
+                entries.push(((next() % n as u64) as u32, p));
+            }
+            sys.push_row((next() % 100) as f64 / 100.0 * left, entries);
+        }
+        sys.end_group();
+    }
+    sys
+}
+
+type Solver = fn(&mut dyn engine::Sweeps, Opt, &[f64], &Settings) -> Result<Solution, CheckError>;
+
+fn same(a: &Solution, b: &Solution, what: &str) {
+    assert_eq!(a.iterations, b.iterations, "{what}: sweeps");
+    assert!(a.lower.iter().zip(&b.lower).all(|(x, y)| x.to_bits() == y.to_bits()), "{what}: lower bounds differ");
+    assert!(a.upper.iter().zip(&b.upper).all(|(x, y)| x.to_bits() == y.to_bits()), "{what}: upper bounds differ");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(60))]
+
+    #[test]
+    fn host_kernels_equal_the_cpu(n in 1usize..40, seed in any::<u64>(), batch in 1u32..6, relative in any::<bool>()) {
+        let engines: [&dyn Engine; 2] = [&Cores, &host(batch)];
+        let sys = system(n, seed, 0.9);
+        let set = Settings { precision: 1e-9, relative, max_iterations: 100_000 };
+        for opt in [Opt::Max, Opt::Min] {
+            let zero = vec![0.0; n];
+            let mut results = Vec::new();
+            for e in engines {
+                let mut s = e.open(&sys).unwrap();
+                let s = &mut *s;
+                let ii = engine::interval(s, opt, &zero, &vec![10.0; n], &set).unwrap();
+                let solvers: [Solver; 2] = [engine::value_iteration, engine::optimistic];
+                let others: Vec<Solution> = solvers.iter().map(|f| f(s, opt, &zero, &set).unwrap()).collect();
+                let x = s.vector(&(0..n).map(|i| i as f64).collect::<Vec<_>>()).unwrap();
+                s.sweeps(opt, x, 7).unwrap();
+                let swept = s.values(x).unwrap();
+                let weights: Vec<f64> = (0..9).map(|k| if k % 3 == 1 { 0.0 } else { 1.0 / (k + 1) as f64 }).collect();
+                let y = s.vector(&vec![1.0; n]).unwrap();
+                let sum = s.weighted(y, &weights).unwrap();
+                let sum = s.values(sum).unwrap();
+                results.push((ii, others, swept, sum));
+            }
+            let (cpu, gpu) = (&results[0], &results[1]);
+            same(&cpu.0, &gpu.0, "interval iteration");
+            same(&cpu.1[0], &gpu.1[0], "value iteration");
+            same(&cpu.1[1], &gpu.1[1], "optimistic value iteration");
+            prop_assert_eq!(&cpu.2, &gpu.2);
+            prop_assert_eq!(&cpu.3, &gpu.3);
+            // The bounds hold the fixpoint that value iteration approaches.
+            for i in 0..n {
+                prop_assert!(cpu.0.lower[i] <= cpu.0.upper[i]);
+            }
+        }
+    }
+}
+
+/// An iteration that does not converge within its sweeps ends the same way on both.
+#[test]
+fn sweep_limits_are_the_cpus() {
+    let sys = system(30, 7, 0.999);
+    let set = Settings { precision: 1e-12, relative: false, max_iterations: 10 };
+    let gpu = host(4);
+    for e in [&Cores as &dyn Engine, &gpu] {
+        let mut s = e.open(&sys).unwrap();
+        let r = engine::interval(&mut *s, Opt::Max, &[0.0; 30], &[10.0; 30], &set);
+        assert_eq!(r.unwrap_err(), CheckError::NotConverged { iterations: 10 }, "{e:?}");
+        let r = engine::value_iteration(&mut *s, Opt::Max, &[0.0; 30], &set);
+        assert_eq!(r.unwrap_err(), CheckError::NotConverged { iterations: 10 }, "{e:?}");
+    }
+}
+
+/// Every property of the shared instances of at most 120,000 states: the engine over
+/// the host kernels gives the CPU engine's values, bit for bit, and its sweep counts.
+#[test]
+fn every_shared_property_equals_the_cpu() {
+    let dir = common::markov_dir();
+    let additions = common::additions(&dir);
+    let cpu = Options::default();
+    let emulated = Options { engine: std::sync::Arc::new(host(64)), ..Options::default() };
+    let mut checked = 0;
+    for (id, instance) in &common::references(&dir) {
+        let (Some(drn), Some(states)) = (instance["files"]["drn"]["path"].as_str(), instance["states"].as_u64()) else {
+            continue;
+        };
+        if states > 120_000 {
+            continue;
+        }
+        let ctmc = instance["type"] == "ctmc";
+        let mut models = vec![(warpcheck_markov::load(&dir.join(drn), None).unwrap(), instance["properties"].clone())];
+        if let (Some(add), Some(tra)) = (additions.get(id.as_str()), instance["files"]["tra"]["path"].as_str()) {
+            let t = if ctmc { Some(ModelType::Ctmc) } else { None };
+            models.push((warpcheck_markov::load(&dir.join(tra), t).unwrap(), add["properties"].clone()));
+        }
+        for (model, props) in &models {
+            for p in props.as_array().unwrap() {
+                let formula = p["formula"].as_str().unwrap();
+                let property = parse(formula).unwrap();
+                let (a, b) = (check(model, &property, &cpu), check(model, &property, &emulated));
+                let (Ok(a), Ok(b)) = (&a, &b) else {
+                    assert_eq!(a, b, "{id} {formula}");
+                    continue;
+                };
+                assert_eq!(a.iterations, b.iterations, "{id} {formula}: sweeps");
+                assert_eq!(a.method, b.method, "{id} {formula}");
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert!(bits(&a.lower) == bits(&b.lower) && bits(&a.upper) == bits(&b.upper), "{id} {formula}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 60, "only {checked} properties checked");
+}
