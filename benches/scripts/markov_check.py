@@ -4,11 +4,13 @@
   agree BIN MARKOV_DIR [--threads T]
       Every instance of reference.json and reference-ctmc-rewards.json built from its
       PRISM source (with its extra labels and constants) and every reference property
-      checked with --backend cpu and --backend gpu: the two answers must be equal
-      (value, bounds, method and sweeps), and within 1e-6 of the reference (relative
-      above 1; or 1e-5 relative for Storm's floating-point CTMC values).
+      checked with --backend cpu and --backend gpu: the two answers must agree within
+      the precision with overlapping bounds, the GPU's must equal the CPU's with
+      --sweeps jacobi (value, bounds, method and sweeps), and the CPU's must be within
+      1e-6 of the reference (relative above 1; or 1e-5 relative for Storm's
+      floating-point CTMC values).
 
-  bench BIN MARKOV_DIR [--threads T] [--set reference|bigger|all] [--storm-timeout S] [--no-storm]
+  bench BIN MARKOV_DIR [--threads T] [--set reference|bigger|all] [--only NAME,..] [--storm-timeout S] [--no-storm]
       The largest instances and bigger builds of the same sources beside Storm
       (stormpy, storm_check.py beside this script) on the same machine, one run each:
       checking time per property (model building excluded) of Storm's default and,
@@ -63,9 +65,11 @@ def source(markov, folder):
     return path, folder.split("/")[0]
 
 
-def warpcheck(binary, path, constants, props, backend, threads, method="sound", timeout=900):
+def warpcheck(binary, path, constants, props, backend, threads, method="sound", timeout=900, jacobi=False):
     """One JSON object per property, or an error text."""
     cmd = [binary, "check", path, "--backend", backend, "--threads", str(threads), "--json", "--method", method]
+    if jacobi:
+        cmd += ["--sweeps", "jacobi"]
     if constants:
         cmd += ["--const", constants]
     for p in props:
@@ -80,7 +84,7 @@ def warpcheck(binary, path, constants, props, backend, threads, method="sound", 
 
 
 def agree(binary, markov, threads):
-    print("| instance | type | properties | CPU = GPU (bits, sweeps) | within reference (CPU) |")
+    print("| instance | type | properties | CPU ~ GPU, GPU = CPU Jacobi (bits, sweeps) | within reference (CPU) |")
     print("|---|---|---:|---|---|")
     total, equal, within = 0, 0, 0
     for file in ["reference.json", "reference-ctmc-rewards.json"]:
@@ -95,8 +99,14 @@ def agree(binary, markov, threads):
             if any(isinstance(r, str) for r in runs.values()):
                 print(f"| {inst['id']} | {kind} | {len(props)} | ERROR: {runs} | |")
                 continue
-            same = sum(1 for a, b in zip(runs["cpu"], runs["gpu"])
-                       if all(a[k] == b[k] for k in ("value", "lower", "upper", "method", "iterations")))
+            # The CPU sweeps in place by default, the GPU by Jacobi sweeps: other
+            # iterates, so the answers agree within the precision (1e-6), with
+            # overlapping bounds, and the GPU equals the CPU's Jacobi sweeps bit for bit.
+            jacobi = warpcheck(binary, path, inst["source"]["constants"], props, "cpu", threads, jacobi=True)
+            same = sum(1 for a, b, j in zip(runs["cpu"], runs["gpu"], jacobi)
+                       if abs(a["value"] - b["value"]) <= 2e-6 * max(abs(a["value"]), 1.0)
+                       and a["lower"] <= b["upper"] * (1 + 1e-12) and b["lower"] <= a["upper"] * (1 + 1e-12)
+                       and all(j[k] == b[k] for k in ("value", "lower", "upper", "method", "iterations")))
             ok = 0
             for p, r in zip(inst["properties"], runs["cpu"]):
                 # Several initial states: the reported value is their minimum.
@@ -109,20 +119,20 @@ def agree(binary, markov, threads):
             equal += same
             within += ok
             print(f"| {inst['id']} | {kind} | {len(props)} | {same}/{len(props)} | {ok}/{len(props)} |", flush=True)
-    print(f"\n{equal} of {total} properties equal on CPU and GPU; {within} of {total} within the reference's precision.")
+    print(f"\n{equal} of {total} properties agree on CPU and GPU; {within} of {total} within the reference's precision.")
 
 
 def fmt(x, digits=3):
     return "-" if x is None else f"{x:.{digits}f}"
 
 
-def bench(binary, markov, threads, which, storm_timeout, with_storm):
+def bench(binary, markov, threads, which, storm_timeout, with_storm, only):
     print(f"| model | constants | states | transitions | property | Storm default s | Storm sound s | "
           f"CPU {threads} thr. sound s | CPU vi s | GPU sound s | GPU vi s | CPU vs Storm | GPU vs Storm | "
           f"sweeps (GPU sound) | GPU G entries/s | value (GPU) | Storm value |")
     print("|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
     for folder, constants, props, group in BENCH:
-        if which != "all" and group != which:
+        if (which != "all" and group != which) or (only and folder.split("/")[1] not in only):
             continue
         path, kind = source(markov, folder)
         storm = {}
@@ -133,6 +143,8 @@ def bench(binary, markov, threads, which, storm_timeout, with_storm):
             try:
                 out = subprocess.run(cmd, capture_output=True, text=True, timeout=storm_timeout * 2 * len(props) + 300)
                 for line in out.stdout.splitlines():
+                    if not line.startswith("{"):
+                        continue
                     d = json.loads(line)
                     if "property" in d:
                         storm[(d["property"], d["method"])] = d
@@ -177,13 +189,15 @@ def main():
     threads = int(option("--threads", "16"))
     which = option("--set", "all")
     storm_timeout = float(option("--storm-timeout", "150"))
+    only = option("--only", "")
+    only = only.split(",") if only else []
     with_storm = "--no-storm" not in args
     args = [a for a in args if a != "--no-storm"]
     job, binary, markov = args[0], args[1], args[2]
     if job == "agree":
         agree(binary, markov, threads)
     else:
-        bench(binary, markov, threads, which, storm_timeout, with_storm)
+        bench(binary, markov, threads, which, storm_timeout, with_storm, only)
 
 
 if __name__ == "__main__":

@@ -224,12 +224,12 @@ pub fn check(args: CheckArgs) -> Result<Verdict, CliError> {
     // Markov models are checked against quantitative properties (`--property`).
     if let Ok(Input::Markov(format)) = frontend::resolve(&run.model, run.format, &frontend::EXPLORE) {
         let placement = run.backend.place(run.device, args.pctl.gpu_path())?;
-        let engine = pctl::engine(placement, run.device)?;
+        let engine = pctl::engine(placement, run.device, args.pctl.sweeps)?;
         return pctl::run(&run.model, format, &args.markov, &args.pctl, run.threads(), run.json, engine);
     }
     if args.pctl.given() || !args.markov.constants.is_empty() || args.markov.model_type.is_some() {
         return Err(CliError::Input(format!(
-            "--property, --properties, --values, --const and --type are for Markov models (PRISM, .drn, .tra), not {}",
+            "--property, --properties, --values, --exact, --sweeps, --const and --type are for Markov models (PRISM, .drn, .tra), not {}",
             run.model.display()
         )));
     }

@@ -43,6 +43,11 @@ pub struct PctlArgs {
     /// stopping rule.
     #[arg(long, value_enum, default_value_t = MethodArg::Sound)]
     pub method: MethodArg,
+    /// Markov models on the CPU: how interval and value iteration sweep: `in-place`
+    /// (each update reads the latest values; fewer sweeps) or `jacobi` (each sweep
+    /// from the last one's vector, as the GPU always does: the GPU's values bit for bit).
+    #[arg(long, value_enum, default_value_t = SweepsArg::InPlace)]
+    pub sweeps: SweepsArg,
     /// Markov models: answer `P` properties of DTMCs and MDPs exactly, as fractions
     /// (the model's probabilities read as the simplest fractions within their
     /// rounding: 0.1 is 1/10); for models of thousands of states.
@@ -68,7 +73,11 @@ impl PctlArgs {
 
     /// Whether any of these options was given.
     pub fn given(&self) -> bool {
-        !self.properties.is_empty() || self.file.is_some() || self.values.is_some() || self.exact
+        !self.properties.is_empty()
+            || self.file.is_some()
+            || self.values.is_some()
+            || self.exact
+            || self.sweeps != SweepsArg::InPlace
     }
 }
 
@@ -79,6 +88,14 @@ pub enum MethodArg {
     Sound,
     Vi,
     Gs,
+}
+
+/// `--sweeps`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum SweepsArg {
+    #[default]
+    InPlace,
+    Jacobi,
 }
 
 /// The `--json` report of one property.
@@ -183,9 +200,10 @@ fn properties(args: &PctlArgs) -> Result<Vec<Property>, CliError> {
 }
 
 /// The engine of the sweeps: all CPU cores, or GPU `device` (its kernels loaded).
-pub fn engine(placement: Placement, device: usize) -> Result<Arc<dyn Engine>, CliError> {
+pub fn engine(placement: Placement, device: usize, sweeps: SweepsArg) -> Result<Arc<dyn Engine>, CliError> {
     Ok(match placement {
-        Placement::Cpu => Arc::new(Cores),
+        Placement::Cpu if sweeps == SweepsArg::Jacobi => Arc::new(Cores::jacobi()),
+        Placement::Cpu => Arc::new(Cores::default()),
         Placement::Gpu => {
             Arc::new(GpuEngine::cuda(device).map_err(|e| CliError::Resource(format!("the GPU cannot be used: {e}")))?)
         }

@@ -1,6 +1,6 @@
 //! The GPU engine's logic (batches of sweeps, convergence flags, buffer parity, the
 //! fused weighted sums) run over sweeps.cu compiled for the host, held to the CPU
-//! engine: the same bits and the same sweep counts, on random systems and on every
+//! engine's Jacobi sweeps (`Cores::jacobi`): the same bits and the same sweep counts, on random systems and on every
 //! property of the shared Markov instances up to 120,000 states. Batches of 1, 3 and
 //! 64 sweeps move the batch boundaries.
 //!
@@ -64,7 +64,7 @@ proptest! {
 
     #[test]
     fn host_kernels_equal_the_cpu(n in 1usize..40, seed in any::<u64>(), batch in 1u32..6, relative in any::<bool>()) {
-        let engines: [&dyn Engine; 2] = [&Cores, &host(batch)];
+        let engines: [&dyn Engine; 2] = [&Cores::jacobi(), &host(batch)];
         let sys = system(n, seed, 0.9);
         let set = Settings { precision: 1e-9, relative, max_iterations: 100_000 };
         for opt in [Opt::Max, Opt::Min] {
@@ -105,7 +105,7 @@ fn sweep_limits_are_the_cpus() {
     let sys = system(30, 7, 0.999);
     let set = Settings { precision: 1e-12, relative: false, max_iterations: 10 };
     let gpu = host(4);
-    for e in [&Cores as &dyn Engine, &gpu] {
+    for e in [&Cores::jacobi() as &dyn Engine, &gpu] {
         let mut s = e.open(&sys).unwrap();
         let r = engine::interval(&mut *s, Opt::Max, &[0.0; 30], &[10.0; 30], &set);
         assert_eq!(r.unwrap_err(), CheckError::NotConverged { iterations: 10 }, "{e:?}");
@@ -115,12 +115,13 @@ fn sweep_limits_are_the_cpus() {
 }
 
 /// Every property of the shared instances of at most 120,000 states: the engine over
-/// the host kernels gives the CPU engine's values, bit for bit, and its sweep counts.
+/// the host kernels gives the CPU's Jacobi values, bit for bit, and its sweep counts,
+/// and the default (in-place) CPU engine's within the precision.
 #[test]
 fn every_shared_property_equals_the_cpu() {
     let dir = common::markov_dir();
     let additions = common::additions(&dir);
-    let cpu = Options::default();
+    let cpu = Options { engine: std::sync::Arc::new(Cores::jacobi()), ..Options::default() };
     let emulated = Options { engine: std::sync::Arc::new(host(64)), ..Options::default() };
     let mut checked = 0;
     for (id, instance) in &common::references(&dir) {
@@ -149,6 +150,19 @@ fn every_shared_property_equals_the_cpu() {
                 assert_eq!(a.method, b.method, "{id} {formula}");
                 let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 assert!(bits(&a.lower) == bits(&b.lower) && bits(&a.upper) == bits(&b.upper), "{id} {formula}");
+                // The default, in-place CPU sweeps: other iterates, the same answer.
+                let c = check(model, &property, &Options::default()).unwrap();
+                for s in 0..model.states() {
+                    let (x, y) = (c.value(s as u32), b.value(s as u32));
+                    let near = (x - y).abs() <= 2e-6 * x.abs().max(1.0) || x == y;
+                    let overlap = c.lower[s] <= b.upper[s] * (1.0 + 1e-12) && b.lower[s] <= c.upper[s] * (1.0 + 1e-12);
+                    assert!(
+                        near && overlap,
+                        "{id} {formula} state {s}: in place {x} [{}, {}], gpu {y}",
+                        c.lower[s],
+                        c.upper[s]
+                    );
+                }
                 checked += 1;
             }
         }

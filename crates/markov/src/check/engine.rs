@@ -19,8 +19,17 @@
 //! - [`value_iteration`] (Jacobi): the classic, unsound stopping rule (successive
 //!   iterates within the precision).
 //!
-//! Every engine computes a sweep in the same order (rows in order, entries in order,
-//! no fused multiply-add), so engines give the same bits and the same sweep counts.
+//! A sweep's row values are computed in one order everywhere (rows in order, entries in
+//! order, no fused multiply-add). [`Cores`] runs interval and value iteration **in
+//! place** by default (blocks of unknowns in parallel, each in decreasing order, every
+//! update reading the latest values: Gauss-Seidel within a block, chaotic across
+//! blocks). That is sound for interval iteration: each update applies the monotone
+//! operator to a vector below the least fixpoint (above the greatest), so it stays
+//! there, and it converges in no more sweeps than Jacobi's; but the sweep counts and
+//! last bits then depend on the threads' timing. [`Cores::jacobi`] (Jacobi sweeps, as
+//! the GPU engine runs them) gives the same bits and sweep counts as the GPU.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
@@ -101,9 +110,19 @@ pub trait Engine: Send + Sync + std::fmt::Debug {
     fn open<'a>(&self, sys: &'a System) -> Result<Box<dyn Sweeps + 'a>, CheckError>;
 }
 
-/// All CPU cores (rayon's current pool).
+/// All CPU cores (rayon's current pool); interval and value iteration in place unless
+/// [`Cores::jacobi`].
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Cores;
+pub struct Cores {
+    jacobi: bool,
+}
+
+impl Cores {
+    /// Jacobi sweeps throughout: the GPU engine's bits and sweep counts.
+    pub fn jacobi() -> Cores {
+        Cores { jacobi: true }
+    }
+}
 
 impl Engine for Cores {
     fn name(&self) -> &'static str {
@@ -111,7 +130,8 @@ impl Engine for Cores {
     }
 
     fn open<'a>(&self, sys: &'a System) -> Result<Box<dyn Sweeps + 'a>, CheckError> {
-        Ok(Box::new(HostSweeps { sys, slots: Vec::new(), next: vec![0.0; sys.len()], other: vec![0.0; sys.len()] }))
+        let (next, other) = (vec![0.0; sys.len()], vec![0.0; sys.len()]);
+        Ok(Box::new(HostSweeps { sys, slots: Vec::new(), next, other, in_place: !self.jacobi }))
     }
 }
 
@@ -121,6 +141,46 @@ struct HostSweeps<'a> {
     slots: Vec<Vec<f64>>,
     next: Vec<f64>,
     other: Vec<f64>,
+    in_place: bool,
+}
+
+/// Unknowns per block of an in-place sweep.
+const BLOCK: usize = 2048;
+
+/// A vector of `f64` shared by the threads of an in-place sweep.
+fn shared(v: &mut [f64]) -> &[AtomicU64] {
+    const _: () = assert!(
+        std::mem::size_of::<AtomicU64>() == std::mem::size_of::<f64>()
+            && std::mem::align_of::<AtomicU64>() == std::mem::align_of::<f64>()
+    );
+    // SAFETY: `AtomicU64` has the size and (asserted above) the alignment of `f64`, and
+    // every bit pattern is valid for both; the exclusive borrow of `v` keeps any other
+    // access out for as long as the atomics are used.
+    unsafe { &*(v as *mut [f64] as *const [AtomicU64]) }
+}
+
+fn get(x: &[AtomicU64], i: usize) -> f64 {
+    f64::from_bits(x[i].load(Relaxed))
+}
+
+fn set(x: &[AtomicU64], i: usize, v: f64) {
+    x[i].store(v.to_bits(), Relaxed);
+}
+
+/// One in-place pass over blocks of the unknowns in parallel, from the last block
+/// down, each block in decreasing order (successors tend to have larger numbers); `update(i)` returns whether unknown `i` is done. Whether all were.
+fn in_place(n: usize, update: impl Fn(usize) -> bool + Sync) -> bool {
+    (0..n.div_ceil(BLOCK))
+        .into_par_iter()
+        .rev()
+        .map(|b| {
+            let mut done = true;
+            for i in (b * BLOCK..n.min((b + 1) * BLOCK)).rev() {
+                done &= update(i);
+            }
+            done
+        })
+        .reduce(|| true, |a, b| a && b)
 }
 
 impl HostSweeps<'_> {
@@ -169,6 +229,21 @@ impl Sweeps for HostSweeps<'_> {
             if sweeps >= max {
                 break false;
             }
+            if self.in_place {
+                let (sys, ls, us) = (self.sys, shared(&mut l), shared(&mut u));
+                let tight = in_place(sys.len(), |i| {
+                    let lo = get(ls, i).max(sys.step_with(i, opt, |j| get(ls, j)));
+                    let hi = get(us, i).min(sys.step_with(i, opt, |j| get(us, j)));
+                    set(ls, i, lo);
+                    set(us, i, hi);
+                    settings.tight(lo, hi)
+                });
+                sweeps += 1;
+                if tight {
+                    break true;
+                }
+                continue;
+            }
             self.sys.sweep(opt, &l, &mut self.next);
             self.sys.sweep(opt, &u, &mut self.other);
             // Monotone: a sweep of a sound bound is a sound bound, and so is the better
@@ -193,6 +268,19 @@ impl Sweeps for HostSweeps<'_> {
         let mut v = self.take(x);
         let mut sweeps = 0;
         let settled = loop {
+            if self.in_place {
+                let (sys, xs) = (self.sys, shared(&mut v));
+                let done = in_place(sys.len(), |i| {
+                    let (old, f) = (get(xs, i), sys.step_with(i, opt, |j| get(xs, j)));
+                    set(xs, i, if monotone { old.max(f) } else { f });
+                    settings.close(old, f)
+                });
+                sweeps += 1;
+                if done || sweeps >= max {
+                    break done;
+                }
+                continue;
+            }
             self.sys.sweep(opt, &v, &mut self.next);
             sweeps += 1;
             let done = all(&v, &self.next, |a, b| settings.close(a, b));

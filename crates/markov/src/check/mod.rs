@@ -81,7 +81,7 @@ impl Default for Options {
             method: Method::Sound,
             max_iterations: 50_000_000,
             constants: BTreeMap::new(),
-            engine: Arc::new(Cores),
+            engine: Arc::new(Cores::default()),
         }
     }
 }

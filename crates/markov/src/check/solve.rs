@@ -64,9 +64,14 @@ impl System {
 
     #[inline]
     fn row_value(&self, r: usize, x: &[f64]) -> f64 {
+        self.row_value_with(r, |j| x[j])
+    }
+
+    #[inline]
+    fn row_value_with(&self, r: usize, x: impl Fn(usize) -> f64) -> f64 {
         let mut sum = self.b[r];
         for e in self.starts[r]..self.starts[r + 1] {
-            sum += self.values[e] * x[self.columns[e] as usize];
+            sum += self.values[e] * x(self.columns[e] as usize);
         }
         sum
     }
@@ -74,10 +79,16 @@ impl System {
     /// The value of unknown `i` under `x`: the best of its rows (0 without rows).
     #[inline]
     pub fn step(&self, i: usize, opt: Opt, x: &[f64]) -> f64 {
+        self.step_with(i, opt, |j| x[j])
+    }
+
+    /// [`System::step`] reading the vector through `x`.
+    #[inline]
+    pub fn step_with(&self, i: usize, opt: Opt, x: impl Fn(usize) -> f64 + Copy) -> f64 {
         let rows = self.groups[i]..self.groups[i + 1];
         let mut best: Option<f64> = None;
         for r in rows {
-            let v = self.row_value(r, x);
+            let v = self.row_value_with(r, x);
             best = Some(match (best, opt) {
                 (None, _) => v,
                 (Some(b), Opt::Max) => b.max(v),
@@ -290,15 +301,15 @@ mod tests {
     use crate::check::engine::{self, Cores, Engine};
 
     fn interval(s: &System, opt: Opt, l: Vec<f64>, u: Vec<f64>, set: &Settings) -> Result<Solution, CheckError> {
-        engine::interval(&mut *Cores.open(s)?, opt, &l, &u, set)
+        engine::interval(&mut *Cores::default().open(s)?, opt, &l, &u, set)
     }
 
     fn optimistic(s: &System, opt: Opt, l: Vec<f64>, set: &Settings) -> Result<Solution, CheckError> {
-        engine::optimistic(&mut *Cores.open(s)?, opt, &l, set)
+        engine::optimistic(&mut *Cores::default().open(s)?, opt, &l, set)
     }
 
     fn value_iteration(s: &System, opt: Opt, x: Vec<f64>, set: &Settings) -> Result<Solution, CheckError> {
-        engine::value_iteration(&mut *Cores.open(s)?, opt, &x, set)
+        engine::value_iteration(&mut *Cores::default().open(s)?, opt, &x, set)
     }
 
     /// x0 = 0.5 x0 + 0.5 x1, x1 = 0.5 + 0.25 x0: x0 = x1 = 2/3.
