@@ -139,7 +139,7 @@ impl<L: Lanes> DeviceSweeps<L> {
 
     /// The addresses of `a` (and `b`) at parity `p`: the slots at 0, the scratch at 1.
     fn at(&self, p: u64, a: Slot, b: Option<Slot>) -> (u64, u64) {
-        if p % 2 == 0 {
+        if p.is_multiple_of(2) {
             (self.addr(a), b.map_or(0, |b| self.addr(b)))
         } else {
             (self.scratch(0), if b.is_some() { self.scratch(1) } else { 0 })
