@@ -43,9 +43,9 @@ pub struct PctlArgs {
     /// stopping rule.
     #[arg(long, value_enum, default_value_t = MethodArg::Sound)]
     pub method: MethodArg,
-    /// Markov models on the CPU: how interval and value iteration sweep: `in-place`
-    /// (each update reads the latest values; fewer sweeps) or `jacobi` (each sweep
-    /// from the last one's vector, as the GPU always does: the GPU's values bit for bit).
+    /// Markov models: how interval and value iteration sweep: `in-place` (each update
+    /// reads the latest values; fewer sweeps) or `jacobi` (each sweep from the last
+    /// one's vector: reproducible, and the same bits on the CPU and the GPU).
     #[arg(long, value_enum, default_value_t = SweepsArg::InPlace)]
     pub sweeps: SweepsArg,
     /// Markov models: answer `P` properties of DTMCs and MDPs exactly, as fractions
@@ -205,7 +205,9 @@ pub fn engine(placement: Placement, device: usize, sweeps: SweepsArg) -> Result<
         Placement::Cpu if sweeps == SweepsArg::Jacobi => Arc::new(Cores::jacobi()),
         Placement::Cpu => Arc::new(Cores::default()),
         Placement::Gpu => {
-            Arc::new(GpuEngine::cuda(device).map_err(|e| CliError::Resource(format!("the GPU cannot be used: {e}")))?)
+            let gpu =
+                GpuEngine::cuda(device).map_err(|e| CliError::Resource(format!("the GPU cannot be used: {e}")))?;
+            Arc::new(if sweeps == SweepsArg::Jacobi { gpu.jacobi() } else { gpu })
         }
     })
 }

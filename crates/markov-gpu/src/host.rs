@@ -1,5 +1,6 @@
 //! sweeps.cu on the host: the source compiled as C++ with one-thread stand-ins for
-//! the CUDA built-ins (`MK_FOR` a plain loop, `MK_RAISE` a plain store) into a shared
+//! the CUDA built-ins (`MK_FOR` a plain loop from the last unknown down, `MK_RAISE` a
+//! plain store) into a shared
 //! library and called through `libloading`, so that the tests run the GPU engine's
 //! whole logic (batches, flags, buffer parity) without a GPU. Built with `$CXX` (else
 //! `c++`) and `-ffp-contract=off`, the rounding of the CPU and of the device kernels.
@@ -12,7 +13,7 @@ use crate::lanes::{Kernel, Lanes, MkIter, MkSystem, SOURCE};
 /// The stand-ins, before the source.
 const PRELUDE: &str = r#"
 #include <math.h>
-#define MK_FOR(i, n) for (mk_u64 i = 0; i < (n); i++)
+#define MK_FOR(i, n) for (mk_u64 t_ = 0, i = (n) - 1 - t_; t_ < (n); t_++, i = (n) - 1 - t_)
 #define MK_RAISE(flag, bad) do { if (bad) *(flag) = 1; } while (0)
 #define MK_DEVICE static inline
 #define MK_KERNEL extern "C" void

@@ -8,10 +8,13 @@
 //! the device. A sweep is one kernel over the unknowns (sweeps.cu). Iterations that
 //! stop on convergence run in batches of [`BATCH`] kernels per round trip: each sweep
 //! raises a flag of its own when some unknown has not converged, and a sweep whose
-//! predecessor's flag is clear returns at once; the host reads the batch's flags and
-//! takes the vectors of the first converged sweep (double buffers, by parity), so the
-//! sweep counts equal the CPU's. Kernels compute rows in the CPU's order without fused
-//! multiply-add: the values are the CPU engine's, bit for bit.
+//! predecessor's flag is clear returns at once; the host reads the batch's flags.
+//! Interval and value iteration update their vectors in place by default (sound, fewer
+//! sweeps; the counts depend on the threads' timing). [`GpuEngine::jacobi`] sweeps from
+//! one vector into another and takes the vectors of the first converged sweep (double
+//! buffers, by parity); with rows computed in the CPU's order without fused
+//! multiply-add, its values and sweep counts are `Cores::jacobi`'s, bit for bit.
+//! Step-bounded sweeps and uniformisation are always Jacobi sweeps.
 //!
 //! The same engine runs over [`host::Host`] (sweeps.cu compiled for the host), which is
 //! how the tests check it without a GPU.
@@ -36,11 +39,12 @@ pub const BATCH: u32 = 64;
 pub struct GpuEngine<L: Lanes> {
     lanes: Arc<L>,
     batch: u32,
+    in_place: bool,
 }
 
 impl<L: Lanes> std::fmt::Debug for GpuEngine<L> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "GpuEngine({}, batch {})", self.lanes.name(), self.batch)
+        write!(f, "GpuEngine({}, batch {}, in place {})", self.lanes.name(), self.batch, self.in_place)
     }
 }
 
@@ -57,8 +61,16 @@ impl GpuEngine<Cuda> {
 }
 
 impl<L: Lanes> GpuEngine<L> {
+    /// Interval and value iteration in place (the default).
     pub fn new(lanes: L) -> GpuEngine<L> {
-        GpuEngine { lanes: Arc::new(lanes), batch: BATCH }
+        GpuEngine { lanes: Arc::new(lanes), batch: BATCH, in_place: true }
+    }
+
+    /// Jacobi sweeps throughout: the same bits and sweep counts as
+    /// `warpcheck_markov::check::Cores::jacobi`.
+    pub fn jacobi(mut self) -> GpuEngine<L> {
+        self.in_place = false;
+        self
     }
 
     /// Sweeps per round trip (at least 1), for tests of the batch boundaries.
@@ -77,7 +89,8 @@ where
     }
 
     fn open<'a>(&self, sys: &'a System) -> Result<Box<dyn Sweeps + 'a>, CheckError> {
-        Ok(Box::new(DeviceSweeps::new(self.lanes.clone(), sys, self.batch).map_err(CheckError::Device)?))
+        let sweeps = DeviceSweeps::new(self.lanes.clone(), sys, self.batch, self.in_place);
+        Ok(Box::new(sweeps.map_err(CheckError::Device)?))
     }
 }
 
@@ -104,10 +117,12 @@ struct DeviceSweeps<L: Lanes> {
     /// One flag per sweep of a batch, and the one before it.
     flags: L::Buf,
     batch: u32,
+    /// Interval and value iteration update their vectors in place.
+    in_place: bool,
 }
 
 impl<L: Lanes> DeviceSweeps<L> {
-    fn new(lanes: Arc<L>, sys: &System, batch: u32) -> Result<DeviceSweeps<L>, String> {
+    fn new(lanes: Arc<L>, sys: &System, batch: u32, in_place: bool) -> Result<DeviceSweeps<L>, String> {
         let n = sys.len();
         let matrix = vec![
             lanes.upload(&bytes_of_u64(sys.groups.iter().copied()))?,
@@ -126,7 +141,7 @@ impl<L: Lanes> DeviceSweeps<L> {
         };
         let scratch = [lanes.zeros(8 * n)?, lanes.zeros(8 * n)?];
         let flags = lanes.zeros(4 * (batch as usize + 1))?;
-        Ok(DeviceSweeps { lanes, n, sys: mk, _matrix: matrix, slots: Vec::new(), scratch, flags, batch })
+        Ok(DeviceSweeps { lanes, n, sys: mk, _matrix: matrix, slots: Vec::new(), scratch, flags, batch, in_place })
     }
 
     fn addr(&self, v: Slot) -> u64 {
@@ -197,18 +212,23 @@ impl<L: Lanes> DeviceSweeps<L> {
         loop {
             let batch = (max - done).min(self.batch as u64);
             for j in 1..=batch {
-                let (x, y) = self.at(j - 1, a, b);
-                let (nx, ny) = self.at(j, a, b);
+                // In place, every sweep reads and writes the slots themselves.
+                let (x, y) = self.at(if self.in_place { 0 } else { j - 1 }, a, b);
+                let (nx, ny) = if self.in_place { (x, y) } else { self.at(j, a, b) };
                 let it = MkIter { x, y, nx, ny, slot: j as u32, guard: 1, ..template };
                 self.launch(kernel, &it)?;
             }
             let flags = self.read_flags(batch as usize + 1)?;
             if let Some(j) = flags.iter().position(|&f| f == 0) {
-                self.settle(j as u64, a, b);
+                if !self.in_place {
+                    self.settle(j as u64, a, b);
+                }
                 return Ok((done + j as u64, true));
             }
             done += batch;
-            self.settle(batch, a, b);
+            if !self.in_place {
+                self.settle(batch, a, b);
+            }
             if done >= max {
                 return Ok((done, false));
             }

@@ -6,6 +6,12 @@
 // unknowns, and computes a row exactly as the CPU does (rows in order, entries in
 // order; compiled without fused multiply-add), so both give the same bits.
 //
+// Sweeps run either from one vector into another (Jacobi: `nx != x`) or in place
+// (`nx == x`, `ny == y`): then an update may read values other threads wrote in the
+// same sweep, or older ones; both keep interval iteration's bounds sound (the monotone
+// operator applied to a vector below the least fixpoint stays below it), and fresher
+// values converge in fewer sweeps. Each unknown is written by its own thread only.
+//
 // Convergence is tested on the device: a sweep of interval or value iteration sets
 // `flags[slot]` when some unknown is not yet converged, and returns at once when
 // `flags[slot - 1]` is clear (an earlier sweep of the batch converged), so the host
@@ -45,8 +51,12 @@ typedef struct {
 #define MK_ROUNDING 1e-14
 
 #if defined(__CUDACC__)
+// Grid-stride over the unknowns from the last down (the first blocks take the last
+// unknowns: successors tend to have larger numbers, so in-place sweeps read more
+// fresh values).
 #define MK_FOR(i, n) \
-  for (mk_u64 i = (mk_u64)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (mk_u64)gridDim.x * blockDim.x)
+  for (mk_u64 t_ = (mk_u64)blockIdx.x * blockDim.x + threadIdx.x, i = (n) - 1 - t_; t_ < (n); \
+       t_ += (mk_u64)gridDim.x * blockDim.x, i = (n) - 1 - t_)
 // One store per warp whose lanes found an unknown not converged.
 #define MK_RAISE(flag, bad) \
   do { \
