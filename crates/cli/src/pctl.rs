@@ -44,10 +44,11 @@ pub struct PctlArgs {
     #[arg(long, value_enum, default_value_t = MethodArg::Sound)]
     pub method: MethodArg,
     /// Markov models: how interval and value iteration sweep: `in-place` (each update
-    /// reads the latest values; fewer sweeps) or `jacobi` (each sweep from the last
-    /// one's vector: reproducible, and the same bits on the CPU and the GPU).
-    #[arg(long, value_enum, default_value_t = SweepsArg::InPlace)]
-    pub sweeps: SweepsArg,
+    /// reads the latest values; the CPU's default: far fewer sweeps there) or `jacobi`
+    /// (each sweep from the last one's vector: reproducible, the same bits on the CPU
+    /// and the GPU; the GPU's default, where in-place sweeps save almost nothing).
+    #[arg(long, value_enum)]
+    pub sweeps: Option<SweepsArg>,
     /// Markov models: answer `P` properties of DTMCs and MDPs exactly, as fractions
     /// (the model's probabilities read as the simplest fractions within their
     /// rounding: 0.1 is 1/10); for models of thousands of states.
@@ -77,7 +78,7 @@ impl PctlArgs {
             || self.file.is_some()
             || self.values.is_some()
             || self.exact
-            || self.sweeps != SweepsArg::InPlace
+            || self.sweeps.is_some()
     }
 }
 
@@ -91,9 +92,8 @@ pub enum MethodArg {
 }
 
 /// `--sweeps`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum SweepsArg {
-    #[default]
     InPlace,
     Jacobi,
 }
@@ -200,14 +200,14 @@ fn properties(args: &PctlArgs) -> Result<Vec<Property>, CliError> {
 }
 
 /// The engine of the sweeps: all CPU cores, or GPU `device` (its kernels loaded).
-pub fn engine(placement: Placement, device: usize, sweeps: SweepsArg) -> Result<Arc<dyn Engine>, CliError> {
+pub fn engine(placement: Placement, device: usize, sweeps: Option<SweepsArg>) -> Result<Arc<dyn Engine>, CliError> {
     Ok(match placement {
-        Placement::Cpu if sweeps == SweepsArg::Jacobi => Arc::new(Cores::jacobi()),
+        Placement::Cpu if sweeps == Some(SweepsArg::Jacobi) => Arc::new(Cores::jacobi()),
         Placement::Cpu => Arc::new(Cores::default()),
         Placement::Gpu => {
             let gpu =
                 GpuEngine::cuda(device).map_err(|e| CliError::Resource(format!("the GPU cannot be used: {e}")))?;
-            Arc::new(if sweeps == SweepsArg::Jacobi { gpu.jacobi() } else { gpu })
+            Arc::new(if sweeps == Some(SweepsArg::InPlace) { gpu.in_place() } else { gpu })
         }
     })
 }

@@ -6,8 +6,8 @@
 // unknowns, and computes a row exactly as the CPU does (rows in order, entries in
 // order; compiled without fused multiply-add), so both give the same bits.
 //
-// Sweeps run either from one vector into another (Jacobi: `nx != x`) or in place
-// (`nx == x`, `ny == y`): then an update may read values other threads wrote in the
+// Sweeps run either from one vector into another (Jacobi: `nx != x`, the default) or
+// in place (`nx == x`, `ny == y`): then an update may read values other threads wrote in the
 // same sweep, or older ones; both keep interval iteration's bounds sound (the monotone
 // operator applied to a vector below the least fixpoint stays below it), and fresher
 // values converge in fewer sweeps. Each unknown is written by its own thread only.

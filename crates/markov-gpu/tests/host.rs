@@ -69,7 +69,7 @@ proptest! {
     fn host_kernels_equal_the_cpu(n in 1usize..40, seed in any::<u64>(), batch in 1u32..6, relative in any::<bool>()) {
         // Jacobi on both, and in place on both: the CPU sweeps one block (n < 2048)
         // from the last unknown down, as the host build of the kernels does.
-        let pairs: [[&dyn Engine; 2]; 2] = [[&Cores::jacobi(), &host(batch).jacobi()], [&Cores::default(), &host(batch)]];
+        let pairs: [[&dyn Engine; 2]; 2] = [[&Cores::jacobi(), &host(batch)], [&Cores::default(), &host(batch).in_place()]];
         let sys = system(n, seed, 0.9);
         for engines in pairs {
         let set = Settings { precision: 1e-9, relative, max_iterations: 100_000 };
@@ -110,7 +110,7 @@ proptest! {
 fn sweep_limits_are_the_cpus() {
     let sys = system(30, 7, 0.999);
     let set = Settings { precision: 1e-12, relative: false, max_iterations: 10 };
-    let (gpu, gpu_in_place) = (host(4).jacobi(), host(4));
+    let (gpu, gpu_in_place) = (host(4), host(4).in_place());
     for e in [&Cores::jacobi() as &dyn Engine, &gpu, &Cores::default(), &gpu_in_place] {
         let mut s = e.open(&sys).unwrap();
         let r = engine::interval(&mut *s, Opt::Max, &[0.0; 30], &[10.0; 30], &set);
@@ -128,8 +128,8 @@ fn every_shared_property_equals_the_cpu() {
     let dir = common::markov_dir();
     let additions = common::additions(&dir);
     let cpu = Options { engine: std::sync::Arc::new(Cores::jacobi()), ..Options::default() };
-    let emulated = Options { engine: std::sync::Arc::new(host(64).jacobi()), ..Options::default() };
-    let in_place = Options { engine: std::sync::Arc::new(host(64)), ..Options::default() };
+    let emulated = Options { engine: std::sync::Arc::new(host(64)), ..Options::default() };
+    let in_place = Options { engine: std::sync::Arc::new(host(64).in_place()), ..Options::default() };
     let mut checked = 0;
     for (id, instance) in &common::references(&dir) {
         let (Some(drn), Some(states)) = (instance["files"]["drn"]["path"].as_str(), instance["states"].as_u64()) else {
