@@ -5,7 +5,10 @@
 //! and the minimum and maximum over the schedulers taken per state. The sound
 //! floating-point solver's bounds must contain the exact values, and step-bounded
 //! properties must agree with the floating-point sweeps. Expected rewards of random
-//! DTMCs: the sound solver's bounds contain the exact value, infinite where it is.
+//! DTMCs: the sound solver's bounds contain the exact value, infinite where it is; of
+//! random MDPs: `Rmin`/`Rmax` equal the optimum over every memoryless deterministic
+//! scheduler of the expected reward of its induced DTMC (infinite where that DTMC
+//! misses the target with positive probability), again within the sound bounds.
 
 mod random;
 
@@ -95,6 +98,92 @@ fn extremes(spec: &Spec, safe: &[bool], target: &[bool]) -> (Vec<BigRational>, V
     }
 }
 
+/// The expected state reward until `target` in the DTMC that takes `choice[s]` in
+/// each state: `None` (infinite) where the target is missed with positive probability.
+fn reward_oracle(spec: &Spec, choice: &[usize], target: &[bool], rewards: &[u32]) -> Vec<Option<BigRational>> {
+    let n = spec.len();
+    let row = |s: usize| &spec[s][choice[s]];
+    let closure = |mut set: Vec<bool>, grow: &dyn Fn(usize, &[bool]) -> bool| loop {
+        let before = set.clone();
+        for s in 0..n {
+            if !set[s] && grow(s, &set) {
+                set[s] = true;
+            }
+        }
+        if set == before {
+            return set;
+        }
+    };
+    // States that can reach the target; those that can reach one that cannot miss it
+    // with positive probability.
+    let reach = closure(target.to_vec(), &|s, set| row(s).iter().any(|&t| set[t as usize]));
+    let dead: Vec<bool> = reach.iter().map(|&r| !r).collect();
+    let missing = closure(dead, &|s, set| !target[s] && row(s).iter().any(|&t| set[t as usize]));
+    let unknown: Vec<usize> = (0..n).filter(|&s| !missing[s] && !target[s]).collect();
+    let k = unknown.len();
+    let mut a = vec![vec![BigRational::zero(); k + 1]; k];
+    for (i, &s) in unknown.iter().enumerate() {
+        a[i][i] += BigRational::one();
+        a[i][k] += BigRational::from_integer(rewards[s].into());
+        let p = BigRational::new(1.into(), (row(s).len() as i64).into());
+        for &t in row(s) {
+            if let Some(j) = unknown.iter().position(|&u| u == t as usize) {
+                a[i][j] -= &p;
+            }
+        }
+    }
+    for c in 0..k {
+        let pivot = (c..k).find(|&r| !a[r][c].is_zero()).expect("the system is regular");
+        a.swap(c, pivot);
+        let pivot_row = a[c].clone();
+        for (r, row) in a.iter_mut().enumerate() {
+            if r != c && !row[c].is_zero() {
+                let f = &row[c] / &pivot_row[c];
+                for (x, p) in row[c..].iter_mut().zip(&pivot_row[c..]) {
+                    *x -= &f * p;
+                }
+            }
+        }
+    }
+    let mut x: Vec<Option<BigRational>> =
+        (0..n).map(|s| if missing[s] { None } else { Some(BigRational::zero()) }).collect();
+    for (i, &s) in unknown.iter().enumerate() {
+        x[s] = Some(&a[i][k] / &a[i][i]);
+    }
+    x
+}
+
+/// Per state, the minimum and maximum expected reward over all schedulers (`None`:
+/// infinite).
+#[allow(clippy::type_complexity)]
+fn reward_extremes(
+    spec: &Spec,
+    target: &[bool],
+    rewards: &[u32],
+) -> (Vec<Option<BigRational>>, Vec<Option<BigRational>>) {
+    let n = spec.len();
+    let mut choice = vec![0usize; n];
+    let mut lo: Vec<Option<BigRational>> = vec![None; n];
+    let mut hi: Vec<Option<BigRational>> = vec![Some(BigRational::zero()); n];
+    loop {
+        for (s, v) in reward_oracle(spec, &choice, target, rewards).into_iter().enumerate() {
+            // None is infinity: the largest value.
+            if let Some(v) = &v {
+                if lo[s].as_ref().is_none_or(|l| v < l) {
+                    lo[s] = Some(v.clone());
+                }
+            }
+            hi[s] = match (hi[s].take(), v) {
+                (None, _) | (_, None) => None,
+                (Some(h), Some(v)) => Some(if v > h { v } else { h }),
+            };
+        }
+        if !next_scheduler(spec, &mut choice) {
+            return (lo, hi);
+        }
+    }
+}
+
 fn masks(max_n: usize, max_choices: usize) -> impl Strategy<Value = (Spec, Vec<bool>, Vec<bool>)> {
     spec(1, max_n, max_choices).prop_flat_map(|spec| {
         let n = spec.len();
@@ -164,6 +253,31 @@ proptest! {
                 let (lo, hi) = (sound.lower[s as usize], sound.upper[s as usize]);
                 let slack = 1e-9 * x.abs().max(1.0);
                 prop_assert!(lo <= x + slack && x - slack <= hi, "state {}: exact {} outside [{}, {}]", s, exact.fraction(s), lo, hi);
+            }
+        }
+    }
+
+    #[test]
+    fn mdp_expected_rewards_are_the_optimum_over_all_schedulers(
+        (spec, _, target) in masks(6, 3),
+        rewards in prop::collection::vec(0u32..4, 6),
+    ) {
+        let mut model = labelled(&spec, ModelType::Mdp, &vec![true; spec.len()], &target);
+        let state: Vec<f64> = (0..spec.len()).map(|s| f64::from(rewards[s])).collect();
+        model.rewards.push(RewardModel { name: "r".into(), state: Some(state), ..RewardModel::default() });
+        let (lo, hi) = reward_extremes(&spec, &target, &rewards);
+        for (formula, want) in [(r#"R{"r"}min=? [F "target"]"#, &lo), (r#"R{"r"}max=? [F "target"]"#, &hi)] {
+            let sound = check(&model, &parse(formula).unwrap(), &Options::default()).unwrap();
+            for s in 0..model.states() {
+                match &want[s] {
+                    None => prop_assert!(sound.value(s as u32).is_infinite(), "{} state {}: exact inf, sound {}", formula, s, sound.value(s as u32)),
+                    Some(x) => {
+                        let x = x.to_f64().unwrap();
+                        let (l, h) = (sound.lower[s], sound.upper[s]);
+                        let slack = 1e-9 * x.abs().max(1.0);
+                        prop_assert!(l <= x + slack && x - slack <= h, "{} state {}: exact {} outside [{}, {}]", formula, s, x, l, h);
+                    }
+                }
             }
         }
     }
