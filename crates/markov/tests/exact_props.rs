@@ -281,4 +281,24 @@ proptest! {
             }
         }
     }
+
+    #[test]
+    fn exact_step_bounded_rewards_agree_with_the_sweeps(
+        (spec, _, target) in masks(6, 3),
+        rewards in prop::collection::vec(0u32..4, 6),
+        k in 0u64..6,
+    ) {
+        let mut model = labelled(&spec, ModelType::Mdp, &vec![true; spec.len()], &target);
+        let state: Vec<f64> = (0..spec.len()).map(|s| f64::from(rewards[s]) / 3.0).collect();
+        model.rewards.push(RewardModel { name: "r".into(), state: Some(state), ..RewardModel::default() });
+        for formula in [format!(r#"R{{"r"}}max=? [C<={k}]"#), format!(r#"R{{"r"}}min=? [I={k}]"#)] {
+            let property = parse(&formula).unwrap();
+            let exact = check_exact(&model, &property, &Options::default()).unwrap();
+            let float = check(&model, &property, &Options::default()).unwrap();
+            for s in 0..model.states() as u32 {
+                let (x, y) = (exact.float(s), float.value(s));
+                prop_assert!((x - y).abs() <= 1e-12 * x.abs().max(1.0), "{} state {}: exact {} float {}", formula, s, exact.fraction(s), y);
+            }
+        }
+    }
 }

@@ -76,8 +76,8 @@ const MAX_IMPROVEMENTS: u64 = 100_000;
 pub fn check_exact(model: &SparseModel, property: &Property, options: &Options) -> Result<Exact, CheckError> {
     let unsupported = || {
         CheckError::Unsupported(
-            "--exact answers P=?, Pmin=? and Pmax=? of X, F, U and their step bounds on DTMCs and MDPs, \
-             and R=? [F φ] on DTMCs"
+            "--exact answers P=?, Pmin=? and Pmax=? of X, F, U and their step bounds, and R=? (min, max) \
+             of C<=k and I=k, on DTMCs and MDPs, and R=? [F φ] on DTMCs"
                 .into(),
         )
     };
@@ -85,12 +85,25 @@ pub fn check_exact(model: &SparseModel, property: &Property, options: &Options) 
         return Err(unsupported());
     }
     let cx = Context::new(model, options);
-    if let Query::Reward { reward, opt: _, path: RewardPath::Reach(goal) } = &property.query {
-        if model.model_type != ModelType::Dtmc {
-            return Err(unsupported());
-        }
-        let rewards = super::reward::row_rewards(model, reward.as_deref())?;
-        return reward_reach(&cx, &fractions(model)?, &rewards, &cx.states(goal)?);
+    if let Query::Reward { reward, opt, path } = &property.query {
+        let name = reward.as_deref();
+        return match path {
+            RewardPath::Reach(goal) if model.model_type == ModelType::Dtmc => {
+                let rewards = super::reward::row_rewards(model, name)?;
+                reward_reach(&cx, &fractions(model)?, &rewards, &cx.states(goal)?)
+            }
+            RewardPath::Cumulative(k) => {
+                let rows: Vec<BigRational> =
+                    super::reward::row_rewards(model, name)?.iter().map(|&r| fraction(r)).collect();
+                let zero = vec![BigRational::zero(); model.states()];
+                Ok(steps(model, &fractions(model)?, Some(&rows), zero, cx.steps(k, false)?, cx.opt(*opt, "R")?))
+            }
+            RewardPath::Instant(k) => {
+                let state = super::reward::state_rewards(model, name)?.iter().map(|&r| fraction(r)).collect();
+                Ok(steps(model, &fractions(model)?, None, state, cx.steps(k, false)?, cx.opt(*opt, "R")?))
+            }
+            _ => Err(unsupported()),
+        };
     }
     let Query::Prob { opt, path } = &property.query else { return Err(unsupported()) };
     let opt = cx.opt(*opt, "P")?;
@@ -201,6 +214,33 @@ fn better(a: &BigRational, b: &BigRational, opt: Opt) -> bool {
         Opt::Max => a > b,
         Opt::Min => a < b,
     }
+}
+
+/// `k` steps from `x`: each state's best row of `reward[row] + Σ p x[t]` (`R [C<=k]`
+/// from 0 with the row rewards, `R [I=k]` from the state rewards without).
+fn steps(
+    model: &SparseModel,
+    probs: &[BigRational],
+    reward: Option<&[BigRational]>,
+    mut x: Vec<BigRational>,
+    k: u64,
+    opt: Opt,
+) -> Exact {
+    for _ in 0..k {
+        x = (0..model.states() as u32)
+            .map(|s| {
+                model
+                    .rows(s)
+                    .map(|row| {
+                        expectation(model, probs, &x, row)
+                            + reward.map_or_else(BigRational::zero, |r| r[row as usize].clone())
+                    })
+                    .reduce(|a, b| if better(&b, &a, opt) { b } else { a })
+                    .expect("every state has a choice")
+            })
+            .collect();
+    }
+    Exact::new(x, "bounded steps, exact", k)
 }
 
 /// `P [left U<=k right]`, step by step.
