@@ -268,8 +268,8 @@ proptest! {
         let (lo, hi) = reward_extremes(&spec, &target, &rewards);
         for (formula, want) in [(r#"R{"r"}min=? [F "target"]"#, &lo), (r#"R{"r"}max=? [F "target"]"#, &hi)] {
             let sound = check(&model, &parse(formula).unwrap(), &Options::default()).unwrap();
-            for s in 0..model.states() {
-                match &want[s] {
+            for (s, want) in want.iter().enumerate() {
+                match want {
                     None => prop_assert!(sound.value(s as u32).is_infinite(), "{} state {}: exact inf, sound {}", formula, s, sound.value(s as u32)),
                     Some(x) => {
                         let x = x.to_f64().unwrap();
