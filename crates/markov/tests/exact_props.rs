@@ -25,6 +25,25 @@ fn labelled(spec: &Spec, model_type: ModelType, safe: &[bool], target: &[bool]) 
     m
 }
 
+/// Gauss-Jordan elimination of a regular system `a` of `k` rows and `k + 1` columns
+/// (the last one the constants): afterwards `x[i] = a[i][k] / a[i][i]`.
+fn eliminate(a: &mut [Vec<BigRational>]) {
+    let k = a.len();
+    for c in 0..k {
+        let pivot = (c..k).find(|&r| !a[r][c].is_zero()).expect("the system is regular");
+        a.swap(c, pivot);
+        let pivot_row = a[c].clone();
+        for (r, row) in a.iter_mut().enumerate() {
+            if r != c && !row[c].is_zero() {
+                let f = &row[c] / &pivot_row[c];
+                for (x, p) in row[c..].iter_mut().zip(&pivot_row[c..]) {
+                    *x -= &f * p;
+                }
+            }
+        }
+    }
+}
+
 /// The exact probability of `safe U target` per state in the DTMC that takes
 /// `choice[s]` in each state (uniform over a choice's targets).
 fn oracle(spec: &Spec, choice: &[usize], safe: &[bool], target: &[bool]) -> Vec<BigRational> {
@@ -56,19 +75,7 @@ fn oracle(spec: &Spec, choice: &[usize], safe: &[bool], target: &[bool]) -> Vec<
             }
         }
     }
-    for c in 0..k {
-        let pivot = (c..k).find(|&r| !a[r][c].is_zero()).expect("the system is regular");
-        a.swap(c, pivot);
-        let pivot_row = a[c].clone();
-        for (r, row) in a.iter_mut().enumerate() {
-            if r != c && !row[c].is_zero() {
-                let f = &row[c] / &pivot_row[c];
-                for (x, p) in row[c..].iter_mut().zip(&pivot_row[c..]) {
-                    *x -= &f * p;
-                }
-            }
-        }
-    }
+    eliminate(&mut a);
     let mut x: Vec<BigRational> =
         (0..n).map(|s| if target[s] { BigRational::one() } else { BigRational::zero() }).collect();
     for (i, &s) in unknown.iter().enumerate() {
@@ -132,19 +139,7 @@ fn reward_oracle(spec: &Spec, choice: &[usize], target: &[bool], rewards: &[u32]
             }
         }
     }
-    for c in 0..k {
-        let pivot = (c..k).find(|&r| !a[r][c].is_zero()).expect("the system is regular");
-        a.swap(c, pivot);
-        let pivot_row = a[c].clone();
-        for (r, row) in a.iter_mut().enumerate() {
-            if r != c && !row[c].is_zero() {
-                let f = &row[c] / &pivot_row[c];
-                for (x, p) in row[c..].iter_mut().zip(&pivot_row[c..]) {
-                    *x -= &f * p;
-                }
-            }
-        }
-    }
+    eliminate(&mut a);
     let mut x: Vec<Option<BigRational>> =
         (0..n).map(|s| if missing[s] { None } else { Some(BigRational::zero()) }).collect();
     for (i, &s) in unknown.iter().enumerate() {

@@ -440,17 +440,19 @@ pub(crate) struct Timed<'a> {
 }
 
 impl Timed<'_> {
+    /// Runs `f` on the inner sweeps, adding its time and `vectors(result)` times the
+    /// matrix's entries to the total.
     fn time<T>(
         &mut self,
-        vectors: u64,
         f: impl FnOnce(&mut dyn Sweeps) -> Result<T, CheckError>,
+        vectors: impl FnOnce(&T) -> u64,
     ) -> Result<T, CheckError> {
         let start = std::time::Instant::now();
-        let out = f(&mut *self.inner);
+        let out = f(&mut *self.inner)?;
         let mut total = self.total.lock().expect("not poisoned");
         total.seconds += start.elapsed().as_secs_f64();
-        total.entries += vectors * self.entries;
-        out
+        total.entries += vectors(&out) * self.entries;
+        Ok(out)
     }
 }
 
@@ -460,11 +462,11 @@ impl Sweeps for Timed<'_> {
     }
 
     fn vector(&mut self, values: &[f64]) -> Result<Slot, CheckError> {
-        self.time(0, |s| s.vector(values))
+        self.time(|s| s.vector(values), |_| 0)
     }
 
     fn values(&mut self, v: Slot) -> Result<Vec<f64>, CheckError> {
-        self.time(0, |s| s.values(v))
+        self.time(|s| s.values(v), |_| 0)
     }
 
     fn interval_sweeps(
@@ -475,12 +477,7 @@ impl Sweeps for Timed<'_> {
         settings: &Settings,
         max: u64,
     ) -> Result<(u64, bool), CheckError> {
-        let start = std::time::Instant::now();
-        let out = self.inner.interval_sweeps(opt, lower, upper, settings, max)?;
-        let mut total = self.total.lock().expect("not poisoned");
-        total.seconds += start.elapsed().as_secs_f64();
-        total.entries += 2 * out.0 * self.entries;
-        Ok(out)
+        self.time(|s| s.interval_sweeps(opt, lower, upper, settings, max), |out| 2 * out.0)
     }
 
     fn vi_sweeps(
@@ -491,27 +488,22 @@ impl Sweeps for Timed<'_> {
         settings: &Settings,
         max: u64,
     ) -> Result<(u64, bool), CheckError> {
-        let start = std::time::Instant::now();
-        let out = self.inner.vi_sweeps(opt, x, monotone, settings, max)?;
-        let mut total = self.total.lock().expect("not poisoned");
-        total.seconds += start.elapsed().as_secs_f64();
-        total.entries += out.0 * self.entries;
-        Ok(out)
+        self.time(|s| s.vi_sweeps(opt, x, monotone, settings, max), |out| out.0)
     }
 
     fn probe(&mut self, opt: Opt, lower: Slot, upper: Slot) -> Result<Probe, CheckError> {
-        self.time(2, |s| s.probe(opt, lower, upper))
+        self.time(|s| s.probe(opt, lower, upper), |_| 2)
     }
 
     fn guess(&mut self, lower: Slot, upper: Slot, settings: &Settings) -> Result<(), CheckError> {
-        self.time(0, |s| s.guess(lower, upper, settings))
+        self.time(|s| s.guess(lower, upper, settings), |_| 0)
     }
 
     fn sweeps(&mut self, opt: Opt, x: Slot, k: u64) -> Result<(), CheckError> {
-        self.time(k, |s| s.sweeps(opt, x, k))
+        self.time(|s| s.sweeps(opt, x, k), |_| k)
     }
 
     fn weighted(&mut self, x: Slot, weights: &[f64]) -> Result<Slot, CheckError> {
-        self.time(weights.len().saturating_sub(1) as u64, |s| s.weighted(x, weights))
+        self.time(|s| s.weighted(x, weights), |_| weights.len().saturating_sub(1) as u64)
     }
 }
