@@ -213,3 +213,57 @@ fn exact_fractions_equal_the_reference() {
     assert!(checked >= 20, "only {checked} exact properties checked");
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
+
+/// `--exact` on the reward properties the reference adds to DTMC and MDP instances of at
+/// most 10,000 states (`reference-ctmc-rewards.json`'s additions: `R [F]` of DTMCs and
+/// MDPs, `R [C<=k]`): the reference's fraction at every state it lists.
+/// (resource-gathering-200-15-15's `C<=200`, 24,064 states, also matches, in about 5
+/// minutes: its 78-digit fractions.)
+#[test]
+fn exact_reward_fractions_equal_the_reference() {
+    use num_rational::BigRational;
+    let dir = common::markov_dir();
+    let refs = common::references(&dir);
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for (id, add) in common::additions(&dir).as_object().unwrap() {
+        let instance = &refs[id];
+        if !wanted(id) || instance["states"].as_u64().unwrap_or(u64::MAX) > 10_000 {
+            continue;
+        }
+        let files = &instance["files"];
+        let model = match files["tra"]["path"].as_str() {
+            Some(tra) => warpcheck_markov::load(&dir.join(tra), None).unwrap_or_else(|e| panic!("{id}: {e}")),
+            None => with_reward_files(&dir, files["drn"]["path"].as_str().unwrap(), add),
+        };
+        for p in add["properties"].as_array().unwrap() {
+            let formula = p["formula"].as_str().unwrap();
+            let fractions: Vec<(u32, &str)> = match &p["exact"]["fraction"] {
+                Value::String(f) => model.initial.iter().map(|&s| (s, f.as_str())).collect(),
+                Value::Array(a) => a.iter().enumerate().map(|(s, f)| (s as u32, f.as_str().unwrap())).collect(),
+                _ => continue,
+            };
+            if formula.starts_with('T') {
+                continue; // expected time: not answered exactly
+            }
+            let exact =
+                match warpcheck_markov::check::check_exact(&model, &parse(formula).unwrap(), &Options::default()) {
+                    Ok(e) => e,
+                    Err(e) => {
+                        failures.push(format!("{id} {formula}: {e}"));
+                        continue;
+                    }
+                };
+            for (s, f) in fractions {
+                let want: BigRational = f.parse().unwrap_or_else(|e| panic!("{id}: fraction {f}: {e:?}"));
+                if exact.values[s as usize] != want {
+                    failures.push(format!("{id} {formula} state {s}: {} instead of {f}", exact.fraction(s)));
+                }
+            }
+            eprintln!("{id} {formula}: {} ({})", exact.fraction(model.initial[0]), exact.method);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 8, "only {checked} exact reward properties checked");
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}

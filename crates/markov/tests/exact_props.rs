@@ -6,9 +6,9 @@
 //! floating-point solver's bounds must contain the exact values, and step-bounded
 //! properties must agree with the floating-point sweeps. Expected rewards of random
 //! DTMCs: the sound solver's bounds contain the exact value, infinite where it is; of
-//! random MDPs: `Rmin`/`Rmax` equal the optimum over every memoryless deterministic
-//! scheduler of the expected reward of its induced DTMC (infinite where that DTMC
-//! misses the target with positive probability), again within the sound bounds.
+//! random MDPs: `--exact`'s `Rmin`/`Rmax` equal the optimum over every memoryless
+//! deterministic scheduler of the expected reward of its induced DTMC (infinite where
+//! that DTMC misses the target with positive probability), within the sound bounds.
 
 mod random;
 
@@ -263,7 +263,12 @@ proptest! {
         let (lo, hi) = reward_extremes(&spec, &target, &rewards);
         for (formula, want) in [(r#"R{"r"}min=? [F "target"]"#, &lo), (r#"R{"r"}max=? [F "target"]"#, &hi)] {
             let sound = check(&model, &parse(formula).unwrap(), &Options::default()).unwrap();
+            let exact = check_exact(&model, &parse(formula).unwrap(), &Options::default()).unwrap();
             for (s, want) in want.iter().enumerate() {
+                match want {
+                    None => prop_assert_eq!(exact.fraction(s as u32), "inf", "{} state {}", formula, s),
+                    Some(x) => prop_assert_eq!(&exact.values[s], x, "{} state {}", formula, s),
+                }
                 match want {
                     None => prop_assert!(sound.value(s as u32).is_infinite(), "{} state {}: exact inf, sound {}", formula, s, sound.value(s as u32)),
                     Some(x) => {

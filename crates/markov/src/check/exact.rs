@@ -24,6 +24,7 @@ use num_rational::BigRational;
 use num_traits::{One, Zero};
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::exact_reward::mdp_reward_reach;
 use super::property::{Bound, PathFormula, RewardPath};
 use super::{reach, CheckError, Context, Opt, Options, Property, Query};
 use crate::{precompute, ModelType, SparseModel};
@@ -42,7 +43,7 @@ pub struct Exact {
 }
 
 impl Exact {
-    fn new(values: Vec<BigRational>, method: &'static str, iterations: u64) -> Exact {
+    pub(crate) fn new(values: Vec<BigRational>, method: &'static str, iterations: u64) -> Exact {
         Exact { values, infinite: Vec::new(), method, iterations }
     }
 
@@ -77,7 +78,7 @@ pub fn check_exact(model: &SparseModel, property: &Property, options: &Options) 
     let unsupported = || {
         CheckError::Unsupported(
             "--exact answers P=?, Pmin=? and Pmax=? of X, F, U and their step bounds, and R=? (min, max) \
-             of C<=k and I=k, on DTMCs and MDPs, and R=? [F φ] on DTMCs"
+             of F, C<=k and I=k, on DTMCs and MDPs"
                 .into(),
         )
     };
@@ -88,9 +89,13 @@ pub fn check_exact(model: &SparseModel, property: &Property, options: &Options) 
     if let Query::Reward { reward, opt, path } = &property.query {
         let name = reward.as_deref();
         return match path {
-            RewardPath::Reach(goal) if model.model_type == ModelType::Dtmc => {
+            RewardPath::Reach(goal) => {
                 let rewards = super::reward::row_rewards(model, name)?;
-                reward_reach(&cx, &fractions(model)?, &rewards, &cx.states(goal)?)
+                let (probs, goal) = (fractions(model)?, cx.states(goal)?);
+                match model.model_type {
+                    ModelType::Mdp => mdp_reward_reach(&cx, &probs, &rewards, &goal, cx.opt(*opt, "R")?),
+                    _ => reward_reach(&cx, &probs, &rewards, &goal),
+                }
             }
             RewardPath::Cumulative(k) => {
                 let rows: Vec<BigRational> =
@@ -187,7 +192,7 @@ fn fractions(model: &SparseModel) -> Result<Vec<BigRational>, CheckError> {
 }
 
 /// The entries of `row`: target and exact probability.
-fn entries<'a>(
+pub(crate) fn entries<'a>(
     model: &'a SparseModel,
     probs: &'a [BigRational],
     row: u64,
@@ -196,7 +201,7 @@ fn entries<'a>(
     model.columns[range.clone()].iter().copied().zip(&probs[range])
 }
 
-fn expectation(model: &SparseModel, probs: &[BigRational], x: &[BigRational], row: u64) -> BigRational {
+pub(crate) fn expectation(model: &SparseModel, probs: &[BigRational], x: &[BigRational], row: u64) -> BigRational {
     entries(model, probs, row).map(|(t, p)| p * &x[t as usize]).sum()
 }
 

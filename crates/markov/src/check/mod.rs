@@ -27,6 +27,7 @@ mod bounded;
 mod ctmc;
 pub mod engine;
 pub mod exact;
+mod exact_reward;
 pub mod property;
 mod reach;
 mod reward;
