@@ -224,8 +224,9 @@ pub fn check(args: CheckArgs) -> Result<Verdict, CliError> {
     // Markov models are checked against quantitative properties (`--property`).
     if let Ok(Input::Markov(format)) = frontend::resolve(&run.model, run.format, &frontend::EXPLORE) {
         let placement = run.backend.place(run.device, args.pctl.gpu_path())?;
-        let engine = pctl::engine(placement, run.device, args.pctl.sweeps)?;
-        return pctl::run(&run.model, format, &args.markov, &args.pctl, run.threads(), run.json, engine);
+        let auto = run.backend == Backend::Auto;
+        let place = pctl::Where { placement, auto, device: run.device, sweeps: args.pctl.sweeps };
+        return pctl::run(&run.model, format, &args.markov, &args.pctl, run.threads(), run.json, place);
     }
     if args.pctl.given() || !args.markov.constants.is_empty() || args.markov.model_type.is_some() {
         return Err(CliError::Input(format!(

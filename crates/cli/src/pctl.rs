@@ -200,6 +200,19 @@ fn properties(args: &PctlArgs) -> Result<Vec<Property>, CliError> {
     Ok(out)
 }
 
+/// Models of fewer transitions are checked on the CPU under `--backend auto`: there,
+/// starting the GPU costs more than it saves.
+pub const AUTO_GPU_TRANSITIONS: u64 = 100_000;
+
+/// Where the sweeps run, as asked: the placement, whether `auto` chose it, the device
+/// and `--sweeps`.
+pub struct Where {
+    pub placement: Placement,
+    pub auto: bool,
+    pub device: usize,
+    pub sweeps: Option<SweepsArg>,
+}
+
 /// The engine of the sweeps: all CPU cores, or GPU `device` (its kernels loaded).
 pub fn engine(placement: Placement, device: usize, sweeps: Option<SweepsArg>) -> Result<Arc<dyn Engine>, CliError> {
     Ok(match placement {
@@ -213,7 +226,8 @@ pub fn engine(placement: Placement, device: usize, sweeps: Option<SweepsArg>) ->
     })
 }
 
-/// Checks the properties of `args` on the Markov model `path`, the sweeps on `engine`.
+/// Checks the properties of `args` on the Markov model `path`, the sweeps where `place`
+/// says (under `auto`, small models stay on the CPU).
 pub fn run(
     path: &Path,
     format: MarkovFormat,
@@ -221,12 +235,17 @@ pub fn run(
     args: &PctlArgs,
     threads: usize,
     json_out: bool,
-    engine: Arc<dyn Engine>,
+    place: Where,
 ) -> Result<Verdict, CliError> {
     let props = properties(args)?;
     let pool = crate::thread_pool(threads)?;
     let loaded = pool.install(|| markov::load(path, format, margs))?;
     let model = &loaded.model;
+    let placement = match place.placement {
+        Placement::Gpu if place.auto && model.transitions() < AUTO_GPU_TRANSITIONS => Placement::Cpu,
+        p => p,
+    };
+    let engine = engine(placement, place.device, place.sweeps)?;
     let mut constants = std::collections::BTreeMap::new();
     for list in &margs.constants {
         for item in list.split(',').filter(|s| !s.trim().is_empty()) {

@@ -82,6 +82,10 @@ pub trait Lanes {
     type Buf;
     /// A short name of the place (`"gpu"`).
     fn name(&self) -> &'static str;
+    /// Free memory in bytes, where it is limited.
+    fn free_memory(&self) -> Option<u64> {
+        None
+    }
     fn upload(&self, bytes: &[u8]) -> Result<Self::Buf, String>;
     fn zeros(&self, bytes: usize) -> Result<Self::Buf, String>;
     /// Copies the whole buffer into `out` (of its length), after all enqueued work.
@@ -140,6 +144,10 @@ impl Lanes for Cuda {
 
     fn name(&self) -> &'static str {
         "gpu"
+    }
+
+    fn free_memory(&self) -> Option<u64> {
+        self.device.free_memory().ok()
     }
 
     fn upload(&self, bytes: &[u8]) -> Result<CudaSlice<u8>, String> {

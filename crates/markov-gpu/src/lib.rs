@@ -33,6 +33,9 @@ pub use lanes::Cuda;
 /// Sweeps enqueued per round trip when iterating to convergence.
 pub const BATCH: u32 = 64;
 
+/// Device memory left to the context and the module beyond a system's buffers.
+const RESERVE: u64 = 256 << 20;
+
 /// The engine over some [`Lanes`]: [`GpuEngine::cuda`] for a device.
 pub struct GpuEngine<L: Lanes> {
     lanes: Arc<L>,
@@ -124,6 +127,17 @@ struct DeviceSweeps<L: Lanes> {
 impl<L: Lanes> DeviceSweeps<L> {
     fn new(lanes: Arc<L>, sys: &System, batch: u32, in_place: bool) -> Result<DeviceSweeps<L>, String> {
         let n = sys.len();
+        // The matrix, two scratch vectors and, for the solvers, up to four vectors.
+        let (rows, entries) = (sys.b.len() as u64, sys.columns.len() as u64);
+        let need = 8 * (n as u64 + 1) + 16 * (rows + 1) + 12 * entries + 48 * n as u64 + RESERVE;
+        if let Some(free) = lanes.free_memory() {
+            if need > free {
+                return Err(format!(
+                    "the system of {n} unknowns and {entries} matrix entries needs about {need} bytes of device \
+                     memory, {free} are free (use --backend cpu)"
+                ));
+            }
+        }
         let matrix = vec![
             lanes.upload(&bytes_of_u64(sys.groups.iter().copied()))?,
             lanes.upload(&bytes_of_u64(sys.starts.iter().copied()))?,

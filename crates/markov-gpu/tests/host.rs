@@ -178,3 +178,61 @@ fn every_shared_property_equals_the_cpu() {
     }
     assert!(checked >= 60, "only {checked} properties checked");
 }
+
+/// Host lanes that report `free` bytes of memory, as a small device would.
+struct Small {
+    host: Host,
+    free: u64,
+}
+
+impl warpcheck_markov_gpu::lanes::Lanes for Small {
+    type Buf = <Host as warpcheck_markov_gpu::lanes::Lanes>::Buf;
+    fn name(&self) -> &'static str {
+        "small"
+    }
+    fn free_memory(&self) -> Option<u64> {
+        Some(self.free)
+    }
+    fn upload(&self, bytes: &[u8]) -> Result<Self::Buf, String> {
+        self.host.upload(bytes)
+    }
+    fn zeros(&self, bytes: usize) -> Result<Self::Buf, String> {
+        self.host.zeros(bytes)
+    }
+    fn download(&self, buf: &Self::Buf, out: &mut [u8]) -> Result<(), String> {
+        self.host.download(buf, out)
+    }
+    fn write(&self, buf: &mut Self::Buf, offset: usize, bytes: &[u8]) -> Result<(), String> {
+        self.host.write(buf, offset, bytes)
+    }
+    fn addr(&self, buf: &Self::Buf) -> u64 {
+        self.host.addr(buf)
+    }
+    unsafe fn launch(
+        &self,
+        kernel: warpcheck_markov_gpu::lanes::Kernel,
+        n: u64,
+        sys: &warpcheck_markov_gpu::lanes::MkSystem,
+        it: &warpcheck_markov_gpu::lanes::MkIter,
+    ) -> Result<(), String> {
+        // SAFETY: the caller's contract is the host lanes' own.
+        unsafe { self.host.launch(kernel, n, sys, it) }
+    }
+}
+
+/// A system that does not fit the device's free memory is a clear error, not a failed
+/// allocation; one that fits is solved.
+#[test]
+fn a_system_larger_than_the_free_memory_is_refused() {
+    use warpcheck_markov::check::engine::Engine as _;
+    let sys = system(1000, 3, 0.9);
+    let small = GpuEngine::new(Small { host: Host::compile().unwrap(), free: 1 << 20 });
+    let err = small.open(&sys).err().expect("refused");
+    let text = err.to_string();
+    assert!(
+        text.contains("needs about") && text.contains("1048576 are free") && text.contains("--backend cpu"),
+        "{text}"
+    );
+    let roomy = GpuEngine::new(Small { host: Host::compile().unwrap(), free: 1 << 30 });
+    assert!(roomy.open(&sys).is_ok());
+}

@@ -100,7 +100,7 @@ pub enum CheckError {
     Unsupported(String),
     #[error("the iteration did not converge within {iterations} sweeps")]
     NotConverged { iterations: u64 },
-    #[error("the GPU failed: {0}")]
+    #[error("on the GPU: {0}")]
     Device(String),
 }
 
