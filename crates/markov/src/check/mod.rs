@@ -24,6 +24,7 @@
 //! (under some scheduler for `Rmax`, under all for `Rmin`), as in PRISM.
 
 mod bounded;
+mod cores;
 mod ctmc;
 pub mod engine;
 pub mod exact;
