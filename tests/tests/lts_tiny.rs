@@ -315,3 +315,32 @@ fn networks_written_as_exp_read_back_the_same() {
     }
     std::fs::remove_dir_all(&out).ok();
 }
+
+/// `--exp-regex`: `hide` and `rename` labels as anchored regular expressions, a
+/// rename's target naming a group (`tests/models/networks/traffic-regex.exp`, the
+/// regular-expression spelling of t8). Read literally the patterns match nothing.
+#[test]
+fn exp_regex_reads_labels_as_patterns() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/networks/traffic-regex.exp");
+    let regex = build::Options { exp_regex: true, ..build::Options::default() };
+    let net = build::load(&path, &regex).unwrap();
+    assert_eq!(counts(&net), (9, 16, 0, 5));
+    let mut labels: Vec<&str> = net.labels.iter().map(String::as_str).collect();
+    labels.sort_unstable();
+    assert_eq!(labels, ["crossing", "green", "i", "red", "yellow"]);
+    // Literally, "arrive|leave" hides nothing and "(cross)ing" renames nothing: the
+    // pedestrian's "crossing" meets no vector.
+    let literal = load(&path, Sync::Exp).unwrap();
+    assert!(literal.labels.iter().any(|l| l == "arrive"));
+    assert_ne!(counts(&literal), (9, 16, 0, 5));
+    // A malformed pattern is an error, not a panic.
+    let bad = std::env::temp_dir().join(format!("warpcheck-bad-regex-{}.exp", std::process::id()));
+    std::fs::write(&bad, std::fs::read_to_string(&path).unwrap().replace("arrive|leave", "arrive(")).unwrap();
+    std::fs::copy(path.with_file_name("light.aut"), bad.with_file_name("light.aut")).unwrap();
+    std::fs::copy(path.with_file_name("pedestrian.aut"), bad.with_file_name("pedestrian.aut")).unwrap();
+    let e = build::load(&bad, &regex).err().expect("a bad pattern is refused").to_string();
+    assert!(e.contains("\"arrive(\" is not a regular expression"), "{e}");
+    for f in [bad.clone(), bad.with_file_name("light.aut"), bad.with_file_name("pedestrian.aut")] {
+        let _ = std::fs::remove_file(f);
+    }
+}

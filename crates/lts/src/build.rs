@@ -22,6 +22,10 @@ pub struct Options {
     pub sync: Sync,
     /// Labels that always fire alone (`--free`), matched against the whole label.
     pub free: Option<Regex>,
+    /// The labels of `hide`, `cut` and `rename` are regular expressions, each matched
+    /// against the whole label (`--exp-regex`, CADP's reading); a `rename`'s target may
+    /// name the pattern's groups as `\1`..`\9`. Else they are literal strings.
+    pub exp_regex: bool,
     pub counting: Counting,
 }
 
@@ -32,24 +36,67 @@ impl Options {
     }
 }
 
+/// Which labels a `hide` or `cut` names: literal strings, or anchored regular
+/// expressions (`--exp-regex`).
+enum Labels {
+    Literal(FxHashSet<String>),
+    Patterns(Vec<Regex>),
+}
+
+impl Labels {
+    fn new(labels: &[String], regex: bool) -> Result<Labels> {
+        if !regex {
+            return Ok(Labels::Literal(labels.iter().cloned().collect()));
+        }
+        Ok(Labels::Patterns(labels.iter().map(|l| pattern(l)).collect::<Result<_>>()?))
+    }
+
+    fn contains(&self, name: &str) -> bool {
+        match self {
+            Labels::Literal(set) => set.contains(name),
+            Labels::Patterns(res) => res.iter().any(|r| r.is_match(name)),
+        }
+    }
+}
+
+/// An EXP label as an anchored regular expression.
+fn pattern(label: &str) -> Result<Regex> {
+    Regex::new(&format!("^(?:{label})$"))
+        .map_err(|e| Error::Invalid(format!("--exp-regex: \"{label}\" is not a regular expression: {e}")))
+}
+
 /// A label operation of the network, outermost last.
 enum LabelOp {
-    Hide { all_but: bool, labels: FxHashSet<String> },
-    Cut(FxHashSet<String>),
+    Hide {
+        all_but: bool,
+        labels: Labels,
+    },
+    Cut(Labels),
     Rename(FxHashMap<String, String>),
+    /// `--exp-regex`: the first pattern that matches, and its target (`\N` as `${N}`).
+    RenamePatterns(Vec<(Regex, String)>),
 }
 
 impl LabelOp {
-    fn of(b: &Behaviour) -> Option<(LabelOp, &Behaviour)> {
-        let set = |l: &[String]| l.iter().cloned().collect();
-        Some(match b {
+    fn of(b: &Behaviour, regex: bool) -> Result<Option<(LabelOp, &Behaviour)>> {
+        Ok(Some(match b {
             Behaviour::Hide { all_but, labels, body } => {
-                (LabelOp::Hide { all_but: *all_but, labels: set(labels) }, body)
+                (LabelOp::Hide { all_but: *all_but, labels: Labels::new(labels, regex)? }, body)
             }
-            Behaviour::Cut { labels, body } => (LabelOp::Cut(set(labels)), body),
+            Behaviour::Cut { labels, body } => (LabelOp::Cut(Labels::new(labels, regex)?), body),
+            Behaviour::Rename { pairs, body } if regex => {
+                let mut rules = Vec::new();
+                for (from, to) in pairs {
+                    // `\1` is CADP's group reference; `$` is literal there.
+                    let target = to.replace('$', "$$");
+                    let target = (1..=9).fold(target, |t, k| t.replace(&format!("\\{k}"), &format!("${{{k}}}")));
+                    rules.push((pattern(from)?, target));
+                }
+                (LabelOp::RenamePatterns(rules), body)
+            }
             Behaviour::Rename { pairs, body } => (LabelOp::Rename(pairs.iter().cloned().collect()), body),
-            _ => return None,
-        })
+            _ => return Ok(None),
+        }))
     }
 
     fn apply(&self, name: &str) -> Relabel {
@@ -57,6 +104,10 @@ impl LabelOp {
             LabelOp::Hide { all_but, labels } if labels.contains(name) != *all_but => Relabel::Tau,
             LabelOp::Cut(labels) if labels.contains(name) => Relabel::Cut,
             LabelOp::Rename(map) => map.get(name).map_or(Relabel::Keep, |n| Relabel::To(n.clone())),
+            LabelOp::RenamePatterns(rules) => match rules.iter().find(|(r, _)| r.is_match(name)) {
+                Some((r, to)) => Relabel::To(r.replace(name, to.as_str()).into_owned()),
+                None => Relabel::Keep,
+            },
             _ => Relabel::Keep,
         }
     }
@@ -122,7 +173,7 @@ impl Builder<'_> {
     fn network(&self, tree: &Behaviour) -> Result<Network> {
         let mut ops = Vec::new();
         let mut b = tree;
-        while let Some((op, body)) = LabelOp::of(b) {
+        while let Some((op, body)) = LabelOp::of(b, self.options.exp_regex)? {
             ops.push(op);
             b = body;
         }
@@ -142,7 +193,7 @@ impl Builder<'_> {
 
     /// A `par` operand: a file under component label operations.
     fn component(&self, b: &Behaviour) -> Result<Lts> {
-        if let Some((op, body)) = LabelOp::of(b) {
+        if let Some((op, body)) = LabelOp::of(b, self.options.exp_regex)? {
             let lts = self.component(body)?;
             return Ok(lts.relabel(|name| op.apply(name)));
         }

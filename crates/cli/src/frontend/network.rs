@@ -63,6 +63,12 @@ pub struct NetworkArgs {
     /// 'rate .*'.
     #[arg(long, value_name = "REGEX")]
     pub free: Option<String>,
+    /// Networks: the labels of `hide`, `cut` and `rename` in `.exp` files are regular
+    /// expressions, each matched against the whole label, and a `rename` target may
+    /// name the pattern's groups by a backslash and a digit (CADP's reading; default:
+    /// literal strings).
+    #[arg(long)]
+    pub exp_regex: bool,
     /// Networks: the label names read as the internal action τ (default: i,tau).
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     pub internal: Option<Vec<String>>,
@@ -117,6 +123,7 @@ impl NetworkArgs {
                 SyncArg::FreeUnmentioned => Sync::FreeUnmentioned,
             },
             free,
+            exp_regex: self.exp_regex,
             counting: match self.counting {
                 CountingArg::Distinct => Counting::Distinct,
                 CountingArg::Multiplicity => Counting::Multiplicity,
