@@ -338,7 +338,8 @@ fn exp_regex_reads_labels_as_patterns() {
     std::fs::write(&bad, std::fs::read_to_string(&path).unwrap().replace("arrive|leave", "arrive(")).unwrap();
     std::fs::copy(path.with_file_name("light.aut"), bad.with_file_name("light.aut")).unwrap();
     std::fs::copy(path.with_file_name("pedestrian.aut"), bad.with_file_name("pedestrian.aut")).unwrap();
-    let e = build::load(&bad, &regex).err().expect("a bad pattern is refused").to_string();
+    let Err(e) = build::load(&bad, &regex) else { panic!("a bad pattern is refused") };
+    let e = e.to_string();
     assert!(e.contains("\"arrive(\" is not a regular expression"), "{e}");
     for f in [bad.clone(), bad.with_file_name("light.aut"), bad.with_file_name("pedestrian.aut")] {
         let _ = std::fs::remove_file(f);
