@@ -49,8 +49,8 @@ pub struct PctlArgs {
     /// and the GPU; the GPU's default, where in-place sweeps save almost nothing).
     #[arg(long, value_enum)]
     pub sweeps: Option<SweepsArg>,
-    /// Markov models: answer `P` and `R` (`F`, `C<=k`, `I=k`) properties of DTMCs and
-    /// MDPs exactly, as fractions
+    /// Markov models: answer `P`, `R` (`F`, `C<=k`, `I=k`) and `T` properties of DTMCs
+    /// and MDPs exactly, as fractions
     /// (the model's probabilities read as the simplest fractions within their
     /// rounding: 0.1 is 1/10); for models of thousands of states.
     #[arg(long)]

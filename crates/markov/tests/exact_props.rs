@@ -261,7 +261,14 @@ proptest! {
         let state: Vec<f64> = (0..spec.len()).map(|s| f64::from(rewards[s])).collect();
         model.rewards.push(RewardModel { name: "r".into(), state: Some(state), ..RewardModel::default() });
         let (lo, hi) = reward_extremes(&spec, &target, &rewards);
-        for (formula, want) in [(r#"R{"r"}min=? [F "target"]"#, &lo), (r#"R{"r"}max=? [F "target"]"#, &hi)] {
+        // Expected steps: a reward of 1 in every state.
+        let (steps_lo, steps_hi) = reward_extremes(&spec, &target, &[1; 6]);
+        for (formula, want) in [
+            (r#"R{"r"}min=? [F "target"]"#, &lo),
+            (r#"R{"r"}max=? [F "target"]"#, &hi),
+            (r#"Tmin=? [F "target"]"#, &steps_lo),
+            (r#"Tmax=? [F "target"]"#, &steps_hi),
+        ] {
             let sound = check(&model, &parse(formula).unwrap(), &Options::default()).unwrap();
             let exact = check_exact(&model, &parse(formula).unwrap(), &Options::default()).unwrap();
             for (s, want) in want.iter().enumerate() {

@@ -77,8 +77,8 @@ const MAX_IMPROVEMENTS: u64 = 100_000;
 pub fn check_exact(model: &SparseModel, property: &Property, options: &Options) -> Result<Exact, CheckError> {
     let unsupported = || {
         CheckError::Unsupported(
-            "--exact answers P=?, Pmin=? and Pmax=? of X, F, U and their step bounds, and R=? (min, max) \
-             of F, C<=k and I=k, on DTMCs and MDPs"
+            "--exact answers P=?, Pmin=? and Pmax=? of X, F, U and their step bounds, R=? (min, max) \
+             of F, C<=k and I=k, and T=? (min, max) of F, on DTMCs and MDPs"
                 .into(),
         )
     };
@@ -108,6 +108,15 @@ pub fn check_exact(model: &SparseModel, property: &Property, options: &Options) 
                 Ok(steps(model, &fractions(model)?, None, state, cx.steps(k, false)?, cx.opt(*opt, "R")?))
             }
             _ => Err(unsupported()),
+        };
+    }
+    if let Query::Time { opt, goal } = &property.query {
+        // Expected steps: a reward of 1 per step.
+        let ones = vec![1.0; model.choices() as usize];
+        let (probs, goal) = (fractions(model)?, cx.states(goal)?);
+        return match model.model_type {
+            ModelType::Mdp => mdp_reward_reach(&cx, &probs, &ones, &goal, cx.opt(*opt, "T")?),
+            _ => reward_reach(&cx, &probs, &ones, &goal),
         };
     }
     let Query::Prob { opt, path } = &property.query else { return Err(unsupported()) };
