@@ -13,6 +13,8 @@ import time
 import stormpy
 import stormpy.analysis
 
+import storm_check  # beside this script: the same model building
+
 
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
@@ -28,15 +30,7 @@ def main():
     with open(path, "w") as f:
         f.write(text)
     for _ in range(runs):
-        t0 = time.perf_counter()
-        prog = stormpy.parse_prism_program(path, prism_compatibility=(kind == "ctmc"))
-        if constants:
-            prog, _ = stormpy.instantiate_constants(prog, constants)
-        opts = stormpy.BuilderOptions()
-        opts.set_build_all_labels()
-        opts.set_build_all_reward_models()
-        model = stormpy.build_model(prog, options=opts)
-        build = time.perf_counter() - t0
+        _, model, build = storm_check.build(path, constants, kind)
         mecs, mec = None, None
         if kind == "mdp":
             t0 = time.perf_counter()

@@ -114,8 +114,6 @@ pub struct Cuda {
     device: Device,
     kernels: Vec<CudaFunction>,
     max_blocks: u32,
-    /// NVRTC compilation (or the cache lookup) and module load.
-    pub compile_seconds: f64,
 }
 
 fn text(e: impl std::fmt::Display) -> String {
@@ -130,7 +128,7 @@ impl Cuda {
         let module = device.load(SOURCE, &["--fmad=false".to_string()]).map_err(text)?;
         let kernels = Kernel::ALL.iter().map(|k| module.function(k.name()).map_err(text)).collect::<Result<_, _>>()?;
         let max_blocks = device.multiprocessors() * 8;
-        Ok(Cuda { device, kernels, max_blocks, compile_seconds: module.seconds })
+        Ok(Cuda { device, kernels, max_blocks })
     }
 
     /// The device's name.

@@ -161,12 +161,41 @@ fn haddad_monmege_is_sound() {
     assert!((unsound.value(s as u32) - 0.7).abs() > 1e-3, "value iteration: {}", unsound.value(s as u32));
 }
 
+/// Checks reference property `p` of instance `id` with `--exact` against the fractions
+/// the reference lists (for the initial states, or for every state), adding what
+/// differs to `failures`. Whether the property has reference fractions (and was checked).
+fn exact_fractions_match(id: &str, model: &SparseModel, p: &Value, failures: &mut Vec<String>) -> bool {
+    use num_rational::BigRational;
+    let wanted: Vec<(u32, &str)> = match &p["exact"]["fraction"] {
+        Value::String(f) => model.initial.iter().map(|&s| (s, f.as_str())).collect(),
+        Value::Array(a) => a.iter().enumerate().map(|(s, f)| (s as u32, f.as_str().unwrap())).collect(),
+        _ => return false,
+    };
+    let formula = p["formula"].as_str().unwrap();
+    let start = Instant::now();
+    let exact = match warpcheck_markov::check::check_exact(model, &parse(formula).unwrap(), &Options::default()) {
+        Ok(e) => e,
+        Err(e) => {
+            failures.push(format!("{id} {formula}: {e}"));
+            return false;
+        }
+    };
+    for (s, f) in wanted {
+        let want: BigRational = f.parse().unwrap_or_else(|e| panic!("{id}: fraction {f}: {e:?}"));
+        if exact.values[s as usize] != want {
+            failures.push(format!("{id} {formula} state {s}: {} instead of {f}", exact.fraction(s)));
+        }
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    eprintln!("{id} {formula}: {} ({}, {seconds:.3} s)", exact.fraction(model.initial[0]), exact.method);
+    true
+}
+
 /// `--exact`: every probability property the reference solved exactly, on the
 /// instances of at most `WARPCHECK_EXACT_STATES` states (default 30,000), gives the
 /// reference's fraction at every initial state (all states where it lists them).
 #[test]
 fn exact_fractions_equal_the_reference() {
-    use num_rational::BigRational;
     let limit: u64 = std::env::var("WARPCHECK_EXACT_STATES").ok().and_then(|v| v.parse().ok()).unwrap_or(30_000);
     let dir = common::markov_dir();
     let mut failures = Vec::new();
@@ -180,34 +209,7 @@ fn exact_fractions_equal_the_reference() {
         }
         let model = warpcheck_markov::load(&dir.join(drn), None).unwrap_or_else(|e| panic!("{id}: {e}"));
         for p in instance["properties"].as_array().unwrap() {
-            let wanted: Vec<(u32, &str)> = match &p["exact"]["fraction"] {
-                Value::String(f) => model.initial.iter().map(|&s| (s, f.as_str())).collect(),
-                Value::Array(a) => a.iter().enumerate().map(|(s, f)| (s as u32, f.as_str().unwrap())).collect(),
-                _ => continue,
-            };
-            let formula = p["formula"].as_str().unwrap();
-            let start = Instant::now();
-            let exact =
-                match warpcheck_markov::check::check_exact(&model, &parse(formula).unwrap(), &Options::default()) {
-                    Ok(e) => e,
-                    Err(e) => {
-                        failures.push(format!("{id} {formula}: {e}"));
-                        continue;
-                    }
-                };
-            for (s, f) in wanted {
-                let want: BigRational = f.parse().unwrap_or_else(|e| panic!("{id}: fraction {f}: {e:?}"));
-                if exact.values[s as usize] != want {
-                    failures.push(format!("{id} {formula} state {s}: {} instead of {f}", exact.values[s as usize]));
-                }
-            }
-            eprintln!(
-                "{id} {formula}: {} ({}, {:.3} s)",
-                exact.values[model.initial[0] as usize],
-                exact.method,
-                start.elapsed().as_secs_f64()
-            );
-            checked += 1;
+            checked += usize::from(exact_fractions_match(id, &model, p, &mut failures));
         }
     }
     assert!(checked >= 20, "only {checked} exact properties checked");
@@ -221,7 +223,6 @@ fn exact_fractions_equal_the_reference() {
 /// minutes: its 78-digit fractions.)
 #[test]
 fn exact_reward_fractions_equal_the_reference() {
-    use num_rational::BigRational;
     let dir = common::markov_dir();
     let refs = common::references(&dir);
     let mut failures = Vec::new();
@@ -237,28 +238,7 @@ fn exact_reward_fractions_equal_the_reference() {
             None => with_reward_files(&dir, files["drn"]["path"].as_str().unwrap(), add),
         };
         for p in add["properties"].as_array().unwrap() {
-            let formula = p["formula"].as_str().unwrap();
-            let fractions: Vec<(u32, &str)> = match &p["exact"]["fraction"] {
-                Value::String(f) => model.initial.iter().map(|&s| (s, f.as_str())).collect(),
-                Value::Array(a) => a.iter().enumerate().map(|(s, f)| (s as u32, f.as_str().unwrap())).collect(),
-                _ => continue,
-            };
-            let exact =
-                match warpcheck_markov::check::check_exact(&model, &parse(formula).unwrap(), &Options::default()) {
-                    Ok(e) => e,
-                    Err(e) => {
-                        failures.push(format!("{id} {formula}: {e}"));
-                        continue;
-                    }
-                };
-            for (s, f) in fractions {
-                let want: BigRational = f.parse().unwrap_or_else(|e| panic!("{id}: fraction {f}: {e:?}"));
-                if exact.values[s as usize] != want {
-                    failures.push(format!("{id} {formula} state {s}: {} instead of {f}", exact.fraction(s)));
-                }
-            }
-            eprintln!("{id} {formula}: {} ({})", exact.fraction(model.initial[0]), exact.method);
-            checked += 1;
+            checked += usize::from(exact_fractions_match(id, &model, p, &mut failures));
         }
     }
     assert!(checked >= 8, "only {checked} exact reward properties checked");

@@ -101,7 +101,7 @@ pub trait Engine: Send + Sync + std::fmt::Debug {
     fn open<'a>(&self, sys: &'a System) -> Result<Box<dyn Sweeps + 'a>, CheckError>;
 }
 
-fn not_converged(iterations: u64) -> CheckError {
+pub(super) fn not_converged(iterations: u64) -> CheckError {
     CheckError::NotConverged { iterations }
 }
 

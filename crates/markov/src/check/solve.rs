@@ -14,7 +14,7 @@
 
 use rayon::prelude::*;
 
-use super::engine::ROUNDING;
+use super::engine::{not_converged, ROUNDING};
 use super::property::Opt;
 use super::CheckError;
 
@@ -151,10 +151,6 @@ pub struct Solution {
     pub lower: Vec<f64>,
     pub upper: Vec<f64>,
     pub iterations: u64,
-}
-
-fn not_converged(iterations: u64) -> CheckError {
-    CheckError::NotConverged { iterations }
 }
 
 /// Gauss-Seidel value iteration (in place, one core) until a sweep changes no value by
