@@ -4,7 +4,7 @@ source (all labels and reward models, as `warpcheck explore` builds it) and deco
 an MDP into maximal end components (stormpy has no BSCC decomposition of chains:
 `mec_seconds` is null for them), printing one JSON object per model and run.
 
-Usage: storm_markov.py SOURCE CONSTANTS TYPE [EXTRA_LABELS] [--runs N]
+Usage: storm_markov.py SOURCE CONSTANTS TYPE [EXTRA_LABELS] [--runs N] [--no-mec]
 """
 import json
 import sys
@@ -32,7 +32,7 @@ def main():
     for _ in range(runs):
         _, model, build = storm_check.build(path, constants, kind)
         mecs, mec = None, None
-        if kind == "mdp":
+        if kind == "mdp" and "--no-mec" not in sys.argv:
             t0 = time.perf_counter()
             mecs = stormpy.analysis.MaximalEndComponentDecomposition(model).size
             mec = time.perf_counter() - t0

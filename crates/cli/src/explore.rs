@@ -185,8 +185,18 @@ pub fn explore(args: ExploreArgs) -> Result<Verdict, CliError> {
         if args.graph_out.is_some() {
             return Err(CliError::Input("--graph-out: a Markov model is written with --export FILE.drn|.tra".into()));
         }
-        run.backend.place(run.device, Err("Markov models are built on the CPU only".into()))?;
-        return markov::explore(&run.model, format, &args.markov, args.export.as_ref(), run.threads(), run.json);
+        let gpu_path = match format {
+            frontend::MarkovFormat::Prism => Ok(()),
+            _ => Err("explicit Markov files are read on the CPU".into()),
+        };
+        // The GPU builder runs when asked for: `auto` builds on the CPU.
+        let placement = run.backend.place(run.device, gpu_path)?;
+        let builder = match run.backend {
+            Backend::Gpu => markov::Builder::of(placement, run.device, format),
+            _ => markov::Builder::Cpu,
+        };
+        let export = args.export.as_ref();
+        return markov::explore(&run.model, format, &args.markov, export, run.threads(), run.json, builder);
     }
     if args.export.is_some() || !args.markov.constants.is_empty() || args.markov.model_type.is_some() {
         return Err(CliError::Input(format!(

@@ -8,8 +8,10 @@ use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 use serde::Serialize;
-use warpcheck_markov::{BuildOptions, ModelType, SparseModel};
+use warpcheck_markov::{BuildError, BuildOptions, ModelType, SparseModel};
+use warpcheck_markov_gpu::{build_gpu, GpuBuildError, GpuBuildOptions};
 
+use crate::backend::Placement;
 use crate::error::{CliError, Verdict};
 use crate::frontend::MarkovFormat;
 use crate::json;
@@ -44,18 +46,63 @@ impl From<TypeArg> for ModelType {
     }
 }
 
+/// Where a PRISM model is built: on the current rayon pool, or on a GPU (explored
+/// and weighed there, assembled on the pool).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Builder {
+    Cpu,
+    Gpu { device: usize },
+}
+
+impl Builder {
+    /// The builder of a placement: the GPU only for PRISM sources (explicit files are
+    /// read on the CPU).
+    pub fn of(placement: Placement, device: usize, format: MarkovFormat) -> Builder {
+        match (placement, format) {
+            (Placement::Gpu, MarkovFormat::Prism) => Builder::Gpu { device },
+            _ => Builder::Cpu,
+        }
+    }
+
+    /// The name reports use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Builder::Cpu => "cpu",
+            Builder::Gpu { .. } => "gpu",
+        }
+    }
+}
+
+/// Where a GPU build's time went (`--json`'s `gpu_build`).
+#[derive(Clone, Debug, Serialize)]
+pub struct GpuPhases {
+    pub device: String,
+    pub compile_seconds: f64,
+    pub explore_seconds: f64,
+    pub weigh_seconds: f64,
+    pub copy_seconds: f64,
+    pub assemble_seconds: f64,
+}
+
 /// A loaded Markov model and how long loading (building) took.
 pub struct LoadedMarkov {
     pub model: SparseModel,
     pub seconds: f64,
+    /// The phases of a GPU build.
+    pub gpu: Option<GpuPhases>,
 }
 
-/// Loads (or builds, on the current rayon pool) the Markov model in `path`.
-pub fn load(path: &Path, format: MarkovFormat, args: &MarkovArgs) -> Result<LoadedMarkov, CliError> {
+/// Loads (or builds, with `builder`) the Markov model in `path`.
+pub fn load(path: &Path, format: MarkovFormat, args: &MarkovArgs, builder: Builder) -> Result<LoadedMarkov, CliError> {
     let start = Instant::now();
     let asked = args.model_type.map(ModelType::from);
+    let mut gpu = None;
     let model = match format {
-        MarkovFormat::Prism => build_prism(path, args)?,
+        MarkovFormat::Prism => {
+            let (model, phases) = build_prism(path, args, builder)?;
+            gpu = phases;
+            model
+        }
         MarkovFormat::Drn | MarkovFormat::Tra => {
             if !args.constants.is_empty() {
                 return Err(CliError::Input(format!(
@@ -74,11 +121,13 @@ pub fn load(path: &Path, format: MarkovFormat, args: &MarkovArgs) -> Result<Load
             asked.name()
         )));
     }
-    Ok(LoadedMarkov { model, seconds: start.elapsed().as_secs_f64() })
+    Ok(LoadedMarkov { model, seconds: start.elapsed().as_secs_f64(), gpu })
 }
 
-/// Parses, checks and builds a PRISM model with the constants of `--const`.
-fn build_prism(path: &Path, args: &MarkovArgs) -> Result<SparseModel, CliError> {
+/// Parses, checks and builds a PRISM model with the constants of `--const`. On the
+/// GPU, a step that raises an evaluation error sends the build to the CPU, whose
+/// error names the state and the step.
+fn build_prism(path: &Path, args: &MarkovArgs, builder: Builder) -> Result<(SparseModel, Option<GpuPhases>), CliError> {
     let file = path.display().to_string();
     let source = std::fs::read_to_string(path).map_err(|e| CliError::Input(format!("cannot read {file}: {e}")))?;
     let mut constants = Vec::new();
@@ -86,7 +135,29 @@ fn build_prism(path: &Path, args: &MarkovArgs) -> Result<SparseModel, CliError> 
         constants.extend(warpcheck_prism::parse_constants(list).map_err(|e| CliError::Input(format!("--const: {e}")))?);
     }
     let model = warpcheck_prism::load(&source, &constants).map_err(|d| CliError::Rendered(d.render(&file, &source)))?;
-    model.build(&BuildOptions::default()).map_err(|e| CliError::Input(format!("{file}: {e}")))
+    let build_error = |e: BuildError| CliError::Input(format!("{file}: {e}"));
+    if let Builder::Gpu { device } = builder {
+        let options = GpuBuildOptions { device, ..GpuBuildOptions::default() };
+        match build_gpu(&model, model.model_type(), &options) {
+            Ok(built) => {
+                let phases = GpuPhases {
+                    device: built.device_name,
+                    compile_seconds: built.compile_seconds,
+                    explore_seconds: built.explore_seconds,
+                    weigh_seconds: built.weigh_seconds,
+                    copy_seconds: built.copy_seconds,
+                    assemble_seconds: built.assemble_seconds,
+                };
+                return Ok((built.model, Some(phases)));
+            }
+            Err(GpuBuildError::Evaluation) => {}
+            Err(GpuBuildError::Build(e)) => return Err(build_error(e)),
+            Err(GpuBuildError::Gpu(e)) => {
+                return Err(CliError::Resource(format!("{file}: building on the GPU: {e}")));
+            }
+        }
+    }
+    Ok((model.build(&BuildOptions::default()).map_err(build_error)?, None))
 }
 
 /// The `--json` report of `explore` on a Markov model.
@@ -105,6 +176,9 @@ pub struct MarkovStats {
     pub seconds: f64,
     pub backend: &'static str,
     pub threads: usize,
+    /// A GPU build's phases.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu_build: Option<GpuPhases>,
 }
 
 /// `explore` of a Markov model: its size; with `--export FILE`, the model written as
@@ -116,8 +190,9 @@ pub fn explore(
     export: Option<&PathBuf>,
     threads: usize,
     json_out: bool,
+    builder: Builder,
 ) -> Result<Verdict, CliError> {
-    let loaded = crate::thread_pool(threads)?.install(|| load(path, format, args))?;
+    let loaded = crate::thread_pool(threads)?.install(|| load(path, format, args, builder))?;
     let m = &loaded.model;
     if let Some(out) = export {
         warpcheck_markov::save(out, m).map_err(|e| CliError::Input(e.to_string()))?;
@@ -133,8 +208,9 @@ pub fn explore(
         deadlocks,
         labels: m.labelling.labels.iter().map(|(n, s)| (n.clone(), s.len())).collect(),
         seconds: loaded.seconds,
-        backend: "cpu",
+        backend: builder.name(),
         threads,
+        gpu_build: loaded.gpu.clone(),
     };
     if json_out {
         json::print(&stats);
@@ -155,7 +231,13 @@ pub fn explore(
     if let Some(out) = export {
         println!("written:      {}", out.display());
     }
-    println!("time:         {:.3} s on {threads} thread(s)", stats.seconds);
+    match &loaded.gpu {
+        Some(g) => println!(
+            "time:         {:.3} s on {} (explore {:.3} s, weigh {:.3} s, assemble {:.3} s on {threads} thread(s))",
+            stats.seconds, g.device, g.explore_seconds, g.weigh_seconds, g.assemble_seconds
+        ),
+        None => println!("time:         {:.3} s on {threads} thread(s)", stats.seconds),
+    }
     Ok(Verdict::Holds)
 }
 
@@ -228,7 +310,7 @@ pub fn mec(args: MecArgs) -> Result<Verdict, CliError> {
     args.backend.place(args.device, Err("the MEC decomposition runs on the CPU only".into()))?;
     let threads = crate::thread_count(args.threads);
     let pool = crate::thread_pool(threads)?;
-    let loaded = pool.install(|| load(&args.model, format, &args.markov))?;
+    let loaded = pool.install(|| load(&args.model, format, &args.markov, Builder::Cpu))?;
     let m = &loaded.model;
     let start = Instant::now();
     let (kind, mecs) = match m.model_type {

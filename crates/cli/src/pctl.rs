@@ -239,7 +239,7 @@ pub fn run(
 ) -> Result<Verdict, CliError> {
     let props = properties(args)?;
     let pool = crate::thread_pool(threads)?;
-    let loaded = pool.install(|| markov::load(path, format, margs))?;
+    let loaded = pool.install(|| markov::load(path, format, margs, markov::Builder::Cpu))?;
     let model = &loaded.model;
     let placement = match place.placement {
         Placement::Gpu if place.auto && model.transitions() < AUTO_GPU_TRANSITIONS => Placement::Cpu,

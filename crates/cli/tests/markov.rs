@@ -92,7 +92,12 @@ fn bad_input_is_an_error_with_the_place() {
     fails(&["explore", "examples/gamble.nm"], "constant `N` has no value");
     fails(&["explore", "examples/gamble.nm", "--const", "N"], "is not `NAME=VALUE`");
     fails(&["explore", "examples/gamble.nm", "--const", "N=3", "--type", "dtmc"], "the model is a mdp, not the dtmc");
-    fails(&["explore", "examples/gamble.nm", "--const", "N=3", "--backend", "gpu"], "built on the CPU only");
+    if !warpcheck_explore::gpu::device_available() {
+        fails(&["explore", "examples/gamble.nm", "--const", "N=3", "--backend", "gpu"], "no CUDA device");
+    }
+    let drn = temp("gamble-gpu.drn");
+    json(&["explore", "examples/gamble.nm", "--const", "N=3", "--export", &drn, "--json"]);
+    fails(&["explore", &drn, "--backend", "gpu"], "explicit Markov files are read on the CPU");
     fails(&["explore", "examples/gamble.nm", "--const", "N=3", "--graph-out", &temp("g.aut")], "--export FILE");
     fails(&["explore", "examples/peterson.dve", "--const", "N=3"], "are for Markov models");
     let path = temp("bad.drn");

@@ -70,6 +70,11 @@ impl Csr {
         Ok(Csr { offsets, targets })
     }
 
+    /// The offsets and the targets, moved out.
+    pub fn into_parts(self) -> (Vec<u64>, Vec<u32>) {
+        (self.offsets, self.targets)
+    }
+
     /// Number of vertices.
     pub fn vertices(&self) -> usize {
         self.offsets.len().saturating_sub(1)

@@ -16,7 +16,12 @@
 //!
 //! The same engine runs over [`host::Host`] (sweeps.cu compiled for the host), which is
 //! how the tests check it without a GPU.
+//!
+//! [`builder`]: the models themselves built on the GPU (explored by the exploration
+//! engine, weighed by weigh.cu, assembled on the CPU cores), equal to the CPU
+//! builder's.
 
+pub mod builder;
 pub mod host;
 pub mod lanes;
 
@@ -28,6 +33,7 @@ use warpcheck_markov::check::property::Opt;
 use warpcheck_markov::check::solve::{Settings, System};
 use warpcheck_markov::check::CheckError;
 
+pub use builder::{build_gpu, GpuBuild, GpuBuildError, GpuBuildOptions};
 pub use lanes::Cuda;
 
 /// Sweeps enqueued per round trip when iterating to convergence.

@@ -146,6 +146,12 @@ pub enum BuildError {
     /// The model has no initial state.
     #[error("the model has no initial state")]
     NoInitialState,
+    /// A state space explored elsewhere ([`crate::recorded`]) does not hold together.
+    #[error("the recorded state space is inconsistent: {what}")]
+    Inconsistent {
+        /// What is wrong.
+        what: String,
+    },
 }
 
 /// Builds the Markov model of type `model_type` reachable from `model`'s initial
@@ -175,9 +181,7 @@ pub fn build<M: Model, A: Annotations + Sync + ?Sized>(
     out.initial.dedup();
 
     let rewards = annotations.reward_structures();
-    let mut state_rewards: Vec<Vec<f64>> = vec![Vec::new(); rewards.len()];
-    let mut choice_rewards: Vec<Vec<f64>> = vec![Vec::new(); rewards.len()];
-    let mut deadlocks = Vec::new();
+    let mut collected = Collected::new(rewards.len());
     let expander = Expander { model, model_type, annotations, rewards: &rewards };
     let threads = rayon::current_num_threads();
     let mut level = 0..store.len();
@@ -191,12 +195,31 @@ pub fn build<M: Model, A: Annotations + Sync + ?Sized>(
             .par_iter()
             .map_init(
                 || model.successors(),
-                |worker, &start| expander.expand(worker, store_ref, start..(start + chunk).min(end)),
+                |worker, &start| {
+                    expander.expand_with(store_ref, start..(start + chunk).min(end), |_, current, chunk| {
+                        let mut failure: Option<(Vec<u32>, EvalError)> = None;
+                        worker.successors(current, |step: Step<'_>, result| {
+                            if failure.is_some() {
+                                return;
+                            }
+                            match result {
+                                Err(e) => failure = Some((step.groups.to_vec(), e)),
+                                Ok(target) => {
+                                    let local = chunk.hashes.len() as u32;
+                                    chunk.targets.extend_from_slice(&target[..words]);
+                                    chunk.hashes.push(StateStore::hash(&target[..words]));
+                                    chunk.emits.push(step.groups, local, step.weight.unwrap_or(1.0));
+                                }
+                            }
+                        });
+                        failure
+                    })
+                },
             )
             .collect();
         // Number the new states in order, as a sequential search would.
         for chunk in &mut chunks {
-            let chunk = chunk.as_mut().map_err(|e| e.clone())?;
+            let Ok(chunk) = chunk.as_mut() else { break };
             let ids: Vec<u32> = (chunk.hashes.iter().enumerate())
                 .map(|(i, &h)| store.insert_hashed(&chunk.targets[i * words..(i + 1) * words], h).0)
                 .collect();
@@ -205,46 +228,100 @@ pub fn build<M: Model, A: Annotations + Sync + ?Sized>(
             }
             chunk.emits.map_targets(|local| ids[local as usize]);
         }
-        let assembled: Vec<Rows> = chunks
-            .par_iter()
-            .map(|c| c.as_ref().expect("errors returned above").assemble(model_type, &rewards))
-            .collect();
-        for (rows, chunk) in assembled.into_iter().zip(&chunks) {
-            let chunk = chunk.as_ref().expect("errors returned above");
-            rows.append_to(&mut out);
-            deadlocks.extend_from_slice(&rows.deadlocks);
-            for (k, values) in rows.choice_rewards.into_iter().enumerate() {
-                choice_rewards[k].extend(values);
-            }
-            for (k, values) in chunk.state_rewards.iter().enumerate() {
-                state_rewards[k].extend_from_slice(values);
-            }
-        }
+        collected.add(chunks, model_type, &rewards, &mut out)?;
         level = end..store.len();
     }
+    collected.finish(model, &store, annotations, &rewards, options, out)
+}
 
-    out.labelling = labelling(model, &store, out.initial.clone(), deadlocks)?;
-    out.rewards = rewards
-        .iter()
-        .zip(state_rewards.into_iter().zip(choice_rewards))
-        .map(|(info, (state, choice))| RewardModel {
-            name: info.name.clone(),
-            state: info.state.then_some(state),
-            choice: info.action.then_some(choice),
-            transition: None,
-        })
-        .collect();
-    if options.valuations {
-        out.valuations = valuations(annotations, &store);
+/// The states of a build by id.
+pub(crate) trait StateSource: Sync {
+    fn len(&self) -> usize;
+    fn get(&self, s: u32) -> &[u32];
+}
+
+impl StateSource for StateStore {
+    fn len(&self) -> usize {
+        StateStore::len(self)
     }
-    Ok(out)
+    fn get(&self, s: u32) -> &[u32] {
+        StateStore::get(self, s)
+    }
+}
+
+/// What a build collects besides the rows: deadlocks and rewards, in state order.
+pub(crate) struct Collected {
+    state_rewards: Vec<Vec<f64>>,
+    choice_rewards: Vec<Vec<f64>>,
+    deadlocks: Vec<u32>,
+}
+
+impl Collected {
+    pub(crate) fn new(structures: usize) -> Self {
+        Collected {
+            state_rewards: vec![Vec::new(); structures],
+            choice_rewards: vec![Vec::new(); structures],
+            deadlocks: Vec::new(),
+        }
+    }
+
+    /// Assembles consecutive chunks (targets numbered) in parallel and appends their
+    /// rows in order; the first failed chunk's error stops the build.
+    pub(crate) fn add(
+        &mut self,
+        chunks: Vec<Result<Chunk, BuildError>>,
+        model_type: ModelType,
+        rewards: &[RewardInfo],
+        out: &mut SparseModel,
+    ) -> Result<(), BuildError> {
+        let chunks: Vec<Chunk> = chunks.into_iter().collect::<Result<_, _>>()?;
+        let assembled: Vec<Rows> = chunks.par_iter().map(|c| c.assemble(model_type, rewards)).collect();
+        for (rows, chunk) in assembled.into_iter().zip(&chunks) {
+            rows.append_to(out);
+            self.deadlocks.extend_from_slice(&rows.deadlocks);
+            for (k, values) in rows.choice_rewards.into_iter().enumerate() {
+                self.choice_rewards[k].extend(values);
+            }
+            for (k, values) in chunk.state_rewards.iter().enumerate() {
+                self.state_rewards[k].extend_from_slice(values);
+            }
+        }
+        Ok(())
+    }
+
+    /// The labels, reward models and valuations of the finished matrix `out`.
+    pub(crate) fn finish<M: Model, A: Annotations + Sync + ?Sized, S: StateSource>(
+        self,
+        model: &M,
+        states: &S,
+        annotations: &A,
+        rewards: &[RewardInfo],
+        options: &BuildOptions,
+        mut out: SparseModel,
+    ) -> Result<SparseModel, BuildError> {
+        out.labelling = labelling(model, states, out.initial.clone(), self.deadlocks)?;
+        out.rewards = rewards
+            .iter()
+            .zip(self.state_rewards.into_iter().zip(self.choice_rewards))
+            .map(|(info, (state, choice))| RewardModel {
+                name: info.name.clone(),
+                state: info.state.then_some(state),
+                choice: info.action.then_some(choice),
+                transition: None,
+            })
+            .collect();
+        if options.valuations {
+            out.valuations = valuations(annotations, states);
+        }
+        Ok(out)
+    }
 }
 
 /// The labels: `init`, `deadlock`, then the model's, each evaluated on every state in
 /// parallel.
-fn labelling<M: Model>(
+fn labelling<M: Model, S: StateSource>(
     model: &M,
-    store: &StateStore,
+    store: &S,
     initial: Vec<u32>,
     deadlocks: Vec<u32>,
 ) -> Result<Labelling, BuildError> {
@@ -269,7 +346,7 @@ fn labelling<M: Model>(
 }
 
 /// The variable values of every state, if the model names its variables.
-fn valuations<A: Annotations + Sync + ?Sized>(annotations: &A, store: &StateStore) -> Option<Valuations> {
+fn valuations<A: Annotations + Sync + ?Sized, S: StateSource>(annotations: &A, store: &S) -> Option<Valuations> {
     let vars = annotations.variables();
     if vars.is_empty() {
         return None;
@@ -294,10 +371,10 @@ fn valuations<A: Annotations + Sync + ?Sized>(annotations: &A, store: &StateStor
 
 /// The expanded states of a chunk: their emits (targets numbered within the chunk,
 /// in `targets`, until the chunk is numbered), rewards and choices.
-struct Chunk {
+pub(crate) struct Chunk {
     /// Per state: its id and its range of choices in `emits`.
     states: Vec<(u32, Range<usize>)>,
-    emits: Emits,
+    pub(crate) emits: Emits,
     /// The target vectors, `words` each.
     targets: Vec<u32>,
     /// Their hashes ([`StateStore::hash`]), computed on the chunk's thread.
@@ -309,19 +386,22 @@ struct Chunk {
 }
 
 /// Expands states: what every thread shares.
-struct Expander<'a, M, A: ?Sized> {
-    model: &'a M,
-    model_type: ModelType,
-    annotations: &'a A,
-    rewards: &'a [RewardInfo],
+pub(crate) struct Expander<'a, M, A: ?Sized> {
+    pub(crate) model: &'a M,
+    pub(crate) model_type: ModelType,
+    pub(crate) annotations: &'a A,
+    pub(crate) rewards: &'a [RewardInfo],
 }
 
 impl<M: Model, A: Annotations + ?Sized> Expander<'_, M, A> {
-    fn expand(
+    /// Expands the states `ids` of `states`: `fill(id, state, chunk)` pushes the
+    /// state's emits to `chunk.emits` (and may keep targets in the chunk) and returns
+    /// the step that failed, if one did; then come the checks and the rewards.
+    pub(crate) fn expand_with<S: StateSource>(
         &self,
-        worker: &mut M::Successors<'_>,
-        store: &StateStore,
+        states: &S,
         ids: Range<usize>,
+        mut fill: impl FnMut(u32, &[u32], &mut Chunk) -> Option<(Vec<u32>, EvalError)>,
     ) -> Result<Chunk, BuildError> {
         let model = self.model;
         let structures = self.rewards.len();
@@ -333,27 +413,11 @@ impl<M: Model, A: Annotations + ?Sized> Expander<'_, M, A> {
             state_rewards: vec![Vec::new(); structures],
             choice_rewards: vec![Vec::new(); structures],
         };
-        let words = model.state_words();
         for id in ids {
-            let current = store.get(id as u32);
-            let mut failure: Option<(Vec<u32>, EvalError)> = None;
-            let (emits, targets, hashes) = (&mut chunk.emits, &mut chunk.targets, &mut chunk.hashes);
-            let first = emits.choices();
-            emits.seal();
-            worker.successors(current, |step: Step<'_>, result| {
-                if failure.is_some() {
-                    return;
-                }
-                match result {
-                    Err(e) => failure = Some((step.groups.to_vec(), e)),
-                    Ok(target) => {
-                        let local = hashes.len() as u32;
-                        targets.extend_from_slice(&target[..words]);
-                        hashes.push(StateStore::hash(&target[..words]));
-                        emits.push(step.groups, local, step.weight.unwrap_or(1.0));
-                    }
-                }
-            });
+            let current = states.get(id as u32);
+            let first = chunk.emits.choices();
+            chunk.emits.seal();
+            let failure = fill(id as u32, current, &mut chunk);
             let choices = first..chunk.emits.choices();
             let emits = &chunk.emits;
             let describe_state = || model.describe_state(current).join(", ");
@@ -402,7 +466,7 @@ impl<M: Model, A: Annotations + ?Sized> Expander<'_, M, A> {
 }
 
 /// The rows of a chunk's states, ready to append to the matrix.
-struct Rows {
+pub(crate) struct Rows {
     /// Per state, its number of rows.
     per_state: Vec<u32>,
     /// Per row, its number of entries.

@@ -7,7 +7,8 @@
 //!   the variable values of every state.
 //! - [`build()`](build::build): any [`warpcheck_model::Model`] whose steps carry
 //!   probabilities or rates, explored breadth-first into a [`SparseModel`], with the
-//!   rewards and valuations of its [`Annotations`].
+//!   rewards and valuations of its [`Annotations`]; [`build_recorded`] does the same
+//!   for a state space explored elsewhere (the GPU builder's [`Recorded`] arrays).
 //! - Files: [`drn`] (Storm's DRN) and [`explicit`] (PRISM's `.tra/.lab/.sta/.srew/.trew`),
 //!   read and written, plain or gzip-compressed; [`load`] and [`save`] pick the format
 //!   from the file name. Every reader reports a malformed file as an [`Error`] naming
@@ -34,6 +35,7 @@ mod number;
 mod par;
 pub mod precompute;
 pub mod predecessors;
+pub mod recorded;
 mod rows;
 pub mod sparse;
 mod state_store;
@@ -48,4 +50,5 @@ pub use explicit::ExplicitFiles;
 pub use files::{is_gzip, load, open, save, Format};
 pub use mec::{bottom_sccs, maximal_end_components, MecSummary, Mecs};
 pub use predecessors::Predecessors;
+pub use recorded::{build_recorded, Recorded};
 pub use sparse::{Labelling, ModelType, RewardModel, SparseModel, Valuations};

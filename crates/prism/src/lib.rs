@@ -13,7 +13,7 @@
 //! Modules: [`lexer`], [`parser`] and [`ast`] (syntax), [`check`] and [`resolve`] (names, types,
 //! constants, formulas, renaming) into [`program`] (the checked program), [`eval`]
 //! (typed stack code and its evaluator), [`model`] (the successor generator behind the
-//! waist), [`diagnostic`].
+//! waist), [`codegen`] (the model as C for the GPU kernels), [`diagnostic`].
 //!
 //! ```
 //! let source = "dtmc
@@ -33,6 +33,7 @@
 
 pub mod ast;
 pub mod check;
+pub mod codegen;
 pub use warpcheck_diagnostic as diagnostic;
 pub mod eval;
 pub mod lexer;

@@ -93,6 +93,34 @@ impl PrismModel {
         }
     }
 
+    /// The commands that never synchronise, in Storm's order.
+    pub(crate) fn alone(&self) -> &[u32] {
+        &self.alone
+    }
+
+    /// Per action of several modules: per module of its alphabet, its commands.
+    pub(crate) fn synchronisations(&self) -> &[Vec<Vec<u32>>] {
+        &self.sync
+    }
+
+    /// An upper bound on the steps of one state, evaluation errors included: per
+    /// command alone its branches (or a guard's error), per synchronisation the
+    /// guards' errors and, per combination of commands, the product of their
+    /// branches (or one error per module).
+    pub fn successor_bound(&self) -> u64 {
+        let branches = |c: u32| self.program.commands[c as usize].branches.len() as u64;
+        let alone: u64 = self.alone.iter().map(|&c| 1 + branches(c)).fold(0, u64::saturating_add);
+        let sync = self.sync.iter().map(|per_module| {
+            let guards: u64 = per_module.iter().map(|cmds| cmds.len() as u64).sum();
+            let combinations = per_module.iter().fold(1u64, |n, cmds| n.saturating_mul(cmds.len() as u64));
+            let most = per_module
+                .iter()
+                .fold(1u64, |n, cmds| n.saturating_mul(cmds.iter().map(|&c| branches(c)).max().unwrap_or(0)));
+            guards.saturating_add(combinations.saturating_mul(most.saturating_add(per_module.len() as u64)))
+        });
+        sync.fold(alone, u64::saturating_add)
+    }
+
     fn command(&self, c: u32) -> Option<&Command> {
         self.program.commands.get(c as usize)
     }

@@ -16,20 +16,8 @@ use std::path::{Path, PathBuf};
 
 use warpcheck_markov::{BuildOptions, SparseModel};
 
-/// `shared/markov` beside the repository (or `$WARPCHECK_MARKOV`), or a panic naming
-/// the path.
-fn markov_dir() -> PathBuf {
-    let dir = std::env::var_os("WARPCHECK_MARKOV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/markov"));
-    assert!(
-        dir.join("reference.json").is_file(),
-        "the Markov test data is missing: expected {} (shared/markov beside the repository); \
-         set WARPCHECK_MARKOV to its path",
-        dir.display()
-    );
-    dir
-}
+mod common;
+use common::markov_dir;
 
 /// The text of `path` or of `path.gz`, if either exists.
 fn read_maybe_gz(path: &Path) -> Option<String> {
@@ -60,25 +48,7 @@ fn reference(dir: &Path, id: &str) -> serde_json::Value {
 
 /// The instance's model: source + extra labels, with its constants.
 fn build(folder: &Path) -> SparseModel {
-    let source = std::fs::read_dir(folder)
-        .expect("list")
-        .map(|e| e.expect("entry").path())
-        .find(|p| {
-            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            (name.ends_with(".prism") || name.ends_with(".pm")) && name != "extra_labels.prism"
-        })
-        .expect("a PRISM source");
-    let mut text = std::fs::read_to_string(&source).expect("read source");
-    if let Ok(extra) = std::fs::read_to_string(folder.join("extra_labels.prism")) {
-        text.push('\n');
-        text.push_str(&extra);
-    }
-    let constants = std::fs::read_to_string(folder.join("constants.txt")).expect("constants.txt");
-    let constants: String =
-        constants.lines().filter(|l| !l.trim_start().starts_with('#')).collect::<Vec<_>>().join(",");
-    let constants = warpcheck_prism::parse_constants(&constants).expect("constants");
-    let model = warpcheck_prism::load(&text, &constants)
-        .unwrap_or_else(|d| panic!("{}", d.render(&source.display().to_string(), &text)));
+    let model = common::load_instance(folder);
     model.build(&BuildOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", folder.display()))
 }
 

@@ -458,13 +458,16 @@ pub fn explore<M: CudaModel>(
         }
     };
     let store = Store { states, parents, _table: table, ctl, counters, viol_first, viol_count, args };
-    let initial = stream.clone_htod(&model.initial_state()).map_err(cuda)?;
-    let initial_ptr = ptr(&initial, &stream);
-    // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_seed(WcTable, const u32 *)`,
-    // the table's live buffers and the initial state's `WC_WORDS` words, alive until the
-    // synchronisation below.
-    unsafe { warpcheck_cuda::launch(&stream, &seed, ONE_THREAD, &[&store.args, &initial_ptr]) }.map_err(cuda)?;
-    stream.synchronize().map_err(cuda)?;
+    // Every initial state, in the model's order: together they are the first level.
+    for state in model.initial_states() {
+        let initial = stream.clone_htod(&state).map_err(cuda)?;
+        let initial_ptr = ptr(&initial, &stream);
+        // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_seed(WcTable, const u32 *)`,
+        // the table's live buffers and the initial state's `WC_WORDS` words, alive until
+        // the synchronisation below.
+        unsafe { warpcheck_cuda::launch(&stream, &seed, ONE_THREAD, &[&store.args, &initial_ptr]) }.map_err(cuda)?;
+        stream.synchronize().map_err(cuda)?;
+    }
     let setup_seconds = setup_start.elapsed().as_secs_f64();
     let sms = ctx
         .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)

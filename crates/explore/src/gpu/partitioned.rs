@@ -142,17 +142,18 @@ pub fn explore_partitioned<M: CudaModel>(model: &M, options: &GpuOptions<'_>) ->
         store.push(Part::alloc(&devices[p % gpus], p % gpus, p, parts, &sizing, categories, direct)?);
     }
     connect(&devices, &mut store, &sizing, direct)?;
-    let initial = model.initial_state();
-    for part in &store {
-        let gpu = &devices[part.gpu];
-        let init = gpu.stream.clone_htod(&initial).map_err(cuda)?;
-        let init_ptr = ptr(&init, &gpu.stream);
-        // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_seed(WcTable, const u32 *)`
-        // with the partition's live buffers and the initial state's `WC_WORDS` words,
-        // alive until the synchronisation below.
-        unsafe { warpcheck_cuda::launch(&gpu.stream, &gpu.seed, ONE_THREAD, &[&part.args, &init_ptr]) }
-            .map_err(cuda)?;
-        gpu.stream.synchronize().map_err(cuda)?;
+    for initial in model.initial_states() {
+        for part in &store {
+            let gpu = &devices[part.gpu];
+            let init = gpu.stream.clone_htod(&initial).map_err(cuda)?;
+            let init_ptr = ptr(&init, &gpu.stream);
+            // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_seed(WcTable, const u32 *)`
+            // with the partition's live buffers and the initial state's `WC_WORDS` words,
+            // alive until the synchronisation below.
+            unsafe { warpcheck_cuda::launch(&gpu.stream, &gpu.seed, ONE_THREAD, &[&part.args, &init_ptr]) }
+                .map_err(cuda)?;
+            gpu.stream.synchronize().map_err(cuda)?;
+        }
     }
     let exchange = if direct { Exchange::Direct } else { Exchange::Staged(Transport::new(&devices, &store)?) };
     let setup_seconds = setup_start.elapsed().as_secs_f64();

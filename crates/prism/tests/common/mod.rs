@@ -1,0 +1,121 @@
+//! The instances of `shared/markov`, for the tests.
+
+use std::path::{Path, PathBuf};
+
+use std::collections::HashMap;
+
+use warpcheck_model::{Model, Successors};
+use warpcheck_prism::codegen::NEW_CHOICE;
+use warpcheck_prism::PrismModel;
+
+/// `shared/markov` beside the repository (or `$WARPCHECK_MARKOV`), or a panic naming
+/// the path.
+pub fn markov_dir() -> PathBuf {
+    let dir = std::env::var_os("WARPCHECK_MARKOV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/markov"));
+    assert!(
+        dir.join("reference.json").is_file(),
+        "the Markov test data is missing: expected {} (shared/markov beside the repository); \
+         set WARPCHECK_MARKOV to its path",
+        dir.display()
+    );
+    dir
+}
+
+/// The instance folders with a PRISM source, of every model type, sorted.
+#[allow(dead_code)]
+pub fn prism_instances() -> Vec<PathBuf> {
+    let dir = markov_dir();
+    let mut out = Vec::new();
+    for kind in ["dtmc", "mdp", "ctmc"] {
+        let Ok(entries) = std::fs::read_dir(dir.join(kind)) else { continue };
+        for entry in entries {
+            let path = entry.expect("entry").path();
+            if path.is_dir() && source_of(&path).is_some() {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn source_of(folder: &Path) -> Option<PathBuf> {
+    std::fs::read_dir(folder).ok()?.map(|e| e.expect("entry").path()).find(|p| {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        (name.ends_with(".prism") || name.ends_with(".pm") || name.ends_with(".nm") || name.ends_with(".sm"))
+            && name != "extra_labels.prism"
+    })
+}
+
+/// The instance's model: its PRISM source with the extra labels appended, loaded
+/// with the constants of `constants.txt`.
+pub fn load_instance(folder: &Path) -> PrismModel {
+    let source = source_of(folder).expect("a PRISM source");
+    let mut text = std::fs::read_to_string(&source).expect("read source");
+    if let Ok(extra) = std::fs::read_to_string(folder.join("extra_labels.prism")) {
+        text.push('\n');
+        text.push_str(&extra);
+    }
+    let constants = std::fs::read_to_string(folder.join("constants.txt")).expect("constants.txt");
+    let constants: String =
+        constants.lines().filter(|l| !l.trim_start().starts_with('#')).collect::<Vec<_>>().join(",");
+    let constants = warpcheck_prism::parse_constants(&constants).expect("constants");
+    warpcheck_prism::load(&text, &constants)
+        .unwrap_or_else(|d| panic!("{}", d.render(&source.display().to_string(), &text)))
+}
+
+/// One step as the generated code emits it: a branch (target, weight bits, choice tag)
+/// or an evaluation error.
+#[allow(dead_code)]
+#[derive(Clone, Debug, PartialEq)]
+pub enum Emit {
+    Branch { target: Vec<u32>, weight: u64, tag: u32 },
+    Error,
+}
+
+#[allow(dead_code)]
+/// The first `cap` reachable states in breadth-first order, and whether that is all.
+pub fn reachable(model: &PrismModel, cap: usize) -> (Vec<Vec<u32>>, bool) {
+    let mut seen: HashMap<Vec<u32>, ()> = HashMap::new();
+    let mut order = Vec::new();
+    for s in model.initial_states() {
+        if seen.insert(s.clone(), ()).is_none() {
+            order.push(s);
+        }
+    }
+    let mut worker = model.successors();
+    let mut next = 0;
+    while next < order.len() && order.len() < cap {
+        let s = order[next].clone();
+        next += 1;
+        worker.successors(&s, |_, result| {
+            if let Ok(t) = result {
+                if seen.insert(t.to_vec(), ()).is_none() {
+                    order.push(t.to_vec());
+                }
+            }
+        });
+    }
+    let complete = next == order.len();
+    order.truncate(cap);
+    (order, complete)
+}
+
+#[allow(dead_code)]
+/// What the CPU emits from `state`, tags as the generated code writes them.
+pub fn cpu_emits(model: &PrismModel, state: &[u32]) -> (Vec<Emit>, bool) {
+    let mut out = Vec::new();
+    let mut last: Option<Vec<u32>> = None;
+    let dead = model.successors().successors(state, |step, result| match result {
+        Err(_) => out.push(Emit::Error),
+        Ok(t) => {
+            let fresh = last.as_deref() != Some(step.groups);
+            last = Some(step.groups.to_vec());
+            let tag = step.groups[0] | if fresh { NEW_CHOICE } else { 0 };
+            out.push(Emit::Branch { target: t.to_vec(), weight: step.weight.expect("a weight").to_bits(), tag });
+        }
+    });
+    (out, dead)
+}
