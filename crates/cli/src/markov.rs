@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 use serde::Serialize;
+use warpcheck_explore::gpu::GpuError;
 use warpcheck_markov::{BuildError, BuildOptions, ModelType, SparseModel};
 use warpcheck_markov_gpu::{build_gpu, GpuBuildError, GpuBuildOptions};
 
@@ -152,6 +153,9 @@ fn build_prism(path: &Path, args: &MarkovArgs, builder: Builder) -> Result<(Spar
             }
             Err(GpuBuildError::Evaluation) => {}
             Err(GpuBuildError::Build(e)) => return Err(build_error(e)),
+            Err(GpuBuildError::Gpu(e @ GpuError::Unsupported(_))) => {
+                return Err(CliError::Input(format!("{file}: --backend gpu: {e}")));
+            }
             Err(GpuBuildError::Gpu(e)) => {
                 return Err(CliError::Resource(format!("{file}: building on the GPU: {e}")));
             }

@@ -27,7 +27,7 @@ use warpcheck_explore::gpu::state_graph::{copy_adjacency, recorded_edges};
 use warpcheck_explore::gpu::{GpuError, GpuOptions};
 use warpcheck_markov::recorded::{build_recorded, Recorded};
 use warpcheck_markov::{Annotations, BuildError, BuildOptions, ModelType, SparseModel};
-use warpcheck_model::cuda::CudaModel;
+use warpcheck_model::cuda::{CudaModel, Unsupported};
 
 /// The kernel's source; the model's C goes at its `@@MODEL@@` line.
 pub const WEIGH_SOURCE: &str = include_str!("weigh.cu");
@@ -35,6 +35,11 @@ pub const WEIGH_SOURCE: &str = include_str!("weigh.cu");
 /// Edge room the exploration reserves per state the store can hold (the QComp
 /// instances have 1-10 steps per state, herman-11 86 on 2048 states).
 const EDGES_PER_STATE: f64 = 8.0;
+
+/// The most steps per state (the generator's bound) the builder takes: the exploration
+/// keeps a state's successor ids in a per-thread array of this many words, which the
+/// device reserves for every resident thread (4 KiB each: about 1 GiB on an H100).
+pub const MAX_STEPS: u64 = 1024;
 
 /// Device bytes left to the context when sizing the weigh batches.
 const RESERVE: u64 = 256 << 20;
@@ -95,8 +100,16 @@ pub fn build_gpu<M: CudaModel + Annotations + Sync>(
     options: &GpuBuildOptions,
 ) -> Result<GpuBuild, GpuBuildError> {
     let generated = model.cuda_source(&[]).map_err(GpuError::from)?;
+    let unsupported = |why: String| GpuBuildError::Gpu(GpuError::Unsupported(Unsupported::Model(why)));
     if !generated.tables.is_empty() {
-        return Err(GpuError::Options("the GPU Markov builder does not bind model tables".into()).into());
+        return Err(unsupported("the GPU Markov builder does not bind model tables".into()));
+    }
+    if generated.max_successors > MAX_STEPS {
+        return Err(unsupported(format!(
+            "a state of this model may have up to {} steps (the product of its synchronising commands' \
+             branches); the GPU builder takes at most {MAX_STEPS}: build it on the CPU",
+            generated.max_successors
+        )));
     }
     let start = Instant::now();
     let explore_options = GpuOptions { device: options.device, memory: options.memory, ..GpuOptions::default() };

@@ -103,7 +103,8 @@ struct Layout {
 
 fn layout(model: &warpcheck_prism::PrismModel, states: &[Vec<u32>]) -> Option<Layout> {
     let n = states.len();
-    let perm: Vec<usize> = (0..n).map(|i| if n.is_multiple_of(7919) { n - 1 - i } else { (i * 7919 + 13) % n }).collect();
+    let perm: Vec<usize> =
+        (0..n).map(|i| if n.is_multiple_of(7919) { n - 1 - i } else { (i * 7919 + 13) % n }).collect();
     let mut at = vec![0; n];
     for (i, &p) in perm.iter().enumerate() {
         at[p] = i;
@@ -223,4 +224,18 @@ fn the_weigh_pass_gives_the_cpu_weights_and_tags_in_batches() {
         }
     }
     assert!(weighed >= 15 && mutated >= 10, "weighed {weighed}, mutated {mutated}");
+}
+
+#[test]
+fn models_with_too_many_steps_per_state_are_refused_before_the_gpu_is_touched() {
+    let folder = common::markov_dir().join("dtmc/herman-11");
+    let model = common::load_instance(&folder);
+    assert!(model.successor_bound() > warpcheck_markov_gpu::builder::MAX_STEPS);
+    let options = warpcheck_markov_gpu::GpuBuildOptions::default();
+    match warpcheck_markov_gpu::build_gpu(&model, model.model_type(), &options) {
+        Err(warpcheck_markov_gpu::GpuBuildError::Gpu(e)) => {
+            assert!(e.to_string().contains("the GPU builder takes at most 1024"), "{e}")
+        }
+        other => panic!("expected a refusal, got {:?}", other.map(|b| b.model.states())),
+    }
 }
