@@ -115,6 +115,23 @@ fn exact_answers_are_fractions() {
         "--json",
     ]);
     assert_eq!((r[0]["fraction"].as_str(), r[0]["value"].as_f64()), (Some("3/8"), Some(0.375)));
+    // A CTMC (queue of 3, arrivals at rate 2, services at 3): by hand, the stationary
+    // distribution is proportional to (2/3)^k, so P(full) = 8/65 and the mean queue
+    // length 66/65; the expected time to fill it from empty is 33/8.
+    let r = results(&[
+        "check",
+        "examples/queue.sm",
+        "--property",
+        r#"S=? ["full"]"#,
+        "--property",
+        r#"R{"customers"}=? [S]"#,
+        "--property",
+        r#"T=? [F "full"]"#,
+        "--exact",
+        "--json",
+    ]);
+    let fractions: Vec<&str> = r.iter().map(|p| p["fraction"].as_str().unwrap()).collect();
+    assert_eq!(fractions, ["8/65", "66/65", "33/8"]);
     // Without --exact there is no fraction.
     let r = results(&["check", "examples/die.pm", "--property", r#"P=? [F "one"]"#, "--json"]);
     assert!(r[0].get("fraction").is_none(), "{}", r[0]);

@@ -244,3 +244,59 @@ fn exact_reward_fractions_equal_the_reference() {
     assert!(checked >= 8, "only {checked} exact reward properties checked");
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
+
+/// `--exact` on the CTMC instances of at most 5,000 states: the reference's fraction
+/// where it lists one (tandem-5: `R [S]`, `P [U]`, `R [F]`); where it lists only the
+/// fraction's length (embedded-2's `P [U]` and `R [F]`, 1,100-1,500 digits), the same
+/// number of digits and its float within 1e-15. Properties that took the reference
+/// more than 5 s run with `WARPCHECK_EXACT_SLOW=1` only: cluster-2's steady state (825
+/// digits) matches too, in about 130 s here.
+#[test]
+fn exact_ctmc_answers_equal_the_reference() {
+    let dir = common::markov_dir();
+    let mut failures = Vec::new();
+    let (mut fractions, mut lengths) = (0, 0);
+    for (id, instance) in &common::references(&dir) {
+        let (Some(drn), Some(states)) = (instance["files"]["drn"]["path"].as_str(), instance["states"].as_u64()) else {
+            continue;
+        };
+        if !wanted(id) || states > 5_000 || instance["type"] != "ctmc" {
+            continue;
+        }
+        let model = warpcheck_markov::load(&dir.join(drn), None).unwrap_or_else(|e| panic!("{id}: {e}"));
+        for p in instance["properties"].as_array().unwrap() {
+            if exact_fractions_match(id, &model, p, &mut failures) {
+                fractions += 1;
+                continue;
+            }
+            let number = |v: &Value| v.as_str().map(str::to_string).or_else(|| v.as_f64().map(|x| x.to_string()));
+            let Some(digits) = number(&p["exact"]["fraction_digits"]) else { continue };
+            let slow = number(&p["exact"]["seconds"]).and_then(|t| t.parse::<f64>().ok()).is_some_and(|t| t > 5.0);
+            if slow && std::env::var_os("WARPCHECK_EXACT_SLOW").is_none() {
+                continue;
+            }
+            let formula = p["formula"].as_str().unwrap();
+            let want: f64 = number(&p["exact"]["float"]).unwrap().parse().unwrap();
+            let start = Instant::now();
+            match warpcheck_markov::check::check_exact(&model, &parse(formula).unwrap(), &Options::default()) {
+                Ok(e) => {
+                    let s = model.initial[0];
+                    let got = e.fraction(s);
+                    let seconds = start.elapsed().as_secs_f64();
+                    eprintln!("{id} {formula}: {} digits, {} ({seconds:.3} s)", got.len(), e.float(s));
+                    if got.len().to_string() != digits || (e.float(s) - want).abs() > 1e-15 * want.abs() {
+                        failures.push(format!(
+                            "{id} {formula}: {} digits, {} (want {digits}, {want})",
+                            got.len(),
+                            e.float(s)
+                        ));
+                    }
+                    lengths += 1;
+                }
+                Err(e) => failures.push(format!("{id} {formula}: {e}")),
+            }
+        }
+    }
+    assert!(fractions >= 3 && lengths >= 5, "checked {fractions} fractions and {lengths} lengths");
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}

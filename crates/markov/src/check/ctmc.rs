@@ -26,12 +26,12 @@ use crate::{ModelType, SparseModel};
 const TRUNCATION: f64 = 1e-12;
 
 /// Exit rate of each state.
-fn exit_rates(model: &SparseModel) -> Vec<f64> {
+pub(crate) fn exit_rates(model: &SparseModel) -> Vec<f64> {
     (0..model.states() as u32).map(|s| model.rows(s).flat_map(|r| model.row(r)).map(|(_, v)| v).sum()).collect()
 }
 
 /// The embedded DTMC (same states, labels and initial states).
-fn embedded(model: &SparseModel, exit: &[f64]) -> SparseModel {
+pub(crate) fn embedded(model: &SparseModel, exit: &[f64]) -> SparseModel {
     let mut m = model.clone();
     m.model_type = ModelType::Dtmc;
     for s in 0..model.states() as u32 {
@@ -297,9 +297,13 @@ fn steady(cx: &Context, ecx: &Context, exit: &[f64], f: &[f64]) -> Result<Values
     })
 }
 
-/// The stationary distribution of a bottom SCC (`states` ascending), by Gauss-Seidel
-/// sweeps on `π(s) E'(s) = Σ_{t≠s} π(t) R(t, s)` (E' the exit rate without the
-/// self-loop), normalised after each sweep, until no entry moves by more than 1e-13
+/// The weight of each Gauss-Seidel update of a stationary distribution (below 1: a
+/// virtual self-loop in every state, which makes every bottom SCC aperiodic).
+const RELAXATION: f64 = 0.9;
+
+/// The stationary distribution of a bottom SCC (`states` ascending), by under-relaxed
+/// Gauss-Seidel sweeps on `π(s) E'(s) = Σ_{t≠s} π(t) R(t, s)` (E' the exit rate without
+/// the self-loop), normalised after each sweep, until no entry moves by more than 1e-13
 /// relative.
 fn stationary(model: &SparseModel, exit: &[f64], states: &[u32], max: u64) -> Result<(Vec<f64>, u64), CheckError> {
     let n = states.len();
@@ -346,6 +350,8 @@ fn stationary(model: &SparseModel, exit: &[f64], states: &[u32], max: u64) -> Re
         for j in 0..n {
             let v: f64 =
                 sources[counts[j]..counts[j + 1]].iter().map(|&(i, r)| pi[i as usize] * r).sum::<f64>() / out[j];
+            // Under-relaxed: plain Gauss-Seidel cycles forever on a periodic SCC (a ring).
+            let v = pi[j] + RELAXATION * (v - pi[j]);
             change = change.max((v - pi[j]).abs() / v.max(f64::MIN_POSITIVE));
             pi[j] = v;
         }

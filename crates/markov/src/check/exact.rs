@@ -1,4 +1,4 @@
-//! Exact answers (`--exact`) on DTMCs and MDPs, as fractions: `P [φ U ψ]`, `P [F ψ]`,
+//! Exact answers (`--exact`) on DTMCs and MDPs (CTMCs: [`super::exact_ctmc`]), as fractions: `P [φ U ψ]`, `P [F ψ]`,
 //! their step-bounded forms and `P [X φ]`; on DTMCs also `R [F φ]` (infinite where φ
 //! is missed with positive probability, as in PRISM).
 //!
@@ -83,7 +83,7 @@ pub fn check_exact(model: &SparseModel, property: &Property, options: &Options) 
         )
     };
     if model.model_type == ModelType::Ctmc {
-        return Err(unsupported());
+        return super::exact_ctmc::check_ctmc(model, property, options);
     }
     let cx = Context::new(model, options);
     if let Query::Reward { reward, opt, path } = &property.query {
@@ -94,7 +94,7 @@ pub fn check_exact(model: &SparseModel, property: &Property, options: &Options) 
                 let (probs, goal) = (fractions(model)?, cx.states(goal)?);
                 match model.model_type {
                     ModelType::Mdp => mdp_reward_reach(&cx, &probs, &rewards, &goal, cx.opt(*opt, "R")?),
-                    _ => reward_reach(&cx, &probs, &rewards, &goal),
+                    _ => reward_reach(&cx, &probs, &rewards.iter().map(|&r| fraction(r)).collect::<Vec<_>>(), &goal),
                 }
             }
             RewardPath::Cumulative(k) => {
@@ -116,7 +116,7 @@ pub fn check_exact(model: &SparseModel, property: &Property, options: &Options) 
         let (probs, goal) = (fractions(model)?, cx.states(goal)?);
         return match model.model_type {
             ModelType::Mdp => mdp_reward_reach(&cx, &probs, &ones, &goal, cx.opt(*opt, "T")?),
-            _ => reward_reach(&cx, &probs, &ones, &goal),
+            _ => reward_reach(&cx, &probs, &vec![BigRational::one(); ones.len()], &goal),
         };
     }
     let Query::Prob { opt, path } = &property.query else { return Err(unsupported()) };
@@ -280,7 +280,13 @@ fn bounded(
 }
 
 /// `P [left U right]`: precomputation, then elimination (DTMC) or policy iteration (MDP).
-fn until(cx: &Context, probs: &[BigRational], left: &[bool], right: &[bool], opt: Opt) -> Result<Exact, CheckError> {
+pub(crate) fn until(
+    cx: &Context,
+    probs: &[BigRational],
+    left: &[bool],
+    right: &[bool],
+    opt: Opt,
+) -> Result<Exact, CheckError> {
     let model = cx.model;
     let mdp = model.model_type == ModelType::Mdp;
     let (zero, one) = reach::zero_one(cx, left, right, opt);
@@ -327,9 +333,14 @@ fn until(cx: &Context, probs: &[BigRational], left: &[bool], right: &[bool], opt
     }
 }
 
-/// `R [F goal]` on a DTMC: infinite where the goal is missed with positive
-/// probability, 0 on the goal, else the solution of `x = r + A x`.
-fn reward_reach(cx: &Context, probs: &[BigRational], rewards: &[f64], goal: &[bool]) -> Result<Exact, CheckError> {
+/// `R [F goal]` on a DTMC (`rewards` per state): infinite where the goal is missed
+/// with positive probability, 0 on the goal, else the solution of `x = r + A x`.
+pub(crate) fn reward_reach(
+    cx: &Context,
+    probs: &[BigRational],
+    rewards: &[BigRational],
+    goal: &[bool],
+) -> Result<Exact, CheckError> {
     let model = cx.model;
     let all = vec![true; model.states()];
     let (_, sure) = precompute::prob01(model, cx.pred(), &all, goal);
@@ -351,7 +362,7 @@ fn reward_reach(cx: &Context, probs: &[BigRational], rewards: &[f64], goal: &[bo
             }
         }
         rows.push(coefficients);
-        b.push(fraction(rewards[row as usize]));
+        b.push(rewards[row as usize].clone());
     }
     let mut values = vec![BigRational::zero(); model.states()];
     for (&s, v) in unknowns.iter().zip(solve(rows, b)) {

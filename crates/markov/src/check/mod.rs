@@ -28,6 +28,7 @@ mod cores;
 mod ctmc;
 pub mod engine;
 pub mod exact;
+mod exact_ctmc;
 mod exact_reward;
 pub mod property;
 mod reach;
