@@ -8,7 +8,7 @@
 //! precomputation of [`crate::precompute`], then
 //!
 //! - on a DTMC, the linear system of the other states solved by sparse elimination
-//!   over the rationals;
+//!   over the rationals, in Markowitz order ([`solve`]);
 //! - on an MDP, policy iteration: a policy read off the floating-point solution,
 //!   evaluated exactly, improved while some choice is strictly better. The result is
 //!   the value of an actual policy (so at most `Pmax`, at least `Pmin`) and a fixed
@@ -182,6 +182,15 @@ pub fn fraction(p: f64) -> BigRational {
     BigRational::from_float(p).unwrap_or_else(BigRational::zero)
 }
 
+/// The position of each state in `unknowns` (`u32::MAX` for the other states of `n`).
+pub(crate) fn positions(unknowns: &[u32], n: usize) -> Vec<u32> {
+    let mut local = vec![u32::MAX; n];
+    for (i, &s) in unknowns.iter().enumerate() {
+        local[s as usize] = i as u32;
+    }
+    local
+}
+
 /// Every matrix entry as a fraction; each row must sum to exactly 1.
 fn fractions(model: &SparseModel) -> Result<Vec<BigRational>, CheckError> {
     let probs: Vec<BigRational> = model.values.iter().map(|&v| fraction(v)).collect();
@@ -346,10 +355,7 @@ pub(crate) fn reward_reach(
     let (_, sure) = precompute::prob01(model, cx.pred(), &all, goal);
     let infinite: Vec<bool> = sure.iter().map(|&s| !s).collect();
     let unknowns: Vec<u32> = (0..model.states() as u32).filter(|&s| sure[s as usize] && !goal[s as usize]).collect();
-    let mut local = vec![u32::MAX; model.states()];
-    for (i, &s) in unknowns.iter().enumerate() {
-        local[s as usize] = i as u32;
-    }
+    let local = positions(&unknowns, model.states());
     let mut rows = Vec::with_capacity(unknowns.len());
     let mut b = Vec::with_capacity(unknowns.len());
     for &s in &unknowns {
@@ -406,10 +412,7 @@ fn evaluate(
         }
     }
     let unknowns: Vec<u32> = (0..n as u32).filter(|&s| reaches[s as usize]).collect();
-    let mut local = vec![u32::MAX; n];
-    for (i, &s) in unknowns.iter().enumerate() {
-        local[s as usize] = i as u32;
-    }
+    let local = positions(&unknowns, n);
     let mut rows = Vec::with_capacity(unknowns.len());
     let mut b = Vec::with_capacity(unknowns.len());
     for &s in &unknowns {
@@ -432,38 +435,71 @@ fn evaluate(
 }
 
 /// Solves `x = A x + b` (`A` by rows, no row of `I - A` singular) by eliminating the
-/// unknowns in a depth-first postorder (successors first, so that the acyclic part of
-/// the system creates no fill-in: only strongly connected parts do), then substituting
-/// back in the reverse order.
+/// unknowns one by one, each time the one of the smallest Markowitz cost (entries of
+/// its row × unknowns whose rows hold it: the fill-in its elimination can create),
+/// then substituting back in the reverse order. An unknown outside every cycle costs
+/// nothing when its successors are gone, so acyclic parts are eliminated successors
+/// first without fill-in; inside strongly connected parts the order keeps the fill-in
+/// (and the growth of the fractions) small.
 pub(crate) fn solve(mut rows: Vec<FxHashMap<u32, BigRational>>, mut b: Vec<BigRational>) -> Vec<BigRational> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
     let n = rows.len();
     let mut preds: Vec<FxHashSet<u32>> = vec![FxHashSet::default(); n];
     for (s, row) in rows.iter().enumerate() {
         for &t in row.keys() {
-            preds[t as usize].insert(s as u32);
+            if t as usize != s {
+                preds[t as usize].insert(s as u32);
+            }
         }
     }
-    let order = postorder(&rows);
-    for &s in &order {
+    let cost = |rows: &[FxHashMap<u32, BigRational>], preds: &[FxHashSet<u32>], s: usize| -> u64 {
+        let own = rows[s].len() - usize::from(rows[s].contains_key(&(s as u32)));
+        own as u64 * preds[s].len() as u64
+    };
+    let mut heap: BinaryHeap<Reverse<(u64, u32)>> =
+        (0..n).map(|s| Reverse((cost(&rows, &preds, s), s as u32))).collect();
+    let mut done = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    while let Some(Reverse((c, s))) = heap.pop() {
         let s = s as usize;
+        if done[s] {
+            continue;
+        }
+        let now = cost(&rows, &preds, s);
+        if c != now {
+            heap.push(Reverse((now, s as u32)));
+            continue;
+        }
+        done[s] = true;
+        order.push(s as u32);
         if let Some(l) = rows[s].remove(&(s as u32)) {
             let scale = (BigRational::one() - l).recip();
             rows[s].values_mut().for_each(|c| *c *= &scale);
             b[s] *= &scale;
         }
-        preds[s].remove(&(s as u32));
         let row_s: Vec<(u32, BigRational)> = rows[s].iter().map(|(&t, c)| (t, c.clone())).collect();
         let b_s = b[s].clone();
-        for p in std::mem::take(&mut preds[s]) {
+        let predecessors = std::mem::take(&mut preds[s]);
+        for &p in &predecessors {
             let a = rows[p as usize].remove(&(s as u32)).expect("a predecessor has the entry");
             for (t, c) in &row_s {
                 *rows[p as usize].entry(*t).or_insert_with(BigRational::zero) += &a * c;
-                preds[*t as usize].insert(p);
+                if *t != p {
+                    preds[*t as usize].insert(p);
+                }
             }
             b[p as usize] += &a * &b_s;
         }
         for (t, _) in &row_s {
             preds[*t as usize].remove(&(s as u32));
+        }
+        // Costs changed: the predecessors' rows and the successors' predecessors.
+        for &p in &predecessors {
+            heap.push(Reverse((cost(&rows, &preds, p as usize), p)));
+        }
+        for (t, _) in &row_s {
+            heap.push(Reverse((cost(&rows, &preds, *t as usize), *t)));
         }
     }
     let mut x = vec![BigRational::zero(); n];
@@ -475,36 +511,6 @@ pub(crate) fn solve(mut rows: Vec<FxHashMap<u32, BigRational>>, mut b: Vec<BigRa
         x[s as usize] = v;
     }
     x
-}
-
-/// The unknowns in a depth-first postorder over the rows' entries (an explicit stack).
-fn postorder(rows: &[FxHashMap<u32, BigRational>]) -> Vec<u32> {
-    let n = rows.len();
-    let successors: Vec<Vec<u32>> = rows.iter().map(|r| r.keys().copied().collect()).collect();
-    let mut seen = vec![false; n];
-    let mut order = Vec::with_capacity(n);
-    let mut stack: Vec<(u32, usize)> = Vec::new();
-    for root in 0..n as u32 {
-        if seen[root as usize] {
-            continue;
-        }
-        seen[root as usize] = true;
-        stack.push((root, 0));
-        while let Some((s, next)) = stack.last_mut() {
-            let s = *s;
-            if let Some(&t) = successors[s as usize].get(*next) {
-                *next += 1;
-                if !seen[t as usize] {
-                    seen[t as usize] = true;
-                    stack.push((t, 0));
-                }
-            } else {
-                order.push(s);
-                stack.pop();
-            }
-        }
-    }
-    order
 }
 
 #[cfg(test)]

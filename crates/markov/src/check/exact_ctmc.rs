@@ -14,7 +14,7 @@ use num_rational::BigRational;
 use num_traits::{One, Zero};
 use rustc_hash::FxHashMap;
 
-use super::exact::{fraction, reward_reach, solve, until, Exact};
+use super::exact::{fraction, positions, reward_reach, solve, until, Exact};
 use super::property::{Bound, PathFormula, RewardPath};
 use super::{ctmc, CheckError, Context, Opt, Options, Property, Query};
 use crate::mec::bottom_sccs;
@@ -141,10 +141,7 @@ fn steady(ecx: &Context, r: &Rates, f: &[BigRational]) -> Result<Exact, CheckErr
     // Every other state: the BSCC values weighted by the probabilities of ending in
     // each, `x = P x` over them with the BSCC states' values fixed.
     let unknowns: Vec<u32> = (0..n as u32).filter(|&s| known[s as usize].is_none()).collect();
-    let mut local = vec![u32::MAX; n];
-    for (i, &s) in unknowns.iter().enumerate() {
-        local[s as usize] = i as u32;
-    }
+    let local = positions(&unknowns, n);
     let mut rows = Vec::with_capacity(unknowns.len());
     let mut b = Vec::with_capacity(unknowns.len());
     for &s in &unknowns {

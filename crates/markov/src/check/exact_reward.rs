@@ -21,7 +21,7 @@ use num_rational::BigRational;
 use num_traits::Zero;
 use rustc_hash::FxHashMap;
 
-use super::exact::{entries, expectation, fraction, solve, Exact};
+use super::exact::{entries, expectation, fraction, positions, solve, Exact};
 use super::{CheckError, Context, Opt};
 use crate::precompute;
 
@@ -161,10 +161,7 @@ fn evaluate(
     }
     let model = cx.model;
     let states: Vec<u32> = (0..model.states() as u32).filter(|&s| unknown[s as usize]).collect();
-    let mut local = vec![u32::MAX; model.states()];
-    for (i, &s) in states.iter().enumerate() {
-        local[s as usize] = i as u32;
-    }
+    let local = positions(&states, model.states());
     let mut rows = Vec::with_capacity(states.len());
     let mut b = Vec::with_capacity(states.len());
     for &s in &states {
