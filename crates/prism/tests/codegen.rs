@@ -12,10 +12,9 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::process::Command;
 
 use warpcheck_markov::{build_recorded, BuildOptions, Recorded};
-use warpcheck_model::cuda::host::{host_tables, run_on_host, HOST_DEFINES};
+use warpcheck_model::cuda::host::run_on_host;
 use warpcheck_model::cuda::{CudaModel, CudaSource};
 use warpcheck_model::{Describe, Model, Successors};
 use warpcheck_prism::PrismModel;
@@ -33,72 +32,16 @@ fn scratch(test: &str) -> std::path::PathBuf {
     dir
 }
 
-const HARNESS_HEAD: &str = r#"
-#include <stdio.h>
-#include <stdlib.h>
-typedef struct { int unused; } WcSink;
-static void wc_emit(WcSink *k, const u32 *t) { (void)k; (void)t; }
-static void wc_emit_error(WcSink *k) { (void)k; }
-typedef struct { int unused; } WcBranchSink;
-static void wc_branch(WcBranchSink *k, const u32 *t, double w, u32 tag);
-static void wc_branch_error(WcBranchSink *k) { u32 kind = 2; (void)k; fwrite(&kind, 4, 1, stdout); }
-#define WC_BRANCHES
-"#;
-
-const HARNESS_MAIN: &str = r#"
-static void wc_branch(WcBranchSink *k, const u32 *t, double w, u32 tag) {
-  u32 kind = 1; (void)k;
-  fwrite(&kind, 4, 1, stdout); fwrite(t, 4, WC_WORDS, stdout); fwrite(&w, 8, 1, stdout); fwrite(&tag, 4, 1, stdout);
-}
-int main(void) {
-  u32 s[WC_WORDS];
-  while (fread(s, 4, WC_WORDS, stdin) == WC_WORDS) {
-    WcBranchSink k;
-    u32 end[2] = { 3u, (u32)wc_branches(s, &k) };
-    fwrite(end, 4, 2, stdout);
-  }
-  return 0;
-}
-"#;
-
-/// What the host-compiled `wc_branches` emits from each state.
-fn host_emits(generated: &CudaSource, words: usize, states: &[Vec<u32>], dir: &Path) -> Vec<(Vec<Emit>, bool)> {
-    let (c, exe, input) = (dir.join("branches.cpp"), dir.join("branches"), dir.join("states.bin"));
-    let source = format!("{HOST_DEFINES}{}{HARNESS_HEAD}{}{HARNESS_MAIN}", host_tables(generated), generated.source);
-    std::fs::write(&c, source).expect("write the harness");
-    let out = Command::new("c++")
-        .args(["-x", "c++", "-std=c++17", "-O1", "-w", "-o"])
-        .arg(&exe)
-        .arg(&c)
-        .output()
-        .expect("run c++");
-    assert!(out.status.success(), "c++ failed on {}:\n{}", c.display(), String::from_utf8_lossy(&out.stderr));
-    let bytes: Vec<u8> = states.iter().flatten().flat_map(|w| w.to_le_bytes()).collect();
-    std::fs::write(&input, bytes).expect("write the states");
-    let run = Command::new(&exe).stdin(std::fs::File::open(&input).expect("open")).output().expect("run the harness");
-    assert!(run.status.success(), "the harness failed");
-    let data = run.stdout;
-    let mut at = 0;
-    let mut word = || {
-        let w = u32::from_le_bytes(data[at..at + 4].try_into().expect("4 bytes"));
-        at += 4;
-        w
-    };
-    let mut results = Vec::with_capacity(states.len());
-    let mut emits = Vec::new();
-    while results.len() < states.len() {
-        match word() {
-            1 => {
-                let target: Vec<u32> = (0..words).map(|_| word()).collect();
-                let weight = word() as u64 | (word() as u64) << 32;
-                emits.push(Emit::Branch { target, weight, tag: word() });
-            }
-            2 => emits.push(Emit::Error),
-            3 => results.push((std::mem::take(&mut emits), word() != 0)),
-            kind => panic!("unexpected record {kind}"),
-        }
-    }
-    results
+/// The emits and deadlock flags of the host-compiled code, generated for `labels`
+/// labels.
+fn host_emits(
+    generated: &CudaSource,
+    words: usize,
+    labels: usize,
+    states: &[Vec<u32>],
+    dir: &Path,
+) -> Vec<(Vec<Emit>, bool)> {
+    common::host_run(generated, words, labels, states, dir).into_iter().map(|h| (h.emits, h.dead)).collect()
 }
 
 /// A recorded exploration of `states` (all reachable) from their emits, the states
@@ -151,7 +94,7 @@ fn generated_code_emits_what_the_cpu_emits_and_rebuilds_the_cpu_model() {
         let generated = model.cuda_source(&labels).unwrap_or_else(|e| panic!("{name}: {e}"));
         let (states, complete) = reachable(&model, CAP);
         let words = model.state_words();
-        let host = host_emits(&generated, words, &states, &dir);
+        let host = host_emits(&generated, words, labels.len(), &states, &dir);
         for (s, got) in states.iter().zip(&host) {
             assert_eq!(*got, cpu_emits(&model, s), "{name}: the emits of state {:?}", model.describe_state(s));
         }
@@ -211,7 +154,7 @@ label \"six\" = x=6 & pow(y, 40) > 0;
     let (states, complete) = reachable(&model, 1000);
     assert!(complete);
     let dir = scratch("errors");
-    let host = host_emits(&generated, model.state_words(), &states, &dir);
+    let host = host_emits(&generated, model.state_words(), 1, &states, &dir);
     let mut errors = 0;
     for (s, got) in states.iter().zip(&host) {
         let cpu = cpu_emits(&model, s);
@@ -246,7 +189,7 @@ endmodule
     let generated = model.cuda_source(&[]).expect("source");
     let (states, complete) = reachable(&model, 1000);
     assert!(complete);
-    let host = host_emits(&generated, model.state_words(), &states, &scratch("shared-first"));
+    let host = host_emits(&generated, model.state_words(), 0, &states, &scratch("shared-first"));
     for (s, got) in states.iter().zip(&host) {
         assert_eq!(*got, cpu_emits(&model, s), "the emits of {:?}", model.describe_state(s));
     }

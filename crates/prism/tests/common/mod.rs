@@ -3,11 +3,15 @@
 use std::path::{Path, PathBuf};
 
 use std::collections::HashMap;
+use std::process::Command;
 
+use warpcheck_model::cuda::host::{host_tables, HOST_DEFINES};
+use warpcheck_model::cuda::CudaSource;
 use warpcheck_model::{Model, Successors};
 use warpcheck_prism::codegen::NEW_CHOICE;
 use warpcheck_prism::PrismModel;
 
+#[allow(dead_code)]
 /// `shared/markov` beside the repository (or `$WARPCHECK_MARKOV`), or a panic naming
 /// the path.
 pub fn markov_dir() -> PathBuf {
@@ -49,6 +53,7 @@ fn source_of(folder: &Path) -> Option<PathBuf> {
     })
 }
 
+#[allow(dead_code)]
 /// The instance's model: its PRISM source with the extra labels appended, loaded
 /// with the constants of `constants.txt`.
 pub fn load_instance(folder: &Path) -> PrismModel {
@@ -118,4 +123,97 @@ pub fn cpu_emits(model: &PrismModel, state: &[u32]) -> (Vec<Emit>, bool) {
         }
     });
     (out, dead)
+}
+
+/// What the host-compiled code says of one state (see [`host_run`]).
+#[allow(dead_code)]
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostState {
+    pub emits: Vec<Emit>,
+    pub dead: bool,
+    pub labels: Vec<i32>,
+}
+
+#[allow(dead_code)]
+const HARNESS_HEAD: &str = r#"
+#include <stdio.h>
+#include <stdlib.h>
+typedef struct { int unused; } WcSink;
+static void wc_emit(WcSink *k, const u32 *t) { (void)k; (void)t; }
+static void wc_emit_error(WcSink *k) { (void)k; }
+typedef struct { int unused; } WcBranchSink;
+static void wc_branch(WcBranchSink *k, const u32 *t, double w, u32 tag);
+static void wc_branch_error(WcBranchSink *k) { u32 kind = 2; (void)k; fwrite(&kind, 4, 1, stdout); }
+#define WC_BRANCHES
+"#;
+
+#[allow(dead_code)]
+const HARNESS_MAIN: &str = r#"
+static void wc_branch(WcBranchSink *k, const u32 *t, double w, u32 tag) {
+  u32 kind = 1; (void)k;
+  fwrite(&kind, 4, 1, stdout); fwrite(t, 4, WC_WORDS, stdout); fwrite(&w, 8, 1, stdout); fwrite(&tag, 4, 1, stdout);
+}
+int main(void) {
+  u32 s[WC_WORDS];
+  while (fread(s, 4, WC_WORDS, stdin) == WC_WORDS) {
+    WcBranchSink k;
+    u32 end[2] = { 3u, (u32)wc_branches(s, &k) };
+    fwrite(end, 4, 2, stdout);
+    for (int i = 0; i < WC_INVARIANTS; i++) { int v = wc_label(i, s); fwrite(&v, 4, 1, stdout); }
+  }
+  return 0;
+}
+"#;
+
+/// What the host-compiled generated code says of each state: the emits of
+/// `wc_branches`, whether it is a deadlock, and `wc_label` of each label the source was
+/// generated for (1, 0, or -1 for an error).
+#[allow(dead_code)]
+pub fn host_run(
+    generated: &CudaSource,
+    words: usize,
+    labels: usize,
+    states: &[Vec<u32>],
+    dir: &Path,
+) -> Vec<HostState> {
+    let (c, exe, input) = (dir.join("branches.cpp"), dir.join("branches"), dir.join("states.bin"));
+    let source = format!("{HOST_DEFINES}{}{HARNESS_HEAD}{}{HARNESS_MAIN}", host_tables(generated), generated.source);
+    std::fs::write(&c, source).expect("write the harness");
+    let out = Command::new("c++")
+        .args(["-x", "c++", "-std=c++17", "-O1", "-w", "-o"])
+        .arg(&exe)
+        .arg(&c)
+        .output()
+        .expect("run c++");
+    assert!(out.status.success(), "c++ failed on {}:\n{}", c.display(), String::from_utf8_lossy(&out.stderr));
+    let bytes: Vec<u8> = states.iter().flatten().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&input, bytes).expect("write the states");
+    let run = Command::new(&exe).stdin(std::fs::File::open(&input).expect("open")).output().expect("run the harness");
+    assert!(run.status.success(), "the harness failed");
+    let data = run.stdout;
+    let mut at = 0;
+    let mut word = || {
+        let w = u32::from_le_bytes(data[at..at + 4].try_into().expect("4 bytes"));
+        at += 4;
+        w
+    };
+    let mut results = Vec::with_capacity(states.len());
+    let mut emits = Vec::new();
+    while results.len() < states.len() {
+        match word() {
+            1 => {
+                let target: Vec<u32> = (0..words).map(|_| word()).collect();
+                let weight = word() as u64 | (word() as u64) << 32;
+                emits.push(Emit::Branch { target, weight, tag: word() });
+            }
+            2 => emits.push(Emit::Error),
+            3 => {
+                let dead = word() != 0;
+                let labels = (0..labels).map(|_| word() as i32).collect();
+                results.push(HostState { emits: std::mem::take(&mut emits), dead, labels });
+            }
+            kind => panic!("unexpected record {kind}"),
+        }
+    }
+    results
 }
