@@ -132,14 +132,20 @@ fn exact_answers_are_fractions() {
     ]);
     let fractions: Vec<&str> = r.iter().map(|p| p["fraction"].as_str().unwrap()).collect();
     assert_eq!(fractions, ["8/65", "66/65", "33/8"]);
+    // A DTMC's long-run average: the die ends on "one" with probability 1/6.
+    let r = results(&["check", "examples/die.pm", "--property", r#"S=? ["one"]"#, "--exact", "--json"]);
+    assert_eq!(r[0]["fraction"].as_str(), Some("1/6"));
     // Without --exact there is no fraction.
     let r = results(&["check", "examples/die.pm", "--property", r#"P=? [F "one"]"#, "--json"]);
     assert!(r[0].get("fraction").is_none(), "{}", r[0]);
     let r =
         results(&["check", "examples/die.pm", "--property", r#"R{"coin_flips"}=? [F "done"]"#, "--exact", "--json"]);
     assert_eq!(r[0]["fraction"].as_str(), Some("11/3"));
-    // Long-run rewards are not answered exactly.
-    let out = warpcheck(&["check", "examples/die.pm", "--property", r#"R=? [S]"#, "--exact"]);
+    // No coin is flipped once the die is cast: a long-run average of 0 flips per step.
+    let r = results(&["check", "examples/die.pm", "--property", r#"R=? [S]"#, "--exact", "--json"]);
+    assert_eq!(r[0]["fraction"].as_str(), Some("0"));
+    // Time bounds of a CTMC are not fractions.
+    let out = warpcheck(&["check", "examples/queue.sm", "--property", r#"P=? [F<=1 "full"]"#, "--exact"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("--exact answers P=?"), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("not a fraction"), "{}", text(&out.stderr));
 }

@@ -360,4 +360,40 @@ proptest! {
             prop_assert!((&yes.values[s] + &no.values[s]).is_one(), "state {}", s);
         }
     }
+
+    /// DTMCs' long-run averages (`S`, `R [S]`, periodic chains included): `--exact`
+    /// within the floating-point checker's bounds, `S [φ] + S [¬φ] = 1` exactly.
+    #[test]
+    fn exact_dtmc_long_run_averages_agree_with_the_float_checker((spec, safe, target) in masks(6, 1)) {
+        let mut model = labelled(&spec, ModelType::Dtmc, &safe, &target);
+        let state = (0..model.states()).map(|s| (s % 3) as f64).collect();
+        model.rewards.push(RewardModel { name: "r".into(), state: Some(state), ..RewardModel::default() });
+        for formula in [r#"S=? ["target"]"#, r#"R{"r"}=? [S]"#] {
+            let property = parse(formula).unwrap();
+            let exact = check_exact(&model, &property, &Options::default()).unwrap();
+            let float = check(&model, &property, &Options::default()).unwrap();
+            for s in 0..model.states() as u32 {
+                let (x, (lo, hi)) = (exact.float(s), (float.lower[s as usize], float.upper[s as usize]));
+                let slack = 1e-9 * x.abs().max(1.0);
+                prop_assert!(lo - slack <= x && x <= hi + slack, "{} state {}: exact {} outside [{}, {}]", formula, s, x, lo, hi);
+            }
+        }
+        let yes = check_exact(&model, &parse(r#"S=? ["target"]"#).unwrap(), &Options::default()).unwrap();
+        let no = check_exact(&model, &parse(r#"S=? [!"target"]"#).unwrap(), &Options::default()).unwrap();
+        for s in 0..model.states() {
+            prop_assert!((&yes.values[s] + &no.values[s]).is_one(), "state {}", s);
+        }
+    }
+}
+
+#[test]
+fn a_periodic_dtmc_spends_half_its_time_in_each_state() {
+    // 0 -> 1 -> 0: no limit distribution, but a long-run average of 1/2 each.
+    let spec: Spec = vec![vec![vec![1]], vec![vec![0]]];
+    let model = labelled(&spec, ModelType::Dtmc, &[true, true], &[true, false]);
+    let property = parse(r#"S=? ["target"]"#).unwrap();
+    let exact = check_exact(&model, &property, &Options::default()).unwrap();
+    assert_eq!((exact.fraction(0), exact.fraction(1)), ("1/2".to_string(), "1/2".to_string()));
+    let float = check(&model, &property, &Options::default()).unwrap();
+    assert!((float.value(0) - 0.5).abs() < 1e-12 && (float.value(1) - 0.5).abs() < 1e-12);
 }

@@ -78,11 +78,18 @@ pub fn check_exact(model: &SparseModel, property: &Property, options: &Options) 
     let unsupported = || {
         CheckError::Unsupported(
             "--exact answers P=?, Pmin=? and Pmax=? of X, F, U and their step bounds, R=? (min, max) \
-             of F, C<=k and I=k, and T=? (min, max) of F, on DTMCs and MDPs"
+             of F, C<=k and I=k, and T=? (min, max) of F, on DTMCs and MDPs, and S=? and R=? [S] on DTMCs"
                 .into(),
         )
     };
+    let steady = matches!(property.query, Query::Steady(_) | Query::Reward { path: RewardPath::Steady, .. });
     if model.model_type == ModelType::Ctmc {
+        return super::exact_ctmc::check_ctmc(model, property, options);
+    }
+    if steady && model.model_type == ModelType::Dtmc {
+        // A DTMC's long-run averages are a CTMC's of rate-1 exits; its rows must be
+        // exact distributions.
+        fractions(model)?;
         return super::exact_ctmc::check_ctmc(model, property, options);
     }
     let cx = Context::new(model, options);

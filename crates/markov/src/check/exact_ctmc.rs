@@ -1,5 +1,7 @@
-//! Exact answers (`--exact`) on CTMCs. Rates are read as fractions (as probabilities
-//! are, [`fraction`]); a state's exit rate is their exact sum.
+//! Exact answers (`--exact`) on CTMCs, and the long-run averages of DTMCs (a DTMC's
+//! are those of the CTMC whose rates are its probabilities: exit rates 1). Rates are
+//! read as fractions (as probabilities are, [`fraction`]); a state's exit rate is
+//! their exact sum.
 //!
 //! - `P [X φ]`, unbounded `P [φ U ψ]` and `P [F ψ]`, `R [F φ]` and `T [F φ]` on the
 //!   embedded DTMC (rate over exit rate), a reward rate earning `r(s) / E(s)` per visit

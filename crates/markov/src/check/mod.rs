@@ -253,7 +253,9 @@ fn answer(cx: &Context, property: &Property) -> Result<Values, CheckError> {
     if !(options.precision > 0.0 && options.precision.is_finite()) {
         return Err(CheckError::Unsupported(format!("the precision must be positive, not {}", options.precision)));
     }
-    if model.model_type == ModelType::Ctmc {
+    // A DTMC's long-run averages are a CTMC's of rate-1 exits (`π P = π`).
+    let steady = matches!(property.query, Query::Steady(_) | Query::Reward { path: property::RewardPath::Steady, .. });
+    if model.model_type == ModelType::Ctmc || (steady && model.model_type == ModelType::Dtmc) {
         return ctmc::check(cx, &property.query);
     }
     match &property.query {
@@ -286,7 +288,7 @@ fn answer(cx: &Context, property: &Property) -> Result<Values, CheckError> {
                     bounded::instant(cx, &state, cx.steps(k, false)?, opt)
                 }
                 property::RewardPath::Steady => Err(CheckError::Unsupported(
-                    "R=? [S] is supported for CTMCs only (long-run averages of DTMCs and MDPs are not yet)".into(),
+                    "R=? [S] is supported for DTMCs and CTMCs (long-run averages of MDPs are not yet)".into(),
                 )),
             }
         }
@@ -296,7 +298,7 @@ fn answer(cx: &Context, property: &Property) -> Result<Values, CheckError> {
             reward::reach(cx, &ones, &cx.states(goal)?, opt)
         }
         Query::Steady(_) => Err(CheckError::Unsupported(
-            "S=? is supported for CTMCs only (long-run averages of DTMCs and MDPs are not yet)".into(),
+            "S=? is supported for DTMCs and CTMCs (long-run averages of MDPs are not yet)".into(),
         )),
     }
 }
