@@ -123,7 +123,10 @@ fn what_has_no_gpu_path_says_why() {
     assert!(gpu_path(&ts, Algorithm::TwoBit).unwrap_err().contains("at most 16"));
     let st = AnyPuzzle::parse("sliding-tile", Some("3x4")).unwrap();
     assert!(gpu_path(&st, Algorithm::TwoBit).is_ok());
-    assert!(gpu_path(&st, Algorithm::OneBitAlternation).unwrap_err().contains("two-bit"));
+    assert!(gpu_path(&st, Algorithm::OneBitAlternation).is_ok());
+    assert!(gpu_path(&st, Algorithm::Reachability).unwrap_err().contains("two-bit"));
+    let pancake = AnyPuzzle::parse("pancake", Some("8")).unwrap();
+    assert!(gpu_path(&pancake, Algorithm::OneBitAlternation).unwrap_err().contains("sliding-tile puzzle only"));
     // Without a device the search is an error, never a panic.
     if !warpcheck_puzzle::gpu::device_available() {
         let e = warpcheck_puzzle::gpu::search(&st, &Options::default(), 0).unwrap_err();
@@ -154,4 +157,43 @@ fn on_a_device_the_gpu_reproduces_the_csv_rows() {
     let options = Options { max_depth: Some(5), ..Options::default() };
     let (g, cpu) = (warpcheck_puzzle::gpu::search(&p, &options, 0).unwrap(), p.search(&options).unwrap());
     assert_eq!((g.report.layers, g.report.complete, g.report.expansions), (cpu.layers, false, cpu.expansions));
+}
+
+/// The one-bit search with move alternation, by the C word functions (a warp of 32
+/// lanes phase by phase) and by the kernels on one thread: the CPU's layers and
+/// expansions on every sliding-tile instance up to `LIMIT` indices, and the CSV rows.
+#[test]
+fn one_bit_alternation_equals_the_cpu_and_the_csv_rows() {
+    let c = host("alternation_c", Dialect::C);
+    let cuda = host("alternation_cuda", Dialect::CudaStandIn);
+    let mut checked = 0;
+    for row in rows("sliding_tile.csv").into_iter().filter(|r| r.computed()) {
+        let Some(puzzle) = puzzle_of("sliding_tile.csv", &row.instance) else { continue };
+        if puzzle.size() > LIMIT {
+            continue;
+        }
+        let cpu =
+            puzzle.search(&Options { algorithm: Some(Algorithm::OneBitAlternation), ..Options::default() }).unwrap();
+        let params = Params::of(&puzzle).unwrap();
+        for host in [&c, &cuda] {
+            let (expansions, layers) =
+                host.alternation(&params, puzzle.start()).unwrap_or_else(|e| panic!("{}: {e}", row.instance));
+            assert_eq!(layers, row.layers, "{}", row.instance);
+            assert_eq!((Some(&layers), expansions), (cpu.layers.as_ref(), cpu.expansions), "{}", row.instance);
+        }
+        checked += 1;
+    }
+    assert!(checked >= 6, "only {checked} sliding-tile rows checked");
+}
+
+/// puzzles.cu compiled by NVRTC for an H100 (`sm_90`) without a device. Needs NVRTC
+/// (`libnvrtc.so.13` on the library path, e.g. from the PyPI package
+/// `nvidia-cuda-nvrtc`): `LD_LIBRARY_PATH=DIR cargo test -p warpcheck-puzzle --test
+/// gpu_host -- --ignored nvrtc`.
+#[test]
+#[ignore = "needs NVRTC (libnvrtc)"]
+fn the_kernels_compile_with_nvrtc() {
+    use warpcheck_cuda::nvrtc;
+    assert!(nvrtc::available(), "NVRTC (libnvrtc) is not on the library path");
+    nvrtc::compile(warpcheck_puzzle::gpu::SOURCE, 90, &[]).unwrap_or_else(|e| panic!("{e}"));
 }

@@ -1,7 +1,7 @@
 //! `puzzles.cu` compiled as C with gcc and run on the host, for the tests: the device
 //! functions (rank, unrank, moves, the level loop's word functions) checked without a
 //! GPU. [`Host::compile`] builds the harness once (`host_main.c` appended to the
-//! source); [`Host::successors`] and [`Host::bfs`] ask it.
+//! source); [`Host::successors`], [`Host::bfs`] and [`Host::alternation`] ask it.
 //!
 //! [`Dialect::C`] compiles the source as C99 with gcc, the kernels left out;
 //! [`Dialect::CudaStandIn`] compiles it as C++17 with g++ with `__CUDACC__` defined and
@@ -112,6 +112,16 @@ impl Host {
     pub fn bfs(&self, params: &Params, start: u64) -> Result<Vec<u64>, String> {
         let lines = self.ask(format!("B {} {start}\n", fields(params)))?;
         parse(lines.first().ok_or("no answer")?)
+    }
+}
+
+impl Host {
+    /// The one-bit BFS with move alternation from `start` (sliding tile): the
+    /// expansions (re-expansions included), then the layers.
+    pub fn alternation(&self, params: &Params, start: u64) -> Result<(u64, Vec<u64>), String> {
+        let lines = self.ask(format!("A {} {start}\n", fields(params)))?;
+        let v = parse(lines.first().ok_or("no answer")?)?;
+        Ok((v[0], v[1..].to_vec()))
     }
 }
 

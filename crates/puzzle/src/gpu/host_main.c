@@ -7,6 +7,8 @@
 //                                           the kernels' phases for a warp of 32 lanes,
 //                                           phase by phase; compiled as CUDA: the
 //                                           kernels themselves on one thread)
+//   A <Pz fields> start                 ->  "expansions layer_0 layer_1 .." (the one-bit
+//                                           BFS with move alternation, likewise)
 //
 // <Pz fields>: size bucket half kind m rows cols k folded.
 #include <stdio.h>
@@ -53,14 +55,52 @@ static int bfs(const Pz *z, u64 start) {
     return 1;
 }
 
+static int alternation(const Pz *z, u64 start) {
+    u64 words = (z->size + 63) / 64;
+    u64 *open = (u64 *)calloc(words, 8);
+    if (!open) return 0;
+    open[start >> 6] |= 1ull << (start & 63);
+    u32 first = pz_colour(z, start / z->bucket);
+    u64 count[2] = {0, 0}, expansions = 0, layers[4096], n = 1;
+    count[first] = 1;
+    layers[0] = 1;
+    for (u64 depth = 0; n < 4096; depth++) {
+        u32 scanned = (u32)((first + depth) % 2), other = 1 - scanned;
+        expansions += count[scanned];
+        u64 now = 0;
+#ifdef __CUDACC__
+        pz_expand_colour(*z, open, words, scanned);
+        pz_count_colour(*z, open, words, other, &now);
+#else
+        for (u64 base = 0; base < words; base += 32) {
+            PzRound r;
+            for (u32 lane = 0; lane < 32; lane++) pz_gather_colour(&r, z, open, words, base, scanned, lane, 32);
+            pz_number(&r);
+            for (u32 lane = 0; lane < 32; lane++) pz_expand_round(z, &r, open, open, base, lane, 32);
+        }
+        for (u64 w = 0; w < words; w++) now += pz_count_colour_word(z, open, w, other);
+#endif
+        u64 fresh = now - count[other];
+        count[other] = now;
+        if (fresh == 0) break;
+        layers[n++] = fresh;
+    }
+    printf("%llu", expansions);
+    for (u64 i = 0; i < n; i++) printf(" %llu", layers[i]);
+    printf("\n");
+    free(open);
+    return 1;
+}
+
 int main(void) {
     char op[2];
     Pz z;
     while (scanf("%1s", op) == 1) {
         if (!read_pz(&z)) return 2;
-        if (op[0] == 'B') {
+        if (op[0] == 'B' || op[0] == 'A') {
             u64 start;
-            if (scanf("%llu", &start) != 1 || !bfs(&z, start)) return 3;
+            if (scanf("%llu", &start) != 1) return 3;
+            if (!(op[0] == 'B' ? bfs(&z, start) : alternation(&z, start))) return 3;
         } else {
             u64 count, out[64];
             if (scanf("%llu", &count) != 1) return 4;

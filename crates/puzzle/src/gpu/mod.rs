@@ -130,15 +130,29 @@ impl Params {
 
 /// Whether `algorithm` on `puzzle` runs on the GPU, or why not (for `--backend`).
 pub fn gpu_path(puzzle: &AnyPuzzle, algorithm: Algorithm) -> Result<(), String> {
-    if !matches!(algorithm, Algorithm::Auto | Algorithm::TwoBit) {
-        return Err(format!("the GPU runs the two-bit BFS, not {}", algorithm.name()));
+    let params = Params::of(puzzle).map_err(|e| e.to_string())?;
+    match algorithm {
+        Algorithm::Auto | Algorithm::TwoBit => Ok(()),
+        Algorithm::OneBitAlternation if params.kind == PZ_SLIDING => Ok(()),
+        Algorithm::OneBitAlternation => {
+            Err("the GPU runs the one-bit BFS with move alternation on the sliding-tile puzzle only".into())
+        }
+        _ => Err(format!("the GPU runs the two-bit BFS and the one-bit alternation, not {}", algorithm.name())),
     }
-    Params::of(puzzle).map(|_| ()).map_err(|e| e.to_string())
 }
+
+/// `Params::kind` of the sliding-tile puzzle (`PZ_SLIDING` in puzzles.cu).
+const PZ_SLIDING: u32 = 0;
 
 /// Device bytes of a search over `size` indices: three bit vectors and a counter.
 pub fn device_bytes(size: u64) -> u64 {
     size.div_ceil(64).saturating_mul(24).saturating_add(8)
+}
+
+/// Device bytes of the one-bit search with move alternation: one bit vector and a
+/// counter.
+pub fn one_bit_device_bytes(size: u64) -> u64 {
+    size.div_ceil(64).saturating_mul(8).saturating_add(8)
 }
 
 /// A GPU search: the CPU's [`Report`] and where the time went.
@@ -163,20 +177,36 @@ fn cuda(e: CudaError) -> Error {
 /// bytes as it caps host bytes on the CPU.
 pub fn search(puzzle: &AnyPuzzle, options: &Options, ordinal: usize) -> Result<GpuReport, Error> {
     let clock = Instant::now();
-    let algorithm = options.algorithm.unwrap_or(Algorithm::Auto);
-    gpu_path(puzzle, algorithm).map_err(Error::Unsupported)?;
+    let asked = options.algorithm.unwrap_or(Algorithm::Auto);
+    gpu_path(puzzle, asked).map_err(Error::Unsupported)?;
     let params = Params::of(puzzle)?;
     let device = Device::open(ordinal).map_err(cuda)?;
-    let needed = device_bytes(params.size);
     let allowed = device.free_memory().map_err(cuda)?.saturating_sub(RESERVE).min(options.memory.unwrap_or(u64::MAX));
+    // `Auto`: the two-bit BFS (3 bits per index) where it fits, else the one-bit search.
+    let one_bit = asked == Algorithm::OneBitAlternation
+        || (asked == Algorithm::Auto
+            && device_bytes(params.size) > allowed
+            && params.kind == PZ_SLIDING
+            && one_bit_device_bytes(params.size) <= allowed);
+    let (algorithm, needed) = if one_bit {
+        (Algorithm::OneBitAlternation, one_bit_device_bytes(params.size))
+    } else {
+        (Algorithm::TwoBit, device_bytes(params.size))
+    };
     if needed > allowed {
-        let what = format!("the GPU's seen, frontier and next bit vectors of {}", puzzle.name());
+        let what = match algorithm {
+            Algorithm::TwoBit => format!("the GPU's seen, frontier and next bit vectors of {}", puzzle.name()),
+            _ => format!("the GPU's bit vector of {}", puzzle.name()),
+        };
         return Err(Error::Memory { what, needed, allowed });
     }
     let module = device.load(SOURCE, &[]).map_err(cuda)?;
+    let function = |name: &str| module.function(name).map_err(cuda);
     let run = Run {
-        expand: module.function("pz_expand").map_err(cuda)?,
-        merge: module.function("pz_merge").map_err(cuda)?,
+        expand: function("pz_expand")?,
+        merge: function("pz_merge")?,
+        expand_colour: function("pz_expand_colour")?,
+        count_colour: function("pz_count_colour")?,
         stream: device.stream(),
         max_blocks: device.multiprocessors() * 64,
     };
@@ -185,14 +215,20 @@ pub fn search(puzzle: &AnyPuzzle, options: &Options, ordinal: usize) -> Result<G
             f(&Progress { step: level, new_states: new, states, seconds: clock.elapsed().as_secs_f64() });
         }
     };
-    let (layers, complete, gpu_seconds) =
-        run.levels(&params, puzzle.start(), options.max_depth.unwrap_or(u32::MAX), &progress).map_err(cuda)?;
+    let max_depth = options.max_depth.unwrap_or(u32::MAX);
+    let (layers, expansions, complete, gpu_seconds) = if one_bit {
+        run.alternation(&params, puzzle.start(), max_depth, &progress).map_err(cuda)?
+    } else {
+        let (layers, complete, seconds) = run.levels(&params, puzzle.start(), max_depth, &progress).map_err(cuda)?;
+        let states: u64 = layers.iter().sum();
+        // Every layer is expanded but the last when the search stopped at a depth.
+        let expansions = if complete { states } else { states - layers.last().copied().unwrap_or(0) };
+        (layers, expansions, complete, seconds)
+    };
     let states: u64 = layers.iter().sum();
-    // Every layer is expanded but the last when the search stopped at a depth.
-    let expansions = if complete { states } else { states - layers.last().copied().unwrap_or(0) };
     let report = Report {
         puzzle: puzzle.name(),
-        algorithm: Algorithm::TwoBit,
+        algorithm,
         index_space: params.size,
         bytes: needed,
         states,
@@ -210,24 +246,82 @@ pub fn search(puzzle: &AnyPuzzle, options: &Options, ordinal: usize) -> Result<G
 struct Run<'a> {
     expand: CudaFunction,
     merge: CudaFunction,
+    expand_colour: CudaFunction,
+    count_colour: CudaFunction,
     stream: &'a Arc<CudaStream>,
     max_blocks: u32,
 }
 
 impl Run<'_> {
     fn launch(&self, f: &CudaFunction, cfg: LaunchConfig, args: &[&dyn KernelArg]) -> Result<(), CudaError> {
-        // SAFETY: `warpcheck_cuda::launch`'s contract holds. (1) The two callers pass
+        // SAFETY: `warpcheck_cuda::launch`'s contract holds. (1) The callers pass
         // `pz_expand(Pz, const u64*, const u64*, u64*, u64)` a `Params` (the `Pz`
-        // layout, see its `DeviceRepr`), three device addresses and the word count, and
+        // layout, see its `DeviceRepr`), three device addresses and the word count;
         // `pz_merge(u64*, u64*, const u64*, u64, u64*)` three addresses, the word count
-        // and the counter's address, all as `u64`; blocks of 256 threads, whole warps
-        // and at most `PZ_BLOCK`, as `pz_expand`'s shared rounds need. (2) The addresses are of the three
-        // vectors and the counter of `levels`, which live until its end, after a
-        // synchronisation. (3) Each vector holds `words` words and both kernels touch
-        // words `< words` only (grid-stride, rounds checked word by word); every successor is `< size <= 64 words`,
-        // and `pz_merge` writes one counter. (4) The host reads the counter only by a
-        // copy on the same stream.
+        // and the counter's address; `pz_expand_colour(Pz, u64*, u64, u32)` and
+        // `pz_count_colour(Pz, const u64*, u64, u32, u64*)` a `Params`, the vector's
+        // address, the word count, the colour as `u32` and the counter's address;
+        // addresses and counts as `u64`; blocks of 256 threads, whole warps and at most
+        // `PZ_BLOCK`, as the expansions' shared rounds need. (2) The addresses are of the
+        // vectors and the counter of `levels` or `alternation`, which live until its
+        // end, after a synchronisation. (3) Each vector holds `words` words and the
+        // kernels touch words `< words` only (grid-stride, rounds checked word by word);
+        // every successor is `< size <= 64 words`, and the counting kernels write one
+        // counter. (4) The host reads the counter only by a copy on the same stream.
         unsafe { warpcheck_cuda::launch(self.stream, f, cfg, args) }
+    }
+
+    /// The one-bit search with move alternation (search/one_bit.rs's `alternation` on
+    /// the device): layers, expansions (re-expansions of older layers included),
+    /// whether it ran to the end, kernel seconds.
+    fn alternation(
+        &self,
+        params: &Params,
+        start: u64,
+        max_depth: u32,
+        progress: &dyn Fn(u32, u64, u64),
+    ) -> Result<(Vec<u64>, u64, bool, f64), CudaError> {
+        let s = self.stream;
+        let words = params.size.div_ceil(64);
+        let len = usize::try_from(words).map_err(|_| CudaError::Internal("index space beyond usize".into()))?;
+        let mut open: CudaSlice<u64> = s.alloc_zeros(len)?;
+        let mut count: CudaSlice<u64> = s.alloc_zeros(1)?;
+        let w = (start / 64) as usize;
+        s.memcpy_htod(&[1u64 << (start % 64)], &mut open.slice_mut(w..w + 1))?;
+        let colour = |b: u64| ((b / u64::from(params.cols) + b % u64::from(params.cols)) % 2) as u32;
+        let first = colour(start / params.bucket);
+        let mut counts = [0u64; 2];
+        counts[first as usize] = 1;
+        let cfg = grid(words, 256, self.max_blocks);
+        let (mut layers, mut expansions) = (vec![1u64], 0u64);
+        progress(0, 1, 1);
+        let timer = Timer::new(s)?;
+        timer.start(s)?;
+        let mut complete = false;
+        while (layers.len() as u32) <= max_depth {
+            let scanned = (first + layers.len() as u32 - 1) % 2;
+            let other = 1 - scanned;
+            expansions += counts[scanned as usize];
+            let (popen, pcount) = (device_ptr(&open, s), device_ptr(&count, s));
+            self.launch(&self.expand_colour, cfg, &[params, &popen, &words, &scanned])?;
+            s.memcpy_htod(&[0u64], &mut count)?;
+            self.launch(&self.count_colour, cfg, &[params, &popen, &words, &other, &pcount])?;
+            let mut now = [0u64];
+            s.memcpy_dtoh(&count, &mut now)?;
+            s.synchronize()?;
+            let new = now[0] - counts[other as usize];
+            counts[other as usize] = now[0];
+            if new == 0 {
+                complete = true;
+                break;
+            }
+            layers.push(new);
+            progress(layers.len() as u32 - 1, new, counts[0] + counts[1]);
+        }
+        let seconds = timer.stop(s)?;
+        drop((open, count));
+        s.synchronize()?;
+        Ok((layers, expansions, complete, seconds))
     }
 
     /// The level loop: layers, whether the search ran to the end, kernel seconds.

@@ -265,6 +265,42 @@ PZ_FN u64 pz_merge_word(u64 *seen, u64 *cur, const u64 *next, u64 w) {
     return pz_popc(x);
 }
 
+// ---- One-bit BFS with move alternation (sliding tile; search/one_bit.rs) ---------
+//
+// One bit vector `open`. Every move changes the colour of the blank's cell (a
+// checkerboard), so scan l expands the set bits of the colour of depth l and sets only
+// bits of the other colour, which no lane of the scan reads: layer l + 1 is that
+// colour's popcount after the scan less its popcount before.
+
+// The colour of blank cell b.
+PZ_FN u32 pz_colour(const Pz *z, u64 b) { return (u32)((b / z->cols + b % z->cols) % 2); }
+
+// The bits of word w whose indices lie in cells of colour c (bits past the index space
+// are never set, whatever the mask says).
+PZ_FN u64 pz_colour_mask(const Pz *z, u64 w, u32 c) {
+    u64 lo = w * 64, b0 = lo / z->bucket, b1 = (lo + 63) / z->bucket;
+    if (b0 == b1) return pz_colour(z, b0) == c ? ~0ull : 0;
+    u64 m = 0;
+    for (u64 b = b0; b <= b1; b++) {
+        if (pz_colour(z, b) != c) continue;
+        u64 from = b * z->bucket > lo ? b * z->bucket - lo : 0, to = (b + 1) * z->bucket - lo;
+        m |= pz_mask((u32)(to > 64 ? 64 : to)) & ~pz_mask((u32)from);
+    }
+    return m;
+}
+
+// Phase 1 of a scan, lane `lane` of `lanes`: the round's words of `open`, colour c only.
+PZ_FN void pz_gather_colour(PzRound *r, const Pz *z, const u64 *open, u64 words, u64 base, u32 c, u32 lane,
+                            u32 lanes) {
+    for (u32 l = lane; l < 32; l += lanes)
+        r->word[l] = base + l < words ? open[base + l] & pz_colour_mask(z, base + l, c) : 0;
+}
+
+// The set bits of word w of colour c.
+PZ_FN u64 pz_count_colour_word(const Pz *z, const u64 *open, u64 w, u32 c) {
+    return pz_popc(open[w] & pz_colour_mask(z, w, c));
+}
+
 #ifdef __CUDACC__
 // The largest block pz_expand takes (one round in shared memory per warp); blocks are
 // whole warps.
@@ -294,5 +330,32 @@ extern "C" __global__ void pz_merge(u64 *seen, u64 *cur, const u64 *next, u64 wo
         c += pz_merge_word(seen, cur, next, w);
     for (int o = 16; o > 0; o >>= 1) c += __shfl_down_sync(0xffffffffu, c, o);
     if ((threadIdx.x & 31) == 0 && c) atomicAdd(count, c);
+}
+
+// One scan of the one-bit search: pz_expand's rounds over `open`, colour c; the
+// successors go into `open` itself (other colour).
+extern "C" __global__ void pz_expand_colour(Pz z, u64 *open, u64 words, u32 c) {
+    __shared__ PzRound rounds[PZ_BLOCK / 32];
+    u32 warp = threadIdx.x / 32, lane = threadIdx.x % 32, per_block = (blockDim.x + 31) / 32;
+    u32 lanes = blockDim.x - warp * 32 < 32 ? blockDim.x - warp * 32 : 32;
+    PzRound *r = &rounds[warp];
+    u64 stride = (u64)gridDim.x * per_block * 32;
+    for (u64 base = ((u64)blockIdx.x * per_block + warp) * 32; base < words; base += stride) {
+        pz_gather_colour(r, &z, open, words, base, c, lane, lanes);
+        __syncwarp();
+        if (lane == 0) pz_number(r);
+        __syncwarp();
+        pz_expand_round(&z, r, open, open, base, lane, lanes);
+        __syncwarp();
+    }
+}
+
+// The set bits of colour c, as pz_merge sums them.
+extern "C" __global__ void pz_count_colour(Pz z, const u64 *open, u64 words, u32 c, u64 *count) {
+    u64 stride = (u64)gridDim.x * blockDim.x, n = 0;
+    for (u64 w = (u64)blockIdx.x * blockDim.x + threadIdx.x; w < words; w += stride)
+        n += pz_count_colour_word(&z, open, w, c);
+    for (int o = 16; o > 0; o >>= 1) n += __shfl_down_sync(0xffffffffu, n, o);
+    if ((threadIdx.x & 31) == 0 && n) atomicAdd(count, n);
 }
 #endif
