@@ -136,7 +136,12 @@ fn build_prism(path: &Path, args: &MarkovArgs, builder: Builder) -> Result<(Spar
         constants.extend(warpcheck_prism::parse_constants(list).map_err(|e| CliError::Input(format!("--const: {e}")))?);
     }
     let model = warpcheck_prism::load(&source, &constants).map_err(|d| CliError::Rendered(d.render(&file, &source)))?;
-    let build_error = |e: BuildError| CliError::Input(format!("{file}: {e}"));
+    // A model too large to number is a resource limit (exit 3); the others are the
+    // model's errors.
+    let build_error = |e: BuildError| match e {
+        BuildError::TooManyStates { .. } => CliError::Resource(format!("{file}: {e}")),
+        e => CliError::Input(format!("{file}: {e}")),
+    };
     if let Builder::Gpu { device } = builder {
         let options = GpuBuildOptions { device, ..GpuBuildOptions::default() };
         match build_gpu(&model, model.model_type(), &options) {

@@ -37,6 +37,10 @@ use crate::assemble::{assemble, fuse_rewards, Emits};
 use crate::sparse::{Labelling, ModelType, RewardModel, SparseModel, Valuations};
 use crate::state_store::StateStore;
 
+/// The most states a build numbers (`u32` ids; the store's table holds 2^32 slots at
+/// most, half full): more is [`BuildError::TooManyStates`].
+pub const MAX_STATES: usize = (1 << 31) - 1;
+
 /// What a reward structure holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RewardInfo {
@@ -166,7 +170,7 @@ pub fn build<M: Model, A: Annotations + Sync + ?Sized>(
     let words = model.state_words();
     let mut store = StateStore::new(words);
     let mut out = SparseModel::new(model_type);
-    let limit = options.max_states.unwrap_or(usize::MAX);
+    let limit = options.max_states.unwrap_or(usize::MAX).min(MAX_STATES);
     for s in model.initial_states() {
         let (id, _) = store.insert(&s);
         if store.len() > limit {
@@ -220,11 +224,12 @@ pub fn build<M: Model, A: Annotations + Sync + ?Sized>(
         // Number the new states in order, as a sequential search would.
         for chunk in &mut chunks {
             let Ok(chunk) = chunk.as_mut() else { break };
-            let ids: Vec<u32> = (chunk.hashes.iter().enumerate())
-                .map(|(i, &h)| store.insert_hashed(&chunk.targets[i * words..(i + 1) * words], h).0)
-                .collect();
-            if store.len() > limit {
-                return Err(BuildError::TooManyStates { limit });
+            let mut ids = Vec::with_capacity(chunk.hashes.len());
+            for (i, &h) in chunk.hashes.iter().enumerate() {
+                ids.push(store.insert_hashed(&chunk.targets[i * words..(i + 1) * words], h).0);
+                if store.len() > limit {
+                    return Err(BuildError::TooManyStates { limit });
+                }
             }
             chunk.emits.map_targets(|local| ids[local as usize]);
         }

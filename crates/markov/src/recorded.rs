@@ -151,7 +151,7 @@ pub fn build_recorded<M: Model, A: Annotations + Sync + ?Sized>(
         });
     }
     recorded.validate()?;
-    let limit = options.max_states.unwrap_or(usize::MAX);
+    let limit = options.max_states.unwrap_or(usize::MAX).min(crate::build::MAX_STATES);
     if recorded.len() > limit {
         return Err(BuildError::TooManyStates { limit });
     }

@@ -213,6 +213,14 @@ fn exact_fractions_match(id: &str, model: &SparseModel, p: &Value, failures: &mu
 #[test]
 fn exact_fractions_equal_the_reference() {
     let limit: u64 = std::env::var("WARPCHECK_EXACT_STATES").ok().and_then(|v| v.parse().ok()).unwrap_or(30_000);
+    let checked = check_exact_instances(|states, ctmc| states <= limit && !ctmc);
+    assert!(checked >= 20, "only {checked} exact properties checked");
+}
+
+/// Runs [`exact_fractions_match`] on every property of the reference instances with a
+/// DRN export that `keep(states, is a CTMC)` selects; fails on any difference, else
+/// returns how many properties had an exact reference.
+fn check_exact_instances(keep: impl Fn(u64, bool) -> bool) -> usize {
     let dir = common::markov_dir();
     let mut failures = Vec::new();
     let mut checked = 0;
@@ -220,7 +228,7 @@ fn exact_fractions_equal_the_reference() {
         let (Some(drn), Some(states)) = (instance["files"]["drn"]["path"].as_str(), instance["states"].as_u64()) else {
             continue;
         };
-        if !wanted(id) || states > limit || instance["type"] == "ctmc" {
+        if !wanted(id) || !keep(states, instance["type"] == "ctmc") {
             continue;
         }
         let model = warpcheck_markov::load(&dir.join(drn), None).unwrap_or_else(|e| panic!("{id}: {e}"));
@@ -228,8 +236,8 @@ fn exact_fractions_equal_the_reference() {
             checked += usize::from(exact_fractions_match(id, &model, p, &mut failures));
         }
     }
-    assert!(checked >= 20, "only {checked} exact properties checked");
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    checked
 }
 
 /// `--exact` on the reward properties the reference adds to DTMC and MDP instances of at
@@ -268,21 +276,6 @@ fn exact_reward_fractions_equal_the_reference() {
 /// its float within 1e-15.
 #[test]
 fn exact_ctmc_answers_equal_the_reference() {
-    let dir = common::markov_dir();
-    let mut failures = Vec::new();
-    let mut checked = 0;
-    for (id, instance) in &common::references(&dir) {
-        let (Some(drn), Some(states)) = (instance["files"]["drn"]["path"].as_str(), instance["states"].as_u64()) else {
-            continue;
-        };
-        if !wanted(id) || states > 5_000 || instance["type"] != "ctmc" {
-            continue;
-        }
-        let model = warpcheck_markov::load(&dir.join(drn), None).unwrap_or_else(|e| panic!("{id}: {e}"));
-        for p in instance["properties"].as_array().unwrap() {
-            checked += usize::from(exact_fractions_match(id, &model, p, &mut failures));
-        }
-    }
+    let checked = check_exact_instances(|states, ctmc| states <= 5_000 && ctmc);
     assert!(checked >= 9, "only {checked} exact CTMC properties checked");
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }

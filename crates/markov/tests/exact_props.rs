@@ -15,6 +15,7 @@ mod random;
 use num_rational::BigRational;
 use num_traits::{One, ToPrimitive, Zero};
 use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
 use random::{build, next_scheduler, spec, states, Spec};
 use warpcheck_markov::check::{check, check_exact, parse, Options};
 use warpcheck_markov::{ModelType, RewardModel, SparseModel};
@@ -310,6 +311,31 @@ proptest! {
     }
 }
 
+/// `--exact`'s value of `formula` in every state lies in the floating-point checker's
+/// bounds (within 1e-9, relative above 1; infinite where they are).
+fn exact_within_float_bounds(model: &SparseModel, formula: &str) -> Result<(), TestCaseError> {
+    let property = parse(formula).unwrap();
+    let exact = check_exact(model, &property, &Options::default()).unwrap();
+    let float = check(model, &property, &Options::default()).unwrap();
+    for s in 0..model.states() as u32 {
+        let (x, (lo, hi)) = (exact.float(s), (float.lower[s as usize], float.upper[s as usize]));
+        let slack = 1e-9 * x.abs().max(1.0);
+        let inside = if x.is_infinite() { hi.is_infinite() } else { lo - slack <= x && x <= hi + slack };
+        prop_assert!(inside, "{} state {}: exact {} ({}) outside [{}, {}]", formula, s, x, exact.fraction(s), lo, hi);
+    }
+    Ok(())
+}
+
+/// The exact steady-state probabilities of "target" and of its negation sum to 1.
+fn steady_states_sum_to_one(model: &SparseModel) -> Result<(), TestCaseError> {
+    let yes = check_exact(model, &parse(r#"S=? ["target"]"#).unwrap(), &Options::default()).unwrap();
+    let no = check_exact(model, &parse(r#"S=? [!"target"]"#).unwrap(), &Options::default()).unwrap();
+    for s in 0..model.states() {
+        prop_assert!((&yes.values[s] + &no.values[s]).is_one(), "state {}", s);
+    }
+    Ok(())
+}
+
 /// A random CTMC: the spec's single choices, state `s`'s rates scaled by `s + 1` (so
 /// that exit rates differ), labels and a state reward `s mod 3`.
 fn random_ctmc(spec: &Spec, safe: &[bool], target: &[bool]) -> SparseModel {
@@ -344,21 +370,9 @@ proptest! {
             r#"S=? ["target"]"#,
             r#"R{"r"}=? [S]"#,
         ] {
-            let property = parse(formula).unwrap();
-            let exact = check_exact(&model, &property, &Options::default()).unwrap();
-            let float = check(&model, &property, &Options::default()).unwrap();
-            for s in 0..model.states() as u32 {
-                let (x, (lo, hi)) = (exact.float(s), (float.lower[s as usize], float.upper[s as usize]));
-                let slack = 1e-9 * x.abs().max(1.0);
-                let inside = if x.is_infinite() { hi.is_infinite() } else { lo - slack <= x && x <= hi + slack };
-                prop_assert!(inside, "{} state {}: exact {} ({}) outside [{}, {}]", formula, s, x, exact.fraction(s), lo, hi);
-            }
+            exact_within_float_bounds(&model, formula)?;
         }
-        let yes = check_exact(&model, &parse(r#"S=? ["target"]"#).unwrap(), &Options::default()).unwrap();
-        let no = check_exact(&model, &parse(r#"S=? [!"target"]"#).unwrap(), &Options::default()).unwrap();
-        for s in 0..model.states() {
-            prop_assert!((&yes.values[s] + &no.values[s]).is_one(), "state {}", s);
-        }
+        steady_states_sum_to_one(&model)?;
     }
 
     /// DTMCs' long-run averages (`S`, `R [S]`, periodic chains included): `--exact`
@@ -369,20 +383,9 @@ proptest! {
         let state = (0..model.states()).map(|s| (s % 3) as f64).collect();
         model.rewards.push(RewardModel { name: "r".into(), state: Some(state), ..RewardModel::default() });
         for formula in [r#"S=? ["target"]"#, r#"R{"r"}=? [S]"#] {
-            let property = parse(formula).unwrap();
-            let exact = check_exact(&model, &property, &Options::default()).unwrap();
-            let float = check(&model, &property, &Options::default()).unwrap();
-            for s in 0..model.states() as u32 {
-                let (x, (lo, hi)) = (exact.float(s), (float.lower[s as usize], float.upper[s as usize]));
-                let slack = 1e-9 * x.abs().max(1.0);
-                prop_assert!(lo - slack <= x && x <= hi + slack, "{} state {}: exact {} outside [{}, {}]", formula, s, x, lo, hi);
-            }
+            exact_within_float_bounds(&model, formula)?;
         }
-        let yes = check_exact(&model, &parse(r#"S=? ["target"]"#).unwrap(), &Options::default()).unwrap();
-        let no = check_exact(&model, &parse(r#"S=? [!"target"]"#).unwrap(), &Options::default()).unwrap();
-        for s in 0..model.states() {
-            prop_assert!((&yes.values[s] + &no.values[s]).is_one(), "state {}", s);
-        }
+        steady_states_sum_to_one(&model)?;
     }
 }
 

@@ -306,21 +306,28 @@ PZ_FN u64 pz_count_colour_word(const Pz *z, const u64 *open, u64 w, u32 c) {
 // whole warps.
 #define PZ_BLOCK 256
 
-// A round per warp, grid-stride over the rounds.
-extern "C" __global__ void pz_expand(Pz z, const u64 *seen, const u64 *cur, u64 *next, u64 words) {
-    __shared__ PzRound rounds[PZ_BLOCK / 32];
+// The rounds of this thread's warp, grid-stride: words of `from` (colour c only when
+// c < 2: the one-bit search), their bits expanded into `next` unless in `seen`.
+__device__ __forceinline__ void pz_rounds(const Pz *z, PzRound *r, const u64 *from, const u64 *seen, u64 *next,
+                                          u64 words, u32 c) {
     u32 warp = threadIdx.x / 32, lane = threadIdx.x % 32, per_block = (blockDim.x + 31) / 32;
     u32 lanes = blockDim.x - warp * 32 < 32 ? blockDim.x - warp * 32 : 32;
-    PzRound *r = &rounds[warp];
     u64 stride = (u64)gridDim.x * per_block * 32;
     for (u64 base = ((u64)blockIdx.x * per_block + warp) * 32; base < words; base += stride) {
-        pz_gather(r, cur, words, base, lane, lanes);
+        if (c < 2) pz_gather_colour(r, z, from, words, base, c, lane, lanes);
+        else pz_gather(r, from, words, base, lane, lanes);
         __syncwarp();
         if (lane == 0) pz_number(r);
         __syncwarp();
-        pz_expand_round(&z, r, seen, next, base, lane, lanes);
+        pz_expand_round(z, r, seen, next, base, lane, lanes);
         __syncwarp();  // the round is read to the end before the next gather
     }
+}
+
+// A round per warp, grid-stride over the rounds.
+extern "C" __global__ void pz_expand(Pz z, const u64 *seen, const u64 *cur, u64 *next, u64 words) {
+    __shared__ PzRound rounds[PZ_BLOCK / 32];
+    pz_rounds(&z, &rounds[threadIdx.x / 32], cur, seen, next, words, 2);
 }
 
 // One thread per word, grid-stride; the popcounts summed per warp, then one atomicAdd.
@@ -336,18 +343,7 @@ extern "C" __global__ void pz_merge(u64 *seen, u64 *cur, const u64 *next, u64 wo
 // successors go into `open` itself (other colour).
 extern "C" __global__ void pz_expand_colour(Pz z, u64 *open, u64 words, u32 c) {
     __shared__ PzRound rounds[PZ_BLOCK / 32];
-    u32 warp = threadIdx.x / 32, lane = threadIdx.x % 32, per_block = (blockDim.x + 31) / 32;
-    u32 lanes = blockDim.x - warp * 32 < 32 ? blockDim.x - warp * 32 : 32;
-    PzRound *r = &rounds[warp];
-    u64 stride = (u64)gridDim.x * per_block * 32;
-    for (u64 base = ((u64)blockIdx.x * per_block + warp) * 32; base < words; base += stride) {
-        pz_gather_colour(r, &z, open, words, base, c, lane, lanes);
-        __syncwarp();
-        if (lane == 0) pz_number(r);
-        __syncwarp();
-        pz_expand_round(&z, r, open, open, base, lane, lanes);
-        __syncwarp();
-    }
+    pz_rounds(&z, &rounds[threadIdx.x / 32], open, open, open, words, c);
 }
 
 // The set bits of colour c, as pz_merge sums them.
