@@ -153,12 +153,10 @@ pub fn build_gpu<M: CudaModel + Annotations + Sync>(
     drop(session);
 
     let assemble_start = Instant::now();
-    let mut initial: Vec<Vec<u32>> = Vec::new();
-    for s in model.initial_states() {
-        if !initial.contains(&s) {
-            initial.push(s);
-        }
-    }
+    // The distinct initial states, in the model's order (`init ... endinit` may list
+    // many).
+    let mut seen = std::collections::HashSet::new();
+    let initial: Vec<Vec<u32>> = model.initial_states().into_iter().filter(|s| seen.insert(s.clone())).collect();
     let recorded =
         Recorded { words, states, initial: (0..initial.len() as u32).collect(), offsets, targets, weights, tags };
     // The engine seeds the initial states first, in the model's order.

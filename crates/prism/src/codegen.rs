@@ -29,8 +29,9 @@ use crate::eval::{Code, DoubleOp, IntOp, Op, Type};
 use crate::model::PrismModel;
 use crate::program::Program;
 
-/// The bit of a `wc_branch` tag that marks a choice's first branch.
-pub const NEW_CHOICE: u32 = 1 << 31;
+/// The bit of a `wc_branch` tag that marks a choice's first branch: the recorded
+/// builder's ([`warpcheck_markov::recorded::NEW_CHOICE`]).
+pub use warpcheck_markov::recorded::NEW_CHOICE;
 
 /// Arithmetic with the CPU evaluator's error rules; each returns 0 on an error.
 const PRELUDE: &str = r#"
