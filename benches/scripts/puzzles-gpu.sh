@@ -11,7 +11,8 @@
 # `gpu_kernel_s` the levels on the device; `gpu_states_per_s` = states / gpu_kernel_s;
 # `speedup` = cpu_s / gpu_s, `speedup_kernel` = cpu_s / gpu_kernel_s.
 # PUZZLES_BENCH="sliding-tile:3x4 pancake:11" replaces the benchmark list; PUZZLES_CHECK=0
-# skips the validation rows.
+# skips the validation rows; PUZZLES_ALGORITHM=one-bit-alternation runs the sliding-tile
+# instances with that `--algorithm` on both sides (the one-bit search on the GPU).
 set -uo pipefail
 W=${1:-target/release/warpcheck}
 GAMES=${2:-../shared/games}
@@ -29,6 +30,8 @@ def rows(family):
 
 def run(family, size, backend):
     args = [w, "puzzle", family, size, "--backend", backend, "--json", "--quiet"]
+    if family == "sliding-tile" and os.environ.get("PUZZLES_ALGORITHM"):
+        args += ["--algorithm", os.environ["PUZZLES_ALGORITHM"]]
     if backend == "cpu":
         args += ["--threads", threads]
     p = subprocess.run(args, capture_output=True, text=True, timeout=1800)
