@@ -189,13 +189,40 @@ pub fn fraction(p: f64) -> BigRational {
     BigRational::from_float(p).unwrap_or_else(BigRational::zero)
 }
 
-/// The position of each state in `unknowns` (`u32::MAX` for the other states of `n`).
-pub(crate) fn positions(unknowns: &[u32], n: usize) -> Vec<u32> {
-    let mut local = vec![u32::MAX; n];
+/// Solves `x(s) = c(s) + Σ_t p(s, t) x(t)` for the `unknowns`, over the entries of
+/// row `row(s)` and the constant `c(s) = constant(row(s))`, where `x(t)` of any other
+/// state is its value in `values`; writes the solution into `values`.
+pub(crate) fn solve_unknowns(
+    model: &SparseModel,
+    probs: &[BigRational],
+    unknowns: &[u32],
+    row: impl Fn(u32) -> u64,
+    constant: impl Fn(u64) -> BigRational,
+    values: &mut [BigRational],
+) {
+    let mut local = vec![u32::MAX; model.states()];
     for (i, &s) in unknowns.iter().enumerate() {
         local[s as usize] = i as u32;
     }
-    local
+    let mut rows = Vec::with_capacity(unknowns.len());
+    let mut b = Vec::with_capacity(unknowns.len());
+    for &s in unknowns {
+        let r = row(s);
+        let mut coefficients: FxHashMap<u32, BigRational> = FxHashMap::default();
+        let mut c = constant(r);
+        for (t, p) in entries(model, probs, r) {
+            match local[t as usize] {
+                u32::MAX if values[t as usize].is_zero() => {}
+                u32::MAX => c += p * &values[t as usize],
+                i => *coefficients.entry(i).or_insert_with(BigRational::zero) += p,
+            }
+        }
+        rows.push(coefficients);
+        b.push(c);
+    }
+    for (&s, v) in unknowns.iter().zip(solve(rows, b)) {
+        values[s as usize] = v;
+    }
 }
 
 /// Every matrix entry as a fraction; each row must sum to exactly 1.
@@ -362,25 +389,10 @@ pub(crate) fn reward_reach(
     let (_, sure) = precompute::prob01(model, cx.pred(), &all, goal);
     let infinite: Vec<bool> = sure.iter().map(|&s| !s).collect();
     let unknowns: Vec<u32> = (0..model.states() as u32).filter(|&s| sure[s as usize] && !goal[s as usize]).collect();
-    let local = positions(&unknowns, model.states());
-    let mut rows = Vec::with_capacity(unknowns.len());
-    let mut b = Vec::with_capacity(unknowns.len());
-    for &s in &unknowns {
-        let row = model.rows(s).start;
-        let mut coefficients: FxHashMap<u32, BigRational> = FxHashMap::default();
-        for (t, p) in entries(model, probs, row) {
-            // Every successor of a state that surely reaches the goal surely does too.
-            if local[t as usize] != u32::MAX {
-                *coefficients.entry(local[t as usize]).or_insert_with(BigRational::zero) += p;
-            }
-        }
-        rows.push(coefficients);
-        b.push(rewards[row as usize].clone());
-    }
+    // Every successor of a state that surely reaches the goal surely does too: the
+    // other targets are goal states, of value 0.
     let mut values = vec![BigRational::zero(); model.states()];
-    for (&s, v) in unknowns.iter().zip(solve(rows, b)) {
-        values[s as usize] = v;
-    }
+    solve_unknowns(model, probs, &unknowns, |s| model.rows(s).start, |r| rewards[r as usize].clone(), &mut values);
     Ok(Exact { values, infinite, method: "sparse elimination, exact", iterations: 1 })
 }
 
@@ -419,25 +431,7 @@ fn evaluate(
         }
     }
     let unknowns: Vec<u32> = (0..n as u32).filter(|&s| reaches[s as usize]).collect();
-    let local = positions(&unknowns, n);
-    let mut rows = Vec::with_capacity(unknowns.len());
-    let mut b = Vec::with_capacity(unknowns.len());
-    for &s in &unknowns {
-        let mut row: FxHashMap<u32, BigRational> = FxHashMap::default();
-        let mut constant = BigRational::zero();
-        for (t, p) in entries(model, probs, policy[s as usize]) {
-            if one[t as usize] {
-                constant += p;
-            } else if reaches[t as usize] {
-                *row.entry(local[t as usize]).or_insert_with(BigRational::zero) += p;
-            }
-        }
-        rows.push(row);
-        b.push(constant);
-    }
-    for (&s, v) in unknowns.iter().zip(solve(rows, b)) {
-        x[s as usize] = v;
-    }
+    solve_unknowns(model, probs, &unknowns, |s| policy[s as usize], |_| BigRational::zero(), &mut x);
     x
 }
 

@@ -16,7 +16,7 @@ use num_rational::BigRational;
 use num_traits::{One, Zero};
 use rustc_hash::FxHashMap;
 
-use super::exact::{fraction, positions, reward_reach, solve, until, Exact};
+use super::exact::{fraction, reward_reach, solve, solve_unknowns, until, Exact};
 use super::property::{Bound, PathFormula, RewardPath};
 use super::{ctmc, CheckError, Context, Opt, Options, Property, Query};
 use crate::mec::bottom_sccs;
@@ -143,26 +143,8 @@ fn steady(ecx: &Context, r: &Rates, f: &[BigRational]) -> Result<Exact, CheckErr
     // Every other state: the BSCC values weighted by the probabilities of ending in
     // each, `x = P x` over them with the BSCC states' values fixed.
     let unknowns: Vec<u32> = (0..n as u32).filter(|&s| known[s as usize].is_none()).collect();
-    let local = positions(&unknowns, n);
-    let mut rows = Vec::with_capacity(unknowns.len());
-    let mut b = Vec::with_capacity(unknowns.len());
-    for &s in &unknowns {
-        let mut row: FxHashMap<u32, BigRational> = FxHashMap::default();
-        let mut constant = BigRational::zero();
-        for i in entry_range(model, s) {
-            let t = model.columns[i] as usize;
-            match &known[t] {
-                Some(v) => constant += &r.probs[i] * v,
-                None => *row.entry(local[t]).or_insert_with(BigRational::zero) += &r.probs[i],
-            }
-        }
-        rows.push(row);
-        b.push(constant);
-    }
     let mut values: Vec<BigRational> = known.into_iter().map(|v| v.unwrap_or_else(BigRational::zero)).collect();
-    for (&s, v) in unknowns.iter().zip(solve(rows, b)) {
-        values[s as usize] = v;
-    }
+    solve_unknowns(model, &r.probs, &unknowns, |s| model.rows(s).start, |_| BigRational::zero(), &mut values);
     Ok(Exact::new(values, "steady state (bottom SCCs), exact", 1))
 }
 

@@ -19,9 +19,8 @@
 
 use num_rational::BigRational;
 use num_traits::Zero;
-use rustc_hash::FxHashMap;
 
-use super::exact::{entries, expectation, fraction, positions, solve, Exact};
+use super::exact::{expectation, fraction, solve_unknowns, Exact};
 use super::{CheckError, Context, Opt};
 use crate::precompute;
 
@@ -161,23 +160,7 @@ fn evaluate(
     }
     let model = cx.model;
     let states: Vec<u32> = (0..model.states() as u32).filter(|&s| unknown[s as usize]).collect();
-    let local = positions(&states, model.states());
-    let mut rows = Vec::with_capacity(states.len());
-    let mut b = Vec::with_capacity(states.len());
-    for &s in &states {
-        let row = policy[s as usize];
-        let mut coefficients: FxHashMap<u32, BigRational> = FxHashMap::default();
-        for (t, p) in entries(model, probs, row) {
-            if local[t as usize] != u32::MAX {
-                *coefficients.entry(local[t as usize]).or_insert_with(BigRational::zero) += p;
-            }
-        }
-        rows.push(coefficients);
-        b.push(rewards[row as usize].clone());
-    }
     let mut x = vec![BigRational::zero(); model.states()];
-    for (&s, v) in states.iter().zip(solve(rows, b)) {
-        x[s as usize] = v;
-    }
+    solve_unknowns(model, probs, &states, |s| policy[s as usize], |r| rewards[r as usize].clone(), &mut x);
     Some(x)
 }
