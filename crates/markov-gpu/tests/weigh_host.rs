@@ -84,10 +84,14 @@ int main(int argc, char **argv) {
 }
 "#;
 
-fn bytes<T: Copy>(v: &[T]) -> Vec<u8> {
-    // SAFETY: `T` is a plain integer or float type here (u32, u64), whose bytes are
-    // all initialised; the slice is read only.
-    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }.to_vec()
+/// The little-endian bytes of 32-bit words.
+fn bytes32(v: &[u32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// The little-endian bytes of 64-bit words.
+fn bytes64(v: &[u64]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
 /// The device's layout of a recorded exploration and the expected weights and tags.
@@ -165,12 +169,12 @@ fn compile(model_source: &str, dir: &Path) -> PathBuf {
 fn weigh(exe: &Path, dir: &Path, l: &Layout, targets: &[u32], batches: &[(usize, usize)]) -> (Vec<f64>, Vec<u32>, u32) {
     let flat: Vec<u64> = batches.iter().flat_map(|&(lo, hi)| [lo as u64, hi as u64]).collect();
     for (name, data) in [
-        ("states", bytes(&l.states)),
-        ("first", bytes(&l.first)),
-        ("degree", bytes(&l.degree)),
-        ("targets", bytes(targets)),
-        ("offsets", bytes(&l.offsets)),
-        ("batches", bytes(&flat)),
+        ("states", bytes32(&l.states)),
+        ("first", bytes64(&l.first)),
+        ("degree", bytes32(&l.degree)),
+        ("targets", bytes32(targets)),
+        ("offsets", bytes64(&l.offsets)),
+        ("batches", bytes64(&flat)),
     ] {
         std::fs::write(dir.join(name), data).unwrap();
     }
