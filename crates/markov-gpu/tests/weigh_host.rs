@@ -107,12 +107,7 @@ struct Layout {
 
 fn layout(model: &warpcheck_prism::PrismModel, states: &[Vec<u32>]) -> Option<Layout> {
     let n = states.len();
-    let perm: Vec<usize> =
-        (0..n).map(|i| if n.is_multiple_of(7919) { n - 1 - i } else { (i * 7919 + 13) % n }).collect();
-    let mut at = vec![0; n];
-    for (i, &p) in perm.iter().enumerate() {
-        at[p] = i;
-    }
+    let (perm, at) = common::scrambled(n);
     let index: std::collections::HashMap<&[u32], usize> =
         states.iter().enumerate().map(|(i, s)| (s.as_slice(), i)).collect();
     let emits: Vec<Vec<Emit>> = states.iter().map(|s| cpu_emits(model, s).0).collect();

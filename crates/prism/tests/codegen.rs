@@ -48,18 +48,7 @@ fn host_emits(
 /// in a scrambled order.
 fn recorded(model: &PrismModel, states: &[Vec<u32>], emits: &[(Vec<Emit>, bool)]) -> Recorded {
     let n = states.len();
-    let position = |i: usize| (i * 7919 + 13) % n; // a bijection when gcd(7919, n) = 1
-    let mut perm: Vec<usize> = (0..n).map(position).collect();
-    let mut sorted = perm.clone();
-    sorted.sort_unstable();
-    sorted.dedup();
-    if sorted.len() != n {
-        perm = (0..n).rev().collect();
-    }
-    let mut at = vec![0; n];
-    for (i, &p) in perm.iter().enumerate() {
-        at[p] = i;
-    }
+    let (perm, at) = common::scrambled(n);
     let words = model.state_words();
     let index: HashMap<&[u32], usize> = states.iter().enumerate().map(|(i, s)| (s.as_slice(), i)).collect();
     let mut r = Recorded {

@@ -217,3 +217,17 @@ pub fn host_run(
     }
     results
 }
+
+/// A scrambled order of `n` states, as another explorer might number them:
+/// `(perm, at)` with `perm[i]` the new number of state `i` and `at` its inverse.
+#[allow(dead_code)]
+pub fn scrambled(n: usize) -> (Vec<usize>, Vec<usize>) {
+    // A bijection: 7919 is prime, so it is one unless it divides n.
+    let perm: Vec<usize> =
+        (0..n).map(|i| if n.is_multiple_of(7919) { n - 1 - i } else { (i * 7919 + 13) % n }).collect();
+    let mut at = vec![0; n];
+    for (i, &p) in perm.iter().enumerate() {
+        at[p] = i;
+    }
+    (perm, at)
+}
