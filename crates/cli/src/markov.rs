@@ -264,8 +264,8 @@ pub struct MecArgs {
     /// Worker threads (default: all cores).
     #[arg(long, short = 't')]
     pub threads: Option<usize>,
-    /// Where to run: `cpu`, `gpu` or `auto` (the decomposition runs on the CPU; `gpu`
-    /// is an error).
+    /// Where to run: `cpu`, `gpu` (a PRISM source built and decomposed on the GPU)
+    /// or `auto` (the CPU).
     #[arg(long, value_enum, default_value_t = crate::backend::Backend::Auto)]
     pub backend: crate::backend::Backend,
     /// The CUDA device to use.
@@ -299,6 +299,25 @@ pub struct MecReport {
     pub mec_seconds: f64,
     pub backend: &'static str,
     pub threads: usize,
+    /// Where the GPU build's time went, after `--backend gpu` on a PRISM source.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu_build: Option<GpuPhases>,
+    /// Where the GPU decomposition's time went, after `--backend gpu`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu_mec: Option<GpuMecPhases>,
+}
+
+/// Where a GPU MEC decomposition's time went (`--json`'s `gpu_mec`).
+#[derive(Clone, Debug, Serialize)]
+pub struct GpuMecPhases {
+    pub device: String,
+    /// Rounds of disabling, colouring, marking and relabelling.
+    pub rounds: u32,
+    /// Kernel launches that ran.
+    pub launches: u64,
+    pub upload_seconds: f64,
+    pub device_seconds: f64,
+    pub assemble_seconds: f64,
 }
 
 /// One line of `--components`.
@@ -316,15 +335,40 @@ pub fn mec(args: MecArgs) -> Result<Verdict, CliError> {
     else {
         return Err(CliError::Input("mec reads Markov models only".into()));
     };
-    args.backend.place(args.device, Err("the MEC decomposition runs on the CPU only".into()))?;
+    // `auto` stays on the CPU; `gpu` builds (a PRISM source) and decomposes there.
+    let placement = match args.backend {
+        crate::backend::Backend::Gpu => args.backend.place(args.device, Ok(()))?,
+        _ => Placement::Cpu,
+    };
     let threads = crate::thread_count(args.threads);
     let pool = crate::thread_pool(threads)?;
-    let loaded = pool.install(|| load(&args.model, format, &args.markov, Builder::Cpu))?;
+    let builder = Builder::of(placement, args.device, format);
+    let loaded = pool.install(|| load(&args.model, format, &args.markov, builder))?;
     let m = &loaded.model;
+    if m.model_type != ModelType::Mdp {
+        if let Err(e) = warpcheck_markov::mec::one_row_per_state(m) {
+            return Err(CliError::Input(e.to_string()));
+        }
+    }
+    let kind = if m.model_type == ModelType::Mdp { "mec" } else { "bscc" };
     let start = Instant::now();
-    let (kind, mecs) = match m.model_type {
-        ModelType::Mdp => ("mec", pool.install(|| warpcheck_markov::maximal_end_components(m))),
-        _ => ("bscc", pool.install(|| warpcheck_markov::bottom_sccs(m)).map_err(|e| CliError::Input(e.to_string()))?),
+    let (mecs, gpu_mec) = match placement {
+        Placement::Gpu => {
+            let lanes = warpcheck_markov_gpu::Cuda::open(args.device).map_err(CliError::Resource)?;
+            let (mecs, stats) = pool
+                .install(|| warpcheck_markov_gpu::mec::maximal_end_components(&lanes, m))
+                .map_err(|e| CliError::Resource(format!("the MEC decomposition on the GPU: {e}")))?;
+            let phases = GpuMecPhases {
+                device: lanes.device_name().to_string(),
+                rounds: stats.rounds,
+                launches: stats.launches,
+                upload_seconds: stats.upload_seconds,
+                device_seconds: stats.device_seconds,
+                assemble_seconds: stats.assemble_seconds,
+            };
+            (mecs, Some(phases))
+        }
+        Placement::Cpu => (pool.install(|| warpcheck_markov::maximal_end_components(m)), None),
     };
     let mec_seconds = start.elapsed().as_secs_f64();
     if let Some(path) = &args.components {
@@ -343,8 +387,10 @@ pub fn mec(args: MecArgs) -> Result<Verdict, CliError> {
         choices_in_mecs: summary.choices_in_mecs,
         build_seconds: loaded.seconds,
         mec_seconds,
-        backend: "cpu",
+        backend: if gpu_mec.is_some() { "gpu" } else { "cpu" },
         threads,
+        gpu_build: loaded.gpu.clone(),
+        gpu_mec,
     };
     if args.json {
         json::print(&report);
@@ -361,10 +407,16 @@ pub fn mec(args: MecArgs) -> Result<Verdict, CliError> {
     if let Some(path) = &args.components {
         println!("written:      {}", path.display());
     }
-    println!(
-        "time:         {:.3} s to load, {:.3} s to decompose on {threads} thread(s)",
-        report.build_seconds, mec_seconds
-    );
+    match &report.gpu_mec {
+        Some(g) => println!(
+            "time:         {:.3} s to load, {:.3} s to decompose on {} ({} rounds)",
+            report.build_seconds, mec_seconds, g.device, g.rounds
+        ),
+        None => println!(
+            "time:         {:.3} s to load, {:.3} s to decompose on {threads} thread(s)",
+            report.build_seconds, mec_seconds
+        ),
+    }
     Ok(Verdict::Holds)
 }
 

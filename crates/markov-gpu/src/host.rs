@@ -1,14 +1,13 @@
-//! sweeps.cu on the host: the source compiled as C++ with one-thread stand-ins for
-//! the CUDA built-ins (`MK_FOR` a plain loop from the last unknown down, `MK_RAISE` a
-//! plain store) into a shared
-//! library and called through `libloading`, so that the tests run the GPU engine's
+//! sweeps.cu and mec.cu on the host: the source compiled as C++ with one-thread
+//! stand-ins for the CUDA built-ins (`MK_FOR` a plain loop from the last unknown down,
+//! `MK_RAISE` a plain store, `ME_MAX` a plain maximum) into a shared library and called through `libloading`, so that the tests run the GPU engine's
 //! whole logic (batches, flags, buffer parity) without a GPU. Built with `$CXX` (else
 //! `c++`) and `-ffp-contract=off`, the rounding of the CPU and of the device kernels.
 
 use std::path::PathBuf;
 use std::process::Command;
 
-use crate::lanes::{Kernel, Lanes, MkIter, MkSystem, SOURCE};
+use crate::lanes::{Kernel, Lanes, MeArgs, MecKernel, MkIter, MkSystem, SOURCE};
 
 /// The stand-ins, before the source.
 const PRELUDE: &str = r#"
@@ -17,14 +16,19 @@ const PRELUDE: &str = r#"
 #define MK_RAISE(flag, bad) do { if (bad) *(flag) = 1; } while (0)
 #define MK_DEVICE static inline
 #define MK_KERNEL extern "C" void
+static inline unsigned me_host_max(unsigned *p, unsigned v) { unsigned o = *p; if (v > o) *p = v; return o; }
+#define ME_MAX(p, v) me_host_max((unsigned *)(p), (v))
+#define ME_FENCE() do {} while (0)
 "#;
 
 type KernelFn = unsafe extern "C" fn(MkSystem, MkIter);
+type MecKernelFn = unsafe extern "C" fn(MeArgs);
 
 /// The kernels as host functions.
 pub struct Host {
     _library: libloading::Library,
     kernels: Vec<KernelFn>,
+    mec_kernels: Vec<MecKernelFn>,
 }
 
 /// A host buffer: 8-byte words (every kernel vector is of `f64`, `u64` or `u32`), owned
@@ -44,7 +48,8 @@ impl Drop for HostBuf {
 }
 
 impl Host {
-    /// Compiles sweeps.cu for the host into the temporary directory and loads it.
+    /// Compiles sweeps.cu and mec.cu for the host into the temporary directory and
+    /// loads them.
     pub fn compile() -> Result<Host, String> {
         let dir = std::env::temp_dir();
         let stamp = format!(
@@ -80,7 +85,15 @@ impl Host {
             let f: libloading::Symbol<KernelFn> = unsafe { lib.get(k.name().as_bytes()) }.map_err(|e| e.to_string())?;
             kernels.push(*f);
         }
-        Ok(Host { _library: lib, kernels })
+        let mut mec_kernels = Vec::new();
+        for k in MecKernel::ALL {
+            // SAFETY: every kernel of mec.cu is `extern "C" void f(MeArgs)` with the
+            // stand-ins, which `MecKernelFn` is (`MeArgs` is a `#[repr(C)]` copy).
+            let f: libloading::Symbol<MecKernelFn> =
+                unsafe { lib.get(k.name().as_bytes()) }.map_err(|e| e.to_string())?;
+            mec_kernels.push(*f);
+        }
+        Ok(Host { _library: lib, kernels, mec_kernels })
     }
 }
 
@@ -127,6 +140,14 @@ impl Lanes for Host {
         // lanes, large enough for the kernel (this function's contract); the kernel is
         // the host build of sweeps.cu with the signature `KernelFn`.
         unsafe { (self.kernels[kernel as usize])(*sys, *it) };
+        Ok(())
+    }
+
+    unsafe fn launch_mec(&self, kernel: MecKernel, args: &MeArgs) -> Result<(), String> {
+        // SAFETY: the caller guarantees that the addresses are of live buffers of these
+        // lanes, large enough for the kernel (this function's contract); the kernel is
+        // the host build of mec.cu with the signature `MecKernelFn`.
+        unsafe { (self.mec_kernels[kernel as usize])(*args) };
         Ok(())
     }
 }

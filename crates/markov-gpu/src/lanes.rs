@@ -1,6 +1,6 @@
-//! Where `sweeps.cu` runs: [`Lanes`] is memory and kernel launches, [`Cuda`] a CUDA
-//! device (NVRTC-compiled, one stream), [`crate::host::Host`] the host (the source
-//! compiled as C++ with one-thread stand-ins, for the tests).
+//! Where `sweeps.cu` and `mec.cu` run: [`Lanes`] is memory and kernel launches,
+//! [`Cuda`] a CUDA device (NVRTC-compiled, one stream), [`crate::host::Host`] the host
+//! (the source compiled as C++ with one-thread stand-ins, for the tests).
 
 use warpcheck_cuda::driver::{CudaFunction, CudaSlice, DeviceRepr};
 use warpcheck_cuda::{device_ptr, grid, Device, KernelArg};
@@ -37,6 +37,24 @@ pub struct MkIter {
     pub unused: u32,
 }
 
+/// The arguments of mec.cu's kernels (`MeArgs`, field for field).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MeArgs {
+    pub groups: u64,
+    pub starts: u64,
+    pub columns: u64,
+    pub label: u64,
+    pub colour: u64,
+    pub active: u64,
+    pub mark: u64,
+    pub live: u64,
+    pub flags: u64,
+    pub n: u64,
+    pub slot: u32,
+    pub guard: u32,
+}
+
 // SAFETY: `#[repr(C)]` with six `u64` fields, as `MkSystem` in sweeps.cu has six 64-bit
 // fields (five pointers and a count) in that order: the same 48 bytes, no padding.
 unsafe impl DeviceRepr for MkSystem {}
@@ -44,6 +62,10 @@ unsafe impl DeviceRepr for MkSystem {}
 // of the sizes of `MkIter`'s six pointers, two doubles and six unsigned: 88 bytes, no
 // padding in either.
 unsafe impl DeviceRepr for MkIter {}
+// SAFETY: `#[repr(C)]` with ten `u64` and two `u32` fields, in the order and of the
+// sizes of `MeArgs`'s nine pointers, one 64-bit count and two unsigned: 88 bytes, no
+// padding in either.
+unsafe impl DeviceRepr for MeArgs {}
 
 /// The kernels of sweeps.cu.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,6 +97,34 @@ impl Kernel {
     }
 }
 
+/// The kernels of mec.cu.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MecKernel {
+    Disable,
+    Start,
+    Colour,
+    Root,
+    Mark,
+    Relabel,
+}
+
+impl MecKernel {
+    pub const ALL: [MecKernel; 6] =
+        [MecKernel::Disable, MecKernel::Start, MecKernel::Colour, MecKernel::Root, MecKernel::Mark, MecKernel::Relabel];
+
+    /// The kernel's name in mec.cu.
+    pub fn name(self) -> &'static str {
+        match self {
+            MecKernel::Disable => "me_disable",
+            MecKernel::Start => "me_start",
+            MecKernel::Colour => "me_colour",
+            MecKernel::Root => "me_root",
+            MecKernel::Mark => "me_mark",
+            MecKernel::Relabel => "me_relabel",
+        }
+    }
+}
+
 /// Memory and launches of one place where the kernels run. Buffers are bytes; a
 /// buffer's [`Lanes::addr`] goes into [`MkSystem`] and [`MkIter`]. Work is ordered as
 /// it is enqueued; [`Lanes::download`] waits for it.
@@ -101,10 +151,17 @@ pub trait Lanes {
     /// system's rows and entries, the flags up to `slot`), and no buffer written by
     /// the kernel is one it reads as another vector.
     unsafe fn launch(&self, kernel: Kernel, n: u64, sys: &MkSystem, it: &MkIter) -> Result<(), String>;
+    /// Enqueues mec.cu's `kernel` over `args.n` states.
+    ///
+    /// # Safety
+    /// Every address in `args` is of a live buffer of these lanes, large enough for
+    /// what the kernel reads and writes there (mec.cu: `n` states, their rows and
+    /// entries, the flags up to `slot`).
+    unsafe fn launch_mec(&self, kernel: MecKernel, args: &MeArgs) -> Result<(), String>;
 }
 
-/// The kernels' source.
-pub const SOURCE: &str = include_str!("sweeps.cu");
+/// The kernels' source: the sweeps, then the MEC decomposition's kernels.
+pub const SOURCE: &str = concat!(include_str!("sweeps.cu"), include_str!("mec.cu"));
 
 /// Threads per block.
 const BLOCK: u32 = 256;
@@ -113,6 +170,7 @@ const BLOCK: u32 = 256;
 pub struct Cuda {
     device: Device,
     kernels: Vec<CudaFunction>,
+    mec_kernels: Vec<CudaFunction>,
     max_blocks: u32,
 }
 
@@ -127,8 +185,10 @@ impl Cuda {
         let device = Device::open(ordinal).map_err(text)?;
         let module = device.load(SOURCE, &["--fmad=false".to_string()]).map_err(text)?;
         let kernels = Kernel::ALL.iter().map(|k| module.function(k.name()).map_err(text)).collect::<Result<_, _>>()?;
+        let mec_kernels =
+            MecKernel::ALL.iter().map(|k| module.function(k.name()).map_err(text)).collect::<Result<_, _>>()?;
         let max_blocks = device.multiprocessors() * 8;
-        Ok(Cuda { device, kernels, max_blocks })
+        Ok(Cuda { device, kernels, mec_kernels, max_blocks })
     }
 
     /// The device's name.
@@ -188,5 +248,17 @@ impl Lanes for Cuda {
         // system's offsets; (4) the host touches the buffers only by copies on the
         // same stream.
         unsafe { warpcheck_cuda::launch(self.device.stream(), function, cfg, &args) }.map_err(text)
+    }
+
+    unsafe fn launch_mec(&self, kernel: MecKernel, args: &MeArgs) -> Result<(), String> {
+        let cfg = grid(args.n, BLOCK, self.max_blocks);
+        let function = &self.mec_kernels[kernel as usize];
+        // SAFETY: `warpcheck_cuda::launch`'s contract: (1) every kernel of mec.cu takes
+        // one `MeArgs` by value, whose layout the `DeviceRepr` impl above matches; (2,
+        // 3) the caller guarantees that the addresses are of live buffers of this
+        // device large enough for the kernel (this function's contract), and the
+        // kernels stay below `n` states (grid-stride) and the model's offsets; (4) the
+        // host touches the buffers only by copies on the same stream.
+        unsafe { warpcheck_cuda::launch(self.device.stream(), function, cfg, &[args as &dyn KernelArg]) }.map_err(text)
     }
 }

@@ -24,6 +24,7 @@
 pub mod builder;
 pub mod host;
 pub mod lanes;
+pub mod mec;
 
 use std::sync::Arc;
 

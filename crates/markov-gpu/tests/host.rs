@@ -218,6 +218,14 @@ impl warpcheck_markov_gpu::lanes::Lanes for Small {
         // SAFETY: the caller's contract is the host lanes' own.
         unsafe { self.host.launch(kernel, n, sys, it) }
     }
+    unsafe fn launch_mec(
+        &self,
+        kernel: warpcheck_markov_gpu::lanes::MecKernel,
+        args: &warpcheck_markov_gpu::lanes::MeArgs,
+    ) -> Result<(), String> {
+        // SAFETY: the caller's contract is the host lanes' own.
+        unsafe { self.host.launch_mec(kernel, args) }
+    }
 }
 
 /// A system that does not fit the device's free memory is a clear error, not a failed
@@ -235,4 +243,21 @@ fn a_system_larger_than_the_free_memory_is_refused() {
     );
     let roomy = GpuEngine::new(Small { host: Host::compile().unwrap(), free: 1 << 30 });
     assert!(roomy.open(&sys).is_ok());
+}
+
+/// A MEC decomposition that does not fit the free memory is refused the same way.
+#[test]
+fn a_mec_decomposition_larger_than_the_free_memory_is_refused() {
+    let mut model = warpcheck_markov::SparseModel::new(ModelType::Mdp);
+    for s in 0..10_000u32 {
+        model.push_row(None);
+        model.push_entry((s + 1) % 10_000, 1.0);
+        model.end_state();
+    }
+    let small = Small { host: Host::compile().unwrap(), free: 1 << 20 };
+    let err = warpcheck_markov_gpu::mec::maximal_end_components(&small, &model).expect_err("refused");
+    assert!(err.contains("needs about") && err.contains("1048576 are free") && err.contains("--backend cpu"), "{err}");
+    let roomy = Small { host: Host::compile().unwrap(), free: 1 << 30 };
+    let (mecs, _) = warpcheck_markov_gpu::mec::maximal_end_components(&roomy, &model).unwrap();
+    assert_eq!(mecs.summary().sizes_sorted_desc, vec![10_000]);
 }

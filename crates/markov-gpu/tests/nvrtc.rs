@@ -1,7 +1,8 @@
 //! The GPU builder's CUDA sources compiled by NVRTC for an H100 (`sm_90`), without a
 //! device: for every PRISM instance of `shared/markov`, the exploration kernels with
 //! the model's C (plain and recording the state graph, as the builder runs them) and
-//! weigh.cu with the model's `wc_branches`. Catches what a host C++ compiler accepts
+//! weigh.cu with the model's `wc_branches`; and the solvers' sweeps with the MEC
+//! decomposition's kernels (sweeps.cu, mec.cu). Catches what a host C++ compiler accepts
 //! and NVRTC does not.
 //!
 //! Needs NVRTC (`libnvrtc.so.13` on the library path, e.g. from the PyPI package
@@ -15,6 +16,7 @@ use warpcheck_cuda::nvrtc;
 use warpcheck_explore::gpu::engine::{cuda_source, Tuning};
 use warpcheck_explore::gpu::state_graph;
 use warpcheck_markov_gpu::builder::WEIGH_SOURCE;
+use warpcheck_markov_gpu::lanes::SOURCE;
 use warpcheck_model::cuda::CudaModel;
 
 #[test]
@@ -38,4 +40,11 @@ fn every_instance_compiles_with_nvrtc() {
         compiled += 1;
     }
     assert!(compiled >= 20, "only {compiled} instances");
+}
+
+#[test]
+#[ignore = "needs NVRTC (libnvrtc)"]
+fn sweeps_and_mec_kernels_compile_with_nvrtc() {
+    assert!(nvrtc::available(), "NVRTC (libnvrtc) is not on the library path");
+    nvrtc::compile(SOURCE, 90, &["--fmad=false".to_string()]).unwrap_or_else(|e| panic!("sweeps.cu + mec.cu: {e}"));
 }

@@ -202,6 +202,28 @@ impl Mecs {
         Mecs { component, starts: new_starts, states: sorted, inside }
     }
 
+    /// The decomposition given by a label per state (`u32::MAX`: in no MEC; the states
+    /// of one label form one MEC) and the rows that stay inside (`inside_row` false for
+    /// the rows of states in no MEC): a decomposition computed elsewhere (on the GPU)
+    /// as a `Mecs`.
+    ///
+    /// # Panics
+    ///
+    /// If `label` is not one label per state of `model`.
+    pub fn from_labels(model: &SparseModel, label: &[u32], inside_row: impl Fn(u64) -> bool + Sync) -> Mecs {
+        assert_eq!(label.len(), model.states(), "one label per state");
+        let mut pairs: Vec<(u32, u32)> =
+            label.par_iter().enumerate().filter(|&(_, &l)| l != REMOVED).map(|(s, &l)| (l, s as u32)).collect();
+        pairs.par_sort_unstable();
+        let mut starts = vec![0];
+        starts.extend((1..pairs.len()).filter(|&i| pairs[i].0 != pairs[i - 1].0));
+        if !pairs.is_empty() {
+            starts.push(pairs.len());
+        }
+        let states = pairs.into_iter().map(|(_, s)| s).collect();
+        Mecs::assemble(model, states, starts, inside_row)
+    }
+
     fn empty(model: &SparseModel) -> Mecs {
         Mecs::assemble(model, Vec::new(), vec![0], |_| false)
     }
@@ -372,10 +394,17 @@ pub struct NotOneRowPerState {
 ///
 /// If the model has 2^32 states or more.
 pub fn bottom_sccs(model: &SparseModel) -> Result<Mecs, NotOneRowPerState> {
-    if let Some(s) = (0..model.states()).find(|&s| model.row_groups[s + 1] - model.row_groups[s] != 1) {
-        return Err(NotOneRowPerState { state: s as u32, rows: model.row_groups[s + 1] - model.row_groups[s] });
-    }
+    one_row_per_state(model)?;
     Ok(maximal_end_components(model))
+}
+
+/// Whether every state of `model` has exactly one row (a chain, whose MECs are its
+/// bottom SCCs), else the first state that has not.
+pub fn one_row_per_state(model: &SparseModel) -> Result<(), NotOneRowPerState> {
+    match (0..model.states()).find(|&s| model.row_groups[s + 1] - model.row_groups[s] != 1) {
+        Some(s) => Err(NotOneRowPerState { state: s as u32, rows: model.row_groups[s + 1] - model.row_groups[s] }),
+        None => Ok(()),
+    }
 }
 
 /// The parallel algorithm's shared per-state and per-row arrays.

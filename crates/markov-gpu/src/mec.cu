@@ -1,0 +1,152 @@
+// The MEC decomposition on a CUDA GPU (see mec.rs): the kernels of its rounds. This
+// file follows sweeps.cu in one module and uses its `mk_u64`, `MK_FOR`, `MK_RAISE`,
+// `MK_DEVICE` and `MK_KERNEL`.
+//
+// Every state carries the label of its candidate (`ME_REMOVED`: in no MEC) and every
+// row a live flag (the choice stays inside its state's candidate). A round:
+//   me_disable   until nothing changes: a live row with a target in another candidate
+//                is disabled; a state left without a live row is removed (its rows
+//                disabled), which may disable rows of its predecessors (the attractor);
+//   me_colour    after me_start: colour = the largest state that reaches the state
+//                along live rows (labels are equal along live rows, so within the
+//                candidate), pushed forward with atomicMax from the states whose colour
+//                rose in the last launch (`active`);
+//   me_mark      after me_root: the states of colour c that reach the state c (the
+//                root), pulled backwards over the successors: they are the root's SCC;
+//   me_relabel   the root's SCC takes the label c, the rest of colour c the label
+//                c | ME_REST; a changed label raises the flag.
+// Colours are states of the candidate, and candidates are disjoint, so labels never
+// collide (states < 2^31). The host stops after a round in which no row was disabled,
+// no state removed and no label changed: each candidate is then strongly connected
+// along its live rows, whose targets lie in it, and every state has one.
+//
+// Launches to a fixpoint come in batches as in sweeps.cu: launch `slot` raises
+// `flags[slot]` when it changed something and, with `guard`, returns at once when
+// `flags[slot - 1]` is clear.
+
+#define ME_REMOVED 0xFFFFFFFFu
+#define ME_REST 0x80000000u
+
+#if defined(__CUDACC__)
+#define ME_MAX(p, v) atomicMax((unsigned *)(p), (v))
+#define ME_FENCE() __threadfence()
+#endif
+
+typedef struct {
+  const mk_u64 *groups;        // n + 1 offsets into the rows
+  const mk_u64 *starts;        // rows + 1 offsets into the columns
+  const unsigned *columns;
+  volatile unsigned *label;    // per state
+  volatile unsigned *colour;   // per state
+  volatile unsigned char *active;  // per state: colour rose, push it on
+  volatile unsigned char *mark;    // per state: reaches its colour's root
+  volatile unsigned char *live;    // per row
+  unsigned *flags;             // per launch of a batch: something changed
+  mk_u64 n;                    // states
+  unsigned slot;
+  unsigned guard;
+} MeArgs;
+
+MK_DEVICE int me_skip(const MeArgs *a) { return a->guard && a->slot > 0 && a->flags[a->slot - 1] == 0; }
+
+// Disables live rows leaving the state's candidate; removes states left without one.
+MK_KERNEL me_disable(MeArgs a) {
+  if (me_skip(&a)) return;
+  int changed = 0;
+  MK_FOR(s, a.n) {
+    unsigned l = a.label[s];
+    if (l == ME_REMOVED) continue;
+    mk_u64 left = 0;
+    for (mk_u64 r = a.groups[s]; r < a.groups[s + 1]; r++) {
+      if (!a.live[r]) continue;
+      int out = 0;
+      for (mk_u64 e = a.starts[r]; e < a.starts[r + 1] && !out; e++) out = a.label[a.columns[e]] != l;
+      if (out) {
+        a.live[r] = 0;
+        changed = 1;
+      } else {
+        left++;
+      }
+    }
+    if (left == 0) {
+      a.label[s] = ME_REMOVED;
+      changed = 1;
+    }
+  }
+  MK_RAISE(&a.flags[a.slot], changed);
+}
+
+// Colour = own number, every state active.
+MK_KERNEL me_start(MeArgs a) {
+  MK_FOR(s, a.n) {
+    a.colour[s] = (unsigned)s;
+    a.active[s] = a.label[s] != ME_REMOVED;
+  }
+}
+
+// Pushes the colour of each active state to the targets of its live rows.
+MK_KERNEL me_colour(MeArgs a) {
+  if (me_skip(&a)) return;
+  int changed = 0;
+  MK_FOR(s, a.n) {
+    if (!a.active[s]) continue;
+    a.active[s] = 0;
+    ME_FENCE();
+    unsigned c = a.colour[s];
+    for (mk_u64 r = a.groups[s]; r < a.groups[s + 1]; r++) {
+      if (!a.live[r]) continue;
+      for (mk_u64 e = a.starts[r]; e < a.starts[r + 1]; e++) {
+        unsigned t = a.columns[e];
+        if (a.colour[t] < c && ME_MAX(&a.colour[t], c) < c) {
+          ME_FENCE();
+          a.active[t] = 1;
+          changed = 1;
+        }
+      }
+    }
+  }
+  MK_RAISE(&a.flags[a.slot], changed);
+}
+
+// The roots: states whose colour is their own number.
+MK_KERNEL me_root(MeArgs a) {
+  MK_FOR(s, a.n) a.mark[s] = a.label[s] != ME_REMOVED && a.colour[s] == (unsigned)s;
+}
+
+// Marks the states with a live row to a marked target of the same colour.
+MK_KERNEL me_mark(MeArgs a) {
+  if (me_skip(&a)) return;
+  int changed = 0;
+  MK_FOR(s, a.n) {
+    if (a.mark[s] || a.label[s] == ME_REMOVED) continue;
+    unsigned c = a.colour[s];
+    int reached = 0;
+    for (mk_u64 r = a.groups[s]; r < a.groups[s + 1] && !reached; r++) {
+      if (!a.live[r]) continue;
+      for (mk_u64 e = a.starts[r]; e < a.starts[r + 1] && !reached; e++) {
+        unsigned t = a.columns[e];
+        reached = a.mark[t] && a.colour[t] == c;
+      }
+    }
+    if (reached) {
+      a.mark[s] = 1;
+      changed = 1;
+    }
+  }
+  MK_RAISE(&a.flags[a.slot], changed);
+}
+
+// New labels: the root's SCC, or the rest of its colour.
+MK_KERNEL me_relabel(MeArgs a) {
+  int changed = 0;
+  MK_FOR(s, a.n) {
+    unsigned l = a.label[s];
+    if (l == ME_REMOVED) continue;
+    unsigned next = a.mark[s] ? a.colour[s] : a.colour[s] | ME_REST;
+    if (next != l) {
+      a.label[s] = next;
+      changed = 1;
+    }
+  }
+  MK_RAISE(&a.flags[a.slot], changed);
+}
