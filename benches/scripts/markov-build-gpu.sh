@@ -6,12 +6,13 @@
 #   benches/scripts/markov-build-gpu.sh bench [WARPCHECK_BINARY] [MARKOV_DIR] [THREADS]
 # agree: every PRISM instance of MARKOV_DIR (shared/markov) built on the GPU and on the
 # CPU and written as DRN: the files must be identical (same numbering, entries, values
-# bit for bit, labels, rewards). mec-agree: every instance's DRN decomposed into MECs
-# (bottom SCCs of chains) on the GPU and on the CPU, `--components` files identical.
+# bit for bit, labels, rewards). mec-agree: every instance built on the CPU, written as
+# DRN and decomposed into MECs (bottom SCCs of chains) on the GPU and on the CPU: the
+# `--components` files must be identical.
 # bench: a Markdown table of build and MEC times (Storm's sparse builder and
 # MaximalEndComponentDecomposition, warpcheck `mec` on THREADS CPU threads and with
 # `--backend gpu`, with the GPU's phases); STORM_TIMEOUT (default 300 s) bounds each
-# Storm run; BENCH_ONLY=REGEX keeps the matching rows.
+# Storm run (STORM=0: no Storm); BENCH_ONLY=REGEX keeps the matching rows.
 set -uo pipefail
 JOB=${1:-bench}
 W=${2:-target/release/warpcheck}
@@ -41,17 +42,21 @@ agree() {
 
 mec_agree() {
   local same=0 differ=0
-  for drn in "$M"/dtmc/*/*.drn* "$M"/mdp/*/*.drn* "$M"/ctmc/*/*.drn*; do
-    [ -f "$drn" ] || continue
-    id=$(basename "$(dirname "$drn")")
-    c=$("$W" mec "$drn" --backend cpu --components "$TMP/$id-cpu.mec" --json 2>&1 | head -c 300)
-    g=$("$W" mec "$drn" --backend gpu --components "$TMP/$id-gpu.mec" --json 2> "$TMP/$id-gpu.err")
-    if cmp -s "$TMP/$id-cpu.mec" "$TMP/$id-gpu.mec"; then
+  for dir in "$M"/dtmc/* "$M"/mdp/* "$M"/ctmc/*; do
+    src=$(ls "$dir"/*.prism "$dir"/*.pm "$dir"/*.nm "$dir"/*.sm 2>/dev/null | grep -v extra_labels | head -1)
+    [ -z "$src" ] && continue
+    consts=$(grep -v '^#' "$dir/constants.txt" 2>/dev/null | paste -sd, -)
+    id=$(basename "$dir")
+    "$W" explore "$src" --const "$consts" --backend cpu --export "$TMP/$id.drn" > /dev/null 2>&1
+    c=$("$W" mec "$TMP/$id.drn" --backend cpu --components "$TMP/$id-cpu.mec" --json 2>&1)
+    g=$("$W" mec "$TMP/$id.drn" --backend gpu --components "$TMP/$id-gpu.mec" --json 2> "$TMP/$id-gpu.err")
+    if [ -s "$TMP/$id-cpu.mec" ] && cmp -s "$TMP/$id-cpu.mec" "$TMP/$id-gpu.mec"; then
       same=$((same + 1))
-      echo "same      $id: $(echo "$g" | python3 -c 'import json,sys; d=json.load(sys.stdin); g=d["gpu_mec"]; print(d["states"], "states,", d["mecs"], d["kind"], "components,", g["rounds"], "rounds,", g["launches"], "launches, cpu", round(d["mec_seconds"],3), "s")' 2>/dev/null) (cpu $(echo "$c" | python3 -c 'import json,sys; print(round(json.load(sys.stdin)["mec_seconds"],3), "s")' 2>/dev/null))"
+      echo "same      $id: $(echo "$g" | python3 -c 'import json,sys; d=json.load(sys.stdin); g=d["gpu_mec"]; print(d["states"], "states,", d["mecs"], d["kind"], "components;", g["rounds"], "rounds,", g["launches"], "launches; GPU", round(d["mec_seconds"],3), "s")' 2>/dev/null), CPU $(echo "$c" | python3 -c 'import json,sys; print(round(json.load(sys.stdin)["mec_seconds"],3), "s")' 2>/dev/null)"
     else
       differ=$((differ + 1)); echo "DIFFERENT $id: $(head -c 300 "$TMP/$id-gpu.err")"
     fi
+    rm -f "$TMP/$id.drn"
   done
   echo "identical components from the GPU and the CPU decomposition: $same; different: $differ"
 }
@@ -82,10 +87,11 @@ bench() {
     [ -z "$dir" ] && continue
     [ -n "${BENCH_ONLY:-}" ] && ! echo "$dir $consts" | grep -Eq "$BENCH_ONLY" && continue
     f="$M/$dir/$src"
-    s=$(timeout "${STORM_TIMEOUT:-300}" python3 "$HERE/storm_markov.py" "$f" "$consts" "$kind" 2>/dev/null | tail -1)
+    s=""
+    [ "${STORM:-1}" = 1 ] && s=$(timeout "${STORM_TIMEOUT:-300}" python3 "$HERE/storm_markov.py" "$f" "$consts" "$kind" 2>/dev/null | tail -1)
     c=$(timeout 900 "$W" mec "$f" --const "$consts" --backend cpu --threads "$T" --json 2>/dev/null)
     g=$(timeout 900 "$W" mec "$f" --const "$consts" --backend gpu --threads "$T" --json 2>"$TMP/gpu.err")
-    sb=$(echo "$s" | j 'round(d["build_seconds"],3)'); sb=${sb:-"> ${STORM_TIMEOUT:-300}"}
+    sb=$(echo "$s" | j 'round(d["build_seconds"],3)'); sb=${sb:-"> ${STORM_TIMEOUT:-300}"}; [ "${STORM:-1}" = 1 ] || sb="-"
     sm=$(echo "$s" | j '"-" if d["mec_seconds"] is None else round(d["mec_seconds"],3)'); sm=${sm:--}
     cb=$(echo "$c" | j 'round(d["build_seconds"],3)'); cm=$(echo "$c" | j 'round(d["mec_seconds"],3)')
     gb=$(echo "$g" | j 'round(d["build_seconds"],3)')

@@ -18,6 +18,8 @@ const PRELUDE: &str = r#"
 #define MK_KERNEL extern "C" void
 static inline unsigned me_host_max(unsigned *p, unsigned v) { unsigned o = *p; if (v > o) *p = v; return o; }
 #define ME_MAX(p, v) me_host_max((unsigned *)(p), (v))
+static inline unsigned me_host_add(unsigned *p, unsigned v) { unsigned o = *p; *p = o + v; return o; }
+#define ME_ADD(p, v) me_host_add((p), (v))
 #define ME_FENCE() do {} while (0)
 "#;
 

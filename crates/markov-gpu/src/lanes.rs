@@ -49,6 +49,10 @@ pub struct MeArgs {
     pub active: u64,
     pub mark: u64,
     pub live: u64,
+    pub poffs: u64,
+    pub psrc: u64,
+    pub prow: u64,
+    pub cursor: u64,
     pub flags: u64,
     pub n: u64,
     pub slot: u32,
@@ -62,9 +66,9 @@ unsafe impl DeviceRepr for MkSystem {}
 // of the sizes of `MkIter`'s six pointers, two doubles and six unsigned: 88 bytes, no
 // padding in either.
 unsafe impl DeviceRepr for MkIter {}
-// SAFETY: `#[repr(C)]` with ten `u64` and two `u32` fields, in the order and of the
-// sizes of `MeArgs`'s nine pointers, one 64-bit count and two unsigned: 88 bytes, no
-// padding in either.
+// SAFETY: `#[repr(C)]` with fourteen `u64` and two `u32` fields, in the order and of
+// the sizes of `MeArgs`'s thirteen pointers, one 64-bit count and two unsigned: 120
+// bytes, no padding in either.
 unsafe impl DeviceRepr for MeArgs {}
 
 /// The kernels of sweeps.cu.
@@ -100,6 +104,8 @@ impl Kernel {
 /// The kernels of mec.cu.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MecKernel {
+    Indegree,
+    Scatter,
     Disable,
     Start,
     Colour,
@@ -109,12 +115,22 @@ pub enum MecKernel {
 }
 
 impl MecKernel {
-    pub const ALL: [MecKernel; 6] =
-        [MecKernel::Disable, MecKernel::Start, MecKernel::Colour, MecKernel::Root, MecKernel::Mark, MecKernel::Relabel];
+    pub const ALL: [MecKernel; 8] = [
+        MecKernel::Indegree,
+        MecKernel::Scatter,
+        MecKernel::Disable,
+        MecKernel::Start,
+        MecKernel::Colour,
+        MecKernel::Root,
+        MecKernel::Mark,
+        MecKernel::Relabel,
+    ];
 
     /// The kernel's name in mec.cu.
     pub fn name(self) -> &'static str {
         match self {
+            MecKernel::Indegree => "me_indegree",
+            MecKernel::Scatter => "me_scatter",
             MecKernel::Disable => "me_disable",
             MecKernel::Start => "me_start",
             MecKernel::Colour => "me_colour",

@@ -12,13 +12,17 @@
 //                candidate), pushed forward with atomicMax from the states whose colour
 //                rose in the last launch (`active`);
 //   me_mark      after me_root: the states of colour c that reach the state c (the
-//                root), pulled backwards over the successors: they are the root's SCC;
+//                root), pushed backwards from the states marked in the last launch
+//                over the predecessor lists: they are the root's SCC;
 //   me_relabel   the root's SCC takes the label c, the rest of colour c the label
 //                c | ME_REST; a changed label raises the flag.
 // Colours are states of the candidate, and candidates are disjoint, so labels never
 // collide (states < 2^31). The host stops after a round in which no row was disabled,
 // no state removed and no label changed: each candidate is then strongly connected
 // along its live rows, whose targets lie in it, and every state has one.
+//
+// The predecessor lists (every entry of the model backwards: its source and its row)
+// are built once, by me_indegree, a prefix sum on the host and me_scatter.
 //
 // Launches to a fixpoint come in batches as in sweeps.cu: launch `slot` raises
 // `flags[slot]` when it changed something and, with `guard`, returns at once when
@@ -29,6 +33,7 @@
 
 #if defined(__CUDACC__)
 #define ME_MAX(p, v) atomicMax((unsigned *)(p), (v))
+#define ME_ADD(p, v) atomicAdd((p), (v))
 #define ME_FENCE() __threadfence()
 #endif
 
@@ -41,6 +46,10 @@ typedef struct {
   volatile unsigned char *active;  // per state: colour rose, push it on
   volatile unsigned char *mark;    // per state: reaches its colour's root
   volatile unsigned char *live;    // per row
+  const mk_u64 *poffs;         // n + 1 offsets into psrc / prow
+  unsigned *psrc;              // per entry, backwards: the source state
+  unsigned *prow;              // per entry, backwards: the row
+  unsigned *cursor;            // per state: entries counted or placed
   unsigned *flags;             // per launch of a batch: something changed
   mk_u64 n;                    // states
   unsigned slot;
@@ -108,29 +117,52 @@ MK_KERNEL me_colour(MeArgs a) {
   MK_RAISE(&a.flags[a.slot], changed);
 }
 
-// The roots: states whose colour is their own number.
-MK_KERNEL me_root(MeArgs a) {
-  MK_FOR(s, a.n) a.mark[s] = a.label[s] != ME_REMOVED && a.colour[s] == (unsigned)s;
+// Counts each state's entries backwards (cursor zeroed before).
+MK_KERNEL me_indegree(MeArgs a) {
+  MK_FOR(s, a.n) {
+    for (mk_u64 e = a.starts[a.groups[s]]; e < a.starts[a.groups[s + 1]]; e++) ME_ADD(&a.cursor[a.columns[e]], 1u);
+  }
 }
 
-// Marks the states with a live row to a marked target of the same colour.
+// Places each entry in its target's predecessor list (cursor zeroed before).
+MK_KERNEL me_scatter(MeArgs a) {
+  MK_FOR(s, a.n) {
+    for (mk_u64 r = a.groups[s]; r < a.groups[s + 1]; r++) {
+      for (mk_u64 e = a.starts[r]; e < a.starts[r + 1]; e++) {
+        unsigned t = a.columns[e];
+        mk_u64 k = a.poffs[t] + ME_ADD(&a.cursor[t], 1u);
+        a.psrc[k] = (unsigned)s;
+        a.prow[k] = (unsigned)r;
+      }
+    }
+  }
+}
+
+// The roots, states whose colour is their own number, marked and active.
+MK_KERNEL me_root(MeArgs a) {
+  MK_FOR(s, a.n) {
+    unsigned char root = a.label[s] != ME_REMOVED && a.colour[s] == (unsigned)s;
+    a.mark[s] = root;
+    a.active[s] = root;
+  }
+}
+
+// Marks the predecessors of the states marked last, over live rows, of the same colour.
 MK_KERNEL me_mark(MeArgs a) {
   if (me_skip(&a)) return;
   int changed = 0;
-  MK_FOR(s, a.n) {
-    if (a.mark[s] || a.label[s] == ME_REMOVED) continue;
-    unsigned c = a.colour[s];
-    int reached = 0;
-    for (mk_u64 r = a.groups[s]; r < a.groups[s + 1] && !reached; r++) {
-      if (!a.live[r]) continue;
-      for (mk_u64 e = a.starts[r]; e < a.starts[r + 1] && !reached; e++) {
-        unsigned t = a.columns[e];
-        reached = a.mark[t] && a.colour[t] == c;
+  MK_FOR(t, a.n) {
+    if (!a.active[t]) continue;
+    a.active[t] = 0;
+    unsigned c = a.colour[t];
+    for (mk_u64 k = a.poffs[t]; k < a.poffs[t + 1]; k++) {
+      unsigned s = a.psrc[k];
+      if (!a.mark[s] && a.live[a.prow[k]] && a.colour[s] == c) {
+        a.mark[s] = 1;
+        ME_FENCE();
+        a.active[s] = 1;
+        changed = 1;
       }
-    }
-    if (reached) {
-      a.mark[s] = 1;
-      changed = 1;
     }
   }
   MK_RAISE(&a.flags[a.slot], changed);

@@ -4,7 +4,8 @@
 //! states left without such a choice removed, all as label sweeps over the model's
 //! rows on the device (mec.cu says what each kernel does and why the labels never
 //! collide). The SCCs come from colouring (the largest state reaching a state, pushed
-//! forward) and a backward pull to each colour's root; no predecessor lists are built.
+//! forward) and a backward search from each colour's root over predecessor lists,
+//! built on the device once (counted, summed on the host, scattered).
 //!
 //! The result is [`Mecs`], equal to the CPU's `maximal_end_components` (the tests hold
 //! it to that on the host build of mec.cu).
@@ -27,7 +28,7 @@ pub struct GpuMecStats {
     pub rounds: u32,
     /// Kernel launches that did work (not counting the guarded ones that returned).
     pub launches: u64,
-    /// Uploading the model's offsets and columns.
+    /// Uploading the model's offsets and columns, building the predecessor lists.
     pub upload_seconds: f64,
     /// The rounds on the device.
     pub device_seconds: f64,
@@ -37,18 +38,22 @@ pub struct GpuMecStats {
 
 /// Device bytes of the decomposition of a model with `states`, `rows` and `entries`.
 pub fn device_bytes(states: u64, rows: u64, entries: u64) -> u64 {
-    8 * (states + 1) + 8 * (rows + 1) + 4 * entries + 10 * states + rows + 4 * u64::from(MAX_BATCH)
+    16 * (states + 1) + 8 * (rows + 1) + 12 * entries + 14 * states + rows + 4 * u64::from(MAX_BATCH)
 }
 
 /// The MECs of `model` on `lanes` (for a DTMC or CTMC, whose states have one row
 /// each: its bottom SCCs). Errors: a model of 2^31 states or more (labels use the top
-/// bit), too little device memory, or the lanes' own errors.
+/// bit) or 2^32 rows or more (the predecessor lists name rows in 32 bits), too little
+/// device memory, or the lanes' own errors.
 pub fn maximal_end_components<L: Lanes>(lanes: &L, model: &SparseModel) -> Result<(Mecs, GpuMecStats), String> {
     let n = model.states();
     if n >= 1 << 31 {
         return Err(format!("the GPU MEC decomposition takes models of fewer than 2^31 states; this one has {n}"));
     }
     let (rows, entries) = (model.choices(), model.columns.len() as u64);
+    if rows > u64::from(u32::MAX) {
+        return Err(format!("the GPU MEC decomposition takes models of fewer than 2^32 choices; this one has {rows}"));
+    }
     let need = device_bytes(n as u64, rows, entries);
     if let Some(free) = lanes.free_memory() {
         if need + RESERVE > free {
@@ -68,6 +73,9 @@ pub fn maximal_end_components<L: Lanes>(lanes: &L, model: &SparseModel) -> Resul
     let active = lanes.zeros(n)?;
     let mark = lanes.zeros(n)?;
     let live = lanes.upload(&vec![1u8; rows as usize])?;
+    let psrc = lanes.zeros(4 * entries as usize)?;
+    let prow = lanes.zeros(4 * entries as usize)?;
+    let mut cursor = lanes.zeros(4 * n)?;
     let mut flags = lanes.zeros(4 * MAX_BATCH as usize)?;
     let mut args = MeArgs {
         groups: lanes.addr(&groups),
@@ -78,16 +86,35 @@ pub fn maximal_end_components<L: Lanes>(lanes: &L, model: &SparseModel) -> Resul
         active: lanes.addr(&active),
         mark: lanes.addr(&mark),
         live: lanes.addr(&live),
+        poffs: 0,
+        psrc: lanes.addr(&psrc),
+        prow: lanes.addr(&prow),
+        cursor: lanes.addr(&cursor),
         flags: lanes.addr(&flags),
         n: n as u64,
         slot: 0,
         guard: 0,
     };
-    lanes.download(&flags, &mut [])?;
+    let mut run = Runner { lanes, flags: &mut flags, launches: 0 };
+    // The predecessor lists: counts, their prefix sums, the entries placed.
+    run.launch(MecKernel::Indegree, &args)?;
+    let mut counts = vec![0u8; 4 * n];
+    lanes.download(&cursor, &mut counts)?;
+    let mut offsets = Vec::with_capacity(n + 1);
+    offsets.push(0usize);
+    for c in counts.chunks_exact(4) {
+        offsets.push(offsets[offsets.len() - 1] + u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize);
+    }
+    drop(counts);
+    let poffs = lanes.upload(&bytes_of_u64(offsets))?;
+    args.poffs = lanes.addr(&poffs);
+    lanes.write(&mut cursor, 0, &vec![0u8; 4 * n])?;
+    run.launch(MecKernel::Scatter, &args)?;
+    lanes.download(run.flags, &mut [])?;
+    drop(cursor);
     stats.upload_seconds = clock.elapsed().as_secs_f64();
 
     let clock = Instant::now();
-    let mut run = Runner { lanes, flags: &mut flags, launches: 0 };
     loop {
         stats.rounds += 1;
         let disabled = run.fixpoint(MecKernel::Disable, &mut args)?;
@@ -101,6 +128,7 @@ pub fn maximal_end_components<L: Lanes>(lanes: &L, model: &SparseModel) -> Resul
         }
     }
     stats.launches = run.launches;
+    drop(run);
     stats.device_seconds = clock.elapsed().as_secs_f64();
 
     let clock = Instant::now();
@@ -125,10 +153,13 @@ struct Runner<'a, L: Lanes> {
 impl<L: Lanes> Runner<'_, L> {
     fn launch(&self, kernel: MecKernel, args: &MeArgs) -> Result<(), String> {
         // SAFETY: every address in `args` is of a buffer of `maximal_end_components`
-        // that lives until it returns: the offsets (`n + 1` and `rows + 1` words), the
-        // columns, the per-state arrays of `n` entries, the per-row flags of `rows`
-        // bytes and the batch flags of `MAX_BATCH` words, which `slot < MAX_BATCH`
-        // indexes; the kernels read the model within its offsets.
+        // that lives while the kernels run: the offsets (`n + 1` and `rows + 1` words),
+        // the columns, the per-state arrays of `n` entries, the per-row flags of `rows`
+        // bytes, the predecessor lists (`n + 1` offsets, set before any kernel but
+        // me_indegree reads them, and one source and row per entry), the cursor (`n`
+        // words, read by me_indegree and me_scatter only, before it is freed) and the
+        // batch flags of `MAX_BATCH` words, which `slot < MAX_BATCH` indexes; the
+        // kernels read the model within its offsets.
         unsafe { self.lanes.launch_mec(kernel, args) }
     }
 
