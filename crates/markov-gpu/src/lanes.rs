@@ -53,8 +53,10 @@ pub struct MeArgs {
     pub psrc: u64,
     pub prow: u64,
     pub cursor: u64,
+    pub dirty: u64,
     pub flags: u64,
     pub n: u64,
+    pub pivot: u64,
     pub slot: u32,
     pub guard: u32,
 }
@@ -66,8 +68,8 @@ unsafe impl DeviceRepr for MkSystem {}
 // of the sizes of `MkIter`'s six pointers, two doubles and six unsigned: 88 bytes, no
 // padding in either.
 unsafe impl DeviceRepr for MkIter {}
-// SAFETY: `#[repr(C)]` with fourteen `u64` and two `u32` fields, in the order and of
-// the sizes of `MeArgs`'s thirteen pointers, one 64-bit count and two unsigned: 120
+// SAFETY: `#[repr(C)]` with sixteen `u64` and two `u32` fields, in the order and of
+// the sizes of `MeArgs`'s fourteen pointers, two 64-bit numbers and two unsigned: 136
 // bytes, no padding in either.
 unsafe impl DeviceRepr for MeArgs {}
 
@@ -107,6 +109,9 @@ pub enum MecKernel {
     Indegree,
     Scatter,
     Disable,
+    FbStart,
+    Forward,
+    FbSplit,
     Start,
     Colour,
     Root,
@@ -115,10 +120,13 @@ pub enum MecKernel {
 }
 
 impl MecKernel {
-    pub const ALL: [MecKernel; 8] = [
+    pub const ALL: [MecKernel; 11] = [
         MecKernel::Indegree,
         MecKernel::Scatter,
         MecKernel::Disable,
+        MecKernel::FbStart,
+        MecKernel::Forward,
+        MecKernel::FbSplit,
         MecKernel::Start,
         MecKernel::Colour,
         MecKernel::Root,
@@ -132,6 +140,9 @@ impl MecKernel {
             MecKernel::Indegree => "me_indegree",
             MecKernel::Scatter => "me_scatter",
             MecKernel::Disable => "me_disable",
+            MecKernel::FbStart => "me_fb_start",
+            MecKernel::Forward => "me_forward",
+            MecKernel::FbSplit => "me_fb_split",
             MecKernel::Start => "me_start",
             MecKernel::Colour => "me_colour",
             MecKernel::Root => "me_root",

@@ -3,23 +3,32 @@
 // `MK_DEVICE` and `MK_KERNEL`.
 //
 // Every state carries the label of its candidate (`ME_REMOVED`: in no MEC) and every
-// row a live flag (the choice stays inside its state's candidate). A round:
-//   me_disable   until nothing changes: a live row with a target in another candidate
-//                is disabled; a state left without a live row is removed (its rows
-//                disabled), which may disable rows of its predecessors (the attractor);
-//   me_colour    after me_start: colour = the largest state that reaches the state
-//                along live rows (labels are equal along live rows, so within the
-//                candidate), pushed forward with atomicMax from the states whose colour
-//                rose in the last launch (`active`);
-//   me_mark      after me_root: the states of colour c that reach the state c (the
-//                root), pushed backwards from the states marked in the last launch
-//                over the predecessor lists: they are the root's SCC;
-//   me_relabel   the root's SCC takes the label c, the rest of colour c the label
-//                c | ME_REST; a changed label raises the flag.
-// Colours are states of the candidate, and candidates are disjoint, so labels never
-// collide (states < 2^31). The host stops after a round in which no row was disabled,
-// no state removed and no label changed: each candidate is then strongly connected
-// along its live rows, whose targets lie in it, and every state has one.
+// row a live flag (the choice stays inside its state's candidate). A label without
+// the top bit `ME_REST` names a candidate found strongly connected (an SCC along the
+// live rows, named by one of its states); one with it, the rest of a search, still to
+// be decomposed.
+//
+//   me_disable   run until nothing changes: a live row with a target in another
+//                candidate is disabled; a state left without a live row is removed,
+//                which may disable rows of its predecessors (the attractor). An SCC
+//                candidate that loses a row or a state is marked `dirty`.
+//   first round  (one candidate, everything): forward-backward from the pivot.
+//                me_fb_start, me_forward (forward reach along live rows, pushed from
+//                the states reached last), then me_mark from the pivot backwards over
+//                the predecessor lists; me_fb_split: the pivot's SCC (forward and
+//                backward) is labelled by the pivot, the rest pivot | ME_REST.
+//   later rounds colouring of the candidates that need it (ME_REST or dirty; the
+//                others keep their label as colour and are marked): me_start, then
+//                me_colour (colour = the largest state reaching the state along live
+//                rows, pushed forward with atomicMax from the states whose colour
+//                rose last); me_root (states whose colour is their own number) and
+//                me_mark (backwards from the roots, the same colour): the roots'
+//                SCCs; me_relabel: a marked state takes its colour as label, the
+//                others colour | ME_REST.
+// Labels are states of the candidate (candidates are disjoint, states < 2^31), so they
+// never collide. The host stops when a round's me_disable changed nothing and no label
+// has ME_REST: every candidate is then strongly connected along its live rows, whose
+// targets lie in it, and every state has one.
 //
 // The predecessor lists (every entry of the model backwards: its source and its row)
 // are built once, by me_indegree, a prefix sum on the host and me_scatter.
@@ -50,13 +59,18 @@ typedef struct {
   unsigned *psrc;              // per entry, backwards: the source state
   unsigned *prow;              // per entry, backwards: the row
   unsigned *cursor;            // per state: entries counted or placed
+  volatile unsigned char *dirty;   // per SCC label: lost a row or a state
   unsigned *flags;             // per launch of a batch: something changed
   mk_u64 n;                    // states
+  mk_u64 pivot;                // the first round's pivot
   unsigned slot;
   unsigned guard;
 } MeArgs;
 
 MK_DEVICE int me_skip(const MeArgs *a) { return a->guard && a->slot > 0 && a->flags[a->slot - 1] == 0; }
+
+// Whether the candidate of label `l` (not removed) is an SCC untouched since found.
+MK_DEVICE int me_clean(const MeArgs *a, unsigned l) { return !(l & ME_REST) && !a->dirty[l]; }
 
 // Disables live rows leaving the state's candidate; removes states left without one.
 MK_KERNEL me_disable(MeArgs a) {
@@ -73,6 +87,7 @@ MK_KERNEL me_disable(MeArgs a) {
       if (out) {
         a.live[r] = 0;
         changed = 1;
+        if (!(l & ME_REST)) a.dirty[l] = 1;
       } else {
         left++;
       }
@@ -80,17 +95,66 @@ MK_KERNEL me_disable(MeArgs a) {
     if (left == 0) {
       a.label[s] = ME_REMOVED;
       changed = 1;
+      if (!(l & ME_REST)) a.dirty[l] = 1;
     }
   }
   MK_RAISE(&a.flags[a.slot], changed);
 }
 
-// Colour = own number, every state active.
+// Colours: a clean candidate's states its label, inactive; the others their own
+// number, active.
 MK_KERNEL me_start(MeArgs a) {
   MK_FOR(s, a.n) {
-    a.colour[s] = (unsigned)s;
-    a.active[s] = a.label[s] != ME_REMOVED;
+    unsigned l = a.label[s];
+    int clean = l == ME_REMOVED || me_clean(&a, l);
+    a.colour[s] = clean ? l : (unsigned)s;
+    a.active[s] = !clean;
   }
+}
+
+// Forward-backward: nothing reached but the pivot, which is active.
+MK_KERNEL me_fb_start(MeArgs a) {
+  MK_FOR(s, a.n) {
+    a.colour[s] = s == a.pivot;
+    a.active[s] = s == a.pivot;
+    a.mark[s] = 0;
+  }
+}
+
+// Reaches (colour 1) the targets of the live rows of the states reached last.
+MK_KERNEL me_forward(MeArgs a) {
+  if (me_skip(&a)) return;
+  int changed = 0;
+  MK_FOR(s, a.n) {
+    if (!a.active[s]) continue;
+    a.active[s] = 0;
+    for (mk_u64 r = a.groups[s]; r < a.groups[s + 1]; r++) {
+      if (!a.live[r]) continue;
+      for (mk_u64 e = a.starts[r]; e < a.starts[r + 1]; e++) {
+        unsigned t = a.columns[e];
+        if (!a.colour[t]) {
+          a.colour[t] = 1;
+          ME_FENCE();
+          a.active[t] = 1;
+          changed = 1;
+        }
+      }
+    }
+  }
+  MK_RAISE(&a.flags[a.slot], changed);
+}
+
+// The pivot's SCC (marked) takes its label, the rest of the candidate pivot | ME_REST;
+// raises the flag when some state is in the rest. Clears the dirty marks.
+MK_KERNEL me_fb_split(MeArgs a) {
+  int rest = 0;
+  MK_FOR(s, a.n) {
+    a.dirty[s] = 0;
+    if (a.label[s] == ME_REMOVED) continue;
+    a.label[s] = a.mark[s] ? (unsigned)a.pivot : (unsigned)a.pivot | ME_REST;
+    rest |= !a.mark[s];
+  }
+  MK_RAISE(&a.flags[a.slot], rest);
 }
 
 // Pushes the colour of each active state to the targets of its live rows.
@@ -138,11 +202,13 @@ MK_KERNEL me_scatter(MeArgs a) {
   }
 }
 
-// The roots, states whose colour is their own number, marked and active.
+// The roots, states whose colour is their own number, marked and active; the states
+// of clean candidates marked, inactive.
 MK_KERNEL me_root(MeArgs a) {
   MK_FOR(s, a.n) {
-    unsigned char root = a.label[s] != ME_REMOVED && a.colour[s] == (unsigned)s;
-    a.mark[s] = root;
+    unsigned l = a.label[s];
+    int root = l != ME_REMOVED && !me_clean(&a, l) && a.colour[s] == (unsigned)s;
+    a.mark[s] = root || (l != ME_REMOVED && me_clean(&a, l));
     a.active[s] = root;
   }
 }
@@ -168,17 +234,15 @@ MK_KERNEL me_mark(MeArgs a) {
   MK_RAISE(&a.flags[a.slot], changed);
 }
 
-// New labels: the root's SCC, or the rest of its colour.
+// New labels: the root's SCC, or the rest of its colour; raises the flag when some
+// state is in a rest. Clears the dirty marks for the next round.
 MK_KERNEL me_relabel(MeArgs a) {
-  int changed = 0;
+  int rest = 0;
   MK_FOR(s, a.n) {
-    unsigned l = a.label[s];
-    if (l == ME_REMOVED) continue;
-    unsigned next = a.mark[s] ? a.colour[s] : a.colour[s] | ME_REST;
-    if (next != l) {
-      a.label[s] = next;
-      changed = 1;
-    }
+    a.dirty[s] = 0;
+    if (a.label[s] == ME_REMOVED) continue;
+    a.label[s] = a.mark[s] ? a.colour[s] : a.colour[s] | ME_REST;
+    rest |= !a.mark[s];
   }
-  MK_RAISE(&a.flags[a.slot], changed);
+  MK_RAISE(&a.flags[a.slot], rest);
 }

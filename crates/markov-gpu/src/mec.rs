@@ -3,9 +3,14 @@
 //! candidates along the choices that stay inside them, with the attractor of the
 //! states left without such a choice removed, all as label sweeps over the model's
 //! rows on the device (mec.cu says what each kernel does and why the labels never
-//! collide). The SCCs come from colouring (the largest state reaching a state, pushed
-//! forward) and a backward search from each colour's root over predecessor lists,
-//! built on the device once (counted, summed on the host, scattered).
+//! collide). The first round splits the whole model by forward-backward search from
+//! one pivot (the last state, deep in the breadth-first order, most likely in the
+//! giant SCC that colouring would take a long time to agree on); later rounds
+//! decompose only the candidates that need it (the rests of searches, and SCCs that
+//! lost a choice or a state) by colouring (the largest state reaching a state, pushed
+//! forward) and a backward search from each colour's root. Backward searches run over
+//! predecessor lists built on the device once (counted, summed on the host,
+//! scattered).
 //!
 //! The result is [`Mecs`], equal to the CPU's `maximal_end_components` (the tests hold
 //! it to that on the host build of mec.cu).
@@ -24,7 +29,7 @@ const MAX_BATCH: u32 = 64;
 /// What the decomposition did on the device.
 #[derive(Clone, Debug, Default)]
 pub struct GpuMecStats {
-    /// Rounds of disable, colour, mark and relabel.
+    /// Rounds: disabling, then forward-backward (the first) or colouring and marking.
     pub rounds: u32,
     /// Kernel launches that did work (not counting the guarded ones that returned).
     pub launches: u64,
@@ -38,7 +43,7 @@ pub struct GpuMecStats {
 
 /// Device bytes of the decomposition of a model with `states`, `rows` and `entries`.
 pub fn device_bytes(states: u64, rows: u64, entries: u64) -> u64 {
-    16 * (states + 1) + 8 * (rows + 1) + 12 * entries + 14 * states + rows + 4 * u64::from(MAX_BATCH)
+    16 * (states + 1) + 8 * (rows + 1) + 12 * entries + 15 * states + rows + 4 * u64::from(MAX_BATCH)
 }
 
 /// The MECs of `model` on `lanes` (for a DTMC or CTMC, whose states have one row
@@ -64,18 +69,22 @@ pub fn maximal_end_components<L: Lanes>(lanes: &L, model: &SparseModel) -> Resul
         }
     }
     let mut stats = GpuMecStats::default();
+    if n == 0 {
+        return Ok((Mecs::from_labels(model, &[], |_| false), stats));
+    }
     let clock = Instant::now();
     let groups = lanes.upload(&bytes_of_u64(model.row_groups.iter().map(|&x| x as usize)))?;
     let starts = lanes.upload(&bytes_of_u64(model.row_starts.iter().map(|&x| x as usize)))?;
     let columns = lanes.upload(&bytes_of_u32(&model.columns))?;
     let label = lanes.zeros(4 * n)?;
     let colour = lanes.zeros(4 * n)?;
-    let active = lanes.zeros(n)?;
-    let mark = lanes.zeros(n)?;
+    let mut active = lanes.zeros(n)?;
+    let mut mark = lanes.zeros(n)?;
     let live = lanes.upload(&vec![1u8; rows as usize])?;
     let psrc = lanes.zeros(4 * entries as usize)?;
     let prow = lanes.zeros(4 * entries as usize)?;
     let mut cursor = lanes.zeros(4 * n)?;
+    let dirty = lanes.zeros(n)?;
     let mut flags = lanes.zeros(4 * MAX_BATCH as usize)?;
     let mut args = MeArgs {
         groups: lanes.addr(&groups),
@@ -90,8 +99,10 @@ pub fn maximal_end_components<L: Lanes>(lanes: &L, model: &SparseModel) -> Resul
         psrc: lanes.addr(&psrc),
         prow: lanes.addr(&prow),
         cursor: lanes.addr(&cursor),
+        dirty: lanes.addr(&dirty),
         flags: lanes.addr(&flags),
         n: n as u64,
+        pivot: n as u64 - 1,
         slot: 0,
         guard: 0,
     };
@@ -115,17 +126,27 @@ pub fn maximal_end_components<L: Lanes>(lanes: &L, model: &SparseModel) -> Resul
     stats.upload_seconds = clock.elapsed().as_secs_f64();
 
     let clock = Instant::now();
+    // The first round: one candidate, split by forward-backward from the pivot.
+    stats.rounds = 1;
+    run.fixpoint(MecKernel::Disable, &mut args)?;
+    run.once(MecKernel::FbStart, &mut args)?;
+    run.fixpoint(MecKernel::Forward, &mut args)?;
+    let pivot = args.pivot as usize;
+    lanes.write(&mut mark, pivot, &[1])?;
+    lanes.write(&mut active, pivot, &[1])?;
+    run.fixpoint(MecKernel::Mark, &mut args)?;
+    let mut rest = run.once(MecKernel::FbSplit, &mut args)?;
     loop {
-        stats.rounds += 1;
         let disabled = run.fixpoint(MecKernel::Disable, &mut args)?;
+        if !disabled && !rest {
+            break;
+        }
+        stats.rounds += 1;
         run.once(MecKernel::Start, &mut args)?;
         run.fixpoint(MecKernel::Colour, &mut args)?;
         run.once(MecKernel::Root, &mut args)?;
         run.fixpoint(MecKernel::Mark, &mut args)?;
-        let relabelled = run.once(MecKernel::Relabel, &mut args)?;
-        if !disabled && !relabelled {
-            break;
-        }
+        rest = run.once(MecKernel::Relabel, &mut args)?;
     }
     stats.launches = run.launches;
     drop(run);
@@ -155,7 +176,7 @@ impl<L: Lanes> Runner<'_, L> {
         // SAFETY: every address in `args` is of a buffer of `maximal_end_components`
         // that lives while the kernels run: the offsets (`n + 1` and `rows + 1` words),
         // the columns, the per-state arrays of `n` entries, the per-row flags of `rows`
-        // bytes, the predecessor lists (`n + 1` offsets, set before any kernel but
+        // bytes, the dirty marks (`n` bytes: labels are states), the predecessor lists (`n + 1` offsets, set before any kernel but
         // me_indegree reads them, and one source and row per entry), the cursor (`n`
         // words, read by me_indegree and me_scatter only, before it is freed) and the
         // batch flags of `MAX_BATCH` words, which `slot < MAX_BATCH` indexes; the
