@@ -149,7 +149,6 @@ pub fn maximal_end_components<L: Lanes>(lanes: &L, model: &SparseModel) -> Resul
         rest = run.once(MecKernel::Relabel, &mut args)?;
     }
     stats.launches = run.launches;
-    drop(run);
     stats.device_seconds = clock.elapsed().as_secs_f64();
 
     let clock = Instant::now();
