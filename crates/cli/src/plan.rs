@@ -25,8 +25,8 @@ pub struct PlanArgs {
     #[arg(long, value_name = "N")]
     pub max_states: Option<usize>,
     /// Stop with exit status 3 when the stored states would take more than this, e.g.
-    /// 4G (counted as twice the state's words plus 40 bytes per state; default: three
-    /// quarters of the available memory).
+    /// 4G (counted as twice the state's words plus 40 bytes per state breadth first, 72
+    /// otherwise; default: three quarters of the available memory).
     #[arg(long, value_name = "SIZE", value_parser = crate::memory::parse_size)]
     pub memory: Option<u64>,
     /// Stop with exit status 3 when the search has run this many seconds.
@@ -115,11 +115,12 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
     let problem = warpcheck_pddl::parse_problem(&problem_text, &domain).map_err(rendered)?;
     let task = warpcheck_pddl::ground(&domain, &problem).map_err(rendered)?;
     // The state in the arena and in the table, its table slot's id, parent, action,
-    // g-value and closed flag, rounded up; with A*, its h, the g of its expansion and
-    // its open-list entries.
+    // g-value and closed flag, rounded up; with A* and uniform-cost search, its h, the
+    // g of its expansion and its open-list or bucket entries.
     let heuristic = args.heuristic.heuristic();
     let astar = heuristic != Heuristic::Blind;
-    let bytes_per_state = task.words as u64 * 8 + if astar { 72 } else { 40 };
+    let breadth_first = !astar && task.unit_cost();
+    let bytes_per_state = task.words as u64 * 8 + if breadth_first { 40 } else { 72 };
     let memory = args.memory.or_else(|| warpcheck_store::memory::available().map(|m| m / 4 * 3));
     let by_memory = memory.map(|m| usize::try_from(m / bytes_per_state).unwrap_or(usize::MAX));
     let max_states = match (args.max_states, by_memory) {

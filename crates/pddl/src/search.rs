@@ -6,8 +6,11 @@
 //! is asked for (goal tested when a state is generated). States are stored once in an
 //! arena of `u32` words, found through a `hashbrown` table (of the states themselves up
 //! to 8 words, of their ids beyond); parent links give the plan. The search itself is
-//! sequential; the heuristic values of an expansion's new states are computed on
-//! several threads ([`SearchOptions::threads`]). A
+//! sequential but for blind search, which expands chunks of states on all threads
+//! (module `parallel`: breadth-first with the same store, counters and plan as on one;
+//! uniform-cost by buckets of equal `g`, the same cost); the
+//! heuristic values of an expansion's new states are computed on several threads
+//! ([`SearchOptions::threads`]). A
 //! bound on stored states ends the search with [`SearchError::StateLimit`], never by
 //! dropping states.
 
@@ -21,6 +24,8 @@ use rayon::prelude::*;
 use crate::heuristic::{Evaluator, Heuristic};
 use crate::task::{State, Task};
 
+mod parallel;
+
 /// The heuristic and the limits of a search.
 #[derive(Clone, Debug, Default)]
 pub struct SearchOptions {
@@ -31,8 +36,9 @@ pub struct SearchOptions {
     /// What guides the search: [`Heuristic::Blind`] searches breadth first or by
     /// uniform cost, the others run A*.
     pub heuristic: Heuristic,
-    /// Threads evaluating the heuristic (the successors of one expansion at once, on
-    /// the current rayon pool); 0 or 1: the calling thread alone.
+    /// Threads of the current rayon pool that expand states (breadth-first search) or
+    /// evaluate the heuristic (the successors of one expansion at once); 0 or 1: the
+    /// calling thread alone.
     pub threads: usize,
 }
 
@@ -171,9 +177,29 @@ impl Store {
         &self.arena[id as usize * self.words..(id as usize + 1) * self.words]
     }
 
+    /// The id of `s` (of hash `hash`), if it is stored.
+    fn find(&self, s: &[u32], hash: u64) -> Option<u32> {
+        fn inline<const N: usize>(t: &HashTable<([u32; N], u32)>, s: &[u32], hash: u64) -> Option<u32> {
+            let mut key = [0u32; N];
+            key[..s.len()].copy_from_slice(s);
+            t.find(hash, |(k, _)| *k == key).map(|&(_, id)| id)
+        }
+        match &self.table {
+            Table::Words1(t) => inline(t, s, hash),
+            Table::Words2(t) => inline(t, s, hash),
+            Table::Words4(t) => inline(t, s, hash),
+            Table::Words8(t) => inline(t, s, hash),
+            Table::Ids(t) => t.find(hash, |&id| self.state(id) == s).copied(),
+        }
+    }
+
     /// The id of `s`, and whether it is new. `Err` when a new state would pass the bound.
     fn insert(&mut self, s: &[u32], parent: u32, action: u32, g: u64) -> Result<(u32, bool), ()> {
-        let hash = hash_state(s);
+        self.insert_hashed(s, hash_state(s), parent, action, g)
+    }
+
+    /// [`Store::insert`] of a state whose hash is known.
+    fn insert_hashed(&mut self, s: &[u32], hash: u64, parent: u32, action: u32, g: u64) -> Result<(u32, bool), ()> {
         let next = self.len() as u32;
         let full = self.len() >= self.limit;
         let (id, new) = match &mut self.table {
@@ -258,6 +284,12 @@ impl Successors {
 pub fn search(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, SearchError> {
     match options.heuristic {
         Heuristic::Blind if task.unit_cost() => breadth_first(task, options),
+        Heuristic::Blind if options.threads > 1 && rayon::current_num_threads() > 1 => {
+            let limit = options.max_states.unwrap_or(usize::MAX);
+            let mut store = Store::new(task.words, limit);
+            store.insert(&task.init, 0, u32::MAX, 0).map_err(|_| limit_error(limit, 0))?;
+            parallel::uniform_cost(task, options, store, limit)
+        }
         // Uniform-cost search is A* with h = 0.
         Heuristic::Blind => astar(task, options, |_, ids, out| {
             out.clear();
@@ -286,6 +318,9 @@ fn breadth_first(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, 
         out.cost = Some(0);
         out.stored = 1;
         return Ok(out);
+    }
+    if options.threads > 1 && rayon::current_num_threads() > 1 {
+        return parallel::breadth_first(task, options, store, limit);
     }
     let successors = Successors::new(task);
     let (mut applicable, mut state, mut next): (Vec<u32>, State, State) = (Vec::new(), Vec::new(), Vec::new());

@@ -89,6 +89,43 @@ fn parallel_heuristic_evaluation_searches_the_same() {
     }
 }
 
+/// Blind search on two threads: uniform-cost by buckets finds the known optimum with a
+/// plan the validator accepts; on the same tasks with every cost set to 1, the parallel
+/// breadth-first search gives the sequential one's plan and counts exactly.
+#[test]
+fn parallel_blind_search_finds_the_optima() {
+    use warpcheck_pddl::{ground, parse_domain, parse_problem, search, validate, Heuristic, SearchOptions};
+    let optima = optima();
+    let dir = common::data_dir().join("ipc2008-opt");
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    for (domain, problem) in [
+        ("elevators-opt08-strips", "p01.pddl"),
+        ("openstacks-opt08-adl", "p01.pddl"),
+        ("parcprinter-08-strips", "p02.pddl"),
+        ("pegsol-08-strips", "p03.pddl"),
+        ("sokoban-opt08-strips", "p01.pddl"),
+        ("transport-opt08-strips", "p01.pddl"),
+    ] {
+        let (domain_file, cost) = &optima[&(domain.to_string(), problem.to_string())];
+        let folder = dir.join(domain);
+        let d = parse_domain(&std::fs::read_to_string(folder.join(domain_file)).unwrap()).unwrap();
+        let p = parse_problem(&std::fs::read_to_string(folder.join(problem)).unwrap(), &d).unwrap();
+        let mut task = ground(&d, &p).unwrap();
+        let options = |threads| SearchOptions { heuristic: Heuristic::Blind, threads, ..Default::default() };
+        let two = pool.install(|| search(&task, &options(2))).unwrap();
+        assert_eq!(two.cost, Some(*cost), "{domain} {problem}: cost on two threads");
+        let plan: Vec<String> = two.plan.unwrap().iter().map(|&a| task.actions[a].name.clone()).collect();
+        assert_eq!(validate(&d, &p, &plan).unwrap(), *cost, "{domain} {problem}: validated cost");
+        assert!(two.expanded > 1, "{domain} {problem}: a search that expands");
+        for action in &mut task.actions {
+            action.cost = 1;
+        }
+        let one = search(&task, &options(1)).unwrap();
+        let two = pool.install(|| search(&task, &options(2))).unwrap();
+        assert_eq!(two, one, "{domain} {problem}: breadth-first on two threads");
+    }
+}
+
 #[test]
 #[ignore = "minutes: every blind-solvable problem"]
 fn every_blind_solvable_problem() {
