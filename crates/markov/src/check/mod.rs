@@ -30,6 +30,7 @@ pub mod engine;
 pub mod exact;
 mod exact_ctmc;
 mod exact_reward;
+mod lra;
 pub mod property;
 mod reach;
 mod reward;
@@ -170,6 +171,14 @@ impl<'a> Context<'a> {
         Context { model, options: self.options, pred: std::sync::OnceLock::new(), sweep: self.sweep.clone() }
     }
 
+    /// A context for another model with other options (the same engine's sweep time).
+    pub(crate) fn derived_with<'b>(&self, model: &'b SparseModel, options: &'b Options) -> Context<'b>
+    where
+        'a: 'b,
+    {
+        Context { model, options, pred: std::sync::OnceLock::new(), sweep: self.sweep.clone() }
+    }
+
     /// Opens `sys` on the options' engine, its time counted in [`Values::sweep`].
     pub(crate) fn open<'s>(&'s self, sys: &'s System) -> Result<Box<dyn Sweeps + 's>, CheckError> {
         let start = std::time::Instant::now();
@@ -287,9 +296,7 @@ fn answer(cx: &Context, property: &Property) -> Result<Values, CheckError> {
                     let state = reward::state_rewards(model, reward.as_deref())?;
                     bounded::instant(cx, &state, cx.steps(k, false)?, opt)
                 }
-                property::RewardPath::Steady => Err(CheckError::Unsupported(
-                    "R=? [S] is supported for DTMCs and CTMCs (long-run averages of MDPs are not yet)".into(),
-                )),
+                property::RewardPath::Steady => lra::long_run(cx, &rewards, opt),
             }
         }
         Query::Time { opt, goal } => {
@@ -298,7 +305,9 @@ fn answer(cx: &Context, property: &Property) -> Result<Values, CheckError> {
             reward::reach(cx, &ones, &cx.states(goal)?, opt)
         }
         Query::Steady(_) => Err(CheckError::Unsupported(
-            "S=? is supported for DTMCs and CTMCs (long-run averages of MDPs are not yet)".into(),
+            "S=? is supported for DTMCs and CTMCs; for an MDP ask for a long-run average reward, \
+             Rmin=? [S] or Rmax=? [S]"
+                .into(),
         )),
     }
 }
