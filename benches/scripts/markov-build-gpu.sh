@@ -22,13 +22,18 @@ HERE=$(dirname "$0")
 TMP=${TMPDIR:-/tmp}/warpcheck-build-gpu
 mkdir -p "$TMP"
 
-agree() {
-  local same=0 differ=0
+# Every PRISM instance of MARKOV_DIR: its id, source and constants, one per line.
+sources() {
   for dir in "$M"/dtmc/* "$M"/mdp/* "$M"/ctmc/*; do
     src=$(ls "$dir"/*.prism "$dir"/*.pm "$dir"/*.nm "$dir"/*.sm 2>/dev/null | grep -v extra_labels | head -1)
     [ -z "$src" ] && continue
-    consts=$(grep -v '^#' "$dir/constants.txt" 2>/dev/null | paste -sd, -)
-    id=$(basename "$dir")
+    echo "$(basename "$dir") $src $(grep -v '^#' "$dir/constants.txt" 2>/dev/null | paste -sd, -)"
+  done
+}
+
+agree() {
+  local same=0 differ=0
+  while read -r id src consts; do
     "$W" explore "$src" --const "$consts" --backend cpu --export "$TMP/$id-cpu.drn" > /dev/null 2> "$TMP/$id-cpu.err"
     "$W" explore "$src" --const "$consts" --backend gpu --export "$TMP/$id-gpu.drn" > /dev/null 2> "$TMP/$id-gpu.err"
     if cmp -s "$TMP/$id-cpu.drn" "$TMP/$id-gpu.drn"; then
@@ -36,17 +41,13 @@ agree() {
     else
       differ=$((differ + 1)); echo "DIFFERENT $id: $(head -c 300 "$TMP/$id-gpu.err")"
     fi
-  done
+  done < <(sources)
   echo "identical DRN from the GPU and the CPU builder: $same; different: $differ"
 }
 
 mec_agree() {
   local same=0 differ=0
-  for dir in "$M"/dtmc/* "$M"/mdp/* "$M"/ctmc/*; do
-    src=$(ls "$dir"/*.prism "$dir"/*.pm "$dir"/*.nm "$dir"/*.sm 2>/dev/null | grep -v extra_labels | head -1)
-    [ -z "$src" ] && continue
-    consts=$(grep -v '^#' "$dir/constants.txt" 2>/dev/null | paste -sd, -)
-    id=$(basename "$dir")
+  while read -r id src consts; do
     "$W" explore "$src" --const "$consts" --backend cpu --export "$TMP/$id.drn" > /dev/null 2>&1
     c=$("$W" mec "$TMP/$id.drn" --backend cpu --components "$TMP/$id-cpu.mec" --json 2>&1)
     g=$("$W" mec "$TMP/$id.drn" --backend gpu --components "$TMP/$id-gpu.mec" --json 2> "$TMP/$id-gpu.err")
@@ -57,7 +58,7 @@ mec_agree() {
       differ=$((differ + 1)); echo "DIFFERENT $id: $(head -c 300 "$TMP/$id-gpu.err")"
     fi
     rm -f "$TMP/$id.drn"
-  done
+  done < <(sources)
   echo "identical components from the GPU and the CPU decomposition: $same; different: $differ"
 }
 

@@ -110,7 +110,6 @@ pub enum MecKernel {
     Scatter,
     Disable,
     FbStart,
-    Forward,
     FbSplit,
     Start,
     Colour,
@@ -120,12 +119,11 @@ pub enum MecKernel {
 }
 
 impl MecKernel {
-    pub const ALL: [MecKernel; 11] = [
+    pub const ALL: [MecKernel; 10] = [
         MecKernel::Indegree,
         MecKernel::Scatter,
         MecKernel::Disable,
         MecKernel::FbStart,
-        MecKernel::Forward,
         MecKernel::FbSplit,
         MecKernel::Start,
         MecKernel::Colour,
@@ -141,7 +139,6 @@ impl MecKernel {
             MecKernel::Scatter => "me_scatter",
             MecKernel::Disable => "me_disable",
             MecKernel::FbStart => "me_fb_start",
-            MecKernel::Forward => "me_forward",
             MecKernel::FbSplit => "me_fb_split",
             MecKernel::Start => "me_start",
             MecKernel::Colour => "me_colour",

@@ -13,8 +13,8 @@
 //                which may disable rows of its predecessors (the attractor). An SCC
 //                candidate that loses a row or a state is marked `dirty`.
 //   first round  (one candidate, everything): forward-backward from the pivot.
-//                me_fb_start, me_forward (forward reach along live rows, pushed from
-//                the states reached last), then me_mark from the pivot backwards over
+//                me_fb_start, me_colour (with the pivot alone coloured 1: forward
+//                reach along live rows), then me_mark from the pivot backwards over
 //                the predecessor lists; me_fb_split: the pivot's SCC (forward and
 //                backward) is labelled by the pivot, the rest pivot | ME_REST.
 //   later rounds colouring of the candidates that need it (ME_REST or dirty; the
@@ -112,36 +112,14 @@ MK_KERNEL me_start(MeArgs a) {
   }
 }
 
-// Forward-backward: nothing reached but the pivot, which is active.
+// Forward-backward: the pivot coloured 1 and active, every other state 0, so that
+// me_colour pushes 1 exactly to the states the pivot reaches.
 MK_KERNEL me_fb_start(MeArgs a) {
   MK_FOR(s, a.n) {
     a.colour[s] = s == a.pivot;
     a.active[s] = s == a.pivot;
     a.mark[s] = 0;
   }
-}
-
-// Reaches (colour 1) the targets of the live rows of the states reached last.
-MK_KERNEL me_forward(MeArgs a) {
-  if (me_skip(&a)) return;
-  int changed = 0;
-  MK_FOR(s, a.n) {
-    if (!a.active[s]) continue;
-    a.active[s] = 0;
-    for (mk_u64 r = a.groups[s]; r < a.groups[s + 1]; r++) {
-      if (!a.live[r]) continue;
-      for (mk_u64 e = a.starts[r]; e < a.starts[r + 1]; e++) {
-        unsigned t = a.columns[e];
-        if (!a.colour[t]) {
-          a.colour[t] = 1;
-          ME_FENCE();
-          a.active[t] = 1;
-          changed = 1;
-        }
-      }
-    }
-  }
-  MK_RAISE(&a.flags[a.slot], changed);
 }
 
 // The pivot's SCC (marked) takes its label, the rest of the candidate pivot | ME_REST;

@@ -130,7 +130,7 @@ pub fn maximal_end_components<L: Lanes>(lanes: &L, model: &SparseModel) -> Resul
     stats.rounds = 1;
     run.fixpoint(MecKernel::Disable, &mut args)?;
     run.once(MecKernel::FbStart, &mut args)?;
-    run.fixpoint(MecKernel::Forward, &mut args)?;
+    run.fixpoint(MecKernel::Colour, &mut args)?;
     let pivot = args.pivot as usize;
     lanes.write(&mut mark, pivot, &[1])?;
     lanes.write(&mut active, pivot, &[1])?;

@@ -284,10 +284,8 @@ impl Successors {
 pub fn search(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, SearchError> {
     match options.heuristic {
         Heuristic::Blind if task.unit_cost() => breadth_first(task, options),
-        Heuristic::Blind if options.threads > 1 && rayon::current_num_threads() > 1 => {
-            let limit = options.max_states.unwrap_or(usize::MAX);
-            let mut store = Store::new(task.words, limit);
-            store.insert(&task.init, 0, u32::MAX, 0).map_err(|_| limit_error(limit, 0))?;
+        Heuristic::Blind if in_parallel(options) => {
+            let (store, limit) = start(task, options)?;
             parallel::uniform_cost(task, options, store, limit)
         }
         // Uniform-cost search is A* with h = 0.
@@ -308,18 +306,29 @@ fn limit_error(limit: usize, expanded: u64) -> SearchError {
     SearchError::StateLimit { limit, expanded }
 }
 
-fn breadth_first(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, SearchError> {
+/// Whether blind search expands on several threads.
+fn in_parallel(options: &SearchOptions) -> bool {
+    options.threads > 1 && rayon::current_num_threads() > 1
+}
+
+/// The store of a search holding the initial state (id 0), and its bound.
+fn start(task: &Task, options: &SearchOptions) -> Result<(Store, usize), SearchError> {
     let limit = options.max_states.unwrap_or(usize::MAX);
     let mut store = Store::new(task.words, limit);
-    let mut out = SearchOutcome { plan: None, cost: None, expanded: 0, generated: 0, stored: 0 };
     store.insert(&task.init, 0, u32::MAX, 0).map_err(|_| limit_error(limit, 0))?;
+    Ok((store, limit))
+}
+
+fn breadth_first(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, SearchError> {
+    let (mut store, limit) = start(task, options)?;
+    let mut out = SearchOutcome { plan: None, cost: None, expanded: 0, generated: 0, stored: 0 };
     if task.goal.holds(&task.init) {
         out.plan = Some(vec![]);
         out.cost = Some(0);
         out.stored = 1;
         return Ok(out);
     }
-    if options.threads > 1 && rayon::current_num_threads() > 1 {
+    if in_parallel(options) {
         return parallel::breadth_first(task, options, store, limit);
     }
     let successors = Successors::new(task);
@@ -359,10 +368,8 @@ fn astar(
     options: &SearchOptions,
     mut evaluate: impl FnMut(&Store, &[u32], &mut Vec<Option<u64>>),
 ) -> Result<SearchOutcome, SearchError> {
-    let limit = options.max_states.unwrap_or(usize::MAX);
-    let mut store = Store::new(task.words, limit);
+    let (mut store, limit) = start(task, options)?;
     let mut out = SearchOutcome { plan: None, cost: None, expanded: 0, generated: 0, stored: 0 };
-    store.insert(&task.init, 0, u32::MAX, 0).map_err(|_| limit_error(limit, 0))?;
     // Per state: its heuristic value (`None`: a dead end, or not evaluated yet) and the
     // g it was expanded with.
     let mut h: Vec<Option<u64>> = Vec::new();
