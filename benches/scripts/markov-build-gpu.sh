@@ -69,6 +69,7 @@ dtmc/nand-40-1 nand.prism N=60,K=1 dtmc
 ctmc/tandem-1023 tandem.prism c=1023 ctmc
 ctmc/tandem-1023 tandem.prism c=2047 ctmc
 ctmc/tandem-1023 tandem.prism c=4095 ctmc
+ctmc/tandem-1023 tandem.prism c=8191 ctmc
 ctmc/kanban-3 kanban.prism t=5 ctmc
 ctmc/kanban-3 kanban.prism t=6 ctmc
 mdp/resource-gathering-1300-100-100 resource-gathering.pm B=1300,GOLD_TO_COLLECT=100,GEM_TO_COLLECT=100 mdp
