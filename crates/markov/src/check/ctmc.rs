@@ -8,18 +8,16 @@
 //!   probabilities computed around the mode and truncated where the geometric bound of
 //!   the tails falls below 1e-12 ([`poisson`], Fox and Glynn's idea without their
 //!   under/overflow scaling, which weights relative to the mode do not need).
-//! - Steady state `S [φ]`, `R [S]`: the stationary distribution of each bottom SCC
-//!   (Gauss-Seidel on `π Q = 0`), then the probability of ending in each, as the
-//!   absorption value of the embedded DTMC solved by interval iteration.
+//! - Steady state `S [φ]`, `R [S]`: sound bounds on each bottom SCC's long-run
+//!   average, then the expectation over the SCCs a state ends in (`steady.rs`).
 //!
 //! Reward rates: state reward + Σ rate × transition reward + exit rate × choice reward
 //! (Storm's DRN gives action rewards of CTMCs per jump).
 
 use super::property::{Bound, PathFormula, Query, RewardPath};
-use super::reach::{self, Reduction};
+use super::reach;
 use super::solve::System;
-use super::{bounded, reward, CheckError, Context, Opt, SweepTime, Values};
-use crate::mec::bottom_sccs;
+use super::{bounded, reward, steady, CheckError, Context, Opt, SweepTime, Values};
 use crate::{ModelType, SparseModel};
 
 /// Truncation error of the Poisson weights.
@@ -217,7 +215,7 @@ pub fn check(cx: &Context, query: &Query) -> Result<Values, CheckError> {
             }
             RewardPath::Steady => {
                 let rates = reward_rates(model, reward.as_deref(), &exit)?;
-                steady(cx, &ecx, &exit, &rates)
+                steady::steady(cx, &ecx, &exit, &rates)
             }
         },
         Query::Time { goal, .. } => {
@@ -226,7 +224,7 @@ pub fn check(cx: &Context, query: &Query) -> Result<Values, CheckError> {
         }
         Query::Steady(phi) => {
             let f: Vec<f64> = cx.states(phi)?.iter().map(|&b| if b { 1.0 } else { 0.0 }).collect();
-            steady(cx, &ecx, &exit, &f)
+            steady::steady(cx, &ecx, &exit, &f)
         }
     }
 }
@@ -257,112 +255,4 @@ fn bounded_until(
     let lower: Vec<f64> = v.iter().map(|&x| (x * (1.0 - lost)).clamp(0.0, 1.0)).collect();
     let upper: Vec<f64> = v.iter().map(|&x| (x + lost).min(1.0)).collect();
     Ok(Values { lower, upper, method: "uniformisation", iterations: k, sweep: SweepTime::default() })
-}
-
-/// The long-run average of `f` (a value or reward rate per state).
-fn steady(cx: &Context, ecx: &Context, exit: &[f64], f: &[f64]) -> Result<Values, CheckError> {
-    let model = cx.model;
-    let bsccs = bottom_sccs(model).map_err(|e| CheckError::Unsupported(e.to_string()))?;
-    let mut known = vec![0.0; model.states()];
-    let mut iterations = 0;
-    for states in bsccs.iter() {
-        let (pi, k) = stationary(model, exit, states, cx.options.max_iterations)?;
-        iterations += k;
-        let v: f64 = states.iter().zip(&pi).map(|(&s, &p)| p * f[s as usize]).sum();
-        for &s in states {
-            known[s as usize] = v;
-        }
-    }
-    let maybe: Vec<bool> = (0..model.states() as u32).map(|s| bsccs.of(s).is_none()).collect();
-    if !maybe.contains(&true) {
-        return Ok(Values::exact(known, "steady state (Gauss-Seidel)", iterations));
-    }
-    // The average of a transient state: the values of the BSCCs, weighted by the
-    // probabilities of ending in each.
-    let (lo, hi) = known
-        .iter()
-        .zip(&maybe)
-        .filter(|(_, &m)| !m)
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (&v, _)| (a.min(v), b.max(v)));
-    let reduction = Reduction::new(ecx.model, &maybe, None);
-    let sys = reduction.system(ecx.model, &known, None, &|_| true, 0.0);
-    let (solution, _) = reach::solve(ecx, &sys, Opt::Max, lo, Some(hi))?;
-    let (lower, upper) = reduction.expand(&known, &solution);
-    Ok(Values {
-        lower,
-        upper,
-        method: "steady state (bottom SCCs)",
-        iterations: iterations + solution.iterations,
-        sweep: SweepTime::default(),
-    })
-}
-
-/// The weight of each Gauss-Seidel update of a stationary distribution (below 1: a
-/// virtual self-loop in every state, which makes every bottom SCC aperiodic).
-const RELAXATION: f64 = 0.9;
-
-/// The stationary distribution of a bottom SCC (`states` ascending), by under-relaxed
-/// Gauss-Seidel sweeps on `π(s) E'(s) = Σ_{t≠s} π(t) R(t, s)` (E' the exit rate without
-/// the self-loop), normalised after each sweep, until no entry moves by more than 1e-13
-/// relative.
-fn stationary(model: &SparseModel, exit: &[f64], states: &[u32], max: u64) -> Result<(Vec<f64>, u64), CheckError> {
-    let n = states.len();
-    if n == 1 {
-        return Ok((vec![1.0], 0));
-    }
-    let local = |s: u32| states.binary_search(&s).ok();
-    // Incoming rates per local state (transposed), and exit rates without self-loops.
-    let mut counts = vec![0usize; n + 1];
-    let mut out = vec![0.0; n];
-    for (i, &s) in states.iter().enumerate() {
-        out[i] = exit[s as usize];
-        for r in model.rows(s) {
-            for (t, rate) in model.row(r) {
-                if t == s {
-                    out[i] -= rate;
-                } else if let Some(j) = local(t) {
-                    counts[j + 1] += 1;
-                }
-            }
-        }
-    }
-    for j in 0..n {
-        counts[j + 1] += counts[j];
-    }
-    let mut fill = counts.clone();
-    let mut sources = vec![(0u32, 0.0f64); counts[n]];
-    for (i, &s) in states.iter().enumerate() {
-        for r in model.rows(s) {
-            for (t, rate) in model.row(r) {
-                if t != s {
-                    if let Some(j) = local(t) {
-                        sources[fill[j]] = (i as u32, rate);
-                        fill[j] += 1;
-                    }
-                }
-            }
-        }
-    }
-    let mut pi = vec![1.0 / n as f64; n];
-    let mut iterations = 0;
-    loop {
-        let mut change = 0.0f64;
-        for j in 0..n {
-            let v: f64 =
-                sources[counts[j]..counts[j + 1]].iter().map(|&(i, r)| pi[i as usize] * r).sum::<f64>() / out[j];
-            // Under-relaxed: plain Gauss-Seidel cycles forever on a periodic SCC (a ring).
-            let v = pi[j] + RELAXATION * (v - pi[j]);
-            change = change.max((v - pi[j]).abs() / v.max(f64::MIN_POSITIVE));
-            pi[j] = v;
-        }
-        let total: f64 = pi.iter().sum();
-        pi.iter_mut().for_each(|p| *p /= total);
-        iterations += 1;
-        if change <= 1e-13 {
-            return Ok((pi, iterations));
-        }
-        if iterations >= max {
-            return Err(CheckError::NotConverged { iterations });
-        }
-    }
 }

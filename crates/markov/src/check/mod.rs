@@ -35,6 +35,7 @@ pub mod property;
 mod reach;
 mod reward;
 pub mod solve;
+mod steady;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
