@@ -4,13 +4,15 @@
 //! applied and its induced DTMC's `R=? [S]` computed by the DTMC solver (bottom SCCs
 //! and their stationary distributions); the minimum and maximum per state must lie in
 //! the MDP solver's bounds, which must be within twice the precision. State and choice
-//! rewards are both used.
+//! rewards are both used. `--exact`: the induced DTMCs' exact values, and the MDP's
+//! exact optimum must equal their minimum and maximum as fractions.
 
 mod random;
 
+use num_rational::BigRational;
 use proptest::prelude::*;
 use random::{build, next_scheduler, spec, Spec};
-use warpcheck_markov::check::{check, parse, Options};
+use warpcheck_markov::check::{check, check_exact, parse, Options};
 use warpcheck_markov::{ModelType, RewardModel, SparseModel};
 
 /// The model of `spec` with state rewards `state` and choice rewards from `seed`.
@@ -50,6 +52,7 @@ proptest! {
         let n = spec.len();
         let mdp = rewarded(&spec, ModelType::Mdp, &state[..n], &choice);
         let mut best = vec![(f64::INFINITY, f64::NEG_INFINITY); n];
+        let mut exact: Vec<Option<(BigRational, BigRational)>> = vec![None; n];
         let mut pick = vec![0usize; n];
         loop {
             // The choice rewards of the induced DTMC: those of the picked rows.
@@ -60,6 +63,13 @@ proptest! {
                 prop_assert!(u - l < 1e-6);
                 let v = (l + u) / 2.0;
                 best[s] = (best[s].0.min(v), best[s].1.max(v));
+            }
+            let x = check_exact(&dtmc, &parse("R{\"r\"}=? [S]").unwrap(), &Options::default()).unwrap();
+            for (s, v) in x.values.into_iter().enumerate() {
+                exact[s] = Some(match exact[s].take() {
+                    None => (v.clone(), v),
+                    Some((lo, hi)) => (lo.min(v.clone()), hi.max(v)),
+                });
             }
             if !next_scheduler(&spec, &mut pick) {
                 break;
@@ -74,6 +84,12 @@ proptest! {
                 let (l, u) = (v.lower[s], v.upper[s]);
                 prop_assert!(l - 1e-7 <= want && want <= u + 1e-7, "{query} state {s}: {want} not in [{l}, {u}]");
                 prop_assert!(u - l <= 2.0 * precision + 1e-9, "{query} state {s}: [{l}, {u}] too wide");
+            }
+            let x = check_exact(&mdp, &property, &Options::default()).unwrap();
+            for (s, range) in exact.iter().enumerate() {
+                let (min, max) = range.as_ref().unwrap();
+                let want = if idx == 0 { min } else { max };
+                prop_assert_eq!(&x.values[s], want, "{} state {}", query, s);
             }
         }
     }

@@ -1,6 +1,7 @@
 //! Exact answers (`--exact`) on DTMCs and MDPs (CTMCs: [`super::exact_ctmc`]), as fractions: `P [φ U ψ]`, `P [F ψ]`,
 //! their step-bounded forms and `P [X φ]`; on DTMCs also `R [F φ]` (infinite where φ
-//! is missed with positive probability, as in PRISM).
+//! is missed with positive probability, as in PRISM). MDP rewards: [`super::exact_reward`]
+//! (`R [F φ]`) and [`super::exact_lra`] (`R [S]`).
 //!
 //! Probabilities are read as the simplest fractions within their floating-point
 //! rounding (0.1 is 1/10, 1/3 stays 1/3); a state whose fractions then do not sum to
@@ -78,7 +79,7 @@ pub fn check_exact(model: &SparseModel, property: &Property, options: &Options) 
     let unsupported = || {
         CheckError::Unsupported(
             "--exact answers P=?, Pmin=? and Pmax=? of X, F, U and their step bounds, R=? (min, max) \
-             of F, C<=k and I=k, and T=? (min, max) of F, on DTMCs and MDPs, and S=? and R=? [S] on DTMCs"
+             of F, C<=k, I=k and S, and T=? (min, max) of F, on DTMCs and MDPs, and S=? on DTMCs"
                 .into(),
         )
     };
@@ -113,6 +114,11 @@ pub fn check_exact(model: &SparseModel, property: &Property, options: &Options) 
             RewardPath::Instant(k) => {
                 let state = super::reward::state_rewards(model, name)?.iter().map(|&r| fraction(r)).collect();
                 Ok(steps(model, &fractions(model)?, None, state, cx.steps(k, false)?, cx.opt(*opt, "R")?))
+            }
+            RewardPath::Steady if model.model_type == ModelType::Mdp => {
+                let rewards: Vec<BigRational> =
+                    super::reward::row_rewards(model, name)?.iter().map(|&r| fraction(r)).collect();
+                super::exact_lra::long_run(&cx, &fractions(model)?, &rewards, cx.opt(*opt, "R")?)
             }
             _ => Err(unsupported()),
         };

@@ -29,6 +29,7 @@ mod ctmc;
 pub mod engine;
 pub mod exact;
 mod exact_ctmc;
+mod exact_lra;
 mod exact_reward;
 mod lra;
 pub mod property;
