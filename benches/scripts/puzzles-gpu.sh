@@ -3,14 +3,14 @@
 #   benches/scripts/puzzles-gpu.sh [WARPCHECK_BINARY] [GAMES_DIR] [THREADS]
 # (defaults: target/release/warpcheck, ../shared/games, all cores).
 #
-# First every computed row of sliding_tile.csv, topspin.csv and pancake.csv up to 20 M
-# states on the GPU only (validation: kind=check), then the benchmark instances on the
+# First every computed row of sliding_tile.csv, topspin.csv, pancake.csv and
+# frogs_and_toads.csv up to 20 M states on the GPU only (validation: kind=check), then the benchmark instances on the
 # GPU and on the CPU (kind=bench). `*_vs_csv`: `equal`, `DIFFERENT` or `no-row` (the
 # CSV has no computed layers for it); `gpu_eq_cpu`: the two runs' layers agree.
 # `gpu_s` is the whole GPU run (device start, NVRTC or its cache, the levels),
 # `gpu_kernel_s` the levels on the device; `gpu_states_per_s` = states / gpu_kernel_s;
 # `speedup` = cpu_s / gpu_s, `speedup_kernel` = cpu_s / gpu_kernel_s.
-# PUZZLES_BENCH="sliding-tile:3x4 pancake:11" replaces the benchmark list; PUZZLES_CHECK=0
+# PUZZLES_BENCH="sliding-tile:3x4 pancake:11 frogs-and-toads:" replaces the benchmark list; PUZZLES_CHECK=0
 # skips the validation rows; PUZZLES_ALGORITHM=one-bit-alternation runs the sliding-tile
 # instances with that `--algorithm` on both sides (the one-bit search on the GPU).
 set -uo pipefail
@@ -20,16 +20,24 @@ THREADS=${3:-$(nproc)}
 exec python3 - "$W" "$GAMES" "$THREADS" <<'PY'
 import csv, json, os, subprocess, sys
 w, games, threads = sys.argv[1], sys.argv[2], sys.argv[3]
-FILES = {"sliding-tile": "sliding_tile.csv", "top-spin": "topspin.csv", "pancake": "pancake.csv"}
+FILES = {"sliding-tile": "sliding_tile.csv", "top-spin": "topspin.csv", "pancake": "pancake.csv",
+         "fore-and-aft": "frogs_and_toads.csv", "frogs-and-toads": "frogs_and_toads.csv"}
+
+# The frogs' rows are named by the puzzle ("Fore-and-Aft (5x5, ...)"), which takes no size.
+PREFIX = {"fore-and-aft": "Fore-and-Aft", "frogs-and-toads": "Frogs-and-Toads"}
 
 def rows(family):
     with open(f"{games}/{FILES[family]}") as f:
         for r in csv.DictReader(f):
-            if r["source"].startswith("computed-here") and r["layer_sizes"]:
-                yield r["instance"].strip("()"), int(r["total_states"]), [int(x) for x in r["layer_sizes"].split()]
+            if not (r["source"].startswith("computed-here") and r["layer_sizes"]):
+                continue
+            if family in PREFIX and not r["instance"].startswith(PREFIX[family]):
+                continue
+            inst = "" if family in PREFIX else r["instance"].strip("()")
+            yield inst, int(r["total_states"]), [int(x) for x in r["layer_sizes"].split()]
 
 def run(family, size, backend):
-    args = [w, "puzzle", family, size, "--backend", backend, "--json", "--quiet"]
+    args = [w, "puzzle", family] + ([size] if size else []) + ["--backend", backend, "--json", "--quiet"]
     if family == "sliding-tile" and os.environ.get("PUZZLES_ALGORITHM"):
         args += ["--algorithm", os.environ["PUZZLES_ALGORITHM"]]
     if backend == "cpu":

@@ -9,6 +9,7 @@ mod common;
 use std::path::PathBuf;
 
 use common::{puzzle_of, rows};
+use warpcheck_puzzle::domains::frogs::{FrogIndex, Frogs};
 use warpcheck_puzzle::domains::pancake::Pancake;
 use warpcheck_puzzle::domains::sliding_tile::SlidingTile;
 use warpcheck_puzzle::domains::top_spin::TopSpin;
@@ -65,6 +66,12 @@ fn successors_equal_the_rust_ones() {
         let p = TopSpin::new(n, k).unwrap();
         same_successors(&host, &p, &Params::top_spin(&p).unwrap());
     }
+    for side in 2..=5 {
+        let p = Frogs::new(side, FrogIndex::HoleColex).unwrap();
+        same_successors(&host, &p, &Params::frogs(&p).unwrap());
+    }
+    let thesis = Frogs::new(4, FrogIndex::Multinomial).unwrap();
+    assert!(Params::frogs(&thesis).unwrap_err().to_string().contains("colex"));
 }
 
 /// The largest index space the level loop runs in CI (C on one core).
@@ -76,7 +83,7 @@ fn level_loop_reproduces_the_csv_rows() {
     let c = host("csv_c", Dialect::C);
     let cuda = host("csv_cuda", Dialect::CudaStandIn);
     let mut checked = 0;
-    for file in ["sliding_tile.csv", "topspin.csv", "pancake.csv"] {
+    for file in ["sliding_tile.csv", "topspin.csv", "pancake.csv", "frogs_and_toads.csv"] {
         for row in rows(file).into_iter().filter(|r| r.computed()) {
             let Some(puzzle) = puzzle_of(file, &row.instance) else { continue };
             if puzzle.size() > LIMIT {
@@ -91,7 +98,7 @@ fn level_loop_reproduces_the_csv_rows() {
             checked += 1;
         }
     }
-    assert!(checked >= 20, "only {checked} rows checked");
+    assert!(checked >= 21, "only {checked} rows checked");
 }
 
 #[test]
@@ -142,7 +149,7 @@ fn on_a_device_the_gpu_reproduces_the_csv_rows() {
         eprintln!("no CUDA device: the device run is skipped");
         return;
     }
-    for file in ["sliding_tile.csv", "topspin.csv", "pancake.csv"] {
+    for file in ["sliding_tile.csv", "topspin.csv", "pancake.csv", "frogs_and_toads.csv"] {
         for row in rows(file).into_iter().filter(|r| r.computed() && r.total <= 20_000_000) {
             let Some(puzzle) = puzzle_of(file, &row.instance) else { continue };
             let g = warpcheck_puzzle::gpu::search(&puzzle, &Options::default(), 0)

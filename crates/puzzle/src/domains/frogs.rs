@@ -102,6 +102,31 @@ impl Frogs {
         Ok(f)
     }
 
+    /// Cells of the board.
+    pub fn cells(&self) -> u32 {
+        self.cells
+    }
+
+    /// Pieces of each colour.
+    pub fn pieces(&self) -> u32 {
+        self.pieces
+    }
+
+    /// Indices per hole, `C(cells - 1, pieces)` (the hole-colex index).
+    pub fn per_hole(&self) -> u64 {
+        self.per_hole
+    }
+
+    /// The source cells of the moves into `hole`, in the order of the successors.
+    pub fn sources(&self, hole: u32) -> impl Iterator<Item = u32> + '_ {
+        self.moves[hole as usize].iter().map(|&(_, src)| src)
+    }
+
+    /// Whether indices are hole × colex rank (the GPU's index).
+    pub fn hole_colex(&self) -> bool {
+        self.index == FrogIndex::HoleColex
+    }
+
     /// The goal: the start's colours exchanged.
     pub fn goal(&self) -> u64 {
         let (hole, black) = self.position(self.start);

@@ -50,8 +50,26 @@ pub struct Host {
     exe: PathBuf,
 }
 
+/// The fields of `Pz` but its table's address, then the table's length and words.
 fn fields(p: &Params) -> String {
-    format!("{} {} {} {} {} {} {} {} {}", p.size, p.bucket, p.half, p.kind, p.m, p.rows, p.cols, p.k, p.folded)
+    let t = super::table(p);
+    let words: Vec<String> = t.iter().map(u64::to_string).collect();
+    format!(
+        "{} {} {} {} {} {} {} {} {} {} {} {} {}",
+        p.size,
+        p.bucket,
+        p.half,
+        p.kind,
+        p.m,
+        p.rows,
+        p.cols,
+        p.k,
+        p.folded,
+        p.cells,
+        p.pieces,
+        t.len(),
+        words.join(" ")
+    )
 }
 
 impl Host {

@@ -10,13 +10,26 @@
 //   A <Pz fields> start                 ->  "expansions layer_0 layer_1 .." (the one-bit
 //                                           BFS with move alternation, likewise)
 //
-// <Pz fields>: size bucket half kind m rows cols k folded.
+// <Pz fields>: size bucket half kind m rows cols k folded cells pieces, then the length
+// of the table and its words (frogs; 0 and nothing for the others).
 #include <stdio.h>
 #include <stdlib.h>
 
+// The frogs' table of the last query (replaced by the next one's).
+static u64 *table;
+
 static int read_pz(Pz *z) {
-    return scanf("%llu %llu %llu %u %u %u %u %u %u", &z->size, &z->bucket, &z->half, &z->kind, &z->m,
-                 &z->rows, &z->cols, &z->k, &z->folded) == 9;
+    u64 len;
+    if (scanf("%llu %llu %llu %u %u %u %u %u %u %u %u %llu", &z->size, &z->bucket, &z->half, &z->kind, &z->m,
+              &z->rows, &z->cols, &z->k, &z->folded, &z->cells, &z->pieces, &len) != 12)
+        return 0;
+    free(table);
+    table = (u64 *)calloc(len + 1, 8);
+    if (!table) return 0;
+    for (u64 i = 0; i < len; i++)
+        if (scanf("%llu", &table[i]) != 1) return 0;
+    z->table = (u64)table;
+    return 1;
 }
 
 static int bfs(const Pz *z, u64 start) {

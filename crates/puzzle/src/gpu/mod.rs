@@ -1,5 +1,6 @@
-//! Breadth-first search of the permutation puzzles (sliding tile, pancake, Top-Spin) on
-//! a CUDA GPU, after the thesis's Ch. 14.2 (digest 003b, part IV). The kernels are in
+//! Breadth-first search of the permutation puzzles (sliding tile, pancake, Top-Spin) and
+//! of Frogs-and-Toads / Fore-and-Aft on a CUDA GPU, after the thesis's Ch. 14.2 (digest
+//! 003b, part IV). The kernels are in
 //! `puzzles.cu` beside this file, compiled by NVRTC at run time through
 //! `warpcheck-cuda`; the same source compiles as C on the host ([`host`]), where the
 //! tests hold its successors to [`Puzzle::successors`] and its level loop to the CPU.
@@ -21,7 +22,9 @@
 //! GPU counts layers, and shortest solutions (`--solve`) run on the CPU.
 //!
 //! **Limits.** A permutation of at most 16 entries ([`MAX_ENTRIES`], one nibble each
-//! in a `u64`): every instance whose vectors fit a device (16! bits are 2.6 TB).
+//! in a `u64`): every instance whose vectors fit a device (16! bits are 2.6 TB). The
+//! frogs' boards index by hole and colex rank of the black set; their binomial
+//! coefficients and moves are a table in device memory ([`table`]).
 //! Device memory is checked against the three vectors before anything is allocated
 //! ([`Error::Memory`]).
 
@@ -33,6 +36,7 @@ use std::time::Instant;
 use warpcheck_cuda::driver::{CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig};
 use warpcheck_cuda::{device_ptr, grid, CudaError, Device, KernelArg, Timer};
 
+use crate::domains::frogs::Frogs;
 use crate::domains::pancake::Pancake;
 use crate::domains::sliding_tile::SlidingTile;
 use crate::domains::top_spin::TopSpin;
@@ -62,7 +66,9 @@ pub struct Params {
     pub bucket: u64,
     /// `m!/2`, for folding.
     pub half: u64,
-    /// 0 sliding tile, 1 pancake, 2 Top-Spin.
+    /// Frogs: the device address of [`table`] (0 for the others and on the host).
+    pub table: u64,
+    /// 0 sliding tile, 1 pancake, 2 Top-Spin, 3 frogs.
     pub kind: u32,
     /// Entries of the ranked permutation.
     pub m: u32,
@@ -72,10 +78,13 @@ pub struct Params {
     pub k: u32,
     /// Top-Spin: index = rank mod `m!/2`, even parity.
     pub folded: u32,
+    /// Frogs: cells of the board and pieces of each colour.
+    pub cells: u32,
+    pub pieces: u32,
 }
 
 // SAFETY: `#[repr(C)]` with only `u64` and `u32` fields, in the order and of the types
-// of `Pz` in puzzles.cu (three u64 then six u32: no padding in either), so its bytes are
+// of `Pz` in puzzles.cu (four u64 then eight u32: no padding in either), so its bytes are
 // the kernels' parameter as it is.
 unsafe impl DeviceRepr for Params {}
 
@@ -92,7 +101,20 @@ impl Params {
         }
         let size = puzzle.size();
         let half = FACTORIAL[m as usize] / 2;
-        Ok(Params { size, bucket: size, half, kind, m, rows: 0, cols: 0, k: 0, folded: 0 })
+        Ok(Params {
+            size,
+            bucket: size,
+            half,
+            table: 0,
+            kind,
+            m,
+            rows: 0,
+            cols: 0,
+            k: 0,
+            folded: 0,
+            cells: 0,
+            pieces: 0,
+        })
     }
 
     pub fn sliding_tile(p: &SlidingTile) -> Result<Params, Error> {
@@ -114,18 +136,54 @@ impl Params {
         Ok(Params { k, folded: u32::from(p.folded()), ..Params::new(p, 2, n - 1)? })
     }
 
+    /// Frogs-and-Toads and Fore-and-Aft (hole-colex indices; [`table`] gives the rest).
+    pub fn frogs(p: &Frogs) -> Result<Params, Error> {
+        if !p.hole_colex() {
+            return Err(Error::Unsupported(format!("{}: the GPU indexes boards by hole and colex rank", p.name())));
+        }
+        Ok(Params { bucket: p.per_hole(), cells: p.cells(), pieces: p.pieces(), ..Params::new(p, PZ_FROGS, 0)? })
+    }
+
     /// The kernels' view of `puzzle`, or why it has no GPU path.
     pub fn of(puzzle: &AnyPuzzle) -> Result<Params, Error> {
         match puzzle {
             AnyPuzzle::SlidingTile(p) => Params::sliding_tile(p),
             AnyPuzzle::Pancake(p) => Params::pancake(p),
             AnyPuzzle::TopSpin(p) => Params::top_spin(p),
+            AnyPuzzle::Frogs(p) => Params::frogs(p),
             _ => Err(Error::Unsupported(format!(
-                "{} has no GPU path (the GPU runs the permutation puzzles: sliding-tile, pancake, top-spin)",
+                "{} has no GPU path (the GPU runs sliding-tile, pancake, top-spin, frogs-and-toads and \
+                 fore-and-aft)",
                 puzzle.name()
             ))),
         }
     }
+}
+
+/// The frogs' table (`pz_frogs` in puzzles.cu): `C(c, j)` at `c * (pieces + 1) + j` for
+/// `c < cells`, then per hole 8 words, the source cells of its moves plus one (0: no
+/// more). Empty for the other puzzles.
+pub fn table(params: &Params) -> Vec<u64> {
+    if params.kind != PZ_FROGS {
+        return Vec::new();
+    }
+    // The board of side s has 2s² - 1 cells.
+    let side = (1..=5u32).find(|s| 2 * s * s - 1 == params.cells).expect("a frogs board");
+    let frogs = Frogs::new(side, crate::domains::frogs::FrogIndex::HoleColex).expect("a valid side");
+    let stride = params.pieces as usize + 1;
+    let mut t = vec![0u64; params.cells as usize * stride + 8 * params.cells as usize];
+    for c in 0..params.cells {
+        for j in 0..=params.pieces {
+            t[c as usize * stride + j as usize] = crate::rank::binomial::binomial(c, j);
+        }
+    }
+    let moves = params.cells as usize * stride;
+    for hole in 0..params.cells {
+        for (i, src) in frogs.sources(hole).enumerate() {
+            t[moves + 8 * hole as usize + i] = u64::from(src) + 1;
+        }
+    }
+    t
 }
 
 /// Whether `algorithm` on `puzzle` runs on the GPU, or why not (for `--backend`).
@@ -141,8 +199,10 @@ pub fn gpu_path(puzzle: &AnyPuzzle, algorithm: Algorithm) -> Result<(), String> 
     }
 }
 
-/// `Params::kind` of the sliding-tile puzzle (`PZ_SLIDING` in puzzles.cu).
+/// `Params::kind` of the sliding-tile puzzle and of the frogs (`PZ_SLIDING`, `PZ_FROGS`
+/// in puzzles.cu).
 const PZ_SLIDING: u32 = 0;
+const PZ_FROGS: u32 = 3;
 
 /// Device bytes of a search over `size` indices: three bit vectors and a counter.
 pub fn device_bytes(size: u64) -> u64 {
@@ -179,7 +239,7 @@ pub fn search(puzzle: &AnyPuzzle, options: &Options, ordinal: usize) -> Result<G
     let clock = Instant::now();
     let asked = options.algorithm.unwrap_or(Algorithm::Auto);
     gpu_path(puzzle, asked).map_err(Error::Unsupported)?;
-    let params = Params::of(puzzle)?;
+    let mut params = Params::of(puzzle)?;
     let device = Device::open(ordinal).map_err(cuda)?;
     let allowed = device.free_memory().map_err(cuda)?.saturating_sub(RESERVE).min(options.memory.unwrap_or(u64::MAX));
     // `Auto`: the two-bit BFS (3 bits per index) where it fits, else the one-bit search.
@@ -201,6 +261,15 @@ pub fn search(puzzle: &AnyPuzzle, options: &Options, ordinal: usize) -> Result<G
         return Err(Error::Memory { what, needed, allowed });
     }
     let module = device.load(SOURCE, &[]).map_err(cuda)?;
+    // The frogs' table, alive until the search ends.
+    let host_table = table(&params);
+    let device_table = if host_table.is_empty() {
+        None
+    } else {
+        let t = device.stream().clone_htod(&host_table).map_err(|e| cuda(e.into()))?;
+        params.table = device_ptr(&t, device.stream());
+        Some(t)
+    };
     let function = |name: &str| module.function(name).map_err(cuda);
     let run = Run {
         expand: function("pz_expand")?,
@@ -225,6 +294,7 @@ pub fn search(puzzle: &AnyPuzzle, options: &Options, ordinal: usize) -> Result<G
         let expansions = if complete { states } else { states - layers.last().copied().unwrap_or(0) };
         (layers, expansions, complete, seconds)
     };
+    drop(device_table);
     let states: u64 = layers.iter().sum();
     let report = Report {
         puzzle: puzzle.name(),

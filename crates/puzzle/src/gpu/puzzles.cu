@@ -1,5 +1,6 @@
-// Breadth-first search of the permutation puzzles (sliding tile, pancake, Top-Spin) on
-// the GPU: see mod.rs for the layout and the host loop. This one source compiles as
+// Breadth-first search of the permutation puzzles (sliding tile, pancake, Top-Spin) and
+// of Frogs-and-Toads / Fore-and-Aft on the GPU: see mod.rs for the layout and the host
+// loop. This one source compiles as
 // CUDA (NVRTC, `__CUDACC__` defined) and as plain C (gcc, the host tests: mod.rs's
 // `host`), where the atomics are plain ors and the kernels are loops.
 //
@@ -26,18 +27,22 @@ static inline u64 pz_popc(u64 x) { return (u64)__builtin_popcountll(x); }
 #define PZ_SLIDING 0u
 #define PZ_PANCAKE 1u
 #define PZ_TOPSPIN 2u
+#define PZ_FROGS 3u
 
 // The instance (`Params` in mod.rs, field for field).
 typedef struct {
     u64 size;    // indices
-    u64 bucket;  // sliding tile: indices per blank cell, (N-1)!/2
+    u64 bucket;  // sliding tile: indices per blank cell, (N-1)!/2; frogs: per hole
     u64 half;    // m!/2, for folding
-    u32 kind;    // PZ_SLIDING, PZ_PANCAKE, PZ_TOPSPIN
+    u64 table;   // frogs: address of pz_frogs's table (0 for the others)
+    u32 kind;    // PZ_SLIDING, PZ_PANCAKE, PZ_TOPSPIN, PZ_FROGS
     u32 m;       // entries of the ranked permutation (<= 16)
     u32 rows;    // sliding tile
     u32 cols;    // sliding tile
     u32 k;       // Top-Spin: twist length
     u32 folded;  // Top-Spin: index = rank mod m!/2, even parity
+    u32 cells;   // frogs: cells of the board (<= 49)
+    u32 pieces;  // frogs: pieces of each colour
 } Pz;
 
 // Where successors go: claimed in the next frontier (the BFS), or recorded (tests).
@@ -190,10 +195,48 @@ PZ_FN void pz_topspin(const Pz *z, u64 index, PzSink *k) {
     }
 }
 
+// ---- Frogs-and-Toads and Fore-and-Aft (domains/frogs.rs) ------------------------
+//
+// Index: hole * C(cells-1, pieces) + the colex rank of the black set among the other
+// cells. The table (mod.rs's `table`): C(c, j) at c * (pieces + 1) + j for c < cells,
+// then per hole 8 words, the source cells of the moves into it plus one (0: no more),
+// in frogs.rs's order.
+
+PZ_FN u64 pz_frog_index(const Pz *z, const u64 *binom, u32 hole, u64 black) {
+    u64 set = (black & ((1ull << hole) - 1)) | (black >> (hole + 1) << hole), r = 0;
+    u32 stride = z->pieces + 1;
+    for (u32 j = 1; set; j++) {
+        r += binom[pz_ctz(set) * stride + j];
+        set &= set - 1;
+    }
+    return (u64)hole * z->bucket + r;
+}
+
+PZ_FN void pz_frogs(const Pz *z, u64 index, PzSink *k) {
+    const u64 *binom = (const u64 *)z->table;
+    u32 stride = z->pieces + 1, hole = (u32)(index / z->bucket), c = z->cells - 1;
+    u64 r = index - (u64)hole * z->bucket, set = 0;
+    // Colex unrank: per j from the top, the largest c with C(c, j) <= r.
+    for (u32 j = z->pieces; j >= 1; j--) {
+        c--;
+        while (binom[c * stride + j] > r) c--;
+        set |= 1ull << c;
+        r -= binom[c * stride + j];
+    }
+    u64 black = (set & ((1ull << hole) - 1)) | (set >> hole << (hole + 1));
+    const u64 *moves = binom + (u64)z->cells * stride + 8 * hole;
+    for (u32 i = 0; i < 8 && moves[i] != 0; i++) {
+        u32 src = (u32)moves[i] - 1;
+        u64 b = (black >> src & 1) ? black ^ (1ull << src) ^ (1ull << hole) : black;
+        pz_emit(k, pz_frog_index(z, binom, src, b));
+    }
+}
+
 PZ_FN void pz_successors(const Pz *z, u64 index, PzSink *k) {
     if (z->kind == PZ_SLIDING) pz_sliding(z, index, k);
     else if (z->kind == PZ_PANCAKE) pz_pancake(z, index, k);
-    else pz_topspin(z, index, k);
+    else if (z->kind == PZ_TOPSPIN) pz_topspin(z, index, k);
+    else pz_frogs(z, index, k);
 }
 
 // ---- One BFS level --------------------------------------------------------------
