@@ -21,10 +21,13 @@ exec python3 - "$W" "$GAMES" "$THREADS" <<'PY'
 import csv, json, os, subprocess, sys
 w, games, threads = sys.argv[1], sys.argv[2], sys.argv[3]
 FILES = {"sliding-tile": "sliding_tile.csv", "top-spin": "topspin.csv", "pancake": "pancake.csv",
-         "fore-and-aft": "frogs_and_toads.csv", "frogs-and-toads": "frogs_and_toads.csv"}
+         "fore-and-aft": "frogs_and_toads.csv", "frogs-and-toads": "frogs_and_toads.csv",
+         "peg-solitaire": "peg_solitaire.csv"}
 
-# The frogs' rows are named by the puzzle ("Fore-and-Aft (5x5, ...)"), which takes no size.
-PREFIX = {"fore-and-aft": "Fore-and-Aft", "frogs-and-toads": "Frogs-and-Toads"}
+# The frogs' and peg solitaire's rows are named by the puzzle ("Fore-and-Aft (5x5, ...)"),
+# which takes no size; peg solitaire's first row counts all positions.
+PREFIX = {"fore-and-aft": "Fore-and-Aft", "frogs-and-toads": "Frogs-and-Toads",
+          "peg-solitaire": "English 33-hole, centre vacant (all positions)"}
 
 def rows(family):
     with open(f"{games}/{FILES[family]}") as f:

@@ -86,6 +86,11 @@ impl PegSolitaire {
         Ok(p)
     }
 
+    /// The pegs of the start board.
+    pub fn start_pegs(&self) -> u32 {
+        self.start_pegs
+    }
+
     /// The index of a board with at most the start's pegs.
     pub fn index_of(&self, mask: u64) -> Result<u64, Error> {
         let pegs = mask.count_ones();

@@ -33,6 +33,7 @@ static unsigned long long atomicOr(unsigned long long *a, unsigned long long v) 
 static unsigned long long atomicAdd(unsigned long long *a, unsigned long long v) { unsigned long long o = *a; *a = o + v; return o; }
 static int __ffsll(long long x) { return __builtin_ffsll(x); }
 static int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+static int __clzll(long long x) { return __builtin_clzll((unsigned long long)x); }
 template <class T> static T __shfl_down_sync(unsigned, T, int) { return T(0); }
 "#;
 

@@ -1,6 +1,6 @@
-//! Breadth-first search of the permutation puzzles (sliding tile, pancake, Top-Spin) and
-//! of Frogs-and-Toads / Fore-and-Aft on a CUDA GPU, after the thesis's Ch. 14.2 (digest
-//! 003b, part IV). The kernels are in
+//! Breadth-first search of the permutation puzzles (sliding tile, pancake, Top-Spin), of
+//! Frogs-and-Toads / Fore-and-Aft and of peg solitaire on a CUDA GPU, after the thesis's
+//! Ch. 14.2 (digest 003b, part IV). The kernels are in
 //! `puzzles.cu` beside this file, compiled by NVRTC at run time through
 //! `warpcheck-cuda`; the same source compiles as C on the host ([`host`]), where the
 //! tests hold its successors to [`Puzzle::successors`] and its level loop to the CPU.
@@ -23,8 +23,9 @@
 //!
 //! **Limits.** A permutation of at most 16 entries ([`MAX_ENTRIES`], one nibble each
 //! in a `u64`): every instance whose vectors fit a device (16! bits are 2.6 TB). The
-//! frogs' boards index by hole and colex rank of the black set; their binomial
-//! coefficients and moves are a table in device memory ([`table`]).
+//! frogs' boards index by hole and colex rank of the black set, peg solitaire's by
+//! layer and binomial rank; their binomial coefficients, layer offsets and moves are a
+//! table in device memory ([`table`]).
 //! Device memory is checked against the three vectors before anything is allocated
 //! ([`Error::Memory`]).
 
@@ -38,6 +39,7 @@ use warpcheck_cuda::{device_ptr, grid, CudaError, Device, KernelArg, Timer};
 
 use crate::domains::frogs::Frogs;
 use crate::domains::pancake::Pancake;
+use crate::domains::peg_solitaire::{self, PegSolitaire};
 use crate::domains::sliding_tile::SlidingTile;
 use crate::domains::top_spin::TopSpin;
 use crate::rank::permutation::FACTORIAL;
@@ -66,11 +68,12 @@ pub struct Params {
     pub bucket: u64,
     /// `m!/2`, for folding.
     pub half: u64,
-    /// Frogs: the device address of [`table`] (0 for the others and on the host).
+    /// Frogs and peg solitaire: the device address of [`table`] (0 for the others and
+    /// on the host).
     pub table: u64,
-    /// 0 sliding tile, 1 pancake, 2 Top-Spin, 3 frogs.
+    /// 0 sliding tile, 1 pancake, 2 Top-Spin, 3 frogs, 4 peg solitaire.
     pub kind: u32,
-    /// Entries of the ranked permutation.
+    /// Entries of the ranked permutation; peg solitaire: jumps.
     pub m: u32,
     pub rows: u32,
     pub cols: u32,
@@ -78,7 +81,8 @@ pub struct Params {
     pub k: u32,
     /// Top-Spin: index = rank mod `m!/2`, even parity.
     pub folded: u32,
-    /// Frogs: cells of the board and pieces of each colour.
+    /// Frogs: cells of the board and pieces of each colour; peg solitaire: holes and
+    /// the start's pegs.
     pub cells: u32,
     pub pieces: u32,
 }
@@ -144,6 +148,12 @@ impl Params {
         Ok(Params { bucket: p.per_hole(), cells: p.cells(), pieces: p.pieces(), ..Params::new(p, PZ_FROGS, 0)? })
     }
 
+    /// Peg solitaire on the English board, from any start.
+    pub fn peg_solitaire(p: &PegSolitaire) -> Result<Params, Error> {
+        let m = peg_solitaire::jumps().len() as u32;
+        Ok(Params { m, cells: peg_solitaire::HOLES, pieces: p.start_pegs(), ..Params::new(p, PZ_PEG, 0)? })
+    }
+
     /// The kernels' view of `puzzle`, or why it has no GPU path.
     pub fn of(puzzle: &AnyPuzzle) -> Result<Params, Error> {
         match puzzle {
@@ -151,22 +161,47 @@ impl Params {
             AnyPuzzle::Pancake(p) => Params::pancake(p),
             AnyPuzzle::TopSpin(p) => Params::top_spin(p),
             AnyPuzzle::Frogs(p) => Params::frogs(p),
-            _ => Err(Error::Unsupported(format!(
-                "{} has no GPU path (the GPU runs sliding-tile, pancake, top-spin, frogs-and-toads and \
-                 fore-and-aft)",
-                puzzle.name()
-            ))),
+            AnyPuzzle::PegSolitaire(p) => Params::peg_solitaire(p),
         }
     }
 }
 
+/// The table of the frogs and of peg solitaire ([`frogs_table`], [`peg_table`]); empty
+/// for the other puzzles.
+pub fn table(params: &Params) -> Vec<u64> {
+    match params.kind {
+        PZ_FROGS => frogs_table(params),
+        PZ_PEG => peg_table(params),
+        _ => Vec::new(),
+    }
+}
+
+/// Peg solitaire's table (`pz_peg` in puzzles.cu): `C(n, k)` at `n * (holes + 1) + k`
+/// for `n, k <= holes`, the layers' first indices (start pegs + 2 words), then per jump
+/// the mask of its three holes and the mask of the two that need a peg.
+fn peg_table(params: &Params) -> Vec<u64> {
+    let n = params.cells;
+    let mut t = Vec::new();
+    for a in 0..=n {
+        t.extend((0..=n).map(|b| crate::rank::binomial::binomial(a, b)));
+    }
+    let mut offset = 0;
+    t.push(0);
+    for d in 0..=params.pieces {
+        offset += crate::rank::binomial::binomial(n, params.pieces - d);
+        t.push(offset);
+    }
+    for (a, b, c) in peg_solitaire::jumps() {
+        t.push((1 << a) | (1 << b) | (1 << c));
+        t.push((1 << a) | (1 << b));
+    }
+    t
+}
+
 /// The frogs' table (`pz_frogs` in puzzles.cu): `C(c, j)` at `c * (pieces + 1) + j` for
 /// `c < cells`, then per hole 8 words, the source cells of its moves plus one (0: no
-/// more). Empty for the other puzzles.
-pub fn table(params: &Params) -> Vec<u64> {
-    if params.kind != PZ_FROGS {
-        return Vec::new();
-    }
+/// more).
+fn frogs_table(params: &Params) -> Vec<u64> {
     // The board of side s has 2s² - 1 cells.
     let side = (1..=5u32).find(|s| 2 * s * s - 1 == params.cells).expect("a frogs board");
     let frogs = Frogs::new(side, crate::domains::frogs::FrogIndex::HoleColex).expect("a valid side");
@@ -199,10 +234,11 @@ pub fn gpu_path(puzzle: &AnyPuzzle, algorithm: Algorithm) -> Result<(), String> 
     }
 }
 
-/// `Params::kind` of the sliding-tile puzzle and of the frogs (`PZ_SLIDING`, `PZ_FROGS`
-/// in puzzles.cu).
+/// `Params::kind` of the sliding-tile puzzle, the frogs and peg solitaire (`PZ_SLIDING`,
+/// `PZ_FROGS`, `PZ_PEG` in puzzles.cu).
 const PZ_SLIDING: u32 = 0;
 const PZ_FROGS: u32 = 3;
+const PZ_PEG: u32 = 4;
 
 /// Device bytes of a search over `size` indices: three bit vectors and a counter.
 pub fn device_bytes(size: u64) -> u64 {

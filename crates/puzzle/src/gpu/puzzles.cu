@@ -1,6 +1,6 @@
-// Breadth-first search of the permutation puzzles (sliding tile, pancake, Top-Spin) and
-// of Frogs-and-Toads / Fore-and-Aft on the GPU: see mod.rs for the layout and the host
-// loop. This one source compiles as
+// Breadth-first search of the permutation puzzles (sliding tile, pancake, Top-Spin), of
+// Frogs-and-Toads / Fore-and-Aft and of peg solitaire on the GPU: see mod.rs for the
+// layout and the host loop. This one source compiles as
 // CUDA (NVRTC, `__CUDACC__` defined) and as plain C (gcc, the host tests: mod.rs's
 // `host`), where the atomics are plain ors and the kernels are loops.
 //
@@ -16,11 +16,13 @@ typedef unsigned long long u64;
 #define PZ_FN __device__ __forceinline__
 __device__ __forceinline__ void pz_or(u64 *word, u64 bit) { atomicOr(word, bit); }
 __device__ __forceinline__ u32 pz_ctz(u64 x) { return (u32)(__ffsll((long long)x) - 1); }
+__device__ __forceinline__ u32 pz_clz(u64 x) { return (u32)__clzll((long long)x); }
 __device__ __forceinline__ u64 pz_popc(u64 x) { return (u64)__popcll(x); }
 #else
 #define PZ_FN static inline
 static inline void pz_or(u64 *word, u64 bit) { *word |= bit; }
 static inline u32 pz_ctz(u64 x) { return (u32)__builtin_ctzll(x); }
+static inline u32 pz_clz(u64 x) { return (u32)__builtin_clzll(x); }
 static inline u64 pz_popc(u64 x) { return (u64)__builtin_popcountll(x); }
 #endif
 
@@ -28,21 +30,22 @@ static inline u64 pz_popc(u64 x) { return (u64)__builtin_popcountll(x); }
 #define PZ_PANCAKE 1u
 #define PZ_TOPSPIN 2u
 #define PZ_FROGS 3u
+#define PZ_PEG 4u
 
 // The instance (`Params` in mod.rs, field for field).
 typedef struct {
     u64 size;    // indices
     u64 bucket;  // sliding tile: indices per blank cell, (N-1)!/2; frogs: per hole
     u64 half;    // m!/2, for folding
-    u64 table;   // frogs: address of pz_frogs's table (0 for the others)
-    u32 kind;    // PZ_SLIDING, PZ_PANCAKE, PZ_TOPSPIN, PZ_FROGS
+    u64 table;   // frogs, peg solitaire: address of their table (0 for the others)
+    u32 kind;    // PZ_SLIDING, PZ_PANCAKE, PZ_TOPSPIN, PZ_FROGS, PZ_PEG
     u32 m;       // entries of the ranked permutation (<= 16)
     u32 rows;    // sliding tile
     u32 cols;    // sliding tile
     u32 k;       // Top-Spin: twist length
     u32 folded;  // Top-Spin: index = rank mod m!/2, even parity
-    u32 cells;   // frogs: cells of the board (<= 49)
-    u32 pieces;  // frogs: pieces of each colour
+    u32 cells;   // frogs: cells of the board (<= 49); peg solitaire: holes (33)
+    u32 pieces;  // frogs: pieces of each colour; peg solitaire: the start's pegs
 } Pz;
 
 // Where successors go: claimed in the next frontier (the BFS), or recorded (tests).
@@ -232,11 +235,56 @@ PZ_FN void pz_frogs(const Pz *z, u64 index, PzSink *k) {
     }
 }
 
+// ---- Peg solitaire (domains/peg_solitaire.rs) ----------------------------------
+//
+// Layer d (the boards of pieces - d pegs) is the index range offsets[d]..offsets[d+1],
+// inside it a board's binomial rank (rank/binomial.rs). The table (mod.rs's `table`):
+// C(n, k) at n * (cells + 1) + k for n, k <= cells, then the offsets (pieces + 2
+// words), then per jump two words: its three holes, and its two holes that need a peg.
+
+PZ_FN u64 pz_peg_rank(const u64 *binom, u32 stride, u64 mask, u32 n) {
+    if (!mask) return 0;
+    // The empty cells before the last set one, each C(n - 1 - i, t_i - 1).
+    u64 empty = ~mask & ((1ull << (63 - pz_clz(mask))) - 1), r = 0;
+    while (empty) {
+        u32 i = pz_ctz(empty);
+        r += binom[(n - 1 - i) * stride + (u32)pz_popc(mask >> i) - 1];
+        empty &= empty - 1;
+    }
+    return r;
+}
+
+PZ_FN void pz_peg(const Pz *z, u64 index, PzSink *k) {
+    const u64 *binom = (const u64 *)z->table;
+    u32 n = z->cells, stride = n + 1;
+    const u64 *offsets = binom + (u64)stride * stride;
+    const u64 *jumps = offsets + z->pieces + 2;
+    u32 d = 0;
+    while (offsets[d + 1] <= index) d++;
+    u32 t = z->pieces - d;
+    if (t < 2) return;
+    u64 r = index - offsets[d], mask = 0;
+    for (u32 i = 0; i < n && t > 0; i++) {
+        u64 c = binom[(n - 1 - i) * stride + t - 1];
+        if (r < c) {
+            mask |= 1ull << i;
+            t--;
+        } else {
+            r -= c;
+        }
+    }
+    for (u32 j = 0; j < z->m; j++) {
+        u64 all = jumps[2 * j];
+        if ((mask & all) == jumps[2 * j + 1]) pz_emit(k, offsets[d + 1] + pz_peg_rank(binom, stride, mask ^ all, n));
+    }
+}
+
 PZ_FN void pz_successors(const Pz *z, u64 index, PzSink *k) {
     if (z->kind == PZ_SLIDING) pz_sliding(z, index, k);
     else if (z->kind == PZ_PANCAKE) pz_pancake(z, index, k);
     else if (z->kind == PZ_TOPSPIN) pz_topspin(z, index, k);
-    else pz_frogs(z, index, k);
+    else if (z->kind == PZ_FROGS) pz_frogs(z, index, k);
+    else pz_peg(z, index, k);
 }
 
 // ---- One BFS level --------------------------------------------------------------
