@@ -14,12 +14,22 @@
 //! error leads into the component's error state (no moves), which the product
 //! reaches only where DVE would reach its error state (then the counts differ: DVE
 //! has one error state, the network one per combination).
+//!
+//! The fixpoint over-approximates what each process meets (every message any sender
+//! state can send), so a process that buffers messages can unfold to far more local
+//! states than the system ever reaches (cambridge.5's channel processes). Past
+//! [`FIXPOINT_LIMIT`] local states the exporter projects instead: it explores the
+//! model's reachable states and keeps, per process, the local states and steps they
+//! show. The counts are the same: a joint step depends only on the sender's local
+//! state, its message and the receiver's local state (the classification checks it),
+//! so every step the components combine is a step of the model.
 
 use std::collections::{BTreeSet, VecDeque};
 
 use rustc_hash::FxHashMap;
 use warpcheck_dve::ir::{Expr, GroupKind, LValue, Stmt};
 use warpcheck_dve::{Program, SyncMode};
+use warpcheck_model::Model;
 
 use crate::aut::Lts;
 use crate::component::Component;
@@ -53,6 +63,10 @@ fn deps(e: &Expr, cur: &FxHashMap<u32, Slots>, temps: &FxHashMap<u32, Slots>) ->
         }
     }
 }
+
+/// Local states (all processes together) past which the fixpoint gives way to the
+/// projection of the reachable states.
+pub const FIXPOINT_LIMIT: usize = 1 << 20;
 
 /// Pseudo-slots from here on name message atoms: values the sender computes.
 const ATOM: u32 = 1 << 30;
@@ -116,6 +130,13 @@ struct Part {
 }
 
 impl Part {
+    /// Back to the initial local state alone.
+    fn clear(&mut self) {
+        self.states.truncate(1);
+        self.index.retain(|_, &mut i| i == 0);
+        self.edges.clear();
+    }
+
     fn add(&mut self, values: Vec<i32>) -> u32 {
         if let Some(&i) = self.index.get(&values) {
             return i;
@@ -157,6 +178,12 @@ struct Progress {
 
 /// The network of `program`, or why it has none.
 pub fn network(program: &Program) -> Result<Network> {
+    network_within(program, FIXPOINT_LIMIT)
+}
+
+/// [`network`], projecting the reachable states once the fixpoint has more than
+/// `limit` local states (0: always).
+pub fn network_within(program: &Program, limit: usize) -> Result<Network> {
     if program.mode != SyncMode::Async {
         return refuse("a synchronous system (`system sync`)".into());
     }
@@ -336,11 +363,24 @@ pub fn network(program: &Program) -> Result<Network> {
     };
     let mut local_done = vec![0usize; locals.len()];
     let mut progress: Vec<Progress> = rendezvous.iter().map(|_| Progress::default()).collect();
+    let too_big = |parts: &[Part]| parts.iter().map(|p| p.states.len()).sum::<usize>() > limit;
     loop {
+        if too_big(&parts) {
+            for part in &mut parts {
+                part.clear();
+            }
+            project(program, &mut parts, &locals, &rendezvous, &|r, local, slots| {
+                label_of(r, &message_of(r, local, slots))
+            });
+            break;
+        }
         let before: usize = parts.iter().map(|p| p.states.len() + p.edges.len()).sum();
         for (i, &(g, p)) in locals.iter().enumerate() {
             let mut queue: VecDeque<u32> = (local_done[i] as u32..parts[p].states.len() as u32).collect();
             while let Some(x) = queue.pop_front() {
+                if parts[p].states.len() > limit {
+                    break;
+                }
                 let local = parts[p].states[x as usize].clone();
                 if local.is_empty() || !in_source(g, p, &local, &parts) {
                     continue; // the error state, or not the group's control state
@@ -385,6 +425,9 @@ pub fn network(program: &Program) -> Result<Network> {
             // the new messages.
             let (receivers, messages) = (parts[q].states.len(), pr.messages.len());
             for y in 0..receivers {
+                if parts[q].states.len() > limit {
+                    break;
+                }
                 let from = if y < pr.receivers { pr.messages_done } else { 0 };
                 if from == messages || !in_source(r.group, q, &parts[q].states[y], &parts) {
                     continue;
@@ -429,6 +472,67 @@ pub fn network(program: &Program) -> Result<Network> {
         }
     }
     assemble(program, parts, &locals, &rendezvous)
+}
+
+/// The label of a rendezvous step from the sender's local state and slots.
+type RendezvousLabel<'a> = dyn Fn(&Rendezvous, &[i32], &[u32]) -> String + 'a;
+
+/// The parts as the reachable states show them: a breadth-first search of `program`
+/// from its initial state, every step projected onto the processes that move
+/// (`label(r, sender's local state, sender's slots)` names a rendezvous step). A step
+/// that raises an evaluation error leads each participant into its error state.
+fn project(
+    program: &Program,
+    parts: &mut [Part],
+    locals: &[(usize, usize)],
+    rendezvous: &[Rendezvous],
+    label: &RendezvousLabel,
+) {
+    // Per group: the local group's process, or the rendezvous.
+    let mut local_of: FxHashMap<usize, usize> = FxHashMap::default();
+    locals.iter().for_each(|&(g, p)| {
+        local_of.insert(g, p);
+    });
+    let rendezvous_of: FxHashMap<usize, &Rendezvous> = rendezvous.iter().map(|r| (r.group, r)).collect();
+    let local = |values: &[i32], part: &Part| -> Vec<i32> { part.slots.iter().map(|&s| values[s as usize]).collect() };
+    let initial = program.initial_state();
+    let mut seen: FxHashMap<Vec<u32>, ()> = FxHashMap::default();
+    seen.insert(initial.clone(), ());
+    let mut queue = VecDeque::from([initial]);
+    let mut next = program.successors();
+    while let Some(state) = queue.pop_front() {
+        let before = program.layout.decode(&state);
+        let mut steps: Vec<(usize, Option<Vec<u32>>)> = Vec::new();
+        next.successors(&state, |step, to| {
+            if let Some(&g) = step.groups.first() {
+                steps.push((g as usize, to.ok().map(<[u32]>::to_vec)));
+            }
+        });
+        for (g, to) in steps {
+            let after = to.as_ref().map(|t| program.layout.decode(t));
+            let edge = |p: usize, name: &str, parts: &mut [Part]| {
+                let x = parts[p].add(local(&before, &parts[p]));
+                let y = match &after {
+                    Some(values) => parts[p].add(local(values, &parts[p])),
+                    None => parts[p].add(vec![]),
+                };
+                parts[p].edges.insert((x, name.to_string(), y));
+            };
+            if let Some(&p) = local_of.get(&g) {
+                edge(p, &format!("g{g}"), parts);
+            } else if let Some(r) = rendezvous_of.get(&g) {
+                let name = label(r, &local(&before, &parts[r.sender]), &parts[r.sender].slots);
+                edge(r.sender, &name, parts);
+                edge(r.receiver, &name, parts);
+            }
+            if let Some(t) = to {
+                if !seen.contains_key(&t) {
+                    seen.insert(t.clone(), ());
+                    queue.push_back(t);
+                }
+            }
+        }
+    }
 }
 
 fn assemble(
