@@ -5,6 +5,7 @@
 # THREADS CPU threads; prints one line per instance: `same` or `DIFFERENT` with both
 # (states, transitions, deadlocks), `refused` with the reason, or the failure. Usage:
 #   benches/scripts/export-sweep.sh [WARPCHECK_BINARY] [BEEM_DIR] [THREADS] [LIMIT]
+# FROM=INSTANCE starts at that instance of reference.csv (to go on after a time limit).
 set -uo pipefail
 W=${1:-target/release/warpcheck}
 BEEM=${2:-../shared/beem}
@@ -15,6 +16,8 @@ j() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["states"], d[
 same=0; differ=0; refused=0
 while IFS=, read -r inst states _; do
   [ "$inst" = instance ] && continue
+  [ "$inst" = "${FROM:-$inst}" ] && FROM=""
+  [ -n "${FROM:-}" ] && continue
   [ "$states" -gt "$LIMIT" ] 2>/dev/null && continue
   m=${inst%%.*}; f="$BEEM/$m/$inst.dve"; [ -f "$f" ] || continue
   s=$(date +%s.%N)
