@@ -69,7 +69,7 @@ fn bad_instances_and_limits() {
         (&["puzzle", "pancake", "8", "--algorithm", "fastest"], 2, "--algorithm fastest"),
         (&["puzzle", "sliding-tile", "2x3", "--solve", "9 9 9"], 2, "invalid position"),
         (&["puzzle", "pancake", "12", "--memory", "1M"], 3, "more than the 1048576 bytes"),
-        (&["puzzle", "peg-solitaire", "--backend", "gpu"], 2, "no GPU path"),
+        (&["puzzle", "peg-solitaire", "--backend", "gpu", "--algorithm", "one-bit-layers"], 2, "two-bit BFS"),
         (&["puzzle", "pancake", "5", "--backend", "gpu", "--solve", "1 0 2 3 4"], 2, "--solve runs on the CPU only"),
         (&["puzzle", "pancake", "5", "--backend", "gpu", "--algorithm", "reachability"], 2, "two-bit BFS"),
     ] {
