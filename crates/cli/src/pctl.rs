@@ -39,8 +39,8 @@ pub struct PctlArgs {
     pub relative: bool,
     /// Markov models: how unbounded properties are solved: `sound` (interval
     /// iteration / optimistic value iteration with guaranteed bounds), `vi` (value
-    /// iteration) or `gs` (Gauss-Seidel), the last two with the classic, unsound
-    /// stopping rule.
+    /// iteration), `gs` (Gauss-Seidel) or `pi` (policy iteration, each policy evaluated
+    /// soundly), the last three with unsound stopping rules.
     #[arg(long, value_enum, default_value_t = MethodArg::Sound)]
     pub method: MethodArg,
     /// Markov models: how interval and value iteration sweep: `in-place` (each update
@@ -90,6 +90,7 @@ pub enum MethodArg {
     Sound,
     Vi,
     Gs,
+    Pi,
 }
 
 /// `--sweeps`.
@@ -263,6 +264,7 @@ pub fn run(
             MethodArg::Sound => Method::Sound,
             MethodArg::Vi => Method::ValueIteration,
             MethodArg::Gs => Method::GaussSeidel,
+            MethodArg::Pi => Method::PolicyIteration,
         },
         constants,
         engine,

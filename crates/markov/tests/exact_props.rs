@@ -17,7 +17,7 @@ use num_traits::{One, ToPrimitive, Zero};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use random::{build, next_scheduler, spec, states, Spec};
-use warpcheck_markov::check::{check, check_exact, parse, Options};
+use warpcheck_markov::check::{check, check_exact, parse, Method, Options};
 use warpcheck_markov::{ModelType, RewardModel, SparseModel};
 
 fn labelled(spec: &Spec, model_type: ModelType, safe: &[bool], target: &[bool]) -> SparseModel {
@@ -191,6 +191,11 @@ fn masks(max_n: usize, max_choices: usize) -> impl Strategy<Value = (Spec, Vec<b
     })
 }
 
+/// `--method pi` with a precision of 1e-9.
+fn policy_iteration() -> Options {
+    Options { method: Method::PolicyIteration, precision: 1e-9, ..Options::default() }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
@@ -207,10 +212,12 @@ proptest! {
             let exact = check_exact(&model, &property, &Options::default()).unwrap();
             prop_assert_eq!(&exact.values, *want, "{}", op);
             let sound = check(&model, &property, &Options::default()).unwrap();
+            let pi = check(&model, &property, &policy_iteration()).unwrap();
             for (s, x) in want.iter().enumerate() {
                 let x = x.to_f64().unwrap();
                 prop_assert!(sound.lower[s] <= x + 1e-12 && x - 1e-12 <= sound.upper[s],
                     "{} state {}: exact {} outside [{}, {}]", op, s, x, sound.lower[s], sound.upper[s]);
+                prop_assert!((pi.value(s as u32) - x).abs() <= 1e-6, "{} state {}: exact {}, policy iteration {}", op, s, x, pi.value(s as u32));
             }
         }
     }
@@ -271,6 +278,7 @@ proptest! {
             (r#"Tmax=? [F "target"]"#, &steps_hi),
         ] {
             let sound = check(&model, &parse(formula).unwrap(), &Options::default()).unwrap();
+            let pi = check(&model, &parse(formula).unwrap(), &policy_iteration()).unwrap();
             let exact = check_exact(&model, &parse(formula).unwrap(), &Options::default()).unwrap();
             for (s, want) in want.iter().enumerate() {
                 match want {
@@ -278,9 +286,12 @@ proptest! {
                     Some(x) => prop_assert_eq!(&exact.values[s], x, "{} state {}", formula, s),
                 }
                 match want {
-                    None => prop_assert!(sound.value(s as u32).is_infinite(), "{} state {}: exact inf, sound {}", formula, s, sound.value(s as u32)),
+                    None => prop_assert!(sound.value(s as u32).is_infinite() && pi.value(s as u32).is_infinite(),
+                        "{} state {}: exact inf, sound {}, policy iteration {}", formula, s, sound.value(s as u32), pi.value(s as u32)),
                     Some(x) => {
                         let x = x.to_f64().unwrap();
+                        prop_assert!((pi.value(s as u32) - x).abs() <= 1e-6 * x.abs().max(1.0),
+                            "{} state {}: exact {}, policy iteration {}", formula, s, x, pi.value(s as u32));
                         let (l, h) = (sound.lower[s], sound.upper[s]);
                         let slack = 1e-9 * x.abs().max(1.0);
                         prop_assert!(l <= x + slack && x - slack <= h, "{} state {}: exact {} outside [{}, {}]", formula, s, x, l, h);

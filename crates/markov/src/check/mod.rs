@@ -32,6 +32,7 @@ mod exact_ctmc;
 mod exact_lra;
 mod exact_reward;
 mod lra;
+mod policy;
 pub mod property;
 mod reach;
 mod reward;
@@ -61,6 +62,9 @@ pub enum Method {
     ValueIteration,
     /// Gauss-Seidel value iteration (unsound stopping rule, one core).
     GaussSeidel,
+    /// Policy iteration: each policy evaluated by the sound default, improved while a
+    /// choice is better by more than the precision (an unsound stopping rule).
+    PolicyIteration,
 }
 
 /// The options of [`check`].

@@ -190,6 +190,9 @@ pub(crate) fn solve(
     lower: f64,
     upper: Option<f64>,
 ) -> Result<(Solution, &'static str), CheckError> {
+    if cx.options.method == Method::PolicyIteration {
+        return super::policy::iterate(cx, sys, opt, lower, upper);
+    }
     let set = settings(cx);
     let n = sys.len();
     if cx.options.method == Method::Sound {
