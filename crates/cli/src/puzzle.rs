@@ -41,8 +41,8 @@ pub struct PuzzleArgs {
     #[arg(long, value_name = "SIZE", value_parser = crate::memory::parse_size)]
     pub memory: Option<u64>,
     /// Where to run: `cpu`, `gpu` or `auto` (the GPU when a device is present and the
-    /// search has a GPU path: the two-bit BFS of sliding-tile, pancake and top-spin,
-    /// without `--solve`).
+    /// search has a GPU path: the two-bit BFS of every puzzle and the sliding tile's
+    /// one-bit alternation, without `--solve`).
     #[arg(long, value_enum, default_value_t = Backend::Auto)]
     pub backend: Backend,
     /// The CUDA device to use.
