@@ -26,7 +26,7 @@
 
 use std::collections::{BTreeSet, VecDeque};
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use warpcheck_dve::ir::{Expr, GroupKind, LValue, Stmt};
 use warpcheck_dve::{Program, SyncMode};
 use warpcheck_model::Model;
@@ -496,8 +496,8 @@ fn project(
     let rendezvous_of: FxHashMap<usize, &Rendezvous> = rendezvous.iter().map(|r| (r.group, r)).collect();
     let local = |values: &[i32], part: &Part| -> Vec<i32> { part.slots.iter().map(|&s| values[s as usize]).collect() };
     let initial = program.initial_state();
-    let mut seen: FxHashMap<Vec<u32>, ()> = FxHashMap::default();
-    seen.insert(initial.clone(), ());
+    let mut seen: FxHashSet<Vec<u32>> = FxHashSet::default();
+    seen.insert(initial.clone());
     let mut queue = VecDeque::from([initial]);
     let mut next = program.successors();
     while let Some(state) = queue.pop_front() {
@@ -526,8 +526,7 @@ fn project(
                 edge(r.receiver, &name, parts);
             }
             if let Some(t) = to {
-                if !seen.contains_key(&t) {
-                    seen.insert(t.clone(), ());
+                if seen.insert(t.clone()) {
                     queue.push_back(t);
                 }
             }
