@@ -14,8 +14,10 @@
 //!   layer selection, on all cores;
 //! - [`mod@solution`]: shortest move sequences, checked by replaying them;
 //! - [`AnyPuzzle`] ([`instance`]): instances by name, for the command line;
-//! - [`gpu`]: the BFS of the permutation puzzles on a CUDA GPU (CUDA C that the tests
-//!   also compile and run on the host with gcc).
+//! - [`gpu`]: the BFS of every puzzle on a CUDA GPU (CUDA C that the tests also compile
+//!   and run on the host with gcc);
+//! - [`morris`]: the Nine Men's Morris board, its 16 symmetries and the sizes of its
+//!   piece-count subspaces.
 //!
 //! ```
 //! use warpcheck_puzzle::{search, AnyPuzzle, Options, Puzzle};
@@ -66,6 +68,7 @@ pub mod domains;
 mod error;
 pub mod gpu;
 pub mod instance;
+pub mod morris;
 pub mod puzzle;
 pub mod rank;
 pub mod search;
