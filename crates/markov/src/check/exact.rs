@@ -272,7 +272,8 @@ fn best_row(model: &SparseModel, probs: &[BigRational], x: &[BigRational], s: u3
         .expect("every state has a choice")
 }
 
-fn better(a: &BigRational, b: &BigRational, opt: Opt) -> bool {
+/// Whether `a` is better than `b` for `opt`.
+pub(crate) fn better(a: &BigRational, b: &BigRational, opt: Opt) -> bool {
     match opt {
         Opt::Max => a > b,
         Opt::Min => a < b,

@@ -18,7 +18,7 @@
 use num_rational::BigRational;
 use num_traits::{One, Signed, Zero};
 
-use super::exact::{self, entries, expectation, solve_unknowns, Exact};
+use super::exact::{self, better, entries, expectation, solve_unknowns, Exact};
 use super::property::Opt;
 use super::{CheckError, Context};
 use crate::mec::{bottom_sccs, maximal_end_components};
@@ -137,13 +137,6 @@ impl Mec {
         Mec { model: m, probs: p, rewards: r }
     }
 
-    fn better(&self, a: &BigRational, b: &BigRational, opt: Opt) -> bool {
-        match opt {
-            Opt::Max => a > b,
-            Opt::Min => a < b,
-        }
-    }
-
     /// The optimal gain and the policy evaluations it took.
     fn optimal_gain(&self, opt: Opt) -> Result<(BigRational, u64), CheckError> {
         let n = self.model.states();
@@ -168,7 +161,7 @@ impl Mec {
                 for row in self.model.rows(s) {
                     let q =
                         &self.rewards[row as usize] + expectation(&self.model, &self.probs, &h, row) - &h[s as usize];
-                    if self.better(&q, &value, opt) {
+                    if better(&q, &value, opt) {
                         value = q;
                         policy[s as usize] = row;
                         improved = true;
@@ -199,7 +192,7 @@ impl Mec {
         let mut best: Option<(BigRational, Vec<u32>)> = None;
         for states in bsccs.iter() {
             let g = renewal_gain(&chain, &probs, states, &reward);
-            if best.as_ref().is_none_or(|(b, _)| self.better(&g, b, opt)) {
+            if best.as_ref().is_none_or(|(b, _)| better(&g, b, opt)) {
                 best = Some((g, states.to_vec()));
             }
         }

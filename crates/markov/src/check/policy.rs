@@ -23,11 +23,6 @@ use super::{CheckError, Context, Method, Opt, Options};
 /// Policy improvements at most (a guard; each strictly improves the policy).
 const MAX_IMPROVEMENTS: u64 = 10_000;
 
-/// The value of row `r` of `sys` at `x`.
-fn row_value(sys: &System, r: usize, x: &[f64]) -> f64 {
-    sys.b[r] + (sys.starts[r]..sys.starts[r + 1]).map(|e| sys.values[e] * x[sys.columns[e] as usize]).sum::<f64>()
-}
-
 /// A row per unknown whose chain leaves the unknowns with probability 1.
 fn proper_policy(sys: &System) -> Vec<usize> {
     let n = sys.len();
@@ -88,11 +83,11 @@ pub(crate) fn iterate(
         let x: Vec<f64> = solution.lower.iter().zip(&solution.upper).map(|(l, u)| l + (u - l) / 2.0).collect();
         let mut improved = false;
         for (i, row) in policy.iter_mut().enumerate() {
-            let own = row_value(sys, *row, &x);
+            let own = sys.row_value(*row, &x);
             let margin = if cx.options.relative { cx.options.precision * own.abs() } else { cx.options.precision };
             let mut best = own;
             for r in sys.groups[i]..sys.groups[i + 1] {
-                let q = row_value(sys, r, &x);
+                let q = sys.row_value(r, &x);
                 let better = match opt {
                     Opt::Max => q > best && q > own + margin,
                     Opt::Min => q < best && q < own - margin,

@@ -62,8 +62,9 @@ impl System {
         System { groups: vec![0], starts: vec![0], ..System::default() }
     }
 
+    /// The value of row `r` at `x`: its constant plus its entries times `x`.
     #[inline]
-    fn row_value(&self, r: usize, x: &[f64]) -> f64 {
+    pub(crate) fn row_value(&self, r: usize, x: &[f64]) -> f64 {
         self.row_value_with(r, |j| x[j])
     }
 
