@@ -9,7 +9,7 @@
 //! replace them there.
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
@@ -22,7 +22,24 @@ const CHUNK_WORDS: usize = 4096;
 /// `n` zeroed words, or [`Error::Memory`] if `8 n` bytes exceed `allowed` or the
 /// allocation fails.
 pub fn words(n: u64, what: &str, allowed: u64) -> Result<Vec<AtomicU64>, Error> {
-    let needed = n.saturating_mul(8);
+    zeroed(n, what, allowed)
+}
+
+/// `n` zeroed bytes (the Nine Men's Morris databases), or [`Error::Memory`].
+pub fn bytes(n: u64, what: &str, allowed: u64) -> Result<Vec<AtomicU8>, Error> {
+    zeroed(n, what, allowed)
+}
+
+/// Atomics whose all-zero bytes are the value zero.
+trait ZeroIsValid {}
+impl ZeroIsValid for AtomicU64 {}
+impl ZeroIsValid for AtomicU8 {}
+
+/// `n` zeroed elements, or [`Error::Memory`] if they exceed `allowed` bytes or the
+/// allocation fails.
+#[allow(private_bounds)]
+fn zeroed<T: ZeroIsValid>(n: u64, what: &str, allowed: u64) -> Result<Vec<T>, Error> {
+    let needed = n.saturating_mul(std::mem::size_of::<T>() as u64);
     let err = || Error::Memory { what: what.to_string(), needed, allowed };
     if needed > allowed {
         return Err(err());
@@ -31,18 +48,18 @@ pub fn words(n: u64, what: &str, allowed: u64) -> Result<Vec<AtomicU64>, Error> 
     if n == 0 {
         return Ok(Vec::new());
     }
-    let layout = std::alloc::Layout::array::<AtomicU64>(n).map_err(|_| err())?;
+    let layout = std::alloc::Layout::array::<T>(n).map_err(|_| err())?;
     // Zeroed memory from the allocator: large blocks come straight from the OS, whose
     // pages cost nothing until touched (a search that reaches a corner of a large index
     // space touches only that corner).
-    // SAFETY: the layout has a non-zero size (n > 0).
-    let ptr = unsafe { std::alloc::alloc_zeroed(layout) } as *mut AtomicU64;
+    // SAFETY: the layout has a non-zero size (n > 0, and both atomics have a size).
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) } as *mut T;
     if ptr.is_null() {
         return Err(err());
     }
-    // SAFETY: `ptr` was allocated by the global allocator with the layout of `n`
-    // `AtomicU64`s (so the Vec frees it with the same layout), and all-zero bytes are a
-    // valid `AtomicU64`, so all `n` elements are initialised.
+    // SAFETY: `ptr` was allocated by the global allocator with the layout of `n` `T`s
+    // (so the Vec frees it with the same layout), and all-zero bytes are a valid `T`
+    // (`ZeroIsValid`), so all `n` elements are initialised.
     Ok(unsafe { Vec::from_raw_parts(ptr, n, n) })
 }
 

@@ -16,8 +16,8 @@
 //! - [`AnyPuzzle`] ([`instance`]): instances by name, for the command line;
 //! - [`gpu`]: the BFS of every puzzle on a CUDA GPU (CUDA C that the tests also compile
 //!   and run on the host with gcc);
-//! - [`morris`]: the Nine Men's Morris board, its 16 symmetries and the sizes of its
-//!   piece-count subspaces.
+//! - [`morris`]: Nine Men's Morris: the board and its symmetries, the databases of
+//!   positions up to symmetry, and their retrograde analysis.
 //!
 //! ```
 //! use warpcheck_puzzle::{search, AnyPuzzle, Options, Puzzle};

@@ -19,11 +19,16 @@ pub const fn point(r: u32, i: u32) -> u32 {
     8 * r + i % 8
 }
 
+/// All 24 points.
+pub const FULL: u32 = (1 << POINTS) - 1;
+
 /// Per point, the mask of its neighbours.
-pub fn neighbours() -> [u32; POINTS as usize] {
+pub const NEIGHBOURS: [u32; POINTS as usize] = {
     let mut n = [0u32; POINTS as usize];
-    for r in 0..3 {
-        for i in 0..8 {
+    let mut r = 0;
+    while r < 3 {
+        let mut i = 0;
+        while i < 8 {
             let p = point(r, i) as usize;
             n[p] |= 1 << point(r, i + 1) | 1 << point(r, i + 7);
             if i % 2 == 1 {
@@ -34,25 +39,52 @@ pub fn neighbours() -> [u32; POINTS as usize] {
                     n[p] |= 1 << point(r + 1, i);
                 }
             }
+            i += 1;
         }
+        r += 1;
     }
     n
-}
+};
 
 /// The 16 mills as masks of three points: each side of each ring, then the four
 /// lines across the rings.
-pub fn mills() -> Vec<u32> {
-    let mut m = Vec::with_capacity(16);
-    for r in 0..3 {
-        for j in 0..4 {
-            m.push(1 << point(r, 2 * j) | 1 << point(r, 2 * j + 1) | 1 << point(r, 2 * j + 2));
+pub const MILLS: [u32; 16] = {
+    let mut m = [0u32; 16];
+    let mut r = 0;
+    while r < 3 {
+        let mut j = 0;
+        while j < 4 {
+            m[(4 * r + j) as usize] = 1 << point(r, 2 * j) | 1 << point(r, 2 * j + 1) | 1 << point(r, 2 * j + 2);
+            j += 1;
         }
+        r += 1;
     }
-    for j in 0..4 {
-        m.push(1 << point(0, 2 * j + 1) | 1 << point(1, 2 * j + 1) | 1 << point(2, 2 * j + 1));
+    let mut j = 0;
+    while j < 4 {
+        m[(12 + j) as usize] = 1 << point(0, 2 * j + 1) | 1 << point(1, 2 * j + 1) | 1 << point(2, 2 * j + 1);
+        j += 1;
     }
     m
-}
+};
+
+/// Per point, the two mills through it.
+pub const MILLS_AT: [[u32; 2]; POINTS as usize] = {
+    let mut at = [[0u32; 2]; POINTS as usize];
+    let mut seen = [0usize; POINTS as usize];
+    let mut k = 0;
+    while k < 16 {
+        let mut p = 0;
+        while p < POINTS as usize {
+            if MILLS[k] >> p & 1 == 1 {
+                at[p][seen[p]] = MILLS[k];
+                seen[p] += 1;
+            }
+            p += 1;
+        }
+        k += 1;
+    }
+    at
+};
 
 /// A symmetry: the image of each point.
 pub type Symmetry = [u8; POINTS as usize];
@@ -157,12 +189,12 @@ mod tests {
 
     #[test]
     fn the_board_has_32_edges_and_16_mills_of_three_points() {
-        let n = neighbours();
+        let n = NEIGHBOURS;
         let degrees: u32 = n.iter().map(|m| m.count_ones()).sum();
         assert_eq!(degrees, 64);
         assert!((0..POINTS).all(|p| n[p as usize] >> p & 1 == 0));
         assert!((0..POINTS).all(|p| (0..POINTS).all(|q| (n[p as usize] >> q & 1) == (n[q as usize] >> p & 1))));
-        let m = mills();
+        let m = MILLS;
         assert_eq!(m.len(), 16);
         assert!(m.iter().all(|x| x.count_ones() == 3));
         // Every point lies on exactly two mills.
@@ -174,7 +206,7 @@ mod tests {
         let group = symmetries();
         assert_eq!(group.len(), 16);
         assert_eq!(group[0], std::array::from_fn(|p| p as u8));
-        let (n, m) = (neighbours(), mills());
+        let (n, m) = (NEIGHBOURS, MILLS.to_vec());
         for s in &group {
             for p in 0..POINTS {
                 assert_eq!(apply(s, n[p as usize]), n[s[p as usize] as usize]);
