@@ -28,6 +28,7 @@ mod progress;
 mod puzzle;
 mod report;
 mod scc;
+mod solve;
 
 use std::process::ExitCode;
 
@@ -58,6 +59,7 @@ Examples:
   warpcheck mec model.nm --const N=3 --json       # maximal end components
   warpcheck puzzle sliding-tile 3x4               # a puzzle's BFS layers (also top-spin 12,4, pancake 12)
   warpcheck plan domain.pddl problem.pddl --json  # a cost-optimal plan of a PDDL task
+  warpcheck solve nine-mens-morris --pieces 4     # a game solved by retrograde analysis
 
 On the GPU (--backend gpu: an error without one; auto: the GPU when present):
   warpcheck explore model.dve --backend gpu       # explore and check: auto by default
@@ -105,6 +107,10 @@ enum Command {
     /// effects, action costs), validated before it is printed; exit 1 when unsolvable.
     #[command(after_help = EXAMPLES)]
     Plan(plan::PlanArgs),
+    /// Solve a game by retrograde analysis: Nine Men's Morris (or the same game with
+    /// fewer pieces), the value of the start and of a given position, with its moves.
+    #[command(after_help = EXAMPLES)]
+    Solve(solve::SolveArgs),
     /// Write a synthetic graph (Erdős–Rényi, R-MAT, SSCA#2) of the SCC papers.
     Generate(graphs::GenerateArgs),
 }
@@ -140,5 +146,6 @@ fn main() -> ExitCode {
         Command::Mec(args) => markov::mec(args),
         Command::Puzzle(args) => puzzle::run(args),
         Command::Plan(args) => plan::run(args),
+        Command::Solve(args) => solve::run(args),
     })
 }

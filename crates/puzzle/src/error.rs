@@ -21,6 +21,9 @@ pub enum Error {
     /// that failed.
     #[error("GPU: {0}")]
     Gpu(String),
+    /// A file could not be read or written, or holds no valid database.
+    #[error("{0}")]
+    Io(String),
     /// The position asked for is not reachable from the start.
     #[error("the position is not reachable from the start")]
     Unreachable,

@@ -126,16 +126,19 @@ fn check(dbs: &Databases, pieces: u32) -> u64 {
 
 #[test]
 fn every_board_of_the_small_databases_satisfies_its_equations() {
+    // WARPCHECK_MORRIS_PIECES=5 checks the databases up to 5 pieces (about a minute).
+    let pieces = std::env::var("WARPCHECK_MORRIS_PIECES").ok().and_then(|p| p.parse().ok()).unwrap_or(4);
     let index = Index::get();
     let mut seen = Vec::new();
-    let (dbs, stats) = retro::solve(index, 4, u64::MAX, |s| seen.push((s.mover, s.other))).expect("solved");
-    assert_eq!(seen, [(3, 3), (3, 4), (4, 3), (4, 4)]);
+    let (dbs, stats) = retro::solve(index, pieces, u64::MAX, None, |s| seen.push((s.mover, s.other))).expect("solved");
+    assert_eq!(seen[..3], [(3, 3), (3, 4), (4, 3)]);
+    assert_eq!(seen.len() as u32, (pieces - 2) * (pieces - 2));
     for s in &stats {
         assert_eq!(s.boards, warpcheck_puzzle::morris::boards_up_to_symmetry(s.mover, s.other), "{s:?}");
         assert_eq!(s.wins + s.losses + s.draws, s.boards);
         eprintln!("{s:?}");
     }
-    let checked = check(&dbs, 4);
+    let checked = check(&dbs, pieces);
     assert_eq!(checked, stats.iter().map(|s| s.boards).sum::<u64>());
 }
 
@@ -176,7 +179,7 @@ fn the_small_games_are_solved_through_the_placing_phase() {
     let index = Index::get();
     let mills = mills();
     for k in [3, 4] {
-        let (dbs, _) = retro::solve(index, k, u64::MAX, |_| {}).expect("solved");
+        let (dbs, _) = retro::solve(index, k, u64::MAX, None, |_| {}).expect("solved");
         let all: Vec<u32> = (0..2 * k).collect();
         let (plies, stats) = opening::solve(index, k, &dbs, u64::MAX, &all, |_| {}).expect("solved");
         assert_eq!(stats.len() as u32, 2 * k);

@@ -7,12 +7,14 @@
 //! - [`rules`]: placing, moving, jumping and captures by Gasser's rules, forwards and
 //!   (without captures) backwards;
 //! - [`notation`]: positions and moves as text;
+//! - [`files`]: solved databases on disk;
 //! - [`value`]: the one-byte value of a position (win or loss in `d` plies, draw);
 //! - [`retro`]: the databases of the moving and jumping phases, solved level by level;
 //! - [`opening`]: the placing phase, ply by ply back to the empty board;
 //! - [`mod@solve`]: the whole game, and the value and moves of a position.
 
 pub mod board;
+pub mod files;
 pub mod index;
 pub mod notation;
 pub mod opening;

@@ -33,21 +33,11 @@ pub fn parse(text: &str) -> Result<Given, Error> {
     let bad = |why: String| {
         Error::State(format!("{why} (expected 24 cells of W, B or . then w or b, then optionally the pieces in hand of white and black, e.g. \"W.......B............... w 8 8\")"))
     };
-    let mut cells = Vec::new();
-    let mut rest = Vec::new();
-    for word in text.split_whitespace() {
-        if cells.len() < POINTS as usize {
-            for c in word.chars() {
-                match c {
-                    'W' | 'B' | '.' if cells.len() < POINTS as usize => cells.push(c),
-                    _ => return Err(bad(format!("'{c}' is not a cell, or there are more than 24 cells"))),
-                }
-            }
-        } else {
-            rest.push(word);
-        }
-    }
-    if cells.len() < POINTS as usize {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let board_words = words.iter().take_while(|w| w.chars().all(|c| matches!(c, 'W' | 'B' | '.'))).count();
+    let cells: Vec<char> = words[..board_words].iter().flat_map(|w| w.chars()).collect();
+    let rest = &words[board_words..];
+    if cells.len() != POINTS as usize {
         return Err(bad(format!("{} cells", cells.len())));
     }
     let white_to_move = match rest.first() {

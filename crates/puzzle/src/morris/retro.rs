@@ -19,12 +19,14 @@
 //! but the values is stored; every step of a level is independent, on all cores here
 //! and the same way in a GPU kernel.
 
+use super::files;
 use super::index::Index;
 use super::rules::{for_each_move, for_each_unmove, Position, Step};
-use super::value::{is_loss, is_win, Value, HOLE, MAX_PLIES};
+use super::value::{is_loss, is_win, Value, CHECKED, HOLE, MAX_PLIES};
 use crate::Error;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::time::Instant;
 
 /// The most pieces a side has.
@@ -55,9 +57,9 @@ pub struct DatabaseStats {
     pub draws: u64,
     /// The longest win or loss, in plies.
     pub longest: u32,
-    /// Levels of the analysis of the database's pair.
+    /// Levels of the analysis of the database's pair (0: read from a file).
     pub levels: u32,
-    /// Seconds for the pair (both databases).
+    /// Seconds for the pair (both databases; 0 when read from a file).
     pub seconds: f64,
 }
 
@@ -92,11 +94,13 @@ impl Default for Databases {
 
 /// Solves every database with `3..=pieces` pieces a side, in order, on the current
 /// rayon pool. `allowed` bounds the bytes of the databases; `progress` hears of each
-/// database when it is solved.
+/// database when it is solved. With a directory, the databases found there are read
+/// instead of solved, and those solved are written there.
 pub fn solve(
     index: &Index,
     pieces: u32,
     allowed: u64,
+    dir: Option<&Path>,
     mut progress: impl FnMut(&DatabaseStats),
 ) -> Result<(Databases, Vec<DatabaseStats>), Error> {
     if !(3..=MAX_PIECES).contains(&pieces) {
@@ -112,6 +116,16 @@ pub fn solve(
                 continue;
             }
             let sides: Vec<(u32, u32)> = if a == b { vec![(a, a)] } else { vec![(a, b), (b, a)] };
+            if let Some(found) = load_pair(dir, index, &sides)? {
+                for (values, &(x, y)) in found.into_iter().zip(&sides) {
+                    let s = count(&values, x, y, index, 0, 0.0);
+                    progress(&s);
+                    stats.push(s);
+                    used += values.len() as u64;
+                    dbs.insert(x, y, values);
+                }
+                continue;
+            }
             let start = Instant::now();
             let mut pair = Pair::new(index, &dbs, &sides, allowed.saturating_sub(used))?;
             pair.run()?;
@@ -119,6 +133,9 @@ pub fn solve(
             let (levels, solved) = (pair.levels, pair.values);
             for (values, &(x, y)) in solved.into_iter().zip(&sides) {
                 let values: Vec<u8> = values.into_iter().map(AtomicU8::into_inner).collect();
+                if let Some(dir) = dir {
+                    files::save(dir, x, y, &values)?;
+                }
                 let s = count(&values, x, y, index, levels, seconds);
                 progress(&s);
                 stats.push(s);
@@ -128,6 +145,19 @@ pub fn solve(
         }
     }
     Ok((dbs, stats))
+}
+
+/// Both databases of a pair from `dir`, if both files are there.
+fn load_pair(dir: Option<&Path>, index: &Index, sides: &[(u32, u32)]) -> Result<Option<Vec<Vec<u8>>>, Error> {
+    let Some(dir) = dir else { return Ok(None) };
+    let mut found = Vec::new();
+    for &(a, b) in sides {
+        match files::load(dir, a, b, index.slots(a, b))? {
+            Some(values) => found.push(values),
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(found))
 }
 
 fn count(values: &[u8], mover: u32, other: u32, index: &Index, levels: u32, seconds: f64) -> DatabaseStats {
@@ -165,13 +195,22 @@ struct Pair<'a> {
     values: Vec<Vec<AtomicU8>>,
     /// Per side and slot, the byte the best capture gives (0: none wins).
     captures: Vec<Vec<u8>>,
+    /// Boards checked in the current level of losses (decided or marked).
+    checked: AtomicU64,
     levels: u32,
 }
 
 impl<'a> Pair<'a> {
     fn new(index: &'a Index, lower: &'a Databases, sides: &[(u32, u32)], allowed: u64) -> Result<Pair<'a>, Error> {
-        let mut pair =
-            Pair { index, lower, sides: sides.to_vec(), values: Vec::new(), captures: Vec::new(), levels: 0 };
+        let mut pair = Pair {
+            index,
+            lower,
+            sides: sides.to_vec(),
+            values: Vec::new(),
+            captures: Vec::new(),
+            checked: AtomicU64::new(0),
+            levels: 0,
+        };
         let mut left = allowed;
         for &(a, b) in sides {
             let n = index.slots(a, b);
@@ -269,6 +308,14 @@ impl<'a> Pair<'a> {
             }
             let target = n as u8 + 1;
             let decided: u64 = (0..self.sides.len()).map(|s| self.level(s, n as u8, target)).sum();
+            if target % 2 == 1 && decided < self.checked.swap(0, Relaxed) {
+                // The marks of a level of losses, on both sides.
+                for side in &self.values {
+                    side.par_iter().for_each(|v| {
+                        let _ = v.compare_exchange(CHECKED, 0, Relaxed, Relaxed);
+                    });
+                }
+            }
             quiet = if decided == 0 { quiet + 1 } else { 0 };
             self.levels = n;
             if quiet >= 2 && u32::from(last_capture) <= target.into() {
@@ -296,11 +343,18 @@ impl<'a> Pair<'a> {
                 for_each_unmove(Position::on_board(m, o), |parent| {
                     let s = self.side(parent).expect("an unmove without capture stays in the pair");
                     let cell = &self.values[s][self.index.rank(parent.mover, parent.other) as usize];
-                    if cell.load(Relaxed) != 0 || !(wins || self.all_moves_lose(parent)) {
+                    if cell.load(Relaxed) != 0 {
                         return;
                     }
-                    if cell.compare_exchange(0, target, Relaxed, Relaxed).is_ok() {
-                        decided += 1;
+                    if wins {
+                        decided += u64::from(cell.compare_exchange(0, target, Relaxed, Relaxed).is_ok());
+                    } else if cell.compare_exchange(0, CHECKED, Relaxed, Relaxed).is_ok() {
+                        // Checked once a level: the wins it depends on do not change
+                        // within a level of losses.
+                        let lost = self.all_moves_lose(parent);
+                        cell.store(if lost { target } else { CHECKED }, Relaxed);
+                        self.checked.fetch_add(1, Relaxed);
+                        decided += u64::from(lost);
                     }
                 });
                 decided

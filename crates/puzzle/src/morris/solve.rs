@@ -14,6 +14,7 @@ use super::rules::{for_each_described_move, Move, Position, Step};
 use super::value::Value;
 use crate::Error;
 use std::collections::BTreeMap;
+use std::path::Path;
 
 /// What solving reports as it goes.
 pub enum Event<'a> {
@@ -39,10 +40,12 @@ pub struct Solution {
 }
 
 /// Solves the game of `pieces` a side within `memory` bytes, keeping what the values
-/// and moves of `position` need.
+/// and moves of `position` need; with `dir`, reading the moving-phase databases found
+/// there and writing those solved.
 pub fn solve(
     pieces: u32,
     memory: u64,
+    dir: Option<&Path>,
     position: Option<&Given>,
     mut progress: impl FnMut(Event),
 ) -> Result<Solution, Error> {
@@ -51,7 +54,7 @@ pub fn solve(
     }
     let ply = position.map(|p| ply_of(pieces, p)).transpose()?.flatten();
     let index = Index::get();
-    let (databases, database_stats) = retro::solve(index, pieces, memory / 2, |s| progress(Event::Database(s)))?;
+    let (databases, database_stats) = retro::solve(index, pieces, memory / 2, dir, |s| progress(Event::Database(s)))?;
     let mut keep = vec![0, 1];
     keep.extend(ply.iter().flat_map(|&t| [t, t + 1]));
     let (plies, ply_stats) = opening::solve(index, pieces, &databases, memory / 4, &keep, |s| progress(Event::Ply(s)))?;

@@ -3,9 +3,10 @@
 //! under perfect play (the winner hurrying, the loser delaying).
 //!
 //! Byte 0 is a draw (and, while a database is solved, "not decided yet"); byte
-//! `d + 1` for `d <= 253` is the end in `d` plies, a loss for the side to move when `d`
+//! `d + 1` for `d <= 251` is the end in `d` plies, a loss for the side to move when `d`
 //! is even (0: it cannot move), a win when `d` is odd; byte 255 marks a hole, a slot of
-//! the index that holds no canonical board.
+//! the index that holds no canonical board, and 253 a board the solver has checked in
+//! the current level ([`CHECKED`]; odd, so never read as a win).
 
 use std::fmt;
 
@@ -13,7 +14,11 @@ use std::fmt;
 pub const HOLE: u8 = 255;
 
 /// The most plies to the end a byte holds.
-pub const MAX_PLIES: u32 = 253;
+pub const MAX_PLIES: u32 = 251;
+
+/// A board checked in the current level of the analysis and not decided (a mark the
+/// level clears).
+pub const CHECKED: u8 = 253;
 
 /// The value of a position for the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -32,7 +37,7 @@ impl Value {
     pub fn decode(byte: u8) -> Option<Value> {
         match byte {
             0 => Some(Value::Draw),
-            HOLE => None,
+            b if u32::from(b) > MAX_PLIES + 1 => None,
             b if (b - 1) % 2 == 0 => Some(Value::Loss(u32::from(b) - 1)),
             b => Some(Value::Win(u32::from(b) - 1)),
         }
@@ -80,13 +85,13 @@ impl fmt::Display for Value {
 /// Whether a byte is a win for the side to move.
 #[inline]
 pub fn is_win(byte: u8) -> bool {
-    byte != 0 && byte != HOLE && byte % 2 == 0
+    byte != 0 && u32::from(byte) <= MAX_PLIES + 1 && byte % 2 == 0
 }
 
 /// Whether a byte is a loss for the side to move.
 #[inline]
 pub fn is_loss(byte: u8) -> bool {
-    byte % 2 == 1 && byte != HOLE
+    byte % 2 == 1 && u32::from(byte) <= MAX_PLIES + 1
 }
 
 #[cfg(test)]
@@ -97,7 +102,7 @@ mod tests {
     fn bytes_round_trip() {
         for byte in 0..=255u8 {
             match Value::decode(byte) {
-                None => assert_eq!(byte, HOLE),
+                None => assert!(byte > 252, "{byte}"),
                 Some(v) => {
                     assert_eq!(v.encode(), Some(byte));
                     assert_eq!(is_win(byte), matches!(v, Value::Win(_)));
@@ -106,7 +111,8 @@ mod tests {
             }
         }
         assert_eq!(Value::Loss(0).encode(), Some(1));
-        assert_eq!(Value::Win(254).encode(), None);
+        assert_eq!(Value::Win(253).encode(), None);
+        assert!(!is_win(CHECKED) && !is_loss(CHECKED) && !is_win(HOLE));
         assert_eq!(Value::Loss(4).before(), Value::Win(5));
     }
 }
