@@ -34,6 +34,10 @@ pub struct SolveArgs {
     /// position is looked up without solving the databases again.
     #[arg(long, value_name = "DIR")]
     pub databases: Option<std::path::PathBuf>,
+    /// Solve the moving-phase databases only (with `--databases`, to prepare them in
+    /// one or several runs); no placing phase, no start value.
+    #[arg(long)]
+    pub databases_only: bool,
     /// Worker threads (default: all cores).
     #[arg(long, short = 't')]
     pub threads: Option<usize>,
@@ -110,10 +114,10 @@ struct PositionReport {
 struct SolveReport {
     game: &'static str,
     pieces: u32,
-    /// The empty board, white to move.
-    start: ValueReport,
-    /// White's first moves, up to symmetry, best first.
-    first_moves: Vec<MoveReport>,
+    /// The empty board, white to move; `null` with `--databases-only`.
+    start: Option<ValueReport>,
+    /// White's first moves, up to symmetry, best first; `null` with `--databases-only`.
+    first_moves: Option<Vec<MoveReport>>,
     databases: Vec<DatabaseReport>,
     plies: Vec<PlyReport>,
     position: Option<PositionReport>,
@@ -159,20 +163,22 @@ pub fn run(args: SolveArgs) -> Result<Verdict, CliError> {
     let pool = crate::thread_pool(threads)?;
     let solution = pool
         .install(|| {
-            morris::solve(args.pieces, memory, args.databases.as_deref(), given.as_ref(), |e| match e {
-                Event::Database(s) => line.message(format!(
-                    "database {}-{}: {} boards, {:.1} s",
-                    s.mover,
-                    s.other,
-                    s.boards,
-                    started.elapsed().as_secs_f64()
-                )),
-                Event::Ply(s) => line.message(format!(
-                    "placing phase, ply {}: {} positions, {:.1} s",
-                    s.ply,
-                    s.positions,
-                    started.elapsed().as_secs_f64()
-                )),
+            morris::solve(args.pieces, memory, args.databases.as_deref(), given.as_ref(), !args.databases_only, |e| {
+                match e {
+                    Event::Database(s) => line.message(format!(
+                        "database {}-{}: {} boards, {:.1} s",
+                        s.mover,
+                        s.other,
+                        s.boards,
+                        started.elapsed().as_secs_f64()
+                    )),
+                    Event::Ply(s) => line.message(format!(
+                        "placing phase, ply {}: {} positions, {:.1} s",
+                        s.ply,
+                        s.positions,
+                        started.elapsed().as_secs_f64()
+                    )),
+                }
             })
         })
         .map_err(error)?;
@@ -192,8 +198,8 @@ pub fn run(args: SolveArgs) -> Result<Verdict, CliError> {
     let out = SolveReport {
         game: "nine-mens-morris",
         pieces: args.pieces,
-        start: solution.start().into(),
-        first_moves: moves(&solution, &empty, true)?,
+        start: solution.start().map(ValueReport::from),
+        first_moves: if args.databases_only { None } else { Some(moves(&solution, &empty, true)?) },
         databases: solution
             .database_stats
             .iter()
@@ -245,9 +251,11 @@ fn print_text(out: &SolveReport) {
         format!("Morris with {} pieces a side", out.pieces)
     };
     println!("game:         {name}");
-    println!("start:        {} for white (the empty board, white to move)", value_text(&out.start));
-    let firsts: Vec<String> = out.first_moves.iter().map(|m| format!("{} {}", m.text, value_text(&m.value))).collect();
-    println!("first moves:  {} (up to symmetry)", firsts.join(", "));
+    if let (Some(start), Some(firsts)) = (&out.start, &out.first_moves) {
+        println!("start:        {} for white (the empty board, white to move)", value_text(start));
+        let firsts: Vec<String> = firsts.iter().map(|m| format!("{} {}", m.text, value_text(&m.value))).collect();
+        println!("first moves:  {} (up to symmetry)", firsts.join(", "));
+    }
     println!("databases (moving and jumping phases; pieces of the side to move - of the other):");
     println!(
         "  {:>5} {:>14} {:>14} {:>14} {:>14} {:>8} {:>9}",
@@ -265,8 +273,12 @@ fn print_text(out: &SolveReport) {
             d.seconds
         );
     }
-    println!("placing phase (values for the side to move):");
-    println!("  {:>5} {:>14} {:>14} {:>14} {:>14} {:>9}", "ply", "positions", "wins", "losses", "draws", "seconds");
+    if !out.plies.is_empty() {
+        println!("placing phase (values for the side to move):");
+    }
+    if !out.plies.is_empty() {
+        println!("  {:>5} {:>14} {:>14} {:>14} {:>14} {:>9}", "ply", "positions", "wins", "losses", "draws", "seconds");
+    }
     for p in &out.plies {
         println!(
             "  {:>5} {:>14} {:>14} {:>14} {:>14} {:>9.2}",

@@ -41,12 +41,13 @@ pub struct Solution {
 
 /// Solves the game of `pieces` a side within `memory` bytes, keeping what the values
 /// and moves of `position` need; with `dir`, reading the moving-phase databases found
-/// there and writing those solved.
+/// there and writing those solved. Without `opening`, only the moving-phase databases.
 pub fn solve(
     pieces: u32,
     memory: u64,
     dir: Option<&Path>,
     position: Option<&Given>,
+    opening: bool,
     mut progress: impl FnMut(Event),
 ) -> Result<Solution, Error> {
     if !(3..=MAX_PIECES).contains(&pieces) {
@@ -57,7 +58,11 @@ pub fn solve(
     let (databases, database_stats) = retro::solve(index, pieces, memory / 2, dir, |s| progress(Event::Database(s)))?;
     let mut keep = vec![0, 1];
     keep.extend(ply.iter().flat_map(|&t| [t, t + 1]));
-    let (plies, ply_stats) = opening::solve(index, pieces, &databases, memory / 4, &keep, |s| progress(Event::Ply(s)))?;
+    let (plies, ply_stats) = if opening {
+        opening::solve(index, pieces, &databases, memory / 4, &keep, |s| progress(Event::Ply(s)))?
+    } else {
+        Default::default()
+    };
     Ok(Solution { pieces, databases, database_stats, ply_stats, plies, index })
 }
 
@@ -98,16 +103,17 @@ fn ply_of(k: u32, given: &Given) -> Result<Option<u32>, Error> {
 }
 
 impl Solution {
-    /// The value of the empty board, white to move.
-    pub fn start(&self) -> Value {
+    /// The value of the empty board, white to move (`None` if the placing phase was
+    /// not solved).
+    pub fn start(&self) -> Option<Value> {
         let k = self.pieces;
-        self.value_at(Position { mover: 0, other: 0, mover_hand: k, other_hand: k }).expect("ply 0 is kept")
+        self.value_at(Position { mover: 0, other: 0, mover_hand: k, other_hand: k })
     }
 
     /// The value of a position of this game for its side to move.
     pub fn value(&self, given: &Given) -> Result<Value, Error> {
         ply_of(self.pieces, given)?;
-        self.value_at(given.position).ok_or_else(|| Error::Unsupported("this position's ply was not kept".to_string()))
+        self.value_at(given.position).ok_or_else(|| Error::Unsupported("the placing phase was not solved".to_string()))
     }
 
     /// Every move of a position and its value for the side that makes it, best first
@@ -127,7 +133,7 @@ impl Solution {
             }
         });
         if missing {
-            return Err(Error::Unsupported("this position's next ply was not kept".to_string()));
+            return Err(Error::Unsupported("the placing phase was not solved".to_string()));
         }
         out.sort_by_key(|&(_, v)| match v {
             Value::Win(d) => (0, d as i64),
