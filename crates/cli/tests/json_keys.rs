@@ -220,6 +220,20 @@ fn plan_keys() {
     assert_eq!(keys(&r), set(&[&plan, &["search", "heuristic", "seconds"]]));
 }
 
+#[test]
+fn solve_keys() {
+    let top = ["game", "pieces", "start", "first_moves", "databases", "plies", "position", "seconds", "threads"];
+    let position = "WW...... ........ W.B.B.B. w";
+    let r = report(&["solve", "nine-mens-morris", "--pieces", "3", "--position", position, "--json"], 0);
+    assert_eq!(keys(&r), set(&[&top]));
+    assert_eq!(keys(&r["start"]), set(&[&["value", "plies"]]));
+    assert_eq!(keys(&r["first_moves"][0]), set(&[&["move", "value", "plies"]]));
+    let db = ["pieces", "boards", "wins", "losses", "draws", "longest", "seconds"];
+    assert_eq!(keys(&r["databases"][0]), set(&[&db]));
+    assert_eq!(keys(&r["plies"][0]), set(&[&["ply", "positions", "wins", "losses", "draws", "seconds"]]));
+    assert_eq!(keys(&r["position"]), set(&[&["position", "value", "plies", "moves"]]));
+}
+
 fn temp(name: &str) -> String {
     let dir = std::env::temp_dir().join(format!("warpcheck-json-keys-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -14,8 +14,7 @@ use warpcheck_puzzle::morris::value::Value;
 /// at even `i`.
 fn adjacent(p: usize, q: usize) -> bool {
     let (rp, ip, rq, iq) = (p / 8, p % 8, q / 8, q % 8);
-    (rp == rq && (ip + 1) % 8 == iq || rp == rq && (iq + 1) % 8 == ip)
-        || (ip == iq && ip % 2 == 1 && rp.abs_diff(rq) == 1)
+    (rp == rq && ((ip + 1) % 8 == iq || (iq + 1) % 8 == ip)) || (ip == iq && ip % 2 == 1 && rp.abs_diff(rq) == 1)
 }
 
 fn mills() -> Vec<[usize; 3]> {

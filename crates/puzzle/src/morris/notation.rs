@@ -120,6 +120,29 @@ pub fn move_text(m: &Move) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn any_text_is_an_error_or_round_trips(text in "[WB. wb0-9x]{0,40}") {
+            if let Ok(given) = parse(&text) {
+                prop_assert_eq!(parse(&format(&given)), Ok(given));
+            }
+        }
+
+        #[test]
+        fn boards_round_trip(
+            w in proptest::collection::btree_set(0u32..24, 0..=9),
+            b in proptest::collection::btree_set(0u32..24, 0..=9),
+            to_move: bool,
+        ) {
+            let white = w.iter().fold(0u32, |acc, &p| acc | 1 << p);
+            let black = b.iter().fold(0u32, |acc, &p| acc | 1 << p) & !white;
+            let (mover, other) = if to_move { (white, black) } else { (black, white) };
+            let given = Given { position: Position::on_board(mover, other), white_to_move: to_move };
+            prop_assert_eq!(parse(&format(&given)), Ok(given));
+        }
+    }
 
     #[test]
     fn positions_round_trip() {

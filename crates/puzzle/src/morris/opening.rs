@@ -48,7 +48,7 @@ pub struct PlyStats {
 /// The pieces in hand `(side to move, other)` at ply `t` of a game of `k` pieces a side.
 pub fn hands(k: u32, t: u32) -> (u32, u32) {
     let (white, black) = (k - t.div_ceil(2), k - t / 2);
-    if t % 2 == 0 {
+    if t.is_multiple_of(2) {
         (white, black)
     } else {
         (black, white)

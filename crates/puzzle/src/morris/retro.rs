@@ -329,7 +329,7 @@ impl<'a> Pair<'a> {
     /// level of wins from the captures. The boards it decides.
     fn level(&self, side: usize, frontier: u8, target: u8) -> u64 {
         let (a, b) = self.sides[side];
-        let wins = target % 2 == 0;
+        let wins = target.is_multiple_of(2);
         let values = &self.values[side];
         let from_parents: u64 = values
             .par_iter()

@@ -85,7 +85,7 @@ impl fmt::Display for Value {
 /// Whether a byte is a win for the side to move.
 #[inline]
 pub fn is_win(byte: u8) -> bool {
-    byte != 0 && u32::from(byte) <= MAX_PLIES + 1 && byte % 2 == 0
+    byte != 0 && u32::from(byte) <= MAX_PLIES + 1 && byte.is_multiple_of(2)
 }
 
 /// Whether a byte is a loss for the side to move.
