@@ -37,6 +37,26 @@ fn in_a_mill(board: &Board, p: usize, mills: &[[usize; 3]]) -> bool {
     mills.iter().any(|m| m.contains(&p) && m.iter().all(|&x| board[x] == board[p]))
 }
 
+/// The board from the other side's view.
+fn flip(b: &Board) -> Board {
+    std::array::from_fn(|i| [0, 2, 1][b[i] as usize])
+}
+
+/// The boards after a closed mill removes an opposing piece: one outside mills, or any
+/// when all are in mills.
+fn removals(next: &Board, mills: &[[usize; 3]]) -> Vec<Board> {
+    let loose: Vec<usize> = (0..24).filter(|&r| next[r] == 2 && !in_a_mill(next, r, mills)).collect();
+    let victims: Vec<usize> = if loose.is_empty() { (0..24).filter(|&r| next[r] == 2).collect() } else { loose };
+    victims
+        .into_iter()
+        .map(|r| {
+            let mut taken = *next;
+            taken[r] = 0;
+            taken
+        })
+        .collect()
+}
+
 /// The children of a moving-phase board, each from the opponent's view, or `None` for
 /// a capture that leaves the opponent two pieces.
 fn children(board: &Board, mills: &[[usize; 3]]) -> Vec<Option<Board>> {
@@ -48,7 +68,6 @@ fn children(board: &Board, mills: &[[usize; 3]]) -> Vec<Option<Board>> {
             let mut next = *board;
             next[p] = 0;
             next[q] = 1;
-            let flip = |b: &Board| -> Board { std::array::from_fn(|i| [0, 2, 1][b[i] as usize]) };
             if !in_a_mill(&next, q, mills) {
                 out.push(Some(flip(&next)));
                 continue;
@@ -57,14 +76,7 @@ fn children(board: &Board, mills: &[[usize; 3]]) -> Vec<Option<Board>> {
                 out.push(None);
                 continue;
             }
-            let loose: Vec<usize> = (0..24).filter(|&r| next[r] == 2 && !in_a_mill(&next, r, mills)).collect();
-            let victims: Vec<usize> =
-                if loose.is_empty() { (0..24).filter(|&r| next[r] == 2).collect() } else { loose };
-            for r in victims {
-                let mut taken = next;
-                taken[r] = 0;
-                out.push(Some(flip(&taken)));
-            }
+            out.extend(removals(&next, mills).iter().map(|b| Some(flip(b))));
         }
     }
     out
@@ -146,7 +158,6 @@ fn every_board_of_the_small_databases_satisfies_its_equations() {
 /// leaves the opponent fewer than three pieces.
 fn placements(board: &Board, hands: (u32, u32), mills: &[[usize; 3]]) -> Vec<Option<(Board, (u32, u32))>> {
     let theirs = board.iter().filter(|&&c| c == 2).count() as u32;
-    let flip = |b: &Board| -> Board { std::array::from_fn(|i| [0, 2, 1][b[i] as usize]) };
     let next_hands = (hands.1, hands.0 - 1);
     let mut out = Vec::new();
     for q in (0..24).filter(|&q| board[q] == 0) {
@@ -157,14 +168,7 @@ fn placements(board: &Board, hands: (u32, u32), mills: &[[usize; 3]]) -> Vec<Opt
         } else if theirs + hands.1 <= 3 {
             out.push(None);
         } else {
-            let loose: Vec<usize> = (0..24).filter(|&r| next[r] == 2 && !in_a_mill(&next, r, mills)).collect();
-            let victims: Vec<usize> =
-                if loose.is_empty() { (0..24).filter(|&r| next[r] == 2).collect() } else { loose };
-            for r in victims {
-                let mut taken = next;
-                taken[r] = 0;
-                out.push(Some((flip(&taken), next_hands)));
-            }
+            out.extend(removals(&next, mills).iter().map(|b| Some((flip(b), next_hands))));
         }
     }
     out
