@@ -6,10 +6,12 @@
 use clap::Args;
 use serde::Serialize;
 use std::time::Instant;
+use warpcheck_puzzle::morris::gpu::Machine;
 use warpcheck_puzzle::morris::notation::{self, Given};
 use warpcheck_puzzle::morris::{self, Event, Value};
 use warpcheck_puzzle::Error;
 
+use crate::backend::{note, Backend, Placement};
 use crate::error::{CliError, Verdict};
 use crate::{json, progress};
 
@@ -44,6 +46,14 @@ pub struct SolveArgs {
     /// Memory the databases may take, e.g. 24G (default: 3/4 of the available memory).
     #[arg(long, value_name = "SIZE", value_parser = crate::memory::parse_size)]
     pub memory: Option<u64>,
+    /// Where to run: `cpu`, `gpu` or `auto` (the GPU when a device is present). The
+    /// GPU holds every database in device memory (9.2 GB for Nine Men's Morris) and
+    /// two plies of the placing phase (up to 14 GB).
+    #[arg(long, value_enum, default_value_t = Backend::Auto)]
+    pub backend: Backend,
+    /// The CUDA device to use.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub device: usize,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -122,6 +132,10 @@ struct SolveReport {
     plies: Vec<PlyReport>,
     position: Option<PositionReport>,
     seconds: f64,
+    /// `cpu` or `gpu`.
+    backend: &'static str,
+    /// The GPU's name; `null` on the CPU.
+    device: Option<String>,
     threads: usize,
 }
 
@@ -161,25 +175,40 @@ pub fn run(args: SolveArgs) -> Result<Verdict, CliError> {
     let line = progress::ProgressLine::new(args.quiet);
     let started = Instant::now();
     let pool = crate::thread_pool(threads)?;
+    let mut placement = args.backend.place(args.device, Ok(()))?;
+    let mut gpu = None;
+    if placement == Placement::Gpu {
+        match morris::gpu::device::Gpu::open(args.device) {
+            Ok(g) => gpu = Some(g),
+            // Under `auto`, a GPU that cannot start (no NVRTC, a failed compile) leaves
+            // the solve to the CPU.
+            Err(Error::Gpu(why)) if args.backend == Backend::Auto => {
+                note(format!("GPU: {why}; running on the CPU"));
+                placement = Placement::Cpu;
+            }
+            Err(e) => return Err(error(e)),
+        }
+    }
+    let report = |e: Event| match e {
+        Event::Database(s) => line.message(format!(
+            "database {}-{}: {} boards, {:.1} s",
+            s.mover,
+            s.other,
+            s.boards,
+            started.elapsed().as_secs_f64()
+        )),
+        Event::Ply(s) => line.message(format!(
+            "placing phase, ply {}: {} positions, {:.1} s",
+            s.ply,
+            s.positions,
+            started.elapsed().as_secs_f64()
+        )),
+    };
+    let (dir, opening) = (args.databases.as_deref(), !args.databases_only);
     let solution = pool
-        .install(|| {
-            morris::solve(args.pieces, memory, args.databases.as_deref(), given.as_ref(), !args.databases_only, |e| {
-                match e {
-                    Event::Database(s) => line.message(format!(
-                        "database {}-{}: {} boards, {:.1} s",
-                        s.mover,
-                        s.other,
-                        s.boards,
-                        started.elapsed().as_secs_f64()
-                    )),
-                    Event::Ply(s) => line.message(format!(
-                        "placing phase, ply {}: {} positions, {:.1} s",
-                        s.ply,
-                        s.positions,
-                        started.elapsed().as_secs_f64()
-                    )),
-                }
-            })
+        .install(|| match &gpu {
+            Some(g) => morris::solve_on(g, args.pieces, memory, dir, given.as_ref(), opening, report),
+            None => morris::solve(args.pieces, memory, dir, given.as_ref(), opening, report),
         })
         .map_err(error)?;
     line.finish();
@@ -227,6 +256,8 @@ pub fn run(args: SolveArgs) -> Result<Verdict, CliError> {
             .collect(),
         position,
         seconds: started.elapsed().as_secs_f64(),
+        backend: placement.name(),
+        device: gpu.as_ref().map(|g| g.name()),
         threads,
     };
     if args.json {
@@ -304,5 +335,8 @@ fn print_text(out: &SolveReport) {
             println!("{:14}{v}: {}", if i == 0 { "moves:" } else { "" }, list.join(" "));
         }
     }
-    println!("time:         {:.2} s on {} thread(s)", out.seconds, out.threads);
+    match &out.device {
+        Some(device) => println!("time:         {:.2} s on the GPU ({device})", out.seconds),
+        None => println!("time:         {:.2} s on {} thread(s)", out.seconds, out.threads),
+    }
 }

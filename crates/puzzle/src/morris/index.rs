@@ -28,15 +28,15 @@ const SYMMETRIES: usize = 16;
 pub struct Index {
     /// Per set of points: its class (among the sets of its size) `<< 4`, and a
     /// symmetry that takes it to the class's representative.
-    canon: Vec<u32>,
+    pub(super) canon: Vec<u32>,
     /// Per number of points, the representatives (the smallest set of each class) in
     /// increasing order.
-    reps: Vec<Vec<u32>>,
+    pub(super) reps: Vec<Vec<u32>>,
     /// Per number of points and class, the symmetries that fix the representative
     /// (bit `s` for symmetry `s`; bit 0, the identity, always).
-    stabilisers: Vec<Vec<u16>>,
+    pub(super) stabilisers: Vec<Vec<u16>>,
     /// Per symmetry and byte of a set, the image of that byte's points.
-    images: Box<[[[u32; 256]; 3]; SYMMETRIES]>,
+    pub(super) images: Box<[[[u32; 256]; 3]; SYMMETRIES]>,
 }
 
 impl Index {

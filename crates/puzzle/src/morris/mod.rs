@@ -11,10 +11,13 @@
 //! - [`value`]: the one-byte value of a position (win or loss in `d` plies, draw);
 //! - [`retro`]: the databases of the moving and jumping phases, solved level by level;
 //! - [`opening`]: the placing phase, ply by ply back to the empty board;
+//! - [`gpu`]: the databases and the placing phase on a CUDA GPU (and its host build
+//!   for the tests);
 //! - [`mod@solve`]: the whole game, and the value and moves of a position.
 
 pub mod board;
 pub mod files;
+pub mod gpu;
 pub mod index;
 pub mod notation;
 pub mod opening;
@@ -24,5 +27,5 @@ pub mod solve;
 pub mod value;
 
 pub use board::{boards, boards_up_to_symmetry};
-pub use solve::{solve, Event, Solution};
+pub use solve::{solve, solve_on, Event, Solution};
 pub use value::Value;

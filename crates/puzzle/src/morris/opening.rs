@@ -56,6 +56,11 @@ pub fn hands(k: u32, t: u32) -> (u32, u32) {
 }
 
 impl Ply {
+    /// A ply's tables, by `(a, b)` pieces on the board.
+    pub(super) fn new(ply: u32, hands: (u32, u32), tables: BTreeMap<(u32, u32), Vec<u8>>) -> Ply {
+        Ply { ply, hands, tables }
+    }
+
     /// The value of a position of this ply (its hands must be this ply's).
     pub fn value(&self, index: &Index, pos: Position) -> Option<Value> {
         let table = self.tables.get(&(pos.mover.count_ones(), pos.other.count_ones()))?;

@@ -148,7 +148,11 @@ pub fn solve(
 }
 
 /// Both databases of a pair from `dir`, if both files are there.
-fn load_pair(dir: Option<&Path>, index: &Index, sides: &[(u32, u32)]) -> Result<Option<Vec<Vec<u8>>>, Error> {
+pub(super) fn load_pair(
+    dir: Option<&Path>,
+    index: &Index,
+    sides: &[(u32, u32)],
+) -> Result<Option<Vec<Vec<u8>>>, Error> {
     let Some(dir) = dir else { return Ok(None) };
     let mut found = Vec::new();
     for &(a, b) in sides {
@@ -160,7 +164,7 @@ fn load_pair(dir: Option<&Path>, index: &Index, sides: &[(u32, u32)]) -> Result<
     Ok(Some(found))
 }
 
-fn count(values: &[u8], mover: u32, other: u32, index: &Index, levels: u32, seconds: f64) -> DatabaseStats {
+pub(super) fn count(values: &[u8], mover: u32, other: u32, index: &Index, levels: u32, seconds: f64) -> DatabaseStats {
     let (wins, losses, draws, longest) = values
         .par_iter()
         .fold(

@@ -6,6 +6,7 @@
 //! rules on the same board with fewer pieces, and needs only the databases up to `k`
 //! pieces: the small games solve in seconds and check the same code.
 
+use super::gpu::{self, Machine};
 use super::index::Index;
 use super::notation::Given;
 use super::opening::{self, hands, Ply, PlyStats};
@@ -39,9 +40,10 @@ pub struct Solution {
     index: &'static Index,
 }
 
-/// Solves the game of `pieces` a side within `memory` bytes, keeping what the values
-/// and moves of `position` need; with `dir`, reading the moving-phase databases found
-/// there and writing those solved. Without `opening`, only the moving-phase databases.
+/// Solves the game of `pieces` a side within `memory` bytes on all cores of the current
+/// rayon pool, keeping what the values and moves of `position` need; with `dir`,
+/// reading the moving-phase databases found there and writing those solved. Without
+/// `opening`, only the moving-phase databases.
 pub fn solve(
     pieces: u32,
     memory: u64,
@@ -50,20 +52,51 @@ pub fn solve(
     opening: bool,
     mut progress: impl FnMut(Event),
 ) -> Result<Solution, Error> {
-    if !(3..=MAX_PIECES).contains(&pieces) {
-        return Err(Error::Instance(format!("pieces must be 3 to {MAX_PIECES}, not {pieces}")));
-    }
-    let ply = position.map(|p| ply_of(pieces, p)).transpose()?.flatten();
+    let keep = plies_to_keep(pieces, position)?;
     let index = Index::get();
     let (databases, database_stats) = retro::solve(index, pieces, memory / 2, dir, |s| progress(Event::Database(s)))?;
-    let mut keep = vec![0, 1];
-    keep.extend(ply.iter().flat_map(|&t| [t, t + 1]));
     let (plies, ply_stats) = if opening {
         opening::solve(index, pieces, &databases, memory / 4, &keep, |s| progress(Event::Ply(s)))?
     } else {
         Default::default()
     };
     Ok(Solution { pieces, databases, database_stats, ply_stats, plies, index })
+}
+
+/// [`solve`] on a [`Machine`]: a CUDA GPU ([`gpu::device::Gpu`]) or the kernels' host
+/// build. `memory` bounds the databases copied back to the host.
+pub fn solve_on<M: Machine>(
+    machine: &M,
+    pieces: u32,
+    memory: u64,
+    dir: Option<&Path>,
+    position: Option<&Given>,
+    opening: bool,
+    mut progress: impl FnMut(Event),
+) -> Result<Solution, Error> {
+    let keep = plies_to_keep(pieces, position)?;
+    let index = Index::get();
+    let s = gpu::solve(machine, pieces, memory / 2, dir, opening, &keep, &mut progress)?;
+    Ok(Solution {
+        pieces,
+        databases: s.databases,
+        database_stats: s.database_stats,
+        ply_stats: s.ply_stats,
+        plies: s.plies,
+        index,
+    })
+}
+
+/// The plies of the placing phase a solve keeps: 0 and 1 (the start and the first
+/// moves), and those the values and moves of `position` need.
+fn plies_to_keep(pieces: u32, position: Option<&Given>) -> Result<Vec<u32>, Error> {
+    if !(3..=MAX_PIECES).contains(&pieces) {
+        return Err(Error::Instance(format!("pieces must be 3 to {MAX_PIECES}, not {pieces}")));
+    }
+    let ply = position.map(|p| ply_of(pieces, p)).transpose()?.flatten();
+    let mut keep = vec![0, 1];
+    keep.extend(ply.iter().flat_map(|&t| [t, t + 1]));
+    Ok(keep)
 }
 
 /// The ply of a placing-phase position (`None` in the moving phase), or an error if its
