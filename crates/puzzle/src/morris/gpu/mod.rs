@@ -274,16 +274,18 @@ impl<M: Machine> Run<'_, M> {
                         let mut found = Vec::new();
                         for &(x, y) in &sides {
                             let buf = self.dbs[(10 * x + y) as usize].as_ref().expect("solved");
-                            let values = self.machine.download(buf, index.slots(x, y))?;
-                            if let Some(dir) = dir {
-                                files::save(dir, x, y, &values)?;
-                            }
-                            found.push(values);
+                            found.push(self.machine.download(buf, index.slots(x, y))?);
                         }
                         (found, levels)
                     }
                 };
+                // Solved and copied back; the files are written after, as the CPU does.
                 let seconds = if levels == 0 { 0.0 } else { start.elapsed().as_secs_f64() };
+                if let (Some(dir), true) = (dir, levels > 0) {
+                    for (values, &(x, y)) in found.iter().zip(&sides) {
+                        files::save(dir, x, y, values)?;
+                    }
+                }
                 for (values, &(x, y)) in found.into_iter().zip(&sides) {
                     let s = retro::count(&values, x, y, index, levels, seconds);
                     progress(Event::Database(&s));
