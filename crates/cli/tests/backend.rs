@@ -13,12 +13,13 @@ fn gpu() -> bool {
 }
 
 /// Each command with a GPU path, and its exit status on these inputs.
-const COMMANDS: [(&[&str], i32); 5] = [
+const COMMANDS: [(&[&str], i32); 6] = [
     (&["explore", "examples/peterson.dve"], 0),
     (&["check", "examples/peterson.dve", "--invariant", "entries < 2"], 1),
     (&["check", "tests/models/ltl/violated_eventually_two.dve", "--algorithm", "owcty"], 1),
     (&["scc", "examples/peterson.dve"], 0),
     (&["cycle-mean", "examples/cycle.d"], 0),
+    (&["solve", "nine-mens-morris", "--pieces", "3"], 0),
 ];
 
 fn run(command: &[&str], extra: &[&str]) -> std::process::Output {

@@ -222,7 +222,19 @@ fn plan_keys() {
 
 #[test]
 fn solve_keys() {
-    let top = ["game", "pieces", "start", "first_moves", "databases", "plies", "position", "seconds", "threads"];
+    let top = [
+        "game",
+        "pieces",
+        "start",
+        "first_moves",
+        "databases",
+        "plies",
+        "position",
+        "seconds",
+        "backend",
+        "device",
+        "threads",
+    ];
     let position = "WW...... ........ W.B.B.B. w";
     let r = report(&["solve", "nine-mens-morris", "--pieces", "3", "--position", position, "--json"], 0);
     assert_eq!(keys(&r), set(&[&top]));
