@@ -31,6 +31,9 @@ pub struct PuzzleArgs {
     /// prints its states, e.g. `1 0 2 3 4 5` for a 2x3 sliding tile, blank = 0).
     #[arg(long, value_name = "POSITION")]
     pub solve: Option<String>,
+    /// Write the layer profile (states per depth) as an SVG bar chart to this file.
+    #[arg(long, value_name = "FILE")]
+    pub layers_svg: Option<std::path::PathBuf>,
     /// Stop after this breadth-first depth.
     #[arg(long, value_name = "DEPTH")]
     pub max_depth: Option<u32>,
@@ -96,6 +99,9 @@ pub fn run(args: PuzzleArgs) -> Result<Verdict, CliError> {
         CliError::Input(format!("--algorithm {}: expected auto or one of {}", args.algorithm, names.join(", ")))
     })?;
     let puzzle = AnyPuzzle::parse(&args.family, args.size.as_deref()).map_err(error)?;
+    if args.layers_svg.is_some() && algorithm == Algorithm::Reachability {
+        return Err(CliError::Input("--layers-svg needs the layers; the reachability search counts none".into()));
+    }
     let gpu_path = match &args.solve {
         Some(_) => Err("--solve runs on the CPU only".to_string()),
         None => gpu::gpu_path(&puzzle, algorithm),
@@ -134,6 +140,11 @@ pub fn run(args: PuzzleArgs) -> Result<Verdict, CliError> {
         None => None,
     };
     line.finish();
+    if let (Some(path), Some(layers)) = (&args.layers_svg, &report.layers) {
+        let title = format!("{}: states per depth", report.puzzle);
+        std::fs::write(path, warpcheck_puzzle::plot::layers_svg(&title, layers))
+            .map_err(|e| CliError::Input(format!("cannot write `{}`: {e}", path.display())))?;
+    }
     let out = PuzzleReport {
         puzzle: report.puzzle,
         algorithm: report.algorithm.name(),

@@ -51,6 +51,30 @@ fn layers_of_small_instances() {
     assert_eq!(keys, expected);
 }
 
+/// `--layers-svg`: one bar per layer of the 2x3 sliding tile (OEIS A090034), each with
+/// its count; none for the reachability search, and an unwritable file is exit 2.
+#[test]
+fn the_layer_profile_as_svg() {
+    let dir = std::env::temp_dir().join(format!("warpcheck-layers-svg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("2x3.svg");
+    let r = json(&["puzzle", "sliding-tile", "2x3", "--layers-svg", path.to_str().unwrap(), "--json"]);
+    let svg = std::fs::read_to_string(&path).unwrap();
+    assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n"), "{svg}");
+    let layers = r["layers"].as_array().unwrap();
+    assert_eq!(svg.matches("<rect x=").count(), layers.len());
+    for (depth, count) in layers.iter().enumerate() {
+        assert!(svg.contains(&format!("<title>depth {depth}: {count} states</title>")), "depth {depth}");
+    }
+    let out = warpcheck(&["puzzle", "top-spin", "8,4", "--algorithm", "reachability", "--layers-svg", "x.svg"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--layers-svg needs the layers"), "{}", text(&out.stderr));
+    let out = warpcheck(&["puzzle", "sliding-tile", "2x3", "--layers-svg", "/nonexistent-dir/x.svg"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("cannot write `/nonexistent-dir/x.svg`"), "{}", text(&out.stderr));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn shortest_solutions() {
     let r = json(&["puzzle", "sliding-tile", "2x3", "--solve", "1 0 2 3 4 5", "--json"]);

@@ -13,6 +13,7 @@
 //! - [`mod@search`]: two-bit BFS, one-bit reachability, one-bit BFS with move alternation or
 //!   layer selection, on all cores;
 //! - [`mod@solution`]: shortest move sequences, checked by replaying them;
+//! - [`plot`]: the layer profile as an SVG bar chart;
 //! - [`AnyPuzzle`] ([`instance`]): instances by name, for the command line;
 //! - [`gpu`]: the BFS of every puzzle on a CUDA GPU (CUDA C that the tests also compile
 //!   and run on the host with gcc);
@@ -69,6 +70,7 @@ mod error;
 pub mod gpu;
 pub mod instance;
 pub mod morris;
+pub mod plot;
 pub mod puzzle;
 pub mod rank;
 pub mod search;
