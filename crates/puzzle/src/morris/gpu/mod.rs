@@ -180,7 +180,7 @@ pub fn tables(index: &Index) -> Vec<u32> {
     t
 }
 
-/// What a solve on a [`Machine`] gives: the solve of [`super::solve`].
+/// What a solve on a [`Machine`] gives: the solve of [`super::solve()`].
 pub struct Solved {
     pub databases: Databases,
     pub database_stats: Vec<DatabaseStats>,
