@@ -109,42 +109,47 @@ pub fn solve(
     let mut dbs = Databases::new();
     let mut stats = Vec::new();
     let mut used = 0u64;
-    for total in 6..=2 * pieces {
-        for a in 3..=pieces {
-            let b = total - a.min(total);
-            if b < a || b > pieces {
-                continue;
-            }
-            let sides: Vec<(u32, u32)> = if a == b { vec![(a, a)] } else { vec![(a, b), (b, a)] };
-            if let Some(found) = load_pair(dir, index, &sides)? {
-                for (values, &(x, y)) in found.into_iter().zip(&sides) {
-                    let s = count(&values, x, y, index, 0, 0.0);
-                    progress(&s);
-                    stats.push(s);
-                    used += values.len() as u64;
-                    dbs.insert(x, y, values);
-                }
-                continue;
-            }
-            let start = Instant::now();
-            let mut pair = Pair::new(index, &dbs, &sides, allowed.saturating_sub(used))?;
-            pair.run()?;
-            let seconds = start.elapsed().as_secs_f64();
-            let (levels, solved) = (pair.levels, pair.values);
-            for (values, &(x, y)) in solved.into_iter().zip(&sides) {
-                let values: Vec<u8> = values.into_iter().map(AtomicU8::into_inner).collect();
-                if let Some(dir) = dir {
-                    files::save(dir, x, y, &values)?;
-                }
-                let s = count(&values, x, y, index, levels, seconds);
+    for sides in pairs(pieces) {
+        if let Some(found) = load_pair(dir, index, &sides)? {
+            for (values, &(x, y)) in found.into_iter().zip(&sides) {
+                let s = count(&values, x, y, index, 0, 0.0);
                 progress(&s);
                 stats.push(s);
                 used += values.len() as u64;
                 dbs.insert(x, y, values);
             }
+            continue;
+        }
+        let start = Instant::now();
+        let mut pair = Pair::new(index, &dbs, &sides, allowed.saturating_sub(used))?;
+        pair.run()?;
+        let seconds = start.elapsed().as_secs_f64();
+        let (levels, solved) = (pair.levels, pair.values);
+        for (values, &(x, y)) in solved.into_iter().zip(&sides) {
+            let values: Vec<u8> = values.into_iter().map(AtomicU8::into_inner).collect();
+            if let Some(dir) = dir {
+                files::save(dir, x, y, &values)?;
+            }
+            let s = count(&values, x, y, index, levels, seconds);
+            progress(&s);
+            stats.push(s);
+            used += values.len() as u64;
+            dbs.insert(x, y, values);
         }
     }
     Ok((dbs, stats))
+}
+
+/// The pairs of databases in the order they are solved: by pieces on the board, each
+/// database with its mirror (`a-b` and `b-a`; `a-a` alone), the side with fewer pieces
+/// to move first.
+pub(super) fn pairs(pieces: u32) -> impl Iterator<Item = Vec<(u32, u32)>> {
+    (6..=2 * pieces).flat_map(move |total| {
+        (3..=pieces).filter_map(move |a| {
+            let b = total.checked_sub(a)?;
+            (a <= b && b <= pieces).then(|| if a == b { vec![(a, a)] } else { vec![(a, b), (b, a)] })
+        })
+    })
 }
 
 /// Both databases of a pair from `dir`, if both files are there.

@@ -245,53 +245,47 @@ impl<M: Machine> Run<'_, M> {
         let mut dbs = Databases::new();
         let mut stats = Vec::new();
         let mut used = 0u64;
-        for total in 6..=2 * pieces {
-            for a in 3..=pieces {
-                let b = total - a.min(total);
-                if b < a || b > pieces {
-                    continue;
-                }
-                let sides: Vec<(u32, u32)> = if a == b { vec![(a, a)] } else { vec![(a, b), (b, a)] };
-                for &(x, y) in &sides {
-                    used += index.slots(x, y);
-                }
-                if used > allowed {
-                    let what = format!("the Nine Men's Morris databases up to {a}-{b}");
-                    return Err(Error::Memory { what, needed: used, allowed });
-                }
-                let start = Instant::now();
-                let (found, levels) = match retro::load_pair(dir, index, &sides)? {
-                    Some(found) => {
-                        for (values, &(x, y)) in found.iter().zip(&sides) {
-                            let mut buf = self.machine.alloc(values.len() as u64, &format!("the database {x}-{y}"))?;
-                            self.machine.upload(&mut buf, values)?;
-                            self.dbs[(10 * x + y) as usize] = Some(buf);
-                        }
-                        (found, 0)
-                    }
-                    None => {
-                        let levels = self.pair(index, &sides)?;
-                        let mut found = Vec::new();
-                        for &(x, y) in &sides {
-                            let buf = self.dbs[(10 * x + y) as usize].as_ref().expect("solved");
-                            found.push(self.machine.download(buf, index.slots(x, y))?);
-                        }
-                        (found, levels)
-                    }
-                };
-                // Solved and copied back; the files are written after, as the CPU does.
-                let seconds = if levels == 0 { 0.0 } else { start.elapsed().as_secs_f64() };
-                if let (Some(dir), true) = (dir, levels > 0) {
+        for sides in retro::pairs(pieces) {
+            let (a, b) = sides[0];
+            for &(x, y) in &sides {
+                used += index.slots(x, y);
+            }
+            if used > allowed {
+                let what = format!("the Nine Men's Morris databases up to {a}-{b}");
+                return Err(Error::Memory { what, needed: used, allowed });
+            }
+            let start = Instant::now();
+            let (found, levels) = match retro::load_pair(dir, index, &sides)? {
+                Some(found) => {
                     for (values, &(x, y)) in found.iter().zip(&sides) {
-                        files::save(dir, x, y, values)?;
+                        let mut buf = self.machine.alloc(values.len() as u64, &format!("the database {x}-{y}"))?;
+                        self.machine.upload(&mut buf, values)?;
+                        self.dbs[(10 * x + y) as usize] = Some(buf);
                     }
+                    (found, 0)
                 }
-                for (values, &(x, y)) in found.into_iter().zip(&sides) {
-                    let s = retro::count(&values, x, y, index, levels, seconds);
-                    progress(Event::Database(&s));
-                    stats.push(s);
-                    dbs.insert(x, y, values);
+                None => {
+                    let levels = self.pair(index, &sides)?;
+                    let mut found = Vec::new();
+                    for &(x, y) in &sides {
+                        let buf = self.dbs[(10 * x + y) as usize].as_ref().expect("solved");
+                        found.push(self.machine.download(buf, index.slots(x, y))?);
+                    }
+                    (found, levels)
                 }
+            };
+            // Solved and copied back; the files are written after, as the CPU does.
+            let seconds = if levels == 0 { 0.0 } else { start.elapsed().as_secs_f64() };
+            if let (Some(dir), true) = (dir, levels > 0) {
+                for (values, &(x, y)) in found.iter().zip(&sides) {
+                    files::save(dir, x, y, values)?;
+                }
+            }
+            for (values, &(x, y)) in found.into_iter().zip(&sides) {
+                let s = retro::count(&values, x, y, index, levels, seconds);
+                progress(Event::Database(&s));
+                stats.push(s);
+                dbs.insert(x, y, values);
             }
         }
         Ok((dbs, stats))
