@@ -80,6 +80,10 @@ struct PlanReport {
     plan: Option<Vec<String>>,
     cost: Option<u64>,
     length: Option<usize>,
+    /// Net-benefit tasks: the penalties of the soft goals the plan misses, and the net
+    /// benefit (the metric's constant less the cost and the penalties); else `null`.
+    penalty: Option<u64>,
+    net_benefit: Option<i64>,
     expanded: u64,
     generated: u64,
     /// Distinct states stored.
@@ -139,23 +143,40 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
             SearchError::StateLimit { .. } => CliError::Resource(format!("{e} with --max-states or --memory")),
             SearchError::TimeLimit { .. } => CliError::Resource(format!("{e} (--time-limit)")),
         })?;
-    let plan: Option<Vec<String>> =
-        outcome.plan.as_ref().map(|p| p.iter().map(|&a| task.actions[a].name.clone()).collect());
+    // A net-benefit task's plan ends with the soft goals' end phase (actions named
+    // `(:...)`, see `warpcheck_pddl::ground`): the plan is what comes before.
+    let plan: Option<Vec<String>> = outcome
+        .plan
+        .as_ref()
+        .map(|p| p.iter().map(|&a| task.actions[a].name.clone()).filter(|name| !name.starts_with("(:")).collect());
+    let invalid = |e: warpcheck_pddl::ValidationError| {
+        CliError::Input(format!("internal error: the plan found fails validation: {e}"))
+    };
+    let (mut cost, mut penalty, mut net_benefit) = (outcome.cost, None, None);
     if let Some(steps) = &plan {
-        let cost = warpcheck_pddl::validate(&domain, &problem, steps)
-            .map_err(|e| CliError::Input(format!("internal error: the plan found fails validation: {e}")))?;
-        if Some(cost) != outcome.cost {
+        let (replayed, missed) = match problem.net_benefit {
+            Some(_) => warpcheck_pddl::validate_net_benefit(&domain, &problem, steps).map_err(invalid)?,
+            None => (warpcheck_pddl::validate(&domain, &problem, steps).map_err(invalid)?, 0),
+        };
+        if Some(replayed + missed) != outcome.cost {
             return Err(CliError::Input(format!(
-                "internal error: the plan found costs {cost} when replayed, the search says {:?}",
+                "internal error: the plan found costs {replayed} and misses soft goals worth {missed} when \
+                 replayed, the search says {:?} in all",
                 outcome.cost
             )));
+        }
+        if let Some(nb) = problem.net_benefit {
+            (cost, penalty) = (Some(replayed), Some(missed));
+            net_benefit = Some(nb.constant.saturating_sub(i64::try_from(replayed + missed).unwrap_or(i64::MAX)));
         }
     }
     let report = PlanReport {
         solvable: plan.is_some(),
         length: plan.as_ref().map(Vec::len),
         plan,
-        cost: outcome.cost,
+        cost,
+        penalty,
+        net_benefit,
         expanded: outcome.expanded,
         generated: outcome.generated,
         states: outcome.stored,
@@ -185,6 +206,10 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
     if let (Some(cost), Some(length)) = (report.cost, report.length) {
         println!("cost:      {cost}");
         println!("length:    {length}");
+    }
+    if let (Some(penalty), Some(nb), Some(metric)) = (report.penalty, report.net_benefit, problem.net_benefit) {
+        println!("penalty:   {penalty} (the soft goals the plan misses)");
+        println!("benefit:   {nb} ({} less the cost and the penalty: the largest net benefit)", metric.constant);
     }
     println!("expanded:  {}", report.expanded);
     println!("generated: {}", report.generated);

@@ -44,6 +44,26 @@ fn example_has_its_optimal_plan() {
     assert!(stdout.contains("\ncost:      11\nlength:    6\n"), "{stdout}");
 }
 
+/// Soft goals: the flour alone (cost 5, the seeds' 5 forgone) beats both deliveries
+/// (cost 11) and none (15 forgone).
+#[test]
+fn net_benefit_is_maximised() {
+    let out =
+        warpcheck(&["plan", "examples/plan/delivery-domain.pddl", "examples/plan/delivery-netbenefit.pddl", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        r["plan"],
+        serde_json::json!(["(load flour van depot)", "(drive van depot mill)", "(unload flour van mill)"])
+    );
+    assert_eq!((r["cost"].as_u64(), r["penalty"].as_u64(), r["net_benefit"].as_i64()), (Some(5), Some(5), Some(5)));
+    // A cost-optimal task has no penalty and no net benefit.
+    let out =
+        warpcheck(&["plan", "examples/plan/delivery-domain.pddl", "examples/plan/delivery-problem.pddl", "--json"]);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(r["penalty"].is_null() && r["net_benefit"].is_null());
+}
+
 #[test]
 fn unsolvable_task_exits_1() {
     let domain = temp(

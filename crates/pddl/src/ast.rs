@@ -181,9 +181,45 @@ pub struct Problem {
     pub goal: Formula,
     /// The number of variable slots of the goal.
     pub goal_slots: usize,
-    /// `(:metric minimize (total-cost))`: actions cost their `increase`; without it
-    /// every action costs 1 (the plan length is minimised).
+    /// `(total-cost)` is in the metric: actions cost their `increase`; without a
+    /// metric every action costs 1 (the plan length is minimised), with a net-benefit
+    /// metric that leaves it out, 0.
     pub minimize_total_cost: bool,
+    /// The goal's preferences (PDDL3 soft goals), in the order written.
+    pub soft_goals: Vec<SoftGoal>,
+    /// `(:metric maximize (- C (+ (total-cost) (* (is-violated p) w) ...)))`: the net
+    /// benefit to maximise, C less the plan's cost and the weights of the soft goals it
+    /// misses.
+    pub net_benefit: Option<NetBenefit>,
+}
+
+/// A goal preference: a condition the plan should reach, at a penalty if it does not.
+#[derive(Clone, Debug)]
+pub struct SoftGoal {
+    /// Its name in `(preference NAME ...)`.
+    pub name: String,
+    /// The condition (its quantified variables use the goal's slots).
+    pub formula: Formula,
+    /// The penalty when it does not hold at the end (its weight in the metric).
+    pub penalty: u64,
+}
+
+/// A net-benefit metric.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NetBenefit {
+    /// The constant `C` the costs and penalties are taken from.
+    pub constant: i64,
+}
+
+impl Problem {
+    /// What one step costs when its `increase` effects add up to `increase`.
+    pub fn step_cost(&self, increase: u64) -> u64 {
+        match (self.minimize_total_cost, self.net_benefit) {
+            (true, _) => increase,
+            (false, Some(_)) => 0,
+            (false, None) => 1,
+        }
+    }
 }
 
 impl Problem {

@@ -108,7 +108,7 @@ pub fn ground(domain: &Domain, problem: &Problem) -> Result<Task, Diagnostic> {
         }
         let mut effects = Effects::default();
         g.effects(&schema.effects, &mut binding, &task::Formula::TRUE, &mut effects)?;
-        let cost = if problem.minimize_total_cost { effects.cost } else { 1 };
+        let cost = problem.step_cost(effects.cost);
         let name = std::iter::once(schema.name.as_str())
             .chain(args.iter().map(|&o| problem.objects[o].name.as_str()))
             .collect::<Vec<_>>()
@@ -130,7 +130,69 @@ pub fn ground(domain: &Domain, problem: &Problem) -> Result<Task, Diagnostic> {
     }
     let mut goal_binding = vec![usize::MAX; problem.goal_slots];
     let goal = Condition::from_formula(g.formula(&problem.goal, &mut goal_binding, true));
-    Ok(Task { facts, actions, init, goal, words })
+    let end_phase = actions.len();
+    let mut task = Task { facts, actions, init, goal, words, end_phase };
+    if problem.net_benefit.is_some() {
+        let soft: Vec<(Condition, u64, String)> = problem
+            .soft_goals
+            .iter()
+            .map(|s| {
+                let mut binding = vec![usize::MAX; problem.goal_slots];
+                (Condition::from_formula(g.formula(&s.formula, &mut binding, true)), s.penalty, s.name.clone())
+            })
+            .collect();
+        compile_soft_goals(&mut task, soft);
+    }
+    Ok(task)
+}
+
+/// Net benefit as cost (Keyder and Geffner, JAIR 2009): a fact `ended` that every
+/// action needs false, an action `(:end)` that sets it, then the soft goals in order,
+/// each `(:collect NAME)` at no cost where it holds or `(:forgo NAME)` at its penalty;
+/// the goal adds `ended` and the last soft goal's `done`. An optimal plan of the result
+/// is an optimal plan of the net-benefit task followed by the end phase, and the best
+/// net benefit is `C` less its cost. The end phase's actions follow the domain's
+/// (`Task::end_phase`).
+fn compile_soft_goals(task: &mut Task, soft: Vec<(Condition, u64, String)>) {
+    let ended = task.facts.len() as u32;
+    task.facts.push("(:ended)".into());
+    for (_, _, name) in &soft {
+        task.facts.push(format!("(:done {name})"));
+    }
+    task.words = task.facts.len().div_ceil(32).max(1);
+    task.init.resize(task.words, 0);
+    for a in &mut task.actions {
+        a.precondition.negative.push(ended);
+        a.precondition.negative.sort_unstable();
+    }
+    let step = |name: String, precondition: Condition, add: u32, cost: u64| task::Action {
+        name,
+        precondition,
+        add: vec![add],
+        delete: vec![],
+        conditional: vec![],
+        cost,
+    };
+    task.actions.push(step("(:end)".into(), Condition { negative: vec![ended], ..Condition::default() }, ended, 0));
+    let mut before = ended;
+    for (i, (holds, penalty, name)) in soft.into_iter().enumerate() {
+        let done = ended + 1 + i as u32;
+        let mut ready = Condition { positive: vec![before], negative: vec![done], ..Condition::default() };
+        ready.positive.sort_unstable();
+        let mut collect = holds;
+        collect.positive.extend([before]);
+        collect.positive.sort_unstable();
+        collect.positive.dedup();
+        collect.negative.push(done);
+        collect.negative.sort_unstable();
+        collect.negative.dedup();
+        task.actions.push(step(format!("(:collect {name})"), collect, done, 0));
+        task.actions.push(step(format!("(:forgo {name})"), ready, done, penalty));
+        before = done;
+    }
+    task.goal.positive.push(before);
+    task.goal.positive.sort_unstable();
+    task.goal.positive.dedup();
 }
 
 fn mark_fluents(effects: &[Effect], fluent: &mut [bool]) {

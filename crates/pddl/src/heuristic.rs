@@ -300,7 +300,7 @@ mod tests {
             v.dedup();
             v
         };
-        let actions = (0..actions)
+        let actions: Vec<Action> = (0..actions)
             .map(|i| Action {
                 name: format!("(a{i})"),
                 precondition: Condition { positive: pick(2, &mut next), ..Condition::default() },
@@ -312,6 +312,7 @@ mod tests {
             .collect();
         Task {
             facts: (0..facts).map(|f| format!("(f{f})")).collect(),
+            end_phase: actions.len(),
             actions,
             init: vec![0b11],
             goal: Condition { positive: pick(3, &mut next), ..Condition::default() },

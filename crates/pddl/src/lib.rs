@@ -44,4 +44,4 @@ pub use heuristic::Heuristic;
 pub use parser::{parse_domain, parse_problem};
 pub use search::{search, SearchError, SearchOptions, SearchOutcome};
 pub use task::{State, Task};
-pub use validate::{validate, ValidationError};
+pub use validate::{validate, validate_net_benefit, ValidationError};

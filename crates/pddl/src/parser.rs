@@ -24,6 +24,8 @@ const SUPPORTED: &[&str] = &[
     ":conditional-effects",
     ":adl",
     ":action-costs",
+    ":preferences",
+    ":goal-utilities",
 ];
 
 /// Requirements of PDDL that exist but are not handled (yet).
@@ -36,12 +38,13 @@ const UNSUPPORTED: &[&str] = &[
     ":continuous-effects",
     ":derived-predicates",
     ":timed-initial-literals",
-    ":preferences",
-    ":goal-utilities",
     ":constraints",
 ];
 
 type Result<T> = std::result::Result<T, Diagnostic>;
+
+/// A preference's weight in a net-benefit metric, and where its name is written.
+type Weight = (String, u64, Span);
 
 /// Parses a domain file.
 pub fn parse_domain(source: &str) -> Result<Domain> {
@@ -81,6 +84,48 @@ struct Scope {
 impl P {
     fn err(&self, message: impl Into<String>, span: Span) -> Diagnostic {
         Diagnostic::new(message, self.file, span)
+    }
+
+    /// A net-benefit metric `(- C (+ TERM ...))` (or `(- C TERM)`), each TERM
+    /// `(total-cost)`, `(is-violated NAME)` or `(* (is-violated NAME) W)` (either
+    /// order): the constant, the preferences' weights, and whether the cost counts.
+    fn net_benefit(&self, node: &Sexp) -> Result<(i64, Vec<Weight>, bool)> {
+        let shape = || self.err("expected `(- C (+ (total-cost) (* (is-violated NAME) W) ...))`", node.span());
+        let items = node.list().ok_or_else(shape)?;
+        let (3, Some("-")) = (items.len(), node.head()) else { return Err(shape()) };
+        let constant = items[1]
+            .atom()
+            .and_then(|a| a.parse::<i64>().ok())
+            .ok_or_else(|| self.err("expected an integer", items[1].span()))?;
+        let terms: Vec<&Sexp> = match items[2].head() {
+            Some("+") => items[2].list().unwrap_or(&[])[1..].iter().collect(),
+            _ => vec![&items[2]],
+        };
+        let (mut weights, mut with_cost) = (Vec::new(), false);
+        let violated = |e: &Sexp| -> Option<(String, Span)> {
+            let l = e.list()?;
+            (e.head() == Some("is-violated") && l.len() == 2).then(|| Some((l[1].atom()?.to_string(), l[1].span())))?
+        };
+        for t in terms {
+            if t.head() == Some("total-cost") && t.list().is_some_and(|l| l.len() == 1) {
+                with_cost = true;
+            } else if let Some((name, span)) = violated(t) {
+                weights.push((name, 1, span));
+            } else if let (Some("*"), Some([_, a, b])) = (t.head(), t.list()) {
+                let (v, w) = if violated(a).is_some() { (a, b) } else { (b, a) };
+                let (name, span) = violated(v).ok_or_else(|| self.err("expected `(is-violated NAME)`", v.span()))?;
+                let weight = w
+                    .atom()
+                    .and_then(|x| x.parse::<u64>().ok())
+                    .ok_or_else(|| self.err("expected a non-negative integer weight", w.span()))?;
+                weights.push((name, weight, span));
+            } else {
+                return Err(self
+                    .err("expected `(total-cost)` or `(* (is-violated NAME) W)`", t.span())
+                    .label("not supported yet"));
+            }
+        }
+        Ok((constant, weights, with_cost))
     }
 
     fn list<'t>(&self, node: &'t Sexp, what: &str) -> Result<&'t [Sexp]> {
@@ -610,6 +655,9 @@ impl ProblemParser<'_> {
         let mut goal = None;
         let mut goal_slots = 0;
         let mut minimize_total_cost = false;
+        let mut soft_goals: Vec<SoftGoal> = Vec::new();
+        let mut soft_spans: Vec<Span> = Vec::new();
+        let mut metric: Option<(i64, Vec<Weight>)> = None;
         for section in sections {
             let items = p.list(section, "a problem section `(:keyword ...)`")?;
             let body = items.get(1..).unwrap_or(&[]);
@@ -660,26 +708,72 @@ impl ProblemParser<'_> {
                 Some(":goal") => {
                     let g = body.first().ok_or_else(|| p.err("expected a goal", section.span()))?;
                     let mut scope = Scope::default();
-                    goal = Some(p.formula(g, &names, &mut scope)?);
+                    // Preferences are conjuncts of the goal; the rest is the hard goal.
+                    let parts: Vec<&Sexp> = match g.head() {
+                        Some("and") => g.list().unwrap_or(&[])[1..].iter().collect(),
+                        _ => vec![g],
+                    };
+                    let mut hard = Vec::new();
+                    for part in parts {
+                        if part.head() != Some("preference") {
+                            hard.push(p.formula(part, &names, &mut scope)?);
+                            continue;
+                        }
+                        let items = part.list().unwrap_or(&[]);
+                        let (3, Some(name)) = (items.len(), items.get(1).and_then(Sexp::atom)) else {
+                            return Err(p.err("expected `(preference NAME CONDITION)`", part.span()));
+                        };
+                        if soft_goals.iter().any(|g| g.name == name) {
+                            return Err(p.err(format!("the preference `{name}` is named twice"), items[1].span()));
+                        }
+                        let formula = p.formula(&items[2], &names, &mut scope)?;
+                        soft_goals.push(SoftGoal { name: name.to_string(), formula, penalty: 0 });
+                        soft_spans.push(part.span());
+                    }
+                    goal = Some(if hard.len() == 1 { hard.remove(0) } else { Formula::And(hard) });
                     goal_slots = scope.slots;
                 }
                 Some(":metric") => {
-                    let ok = body.len() == 2
-                        && body[0].atom() == Some("minimize")
-                        && body[1].head() == Some("total-cost")
-                        && body[1].list().is_some_and(|l| l.len() == 1);
-                    if !ok {
-                        return Err(
-                            p.err("metrics other than `minimize (total-cost)` are not supported yet", section.span())
-                        );
+                    let total_cost =
+                        |e: &Sexp| e.head() == Some("total-cost") && e.list().is_some_and(|l| l.len() == 1);
+                    if body.len() == 2 && body[0].atom() == Some("minimize") && total_cost(&body[1]) {
+                        minimize_total_cost = true;
+                    } else if body.len() == 2 && body[0].atom() == Some("maximize") {
+                        let (constant, terms, with_cost) = p.net_benefit(&body[1])?;
+                        minimize_total_cost = with_cost;
+                        metric = Some((constant, terms));
+                    } else {
+                        return Err(p.err(
+                            "metrics other than `minimize (total-cost)` and `maximize (- C (+ (total-cost) \
+                             (* (is-violated p) w) ...))` are not supported yet",
+                            section.span(),
+                        ));
                     }
-                    minimize_total_cost = true;
                 }
                 Some(":constraints") => return Err(p.err("constraints are not supported yet", section.span())),
                 _ => return Err(p.err("unknown problem section", section.span())),
             }
         }
         let goal = goal.ok_or_else(|| p.err("the problem has no `:goal`", tree.span()))?;
+        let net_benefit = match metric {
+            Some((constant, terms)) => {
+                for (name, weight, span) in terms {
+                    let Some(g) = soft_goals.iter_mut().find(|g| g.name == name) else {
+                        return Err(p.err(format!("no goal preference is named `{name}`"), span));
+                    };
+                    g.penalty = g.penalty.saturating_add(weight);
+                }
+                Some(NetBenefit { constant })
+            }
+            None => {
+                if let Some(&span) = soft_spans.first() {
+                    return Err(p
+                        .err("goal preferences need a net-benefit metric", span)
+                        .label("add `(:metric maximize (- C (+ (total-cost) (* (is-violated NAME) W) ...)))`"));
+                }
+                None
+            }
+        };
         // Objects of each type: an object is of its declared types and all their ancestors.
         let mut objects_of_type = vec![Vec::new(); d.types.len()];
         for (i, o) in objects.iter().enumerate() {
@@ -703,6 +797,8 @@ impl ProblemParser<'_> {
             goal,
             goal_slots,
             minimize_total_cost,
+            soft_goals,
+            net_benefit,
         })
     }
 }

@@ -515,6 +515,7 @@ mod tests {
             init,
             goal: Condition { positive: vec![n - 1], ..Condition::default() },
             words,
+            end_phase: n as usize - 1,
         }
     }
 

@@ -155,9 +155,18 @@ pub struct Task {
     pub goal: Condition,
     /// Words per state: `ceil(facts / 32)`, at least 1.
     pub words: usize,
+    /// The actions from `end_phase` on are a net-benefit task's end phase (see
+    /// `ground`), not actions of the domain: `actions.len()` for other tasks.
+    pub end_phase: usize,
 }
 
 impl Task {
+    /// The steps of `plan` (action indices) that are actions of the domain, by name:
+    /// a net-benefit task's end phase left out.
+    pub fn plan_names(&self, plan: &[usize]) -> Vec<String> {
+        plan.iter().filter(|&&a| a < self.end_phase).map(|&a| self.actions[a].name.clone()).collect()
+    }
+
     /// Whether every action costs 1 (breadth-first search is then optimal).
     pub fn unit_cost(&self) -> bool {
         self.actions.iter().all(|a| a.cost == 1)

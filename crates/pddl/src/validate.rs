@@ -50,6 +50,29 @@ struct Replay<'a> {
 /// Replays `plan` (steps like `(move a b)`, case-insensitive) from the initial state of
 /// `problem` and returns its cost when every step is applicable and the goal holds.
 pub fn validate(domain: &Domain, problem: &Problem, plan: &[String]) -> Result<u64, ValidationError> {
+    Ok(replay(domain, problem, plan)?.0)
+}
+
+/// [`validate`] for a net-benefit task: the plan's cost and the penalties of the soft
+/// goals that do not hold after it; its net benefit is the metric's constant less both.
+pub fn validate_net_benefit(
+    domain: &Domain,
+    problem: &Problem,
+    plan: &[String],
+) -> Result<(u64, u64), ValidationError> {
+    let (cost, replay) = replay(domain, problem, plan)?;
+    let mut penalty = 0u64;
+    for soft in &problem.soft_goals {
+        let mut binding = vec![usize::MAX; problem.goal_slots];
+        if !replay.holds(&soft.formula, &mut binding) {
+            penalty = penalty.saturating_add(soft.penalty);
+        }
+    }
+    Ok((cost, penalty))
+}
+
+/// The replay: the plan's cost and the final state, the goal checked.
+fn replay<'a>(domain: &Domain, problem: &'a Problem, plan: &[String]) -> Result<(u64, Replay<'a>), ValidationError> {
     let mut replay = Replay { problem, state: problem.init.iter().cloned().collect() };
     let mut cost = 0u64;
     for (i, text) in plan.iter().enumerate() {
@@ -61,7 +84,9 @@ pub fn validate(domain: &Domain, problem: &Problem, plan: &[String]) -> Result<u
             .strip_prefix('(')
             .and_then(|t| t.strip_suffix(')'))
             .ok_or_else(|| bad("is not of the form `(action objects...)`".into()))?;
-        let mut words = inner.split_whitespace();
+        // Words as the reader splits names: at ASCII whitespace (a vertical tab is part
+        // of a name there, as everywhere in the reader).
+        let mut words = inner.split(|c: char| c.is_ascii_whitespace()).filter(|w| !w.is_empty());
         let name = words.next().ok_or_else(|| bad("names no action".into()))?;
         let action = domain
             .actions
@@ -95,13 +120,13 @@ pub fn validate(domain: &Domain, problem: &Problem, plan: &[String]) -> Result<u
             replay.state.remove(&d);
         }
         replay.state.extend(adds);
-        cost = cost.saturating_add(if problem.minimize_total_cost { step_cost } else { 1 });
+        cost = cost.saturating_add(problem.step_cost(step_cost));
     }
     let mut binding = vec![usize::MAX; problem.goal_slots];
     if !replay.holds(&problem.goal, &mut binding) {
         return Err(ValidationError::Goal { steps: plan.len() });
     }
-    Ok(cost)
+    Ok((cost, replay))
 }
 
 impl Replay<'_> {

@@ -45,10 +45,40 @@ fn problem_errors_point_into_the_problem() {
         (&PROBLEM.replace("- place", "- town"), "undefined type `town`", 2, 17),
         (&PROBLEM.replace("(:domain d)", "(:domain e)"), "the problem is for domain `e`, not `d`", 1, 21),
         (
-            &PROBLEM.replace("(:goal (at a))", "(:goal (at a))\n (:metric maximize (total-cost))"),
-            "metrics other than `minimize (total-cost)` are not supported yet",
+            &PROBLEM.replace("(:goal (at a))", "(:goal (at a))\n (:metric minimize (fuel))"),
+            "metrics other than `minimize (total-cost)` and `maximize (- C (+ (total-cost) (* (is-violated p) w) ...))` are not supported yet",
             5,
             2,
+        ),
+        (
+            &PROBLEM.replace("(:goal (at a))", "(:goal (at a))\n (:metric maximize (total-cost))"),
+            "expected `(- C (+ (total-cost) (* (is-violated NAME) W) ...))`",
+            5,
+            20,
+        ),
+        (
+            &PROBLEM.replace("(:goal (at a))", "(:goal (preference p (at a)))"),
+            "goal preferences need a net-benefit metric",
+            4,
+            10,
+        ),
+        (
+            &PROBLEM.replace("(:goal (at a))", "(:goal (preference p (at a)))\n (:metric maximize (- 5 (is-violated q)))"),
+            "no goal preference is named `q`",
+            5,
+            38,
+        ),
+        (
+            &PROBLEM.replace("(:goal (at a))", "(:goal (and (preference p (at a)) (preference p (at a))))\n (:metric maximize (- 5 (is-violated p)))"),
+            "the preference `p` is named twice",
+            4,
+            49,
+        ),
+        (
+            &PROBLEM.replace("(:goal (at a))", "(:goal (preference p (at a)))\n (:metric maximize (- 5 (* (is-violated p) x)))"),
+            "expected a non-negative integer weight",
+            5,
+            44,
         ),
         (&PROBLEM.replace("  (:goal (at a)))", ")"), "the problem has no `:goal`", 1, 1),
     ];

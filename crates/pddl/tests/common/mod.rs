@@ -6,7 +6,9 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use warpcheck_pddl::{ground, parse_domain, parse_problem, search, validate, Heuristic, SearchOptions};
+use warpcheck_pddl::{
+    ground, parse_domain, parse_problem, search, validate, validate_net_benefit, Heuristic, SearchOptions,
+};
 
 /// The planning data: `$WARPCHECK_PLANNING`, or `shared/planning` beside the
 /// repository. Panics with a clear message when it is absent.
@@ -107,10 +109,18 @@ pub fn solve_with(
         Err(warpcheck_pddl::SearchError::TimeLimit { .. }) => return None,
         Err(e) => panic!("{}: {e}", problem.display()),
     };
-    let plan: Option<Vec<String>> =
-        outcome.plan.as_ref().map(|p| p.iter().map(|&a| task.actions[a].name.clone()).collect());
+    // A net-benefit task's end phase (`(:...)` steps) is not part of the plan; its cost
+    // is the penalties of the soft goals missed.
+    let plan: Option<Vec<String>> = outcome
+        .plan
+        .as_ref()
+        .map(|p| p.iter().map(|&a| task.actions[a].name.clone()).filter(|n| !n.starts_with("(:")).collect());
     let validated_cost = plan.as_ref().map(|plan| {
-        validate(&d, &p, plan).unwrap_or_else(|e| panic!("{}: invalid plan {plan:?}: {e}", problem.display()))
+        let invalid = |e| panic!("{}: invalid plan {plan:?}: {e}", problem.display());
+        match p.net_benefit {
+            Some(_) => validate_net_benefit(&d, &p, plan).map(|(c, missed)| c + missed).unwrap_or_else(invalid),
+            None => validate(&d, &p, plan).unwrap_or_else(invalid),
+        }
     });
     Some(Solved {
         plan,
