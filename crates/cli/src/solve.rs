@@ -141,6 +141,9 @@ struct SolveReport {
 
 fn error(e: Error) -> CliError {
     match e {
+        Error::Memory { ref what, .. } if what.ends_with("in device memory") => {
+            CliError::Resource(format!("{e} (use --backend cpu, or solve fewer --pieces)"))
+        }
         Error::Memory { .. } => CliError::Resource(format!("{e} (set --memory, or solve fewer --pieces)")),
         _ => CliError::Input(e.to_string()),
     }

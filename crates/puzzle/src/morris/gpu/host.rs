@@ -80,7 +80,8 @@ impl Machine for Host {
     }
 
     fn alloc(&self, bytes: u64, what: &str) -> Result<HostBuf, Error> {
-        HostBuf::new(bytes).ok_or_else(|| Error::Memory { what: what.to_string(), needed: bytes, allowed: 0 })
+        HostBuf::new(bytes)
+            .ok_or_else(|| Error::Unsupported(format!("the host build could not allocate {bytes} bytes for {what}")))
     }
 
     fn address(&self, buf: &HostBuf) -> u64 {
