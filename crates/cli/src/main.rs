@@ -104,7 +104,8 @@ enum Command {
     #[command(after_help = EXAMPLES)]
     Puzzle(puzzle::PuzzleArgs),
     /// A cost-optimal plan of a PDDL task (STRIPS, typing, ADL conditions and
-    /// effects, action costs), validated before it is printed; exit 1 when unsolvable.
+    /// effects, action costs, soft goals for net benefit), validated before it is
+    /// printed; exit 1 when unsolvable.
     #[command(after_help = EXAMPLES)]
     Plan(plan::PlanArgs),
     /// Solve a game by retrograde analysis: Nine Men's Morris (or the same game with
