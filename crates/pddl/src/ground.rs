@@ -177,10 +177,9 @@ fn compile_soft_goals(task: &mut Task, soft: Vec<(Condition, u64, String)>) {
     let mut before = ended;
     for (i, (holds, penalty, name)) in soft.into_iter().enumerate() {
         let done = ended + 1 + i as u32;
-        let mut ready = Condition { positive: vec![before], negative: vec![done], ..Condition::default() };
-        ready.positive.sort_unstable();
+        let ready = Condition { positive: vec![before], negative: vec![done], ..Condition::default() };
         let mut collect = holds;
-        collect.positive.extend([before]);
+        collect.positive.push(before);
         collect.positive.sort_unstable();
         collect.positive.dedup();
         collect.negative.push(done);

@@ -656,7 +656,7 @@ impl ProblemParser<'_> {
         let mut goal_slots = 0;
         let mut minimize_total_cost = false;
         let mut soft_goals: Vec<SoftGoal> = Vec::new();
-        let mut soft_spans: Vec<Span> = Vec::new();
+        let mut first_preference: Option<Span> = None;
         let mut metric: Option<(i64, Vec<Weight>)> = None;
         for section in sections {
             let items = p.list(section, "a problem section `(:keyword ...)`")?;
@@ -728,7 +728,7 @@ impl ProblemParser<'_> {
                         }
                         let formula = p.formula(&items[2], &names, &mut scope)?;
                         soft_goals.push(SoftGoal { name: name.to_string(), formula, penalty: 0 });
-                        soft_spans.push(part.span());
+                        first_preference = first_preference.or(Some(part.span()));
                     }
                     goal = Some(if hard.len() == 1 { hard.remove(0) } else { Formula::And(hard) });
                     goal_slots = scope.slots;
@@ -766,7 +766,7 @@ impl ProblemParser<'_> {
                 Some(NetBenefit { constant })
             }
             None => {
-                if let Some(&span) = soft_spans.first() {
+                if let Some(span) = first_preference {
                     return Err(p
                         .err("goal preferences need a net-benefit metric", span)
                         .label("add `(:metric maximize (- C (+ (total-cost) (* (is-violated NAME) W) ...)))`"));

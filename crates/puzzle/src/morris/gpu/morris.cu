@@ -147,15 +147,18 @@ MM_FN u64 mm_rank(const u32 *t, u32 mover, u32 other) {
     return (u64)cls * mm_binom(t, 24u - a, MM_POPC(best)) + mm_colex_rank(t, mm_compress(best, ~rep & MM_FULL));
 }
 
-// The board at `slot` of database (a, b); false for a hole.
-MM_FN int mm_unrank(const u32 *t, u32 a, u32 b, u64 slot, u32 *mover, u32 *other) {
+// The board at `slot` of database (a, b) (a hole's board is not canonical).
+MM_FN void mm_unrank(const u32 *t, u32 a, u32 b, u64 slot, u32 *mover, u32 *other) {
     u64 per = mm_binom(t, 24u - a, b);
     u32 rep = t[MM_REPS + t[MM_REP_OFF + a] + (u32)(slot / per)];
-    u32 o = mm_expand(mm_colex_unrank(t, slot % per, 24u - a, b), ~rep & MM_FULL);
     *mover = rep;
-    *other = o;
+    *other = mm_expand(mm_colex_unrank(t, slot % per, 24u - a, b), ~rep & MM_FULL);
+}
+
+// Whether an unranked board is the canonical one of its slot (not a hole).
+MM_FN int mm_is_canonical(const u32 *t, u32 rep, u32 other) {
     u32 r, c;
-    return mm_canonical(t, rep, o, &r, &c) == o;
+    return mm_canonical(t, rep, other, &r, &c) == other;
 }
 
 // ---- Values and bytes -----------------------------------------------------------
@@ -290,7 +293,8 @@ extern "C" __global__ void mm_start(MmArgs x) {
     u64 stride = (u64)gridDim.x * blockDim.x, last = 0;
     for (u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x; s < x.slots; s += stride) {
         u32 m, o;
-        if (!mm_unrank(t, x.a, x.b, s, &m, &o)) {
+        mm_unrank(t, x.a, x.b, s, &m, &o);
+        if (!mm_is_canonical(t, m, o)) {
             values[s] = MM_HOLE;
             captures[s] = 0;
             continue;
@@ -336,6 +340,7 @@ extern "C" __global__ void mm_level(MmArgs x) {
         __syncthreads();
         for (u32 i = threadIdx.x; i < queued; i += blockDim.x) {
             u32 m, o;
+            // A frontier board is decided, so canonical: no hole has its byte.
             mm_unrank(t, x.a, x.b, base + queue[i], &m, &o);
             // The unmoves of ../rules.rs: the other side's last piece came to q, closing
             // no mill, from an adjacent empty point (any, with three pieces).
@@ -403,7 +408,8 @@ extern "C" __global__ void mm_place(MmArgs x) {
     int overflow = 0;
     for (u64 s = (u64)blockIdx.x * blockDim.x + threadIdx.x; s < x.slots; s += stride) {
         u32 m, o;
-        if (!mm_unrank(t, x.a, x.b, s, &m, &o)) {
+        mm_unrank(t, x.a, x.b, s, &m, &o);
+        if (!mm_is_canonical(t, m, o)) {
             values[s] = MM_HOLE;
             continue;
         }
