@@ -218,3 +218,27 @@ fn gpu_engine_agrees_with_the_cpu_engine_on_the_semantic_rule_models() {
     }
     assert!(failures.is_empty(), "{} differ:\n{}", failures.len(), failures.join("\n"));
 }
+
+/// The kernels of both engines, one store and partitioned, compile with NVRTC for the
+/// H100's architecture (sm_90) on a BEEM model with a long state: no device needed,
+/// only the library. Run: `LD_LIBRARY_PATH=DIR_OF_LIBNVRTC cargo test -p
+/// warpcheck-conformance --test gpu_engine -- --ignored nvrtc`.
+#[test]
+#[ignore = "needs NVRTC (libnvrtc)"]
+fn both_engines_kernels_compile_with_nvrtc() {
+    use warpcheck_explore::gpu::engine::{tuned_source, Tuning};
+    use warpcheck_explore::gpu::partitioned::partitioned_source;
+    use warpcheck_model::cuda::CudaModel;
+    assert!(warpcheck_cuda::nvrtc::available(), "NVRTC (libnvrtc) is not on the library path");
+    let beem = beem_dir();
+    let tuning = Tuning::from_env();
+    for instance in ["anderson.3", "public_subscribe.5"] {
+        let family = instance.split('.').next().expect("a name");
+        let model = load_file(&beem.join(family).join(format!("{instance}.dve"))).model;
+        let generated = model.cuda_source(&[]).unwrap_or_else(|e| panic!("{instance}: {e}"));
+        for source in [tuned_source(&generated, &tuning), partitioned_source(&generated, &tuning)] {
+            warpcheck_cuda::nvrtc::compile(&source, 90, &tuning.nvrtc_options())
+                .unwrap_or_else(|e| panic!("{instance}: {e}"));
+        }
+    }
+}

@@ -24,9 +24,10 @@
 // name (the table position takes the high bits, so a partition's states still spread
 // over its whole table). A successor of another partition is appended, with its
 // parent's id, to the place `out_data[owner]` names, its slot claimed from
-// `out_fill[owner]` one atomic per group of lanes with the same owner: the owner's own
-// inbox when GPUs reach each other's memory (or share one), else a local outbox that
-// the host moves. `wc_receive` inserts an inbox; `parent_parts[id]` is the partition
+// `out_fill[owner]` one atomic per group of lanes with the same owner: always a local
+// outbox segment, so that the expansion writes and counts in its own memory only. The
+// owner's `wc_receive` reads it there when GPUs reach each other's memory (or share
+// one), else from its inbox after the host moved it; `parent_parts[id]` is the partition
 // of the parent; `wc_advance_parts` starts the next level of every partition alike.
 
 typedef unsigned int u32;
@@ -226,21 +227,47 @@ __device__ __forceinline__ void wc_send(const WcTable *tab, u32 owner, const u32
   dst[WC_WORDS] = parent;
 }
 
-// Inserts what the other partitions sent: segment s of `inbox` (from partition s, or
-// s + 1 from s on the own number) holds `fill[s]` states with their parents' ids.
+// Copies what each sender counted for this partition (`*remote[s]`, in the sender's
+// control block) into `local[s]`, one thread per sender, before `wc_receive`: its
+// blocks then read their fills locally, instead of each asking over the link.
 // With `ctl` (device-driven levels), nothing once the search has stopped.
-extern "C" __global__ void wc_receive(WcTable tab, const u32 *ctl, const u32 *inbox, const u32 *fill) {
+extern "C" __global__ void wc_gather_fills(const u32 *ctl, u32 *local, const u32 *const *remote, u32 senders) {
   if (ctl && ctl[4]) return;
-  u64 stride = (u64)gridDim.x * blockDim.x;
+  u32 s = threadIdx.x;
+  if (s < senders) local[s] = __ldcg(remote[s]);
+}
+
+// Entries of the tile in which `wc_receive` reads what a sender wrote: at most 12 KiB
+// of shared memory per block, at most 256 entries.
+#define WC_TILE (3072 / (WC_WORDS + 1) < 256 ? 3072 / (WC_WORDS + 1) : 256)
+
+// Inserts what the other partitions sent: `segs[s]` holds `*fills[s]` states with their
+// parents' ids from partition s (s + 1 from s on the own number), in the sender's
+// outbox (read over the GPUs' link when it is another's) or in the own inbox. Each
+// block reads a tile of entries with consecutive loads into shared memory, then
+// inserts them: the link carries whole lines, not a word per lane.
+// With `ctl` (device-driven levels), nothing once the search has stopped.
+extern "C" __global__ void wc_receive(WcTable tab, const u32 *ctl, const u32 *const *segs,
+                                      const u32 *const *fills) {
+  if (ctl && ctl[4]) return;
+  __shared__ u32 tile[WC_TILE * (WC_WORDS + 1)];
   for (u32 s = 0; s + 1 < tab.parts; s++) {
-    u32 n = fill[s];
+    u64 n = __ldcg(fills[s]);
     u32 source = s + (s >= tab.own);
-    const u32 *segment = inbox + (u64)s * tab.room * (WC_WORDS + 1);
-    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-      const u32 *e = segment + i * (WC_WORDS + 1);
-      u32 t[WC_WORDS];
-      for (int w = 0; w < WC_WORDS; w++) t[w] = e[w];
-      wc_insert_hashed(&tab, t, wc_hash(t), e[WC_WORDS], source);
+    const u32 *segment = segs[s];
+    // Block-uniform: every thread of a block steps through the same tiles.
+    for (u64 base = (u64)blockIdx.x * WC_TILE; base < n; base += (u64)gridDim.x * WC_TILE) {
+      u32 count = (u32)(n - base < WC_TILE ? n - base : WC_TILE);
+      const u32 *from = segment + base * (WC_WORDS + 1);
+      for (u32 w = threadIdx.x; w < count * (WC_WORDS + 1); w += blockDim.x) tile[w] = __ldcg(from + w);
+      __syncthreads();
+      for (u32 i = threadIdx.x; i < count; i += blockDim.x) {
+        const u32 *e = tile + i * (WC_WORDS + 1);
+        u32 t[WC_WORDS];
+        for (int w = 0; w < WC_WORDS; w++) t[w] = e[w];
+        wc_insert_hashed(&tab, t, wc_hash(t), e[WC_WORDS], source);
+      }
+      __syncthreads();
     }
   }
 }
@@ -254,7 +281,7 @@ extern "C" __global__ void wc_receive(WcTable tab, const u32 *ctl, const u32 *in
 extern "C" __global__ void wc_advance_parts(WcTable tab, u32 *ctl, u32 *const *ctls, const u64 *const *viols,
                                             u32 categories, u32 stop_at_violation, u32 *prev, u64 bound) {
   if (ctl[4]) return;
-  // Every receive is done: clear the inbox fills for this level's senders.
+  // Every receive is done: clear the outbox fills for the next level.
   for (u32 s = 0; s + 1 < tab.parts; s++) ctl[8 + s] = 0;
   if (stop_at_violation)
     for (u32 q = 0; q < tab.parts; q++)

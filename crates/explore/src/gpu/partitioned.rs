@@ -6,11 +6,15 @@
 //! a state's parent link also names the parent's partition, so that counterexamples
 //! stay shortest. Two ways to send:
 //!
+//! The expansion always appends to local outbox segments, one per owner, so that it
+//! writes and counts in its own GPU's memory only. Two ways to deliver them:
+//!
 //! - **direct** (partitions on one GPU, or GPUs that reach each other's memory): the
-//!   expansion writes into the owner's inbox, and levels run device-driven, 32 per
-//!   round trip to the host, the GPUs ordered by events (advance, expand, receive);
+//!   owner's receiving kernel reads the senders' outboxes where they are, a tile of
+//!   whole lines at a time, and levels run device-driven, 32 per round trip to the
+//!   host, the GPUs ordered by events (advance, expand, receive);
 //! - **staged** (GPUs without peer access, or `WARPCHECK_GPU_TRANSPORT=nccl|copies`):
-//!   each partition fills local outboxes, and the host moves them after every step
+//!   the host moves the outboxes into the owners' inboxes after every step
 //!   (`transport.rs`: NCCL point-to-point, or device copies).
 //!
 //! Exactness: a level runs device-driven only if every store can hold every successor
@@ -28,7 +32,9 @@ use super::engine::{
 use super::transport::{segment, Transport};
 use crate::{Progress, Trace, Violation, ViolationKind};
 use cudarc::driver::sys::{CUevent_flags, CUresult};
-use warpcheck_cuda::driver::{CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr};
+use warpcheck_cuda::driver::{
+    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DeviceRepr, LaunchConfig,
+};
 use warpcheck_cuda::{cudarc, grid, nvrtc, KernelArg, ONE_THREAD};
 use warpcheck_model::cuda::CudaModel;
 use warpcheck_model::LabelId;
@@ -40,7 +46,9 @@ const EXCHANGE_PERCENT: u32 = 20;
 pub const MAX_PARTITIONS: usize = 256;
 /// The control block: [0] states held, [1] store overflow, [2] level start, [3] level
 /// end, [4] why the device-driven search stopped, [5] levels, [6] outbox overflow; then
-/// the inbox fills (one word per other partition), then (staged) the outbox fills.
+/// one word per other partition: direct, the outbox fills (which the owners read),
+/// then the copies of what the others sent it; staged, the inbox fills, then the
+/// outbox fills.
 const CTL: usize = 8;
 
 /// One GPU of the run: its context, stream, kernels, the model's tables there, and the
@@ -50,6 +58,7 @@ pub(crate) struct Gpu {
     pub stream: Arc<CudaStream>,
     expand: CudaFunction,
     receive: CudaFunction,
+    gather: CudaFunction,
     advance: CudaFunction,
     seed: CudaFunction,
     blocks: u32,
@@ -72,13 +81,18 @@ pub(crate) struct Part {
     viol_first: CudaSlice<u32>,
     viol_count: CudaSlice<u64>,
     /// Segments of `room` entries (a state and its parent's id), one per other
-    /// partition in partition order; the outbox only when staged.
-    pub inbox: CudaSlice<u32>,
-    pub outbox: Option<CudaSlice<u32>>,
+    /// partition in partition order; the inbox only when staged.
+    pub outbox: CudaSlice<u32>,
+    pub inbox: Option<CudaSlice<u32>>,
     /// Device arrays of addresses: where to send to each partition and its fill word;
-    /// every partition's control block and violation counts (for `wc_advance_parts`).
+    /// where to receive from each other partition and its fill word (direct: the
+    /// copy `wc_gather_fills` makes of the sender's, at `peer_fill`); every
+    /// partition's control block and violation counts (for `wc_advance_parts`).
     out_data: CudaSlice<u64>,
     out_fill: CudaSlice<u64>,
+    in_data: CudaSlice<u64>,
+    in_fill: CudaSlice<u64>,
+    peer_fill: CudaSlice<u64>,
     peer_ctls: CudaSlice<u64>,
     peer_viols: CudaSlice<u64>,
     /// Every partition's count at the last level's start.
@@ -208,6 +222,7 @@ fn open_gpu(
     let function = |name: &str| module.load_function(name).map_err(cuda);
     let (expand, receive, advance, seed) =
         (function("wc_expand")?, function("wc_receive")?, function("wc_advance_parts")?, function("wc_seed")?);
+    let gather = function("wc_gather_fills")?;
     let most_threads = expand.max_threads_per_block().map_err(cuda)? as u32;
     let block = tuning.block.min(most_threads / 32 * 32).max(32);
     let stream = ctx.default_stream();
@@ -223,6 +238,7 @@ fn open_gpu(
         stream,
         expand,
         receive,
+        gather,
         advance,
         seed,
         blocks: sms * tuning.blocks_per_sm,
@@ -370,8 +386,8 @@ impl Part {
         let parents = alloc32(sizing.capacity as usize)?;
         // SAFETY: as above.
         let parent_parts = unsafe { stream.alloc::<u8>(sizing.capacity as usize) }.map_err(cuda)?;
-        let inbox = alloc32(segments)?;
-        let outbox = if direct { None } else { Some(alloc32(segments)?) };
+        let outbox = alloc32(segments)?;
+        let inbox = if direct { None } else { Some(alloc32(segments)?) };
         let table = stream.alloc_zeros::<u64>(sizing.entries as usize).map_err(cuda)?;
         let ctl = stream.alloc_zeros::<u32>(CTL + 2 * (parts - 1)).map_err(cuda)?;
         let zeros64 = |n: usize| stream.alloc_zeros::<u64>(n).map_err(cuda);
@@ -401,10 +417,13 @@ impl Part {
             counters: zeros64(4)?,
             viol_first: stream.clone_htod(&vec![u32::MAX; categories]).map_err(cuda)?,
             viol_count: zeros64(categories)?,
-            inbox,
             outbox,
+            inbox,
             out_data: zeros64(parts)?,
             out_fill: zeros64(parts)?,
+            in_data: zeros64(parts)?,
+            in_fill: zeros64(parts)?,
+            peer_fill: zeros64(parts)?,
             peer_ctls: zeros64(parts)?,
             peer_viols: zeros64(parts)?,
             prev: stream.alloc_zeros::<u32>(parts).map_err(cuda)?,
@@ -416,33 +435,49 @@ impl Part {
     }
 }
 
-/// Fills every partition's address arrays: direct, a partition sends into the owner's
-/// inbox segment for it and counts in the owner's fill word; staged, into its own
-/// outbox segment for the owner.
+/// Fills every partition's address arrays. A partition sends into its own outbox
+/// segment for the owner and counts in its own control block (direct: the first fill
+/// words; staged: the second half). It receives from each other partition `from`
+/// (segment `s`): direct, `from`'s outbox segment, and the copy of `from`'s fill word
+/// for it in its own control block; staged, its own inbox segment `s` and inbox fill
+/// `s`, which the host wrote.
 fn connect(devices: &[Gpu], store: &mut [Part], sizing: &Sizing, direct: bool) -> Result<(), GpuError> {
     let parts = store.len();
     let addr = |p: &Part, s: &CudaSlice<u32>| ptr(s, &devices[p.gpu].stream);
     let seg_bytes = 4 * sizing.segment_words() as u64;
     let ctls: Vec<u64> = store.iter().map(|p| addr(p, &p.ctl)).collect();
     let viols: Vec<u64> = store.iter().map(|p| ptr(&p.viol_count, &devices[p.gpu].stream)).collect();
-    let inboxes: Vec<u64> = store.iter().map(|p| addr(p, &p.inbox)).collect();
+    let outboxes: Vec<u64> = store.iter().map(|p| addr(p, &p.outbox)).collect();
+    let out_fills = if direct { 0 } else { parts - 1 };
     for p in 0..parts {
         let mut data = vec![0u64; parts];
         let mut fill = vec![0u64; parts];
         for q in (0..parts).filter(|&q| q != p) {
+            data[q] = outboxes[p] + segment(p, q) as u64 * seg_bytes;
+            fill[q] = ctls[p] + 4 * (CTL + out_fills + segment(p, q)) as u64;
+        }
+        let mut in_data = vec![0u64; parts];
+        let mut in_fill = vec![0u64; parts];
+        let mut peer_fill = vec![0u64; parts];
+        for from in (0..parts).filter(|&f| f != p) {
+            let s = segment(p, from);
             if direct {
-                data[q] = inboxes[q] + segment(q, p) as u64 * seg_bytes;
-                fill[q] = ctls[q] + 4 * (CTL + segment(q, p)) as u64;
+                in_data[s] = outboxes[from] + segment(from, p) as u64 * seg_bytes;
+                in_fill[s] = ctls[p] + 4 * (CTL + parts - 1 + s) as u64;
+                peer_fill[s] = ctls[from] + 4 * (CTL + segment(from, p)) as u64;
             } else {
-                let outbox = store[p].outbox.as_ref().expect("staged partitions have outboxes");
-                data[q] = addr(&store[p], outbox) + segment(p, q) as u64 * seg_bytes;
-                fill[q] = ctls[p] + 4 * (CTL + parts - 1 + segment(p, q)) as u64;
+                let inbox = store[p].inbox.as_ref().expect("staged partitions have inboxes");
+                in_data[s] = addr(&store[p], inbox) + s as u64 * seg_bytes;
+                in_fill[s] = ctls[p] + 4 * (CTL + s) as u64;
             }
         }
         let part = &mut store[p];
         let stream = &devices[part.gpu].stream;
         stream.memcpy_htod(&data, &mut part.out_data).map_err(cuda)?;
         stream.memcpy_htod(&fill, &mut part.out_fill).map_err(cuda)?;
+        stream.memcpy_htod(&in_data, &mut part.in_data).map_err(cuda)?;
+        stream.memcpy_htod(&in_fill, &mut part.in_fill).map_err(cuda)?;
+        stream.memcpy_htod(&peer_fill, &mut part.peer_fill).map_err(cuda)?;
         stream.memcpy_htod(&ctls, &mut part.peer_ctls).map_err(cuda)?;
         stream.memcpy_htod(&viols, &mut part.peer_viols).map_err(cuda)?;
         part.args.out_data = ptr(&part.out_data, stream);
@@ -560,24 +595,33 @@ impl<M: CudaModel> Run<'_, M> {
         Ok(())
     }
 
-    /// Enqueues the insertion of `part`'s inbox (`items` entries, then clears its
-    /// fills; `None`: as many as the device says, device-driven).
-    fn enqueue_receive(&self, part: &mut Part, items: Option<u64>) -> Result<(), GpuError> {
+    /// Enqueues the insertion of what the other partitions sent `part` (`items`
+    /// entries; `None`: as many as the device says, device-driven).
+    fn enqueue_receive(&self, part: &Part, items: Option<u64>) -> Result<(), GpuError> {
         let gpu = &self.devices[part.gpu];
         let stream = &gpu.stream;
-        let parts = part.args.parts as usize;
         let ctl = if items.is_none() { ptr(&part.ctl, stream) } else { 0 };
-        let (inbox, fill) = (ptr(&part.inbox, stream), ptr(&part.ctl, stream) + 4 * CTL as u64);
-        let args: [&dyn KernelArg; 4] = [&part.args, &ctl, &inbox, &fill];
+        let senders = part.args.parts - 1;
+        if let Exchange::Direct = self.exchange {
+            let (local, remote) =
+                (ptr(&part.ctl, stream) + 4 * (CTL as u64 + senders as u64), ptr(&part.peer_fill, stream));
+            let args: [&dyn KernelArg; 4] = [&ctl, &local, &remote, &senders];
+            let cfg = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (senders, 1, 1), shared_mem_bytes: 0 };
+            // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_gather_fills(const
+            // u32 *, u32 *, const u32 *const *, u32)`; `local` is the second half of the
+            // partition's live control block, `remote` names the senders' fill words,
+            // readable from this GPU; one thread per sender.
+            unsafe { warpcheck_cuda::launch(stream, &gpu.gather, cfg, &args) }.map_err(cuda)?;
+        }
+        let (data, fill) = (ptr(&part.in_data, stream), ptr(&part.in_fill, stream));
+        let args: [&dyn KernelArg; 4] = [&part.args, &ctl, &data, &fill];
         let cfg = grid(items.unwrap_or(u64::MAX), gpu.block, gpu.blocks);
         // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_receive(WcTable, const
-        // u32 *, const u32 *, const u32 *)` over the partition's live inbox and control
-        // block; the fills count entries written below `room` (the device flags more).
+        // u32 *, const u32 *const *, const u32 *const *)`; the address arrays name live
+        // segments and fill words of every sender, readable from this GPU (one GPU, peer
+        // access enabled, or the own inbox); the fills count entries written below
+        // `room` (the device flags more).
         unsafe { warpcheck_cuda::launch(stream, &gpu.receive, cfg, &args) }.map_err(cuda)?;
-        if items.is_some() {
-            // Device-driven, the next level's advance clears them.
-            stream.memset_zeros(&mut part.ctl.slice_mut(CTL..CTL + 2 * (parts - 1))).map_err(cuda)?;
-        }
         Ok(())
     }
 
@@ -621,7 +665,7 @@ impl<M: CudaModel> Run<'_, M> {
                 self.enqueue_expand(part, 0, 0, true)?;
             }
             self.barrier(1)?;
-            for part in store.iter_mut() {
+            for part in store.iter() {
                 self.enqueue_receive(part, None)?;
             }
             self.barrier(2)?;
@@ -736,11 +780,11 @@ impl<M: CudaModel> Run<'_, M> {
                     stream.memcpy_htod(&fills, &mut part.ctl.slice_mut(CTL..CTL + parts - 1)).map_err(cuda)?;
                 }
             } else {
-                for (to, c) in ctls.iter().enumerate() {
-                    received[to] = c[CTL..CTL + parts - 1].iter().map(|&n| n as u64).sum();
+                for (to, r) in received.iter_mut().enumerate() {
+                    *r = (0..parts).filter(|&f| f != to).map(|f| ctls[f][CTL + segment(f, to)] as u64).sum();
                 }
             }
-            for (part, &n) in store.iter_mut().zip(&received) {
+            for (part, &n) in store.iter().zip(&received) {
                 if n > 0 {
                     self.enqueue_receive(part, Some(n))?;
                     gpu.launches += 1;
@@ -748,6 +792,11 @@ impl<M: CudaModel> Run<'_, M> {
             }
             self.synchronize()?;
             self.read_control(store)?;
+            // Every receive is done: clear the fills for the next step.
+            for part in store.iter_mut() {
+                let stream = &self.devices[part.gpu].stream;
+                stream.memset_zeros(&mut part.ctl.slice_mut(CTL..CTL + 2 * (parts - 1))).map_err(cuda)?;
+            }
             gpu.exchange_seconds += exchange_start.elapsed().as_secs_f64();
         }
         Ok(())

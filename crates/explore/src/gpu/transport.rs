@@ -21,8 +21,8 @@ pub fn segment(from: usize, to: usize) -> usize {
     to - (to > from) as usize
 }
 
-fn outbox(part: &Part) -> &warpcheck_cuda::driver::CudaSlice<u32> {
-    part.outbox.as_ref().expect("a staged partition has an outbox")
+fn inbox(part: &mut Part) -> &mut warpcheck_cuda::driver::CudaSlice<u32> {
+    part.inbox.as_mut().expect("a staged partition has an inbox")
 }
 
 /// How outboxes reach their owners.
@@ -81,8 +81,8 @@ impl Transport {
         match self {
             Transport::Copies => moves(&mut |from, to, words| {
                 let (src_gpu, dst_gpu) = (&devices[store[from].gpu], &devices[store[to].gpu]);
-                let src = ptr(outbox(&store[from]), &src_gpu.stream) + 4 * (segment(from, to) * seg_words) as u64;
-                let dst = ptr(&store[to].inbox, &dst_gpu.stream) + 4 * (segment(to, from) * seg_words) as u64;
+                let src = ptr(&store[from].outbox, &src_gpu.stream) + 4 * (segment(from, to) * seg_words) as u64;
+                let dst = ptr(inbox(&mut store[to]), &dst_gpu.stream) + 4 * (segment(to, from) * seg_words) as u64;
                 dst_gpu.ctx.bind_to_thread().map_err(cuda)?;
                 let stream = dst_gpu.stream.cu_stream();
                 // SAFETY: both ranges lie inside live device buffers (a segment holds
@@ -111,13 +111,13 @@ impl Transport {
                 // Sends first, then receives, all in one group: NCCL matches them.
                 let result = moves(&mut |from, to, words| {
                     let at = segment(from, to) * seg_words;
-                    comms[from].send(&outbox(&store[from]).slice(at..at + words), to as i32).map_err(nccl)
+                    comms[from].send(&store[from].outbox.slice(at..at + words), to as i32).map_err(nccl)
                 })
                 .and_then(|()| {
                     moves(&mut |from, to, words| {
                         let at = segment(to, from) * seg_words;
                         comms[to]
-                            .recv(&mut store[to].inbox.slice_mut(at..at + words), from as i32)
+                            .recv(&mut inbox(&mut store[to]).slice_mut(at..at + words), from as i32)
                             .map(|_| ())
                             .map_err(nccl)
                     })
