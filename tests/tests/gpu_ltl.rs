@@ -111,6 +111,29 @@ fn compare(
                 failures.push(format!("{what}: {e}"));
                 cells.push(format!("error: {e}"));
             }
+            Ok(g) if g.outcome.partial => {
+                // The product did not fit: decided on a breadth-first prefix.
+                let o = &g.outcome;
+                let mut problems = Vec::new();
+                if o.holds() || holds == Some(true) {
+                    problems.push(format!("verdict {} on a prefix, expected {holds:?}", o.holds()));
+                }
+                if let Some(Err(e)) = o.lasso.as_ref().map(|l| validate_lasso(model, l)) {
+                    problems.push(format!("bad lasso: {e}"));
+                }
+                if !problems.is_empty() {
+                    failures.push(format!("{what}: {}", problems.join("; ")));
+                }
+                verdicts.push(o.holds());
+                cells.push(format!(
+                    "violated on a prefix of {} states (gen {:.3} + graph {:.3} + cycle {:.3} s){}",
+                    o.states,
+                    g.generate_seconds,
+                    g.graph_seconds,
+                    g.cycle_seconds,
+                    if problems.is_empty() { "" } else { " **WRONG**" }
+                ));
+            }
             Ok(g) => {
                 let o = &g.outcome;
                 let mut problems = Vec::new();
@@ -385,4 +408,62 @@ fn gpu_formulas_agree_with_their_property_files() {
     report(&table, &full);
     assert!(failures.is_empty(), "{} of {} formulas fail:\n{}", failures.len(), chosen.len(), failures.join("\n"));
     eprintln!("{} BEEM formulas ({} checks did not fit): our translation agrees on the GPU", chosen.len(), full.len());
+}
+
+/// Past the store's room: with device memory for only part of the product (88 MiB,
+/// or `WARPCHECK_GPU_MEMORY`), a check decides a violated property on the breadth-first
+/// prefix it explored (a valid lasso, `partial`) or ends with `Full`; a holding one
+/// always ends with `Full` (a prefix never proves a property), or holds with the whole
+/// product explored. A product whose edges fill their room before the states fill
+/// theirs ends with `EdgesFull`, as before (no prefix is taken then). Property files of the instances with 100,000 to 1,000,000
+/// states (or `WARPCHECK_MIN_STATES` to `WARPCHECK_MAX_STATES`).
+#[test]
+#[ignore = "needs a CUDA device"]
+fn gpu_ltl_decides_violations_on_a_prefix_when_the_product_does_not_fit() {
+    let beem = beem_dir();
+    let sizes = instance_sizes(&beem);
+    let range =
+        env_u64("WARPCHECK_MIN_STATES").unwrap_or(100_000)..=env_u64("WARPCHECK_MAX_STATES").unwrap_or(1_000_000);
+    let files: Vec<(String, bool)> = ltl_references(&beem)
+        .into_iter()
+        .filter(|r| sizes.get(r.instance()).is_some_and(|n| range.contains(n)))
+        .map(|r| (r.property_file, r.holds))
+        .collect();
+    let models: Vec<Model> = files.iter().map(|(name, _)| load_product(&property_path(&beem, name))).collect();
+    compile_all(&files.iter().map(|(n, _)| n.clone()).zip(models.iter()).collect::<Vec<_>>());
+    let memory = env_u64("WARPCHECK_GPU_MEMORY").unwrap_or(88 << 20);
+    let (mut failures, mut on_prefix, mut full, mut fit) = (Vec::new(), 0, 0, 0);
+    for ((name, holds), model) in files.iter().zip(&models) {
+        for algorithm in [GpuAlgorithm::Owcty, GpuAlgorithm::Map] {
+            let what = format!("{name} ({})", algorithm.name());
+            match check_gpu(model, algorithm, &GpuOptions { memory: Some(memory), ..GpuOptions::default() }) {
+                Err(GpuError::Full { .. } | GpuError::EdgesFull { .. }) => full += 1,
+                Err(e) => failures.push(format!("{what}: {e}")),
+                Ok(g) => {
+                    let o = &g.outcome;
+                    if o.holds() != *holds {
+                        failures.push(format!(
+                            "{what}: verdict {}, expected {holds} (partial: {})",
+                            o.holds(),
+                            o.partial
+                        ));
+                    }
+                    if let Some(Err(e)) = o.lasso.as_ref().map(|l| validate_lasso(model, l)) {
+                        failures.push(format!("{what}: bad lasso: {e}"));
+                    }
+                    if o.partial {
+                        on_prefix += 1;
+                    } else {
+                        fit += 1;
+                    }
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{} property files, two algorithms: {on_prefix} checks decided on a prefix, {full} full, {fit} fit whole",
+        files.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(on_prefix > 0, "no violation was decided on a prefix");
 }

@@ -113,7 +113,8 @@ pub fn build_gpu<M: CudaModel + Annotations + Sync>(
     }
     let start = Instant::now();
     let explore_options = GpuOptions { device: options.device, memory: options.memory, ..GpuOptions::default() };
-    let spec = GraphSpec { source: "", extra_bytes_per_state: 0.0, edges_per_state: EDGES_PER_STATE };
+    let spec =
+        GraphSpec { source: "", extra_bytes_per_state: 0.0, edges_per_state: EDGES_PER_STATE, prefix_on_full: false };
     let (report, session) = explore_graph(model, &explore_options, &spec)?;
     let explore_seconds = start.elapsed().as_secs_f64() - report.compile_seconds;
     let r = &report.report;

@@ -123,6 +123,10 @@ pub struct GpuReport {
     pub transport: &'static str,
     /// With partitions: the time of the exchanges (moving outboxes, inserting them).
     pub exchange_seconds: f64,
+    /// A graph-recording run that filled its store ([`GraphSpec::prefix_on_full`]):
+    /// the states expanded (ids `0..prefix`, in breadth-first order), whose successors
+    /// the graph holds; the states found after them have none recorded.
+    pub prefix: Option<u64>,
 }
 
 /// Why a GPU run gave no answer.
@@ -270,6 +274,9 @@ pub struct GraphSpec {
     pub extra_bytes_per_state: f64,
     /// Edge room reserved per state the store can hold.
     pub edges_per_state: f64,
+    /// When the store fills, end with the graph explored so far (a breadth-first
+    /// prefix: [`GpuReport::prefix`]) instead of [`GpuError::Full`].
+    pub prefix_on_full: bool,
 }
 
 /// The product graph on the device: per state its first edge and degree (one more
@@ -488,6 +495,7 @@ pub fn explore<M: CudaModel>(
         events,
         tuning: tuning.clone(),
         edge_bytes: graph_store.as_ref().map(|g| g.targets.len() as u64 * 4),
+        prefix_on_full: graph.is_some_and(|g| g.prefix_on_full),
     };
     let explore_start = Instant::now();
     let mut gpu = run.search(start)?;
@@ -530,6 +538,8 @@ struct Run<'a, M> {
     tuning: Tuning,
     /// With the graph: the bytes of its edge room.
     edge_bytes: Option<u64>,
+    /// See [`GraphSpec::prefix_on_full`].
+    prefix_on_full: bool,
 }
 
 /// The expansion kernel's flags (kernel.cu).
@@ -615,7 +625,7 @@ impl<M: CudaModel> Run<'_, M> {
         let mut ctl = self.read(&self.store.ctl)?;
         let mut stopped = false;
         let mut last_progress = Instant::now();
-        loop {
+        'levels: loop {
             // Device-driven levels, many per round trip; the host takes over a level only
             // to profile it or to expand it in chunks when the store's room demands it.
             if !self.options.profile {
@@ -652,6 +662,13 @@ impl<M: CudaModel> Run<'_, M> {
             while at < hi {
                 // Room for every successor of the chunk, whatever the table holds.
                 let room = limit.saturating_sub(found) / bound;
+                if room == 0 && self.prefix_on_full {
+                    // States `0..at` are expanded, their successors recorded.
+                    gpu.prefix = Some(at as u64);
+                    ctl[0] = found as u32;
+                    stopped = true;
+                    break 'levels;
+                }
                 if room == 0 {
                     return Err(self.full(found));
                 }

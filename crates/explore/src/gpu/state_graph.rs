@@ -38,7 +38,8 @@ pub const EDGES_PER_STATE: f64 = 8.0;
 const ERROR_TARGET: u32 = 0xFFFF_FFFD;
 
 /// Graph recording alone: no kernels or per-state bytes beyond the adjacency.
-const SPEC: GraphSpec = GraphSpec { source: "", extra_bytes_per_state: 0.0, edges_per_state: EDGES_PER_STATE };
+const SPEC: GraphSpec =
+    GraphSpec { source: "", extra_bytes_per_state: 0.0, edges_per_state: EDGES_PER_STATE, prefix_on_full: false };
 
 /// The complete CUDA source of a state-graph exploration, for inspection and compile
 /// checks without a GPU.

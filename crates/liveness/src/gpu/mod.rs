@@ -53,6 +53,14 @@
 //! adjacency per state, 17 bytes of cycle-detection arrays per state, and room for
 //! [`EDGES_PER_STATE`] edges per state. A graph that needs more edges ends the run
 //! with [`GpuError::EdgesFull`] (never a dropped edge).
+//!
+//! **Past the store's room** (as the CPU's `--incremental`): when the store cannot hold
+//! the successors of the next states to expand, the check goes on with the graph of
+//! the breadth-first prefix explored so far. The states expanded have all their
+//! successors recorded, the others none, so an accepting cycle found there is one of
+//! the product: the property is violated, with a lasso, and the outcome is `partial`.
+//! With none found, the check ends with [`GpuError::Full`]: a prefix never proves a
+//! property.
 
 use std::time::Instant;
 
@@ -159,6 +167,11 @@ pub fn check_gpu<M: CudaModel>(
             (on_cycle.is_some(), on_cycle, rounds, None, seconds)
         }
     };
+    if report.prefix.is_some() && !found {
+        // No accepting cycle among the states expanded: that decides nothing.
+        let states = report.report.states - (report.report.error_transitions > 0) as u64;
+        return Err(GpuError::Full { states, capacity: report.capacity, bytes: report.report.reserved_bytes });
+    }
     let lasso_start = Instant::now();
     let lasso = if found { Some(search.lasso(model, on_cycle)?) } else { None };
     let lasso_seconds = lasso_start.elapsed().as_secs_f64();
@@ -173,7 +186,7 @@ pub fn check_gpu<M: CudaModel>(
             remaining,
             graph_seconds: Some(generated + graph_seconds),
             seconds: start.elapsed().as_secs_f64(),
-            partial: false,
+            partial: report.prefix.is_some(),
             table_growths: None,
         },
         device_name: report.device_name,
@@ -187,7 +200,12 @@ pub fn check_gpu<M: CudaModel>(
 }
 
 fn graph_spec() -> GraphSpec {
-    GraphSpec { source: include_str!("ltl.cu"), extra_bytes_per_state: CYCLE_BYTES, edges_per_state: EDGES_PER_STATE }
+    GraphSpec {
+        source: include_str!("ltl.cu"),
+        extra_bytes_per_state: CYCLE_BYTES,
+        edges_per_state: EDGES_PER_STATE,
+        prefix_on_full: true,
+    }
 }
 
 /// The complete CUDA source of an LTL check (graph-recording exploration and the
