@@ -9,6 +9,8 @@
 //! - [`search()`] ([`mod@search`]) finds an optimal plan: A* with LM-cut or h_max
 //!   ([`heuristic`]), or blind (breadth-first when every action costs 1, cost-layered
 //!   uniform-cost search otherwise), with a bound on stored states;
+//! - [`model`]: the grounded task as a [`warpcheck_model`] model (CPU successors and
+//!   CUDA C), for the exploration engines on the CPU and the GPU;
 //! - [`validate()`] ([`mod@validate`]) replays a plan on the lifted semantics of the parsed
 //!   domain and problem, independently of the grounder, and recomputes its cost.
 //!
@@ -32,6 +34,7 @@ pub mod ast;
 pub mod diagnostic;
 pub mod ground;
 pub mod heuristic;
+pub mod model;
 pub mod parser;
 pub mod search;
 pub mod sexpr;

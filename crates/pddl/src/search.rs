@@ -245,13 +245,13 @@ impl Store {
 
 /// The actions applicable in a state, found through an index by first precondition
 /// fact (actions without positive preconditions are tried in every state).
-struct Successors {
+pub(crate) struct Successors {
     by_fact: Vec<Vec<u32>>,
     always: Vec<u32>,
 }
 
 impl Successors {
-    fn new(task: &Task) -> Successors {
+    pub(crate) fn new(task: &Task) -> Successors {
         let mut by_fact = vec![Vec::new(); task.facts.len()];
         let mut always = Vec::new();
         for (i, a) in task.actions.iter().enumerate() {
@@ -263,7 +263,7 @@ impl Successors {
         Successors { by_fact, always }
     }
 
-    fn applicable(&self, task: &Task, state: &[u32], out: &mut Vec<u32>) {
+    pub(crate) fn applicable(&self, task: &Task, state: &[u32], out: &mut Vec<u32>) {
         out.clear();
         for (w, &word) in state.iter().enumerate() {
             let mut bits = word;

@@ -6,36 +6,6 @@ mod common;
 
 use warpcheck_pddl::{ground, parse_domain, parse_problem, search, validate, SearchOptions, ValidationError};
 
-const SWITCHES: &str = "
-(define (domain switches)
-  (:requirements :adl)
-  (:types light room)
-  (:constants hall - room)
-  (:predicates (on ?l - light) (in ?l - light ?r - room) (at ?r - room) (seen ?x))
-  ; Toggles every light of the room.
-  (:action flip-all :parameters (?r - room)
-    :precondition (at ?r)
-    :effect (and (forall (?l - light) (when (and (in ?l ?r) (on ?l)) (not (on ?l))))
-                 (forall (?l - light) (when (and (in ?l ?r) (not (on ?l))) (on ?l)))))
-  ; One light, only while another light of the room is on.
-  (:action flip :parameters (?l - light ?r - room)
-    :precondition (and (at ?r) (in ?l ?r) (not (on ?l))
-                       (exists (?m - light) (and (not (= ?m ?l)) (in ?m ?r) (on ?m))))
-    :effect (on ?l))
-  ; Rooms are connected through the hall only.
-  (:action go :parameters (?from ?to - room)
-    :precondition (and (at ?from) (not (= ?from ?to)) (or (= ?to hall) (= ?from hall)))
-    :effect (and (not (at ?from)) (at ?to)))
-  (:action look :parameters (?x - (either light room))
-    :precondition (imply (at hall) (= ?x hall))
-    :effect (seen ?x)))";
-
-const SWITCHES_PROBLEM: &str = "
-(define (problem two-rooms) (:domain switches)
-  (:objects r1 r2 - room l1 l2 l3 - light)
-  (:init (at hall) (on l1) (in l1 r1) (in l2 r1) (in l3 r2))
-  (:goal (and (on l3) (forall (?l - light) (imply (in ?l r1) (on ?l))))))";
-
 fn plan_of(domain: &str, problem: &str) -> (Vec<String>, u64) {
     let d = parse_domain(domain).unwrap();
     let p = parse_problem(problem, &d).unwrap();
@@ -50,12 +20,12 @@ fn plan_of(domain: &str, problem: &str) -> (Vec<String>, u64) {
 fn adl_conditions_and_conditional_effects() {
     // To r1 and flip l2 (l1 is on; `flip-all` there would switch l1 off), back through
     // the hall to r2 and flip all (l3 alone): 5 steps, none shorter.
-    let (plan, cost) = plan_of(SWITCHES, SWITCHES_PROBLEM);
+    let (plan, cost) = plan_of(common::SWITCHES, common::SWITCHES_PROBLEM);
     assert_eq!(cost, 5, "{plan:?}");
     assert!(plan.contains(&"(flip l2 r1)".to_string()) && plan.contains(&"(flip-all r2)".to_string()), "{plan:?}");
     // `look` takes lights and rooms (either), but only the hall while in the hall.
-    let d = parse_domain(SWITCHES).unwrap();
-    let p = parse_problem(SWITCHES_PROBLEM, &d).unwrap();
+    let d = parse_domain(common::SWITCHES).unwrap();
+    let p = parse_problem(common::SWITCHES_PROBLEM, &d).unwrap();
     let task = ground(&d, &p).unwrap();
     let looks: Vec<&str> = task.actions.iter().map(|a| a.name.as_str()).filter(|n| n.starts_with("(look")).collect();
     assert_eq!(looks.len(), 6, "{looks:?}");
@@ -63,16 +33,16 @@ fn adl_conditions_and_conditional_effects() {
     let flip_all = task.actions.iter().find(|a| a.name == "(flip-all r1)").unwrap();
     assert_eq!(flip_all.conditional.len(), 4);
     // Walking into a room and looking at it: the goal `(seen r1)`.
-    let problem = SWITCHES_PROBLEM.replace("(:goal (and", "(:goal (and (seen r1) (seen l1) ");
-    let (plan, cost) = plan_of(SWITCHES, &problem);
+    let problem = common::SWITCHES_PROBLEM.replace("(:goal (and", "(:goal (and (seen r1) (seen l1) ");
+    let (plan, cost) = plan_of(common::SWITCHES, &problem);
     assert_eq!(cost, 7, "{plan:?}");
 }
 
 #[test]
 fn tampered_plans_fail_validation() {
-    let d = parse_domain(SWITCHES).unwrap();
-    let p = parse_problem(SWITCHES_PROBLEM, &d).unwrap();
-    let (plan, _) = plan_of(SWITCHES, SWITCHES_PROBLEM);
+    let d = parse_domain(common::SWITCHES).unwrap();
+    let p = parse_problem(common::SWITCHES_PROBLEM, &d).unwrap();
+    let (plan, _) = plan_of(common::SWITCHES, common::SWITCHES_PROBLEM);
     // A step left out: the next step's precondition or the goal fails.
     for i in 0..plan.len() {
         let mut short = plan.clone();

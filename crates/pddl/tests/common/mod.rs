@@ -132,3 +132,35 @@ pub fn solve_with(
         seconds: start.elapsed().as_secs_f64(),
     })
 }
+
+/// A task with every ADL construct: `forall` and `when` effects, `exists`, `or`,
+/// `imply`, equality, constants, `either` types.
+pub const SWITCHES: &str = "
+(define (domain switches)
+  (:requirements :adl)
+  (:types light room)
+  (:constants hall - room)
+  (:predicates (on ?l - light) (in ?l - light ?r - room) (at ?r - room) (seen ?x))
+  ; Toggles every light of the room.
+  (:action flip-all :parameters (?r - room)
+    :precondition (at ?r)
+    :effect (and (forall (?l - light) (when (and (in ?l ?r) (on ?l)) (not (on ?l))))
+                 (forall (?l - light) (when (and (in ?l ?r) (not (on ?l))) (on ?l)))))
+  ; One light, only while another light of the room is on.
+  (:action flip :parameters (?l - light ?r - room)
+    :precondition (and (at ?r) (in ?l ?r) (not (on ?l))
+                       (exists (?m - light) (and (not (= ?m ?l)) (in ?m ?r) (on ?m))))
+    :effect (on ?l))
+  ; Rooms are connected through the hall only.
+  (:action go :parameters (?from ?to - room)
+    :precondition (and (at ?from) (not (= ?from ?to)) (or (= ?to hall) (= ?from hall)))
+    :effect (and (not (at ?from)) (at ?to)))
+  (:action look :parameters (?x - (either light room))
+    :precondition (imply (at hall) (= ?x hall))
+    :effect (seen ?x)))";
+
+pub const SWITCHES_PROBLEM: &str = "
+(define (problem two-rooms) (:domain switches)
+  (:objects r1 r2 - room l1 l2 l3 - light)
+  (:init (at hall) (on l1) (in l1 r1) (in l2 r1) (in l3 r2))
+  (:goal (and (on l3) (forall (?l - light) (imply (in ?l r1) (on ?l))))))";

@@ -1,0 +1,146 @@
+//! A grounded [`Task`] behind the model waist ([`warpcheck_model`]), so that the
+//! exploration engines, on the CPU and the GPU, search planning tasks unchanged:
+//!
+//! - [`PlanningModel`] is a [`Model`]: a state is the task's bitset of facts, one
+//!   transition group per ground action (in index order), and one label, `unsolved`,
+//!   true where the goal does not hold: checked as an invariant, its first violation
+//!   in breadth-first order is a goal state at the fewest steps, so a shortest
+//!   counterexample is a plan of fewest actions (an optimal one when every action costs
+//!   1);
+//! - it is a [`CudaModel`] by one fixed C body, plan.c, reading the actions from a
+//!   table (table.rs): the source stays small whatever the number of actions, and the
+//!   same text compiles on the host, which is how the tests hold it to the CPU
+//!   successors without a GPU.
+
+mod table;
+
+use crate::search::Successors as Applicable;
+use crate::task::{has, State, Task};
+use warpcheck_model::cuda::{CudaModel, CudaSource, Table, Unsupported};
+use warpcheck_model::interface::{Describe, Label, LabelId, LabelKind, Model, Step, Successors};
+use warpcheck_model::EvalError;
+
+/// The C body of every task (see the module documentation).
+const BODY: &str = include_str!("plan.c");
+
+/// The label that holds where the goal does not: the invariant a plan violates.
+pub const UNSOLVED: LabelId = 0;
+
+/// A grounded task as a model.
+pub struct PlanningModel<'t> {
+    task: &'t Task,
+    applicable: Applicable,
+}
+
+impl<'t> PlanningModel<'t> {
+    pub fn new(task: &'t Task) -> PlanningModel<'t> {
+        PlanningModel { task, applicable: Applicable::new(task) }
+    }
+
+    /// The task.
+    pub fn task(&self) -> &'t Task {
+        self.task
+    }
+}
+
+/// The successor worker: the applicable actions and the successor being built.
+pub struct PlanSteps<'m> {
+    model: &'m PlanningModel<'m>,
+    applicable: Vec<u32>,
+    next: State,
+}
+
+impl Successors for PlanSteps<'_> {
+    fn successors<F: FnMut(Step<'_>, Result<&[u32], EvalError>)>(&mut self, state: &[u32], mut emit: F) -> bool {
+        let task = self.model.task;
+        self.model.applicable.applicable(task, state, &mut self.applicable);
+        for &a in &self.applicable {
+            task.actions[a as usize].apply(state, &mut self.next);
+            emit(Step::of(std::slice::from_ref(&a)), Ok(&self.next));
+        }
+        self.applicable.is_empty()
+    }
+}
+
+impl Describe for PlanningModel<'_> {
+    fn describe_step(&self, step: &Step<'_>) -> String {
+        step.groups.first().map_or_else(String::new, |&a| self.task.actions[a as usize].name.clone())
+    }
+
+    fn describe_error(&self, error: &EvalError) -> String {
+        // No step of a planning task raises one.
+        format!("{error:?}")
+    }
+
+    fn describe_changes(&self, before: &[u32], after: &[u32]) -> Vec<String> {
+        let facts = 0..self.task.facts.len() as u32;
+        let name = |f: u32| &self.task.facts[f as usize];
+        let removed = facts.clone().filter(|&f| has(before, f) && !has(after, f)).map(|f| format!("- {}", name(f)));
+        let added = facts.filter(|&f| !has(before, f) && has(after, f)).map(|f| format!("+ {}", name(f)));
+        removed.chain(added).collect()
+    }
+
+    fn describe_state(&self, state: &[u32]) -> Vec<String> {
+        self.task.describe(state).into_iter().map(str::to_string).collect()
+    }
+}
+
+impl Model for PlanningModel<'_> {
+    type Successors<'a>
+        = PlanSteps<'a>
+    where
+        Self: 'a;
+
+    fn state_words(&self) -> usize {
+        self.task.words
+    }
+
+    fn initial_state(&self) -> Vec<u32> {
+        self.task.init.clone()
+    }
+
+    fn successors(&self) -> PlanSteps<'_> {
+        PlanSteps { model: self, applicable: Vec::new(), next: Vec::new() }
+    }
+
+    fn labels(&self) -> Vec<Label> {
+        vec![Label { name: "unsolved".into(), kind: LabelKind::Predicate }]
+    }
+
+    fn label(&self, state: &[u32], label: LabelId) -> Result<bool, EvalError> {
+        debug_assert_eq!(label, UNSOLVED);
+        Ok(!self.task.goal.holds(state))
+    }
+
+    fn is_accepting(&self, _: &[u32]) -> bool {
+        false
+    }
+
+    fn property(&self) -> Option<&str> {
+        None
+    }
+}
+
+impl CudaModel for PlanningModel<'_> {
+    fn cuda_source(&self, labels: &[LabelId]) -> Result<CudaSource, Unsupported> {
+        if labels.iter().any(|&l| l != UNSOLVED) {
+            return Err(Unsupported::Model(format!("a planning task has one label, asked for {labels:?}")));
+        }
+        let (data, depth) = table::build(self.task).map_err(|e| Unsupported::Model(e.0))?;
+        // Every label asked for is `unsolved`.
+        let source = format!(
+            "#define WC_WORDS {words}\n#define WC_ASSERTIONS 0\n#define WC_INVARIANTS {n}\n\
+             #define WC_PLAN_STACK {depth}\n{BODY}\n\
+             WC_FN int wc_label(int k, const u32 *s) {{ return k < {n} ? wc_plan_unsolved(s) : -1; }}\n\
+             WC_FN int wc_invariant(int k, const u32 *s) {{ return wc_label(k, s) == 1; }}\n",
+            words = self.task.words,
+            n = labels.len(),
+        );
+        Ok(CudaSource {
+            source,
+            // Each action emits at most one successor.
+            max_successors: self.task.actions.len().max(1) as u64,
+            tables: vec![Table { name: "wc_plan".into(), data }],
+        })
+    }
+}

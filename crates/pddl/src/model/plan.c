@@ -1,0 +1,116 @@
+// The successor function of a grounded planning task (warpcheck_pddl::model), one
+// body for every task: the actions are read from the table `wc_plan` (see table.rs).
+//
+// wc_plan: [0] actions, [1] facts, [2] offset of the goal's condition, [3] offset of
+// the index, then the blocks. The index: for each fact f, the actions whose first
+// positive precondition is f (`start[f]..start[f + 1]` into the list after the
+// starts), then the actions without positive precondition ([count, actions...]).
+// Action a's block starts at wc_plan[4 + a]: its precondition, its adds, its
+// deletes, its conditional effects ([count, then each: condition, adds, deletes]).
+// A condition: [length, positive pairs: count, (word, mask)..., negative pairs: count,
+// (word, mask)..., rest: count, postfix code...]; a pair list [count, (word, mask)...].
+// Postfix code: bits 31..30 the kind (0 fact, 1 negated fact, 2 all of the last n,
+// 3 any of the last n), bits 29..0 the fact or n; WC_PLAN_STACK bounds its stack.
+
+WC_TABLE(wc_plan)
+
+#if defined(__CUDA_ARCH__)
+#define WC_PLAN_CTZ(x) ((u32)(__ffs(x) - 1))
+#else
+#define WC_PLAN_CTZ(x) ((u32)__builtin_ctz(x))
+#endif
+
+WC_FN int wc_plan_holds(const u32 *c, const u32 *s) {
+  const u32 *p = c + 1;
+  u32 n = *p++;
+  for (u32 i = 0; i < n; i++, p += 2)
+    if ((s[p[0]] & p[1]) != p[1]) return 0;
+  n = *p++;
+  for (u32 i = 0; i < n; i++, p += 2)
+    if (s[p[0]] & p[1]) return 0;
+  n = *p++;
+  if (n == 0) return 1;
+  unsigned char stack[WC_PLAN_STACK];
+  int top = 0;
+  for (u32 i = 0; i < n; i++) {
+    u32 kind = p[i] >> 30, arg = p[i] & 0x3FFFFFFFu;
+    if (kind < 2) {
+      stack[top++] = (unsigned char)(((s[arg >> 5] >> (arg & 31)) & 1) ^ kind);
+    } else {
+      unsigned char v = kind == 2;
+      for (u32 j = 0; j < arg; j++) {
+        unsigned char x = stack[--top];
+        v = kind == 2 ? (v & x) : (v | x);
+      }
+      stack[top++] = v;
+    }
+  }
+  return stack[0];
+}
+
+// Sets (or clears) the facts of pair list `list` in `t`; returns what follows it.
+WC_FN const u32 *wc_plan_write(const u32 *list, u32 *t, int set) {
+  u32 n = list[0];
+  for (u32 i = 0; i < n; i++) {
+    u32 w = list[1 + 2 * i], m = list[2 + 2 * i];
+    t[w] = set ? (t[w] | m) : (t[w] & ~m);
+  }
+  return list + 1 + 2 * n;
+}
+
+WC_FN u32 wc_plan_skip(const u32 *list) { return 1 + 2 * list[0]; }
+
+// Applies action `a`, applicable in `s`, into `t`: every condition read in `s`,
+// deletes before adds.
+WC_FN void wc_plan_apply(u32 a, const u32 *s, u32 *t) {
+  const u32 *p = wc_plan + wc_plan[4 + a];
+  p += p[0];
+  for (int i = 0; i < WC_WORDS; i++) t[i] = s[i];
+  const u32 *add = p;
+  const u32 *del = p + wc_plan_skip(p);
+  const u32 *conds = del + wc_plan_skip(del);
+  u32 n = *conds++;
+  wc_plan_write(del, t, 0);
+  for (int pass = 0; pass < 2; pass++) {
+    const u32 *c = conds;
+    for (u32 i = 0; i < n; i++) {
+      int fired = wc_plan_holds(c, s);
+      const u32 *adds = c + c[0];
+      const u32 *dels = adds + wc_plan_skip(adds);
+      if (fired) wc_plan_write(pass == 0 ? dels : adds, t, pass);
+      c = dels + wc_plan_skip(dels);
+    }
+    if (pass == 0) wc_plan_write(add, t, 1);
+  }
+}
+
+WC_FN int wc_plan_try(u32 a, const u32 *s, u32 *t, WcSink *k) {
+  if (!wc_plan_holds(wc_plan + wc_plan[4 + a], s)) return 0;
+  wc_plan_apply(a, s, t);
+  wc_emit(k, t);
+  return 1;
+}
+
+WC_FN int wc_successors(const u32 *s, WcSink *k) {
+  const u32 *index = wc_plan + wc_plan[3];
+  u32 facts = wc_plan[1];
+  const u32 *list = index + facts + 1;
+  u32 t[WC_WORDS];
+  int any = 0;
+  for (int w = 0; w < WC_WORDS; w++) {
+    u32 bits = s[w];
+    while (bits) {
+      u32 f = (u32)w * 32 + WC_PLAN_CTZ(bits);
+      bits &= bits - 1;
+      if (f >= facts) break;
+      for (u32 i = index[f]; i < index[f + 1]; i++) any |= wc_plan_try(list[i], s, t, k);
+    }
+  }
+  const u32 *always = list + index[facts];
+  for (u32 i = 0; i < always[0]; i++) any |= wc_plan_try(always[1 + i], s, t, k);
+  return !any;
+}
+
+WC_FN int wc_assertion(const u32 *s) { return -1; }
+WC_FN int wc_accepting(const u32 *s) { return 0; }
+WC_FN int wc_plan_unsolved(const u32 *s) { return !wc_plan_holds(wc_plan + wc_plan[2], s); }
