@@ -1,8 +1,9 @@
 //! `warpcheck plan DOMAIN.pddl PROBLEM.pddl`: a cost-optimal plan of a PDDL task
 //! (parse, ground by relaxed reachability, A* with LM-cut or h_max, or a blind
-//! breadth-first or cost-layered search), printed
-//! only after the validator replayed it on the lifted task; exit 1 when the reachable
-//! states are exhausted without reaching the goal.
+//! breadth-first or cost-layered search; on the GPU, breadth first through the
+//! exploration engine with the goal as a violated invariant, for tasks whose actions
+//! all cost 1), printed only after the validator replayed it on the lifted task; exit 1
+//! when the reachable states are exhausted without reaching the goal.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -11,8 +12,13 @@ use clap::Args;
 use serde::Serialize;
 use warpcheck_pddl::{Diagnostic, FileKind, Heuristic, SearchError, SearchOptions};
 
+use crate::backend::{Backend, Placement};
 use crate::error::{CliError, Verdict};
 use crate::json;
+use warpcheck_explore::gpu::{explore_gpu, GpuOptions};
+use warpcheck_explore::{Checks, Invariant};
+use warpcheck_pddl::model::{PlanningModel, UNSOLVED};
+use warpcheck_pddl::{SearchOutcome, Task};
 
 /// `plan`.
 #[derive(Args)]
@@ -26,20 +32,30 @@ pub struct PlanArgs {
     pub max_states: Option<usize>,
     /// Stop with exit status 3 when the stored states would take more than this, e.g.
     /// 4G (counted as twice the state's words plus 40 bytes per state breadth first, 72
-    /// otherwise; default: three quarters of the available memory).
+    /// otherwise; default: three quarters of the available memory). On the GPU: the
+    /// device memory (default: 90% of the free device memory).
     #[arg(long, value_name = "SIZE", value_parser = crate::memory::parse_size)]
     pub memory: Option<u64>,
     /// Stop with exit status 3 when the search has run this many seconds.
     #[arg(long, value_name = "SECONDS")]
     pub time_limit: Option<f64>,
     /// The search: A* with `lmcut` (LM-cut, the strongest) or `hmax` (h_max), or `blind`
-    /// (breadth-first when every action costs 1, uniform-cost otherwise). All are optimal.
-    #[arg(long, value_enum, default_value_t = HeuristicArg::Lmcut)]
-    pub heuristic: HeuristicArg,
+    /// (breadth-first when every action costs 1, uniform-cost otherwise). All are
+    /// optimal. Default: `lmcut` on the CPU, `blind` on the GPU (its only search).
+    #[arg(long, value_enum)]
+    pub heuristic: Option<HeuristicArg>,
     /// Threads computing the heuristic values of each expansion's new states (default:
     /// all cores).
     #[arg(long, short = 't')]
     pub threads: Option<usize>,
+    /// Where to search: `cpu`; `gpu` (blind breadth-first search on the device, for
+    /// tasks whose actions all cost 1; an error otherwise); `auto` (the GPU when a device
+    /// is present and the search asked for runs there, else the CPU).
+    #[arg(long, value_enum, default_value_t = Backend::Cpu)]
+    pub backend: Backend,
+    /// The CUDA device to use.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub device: usize,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
@@ -84,7 +100,9 @@ struct PlanReport {
     /// benefit (the metric's constant less the cost and the penalties); else `null`.
     penalty: Option<u64>,
     net_benefit: Option<i64>,
-    expanded: u64,
+    /// States expanded; `null` on the GPU, which expands whole breadth-first levels
+    /// without counting them.
+    expanded: Option<u64>,
     generated: u64,
     /// Distinct states stored.
     states: usize,
@@ -96,6 +114,9 @@ struct PlanReport {
     search: &'static str,
     /// `lmcut`, `hmax` or `blind`.
     heuristic: &'static str,
+    /// `cpu` or `gpu`, and the CUDA device (`null` on the CPU).
+    backend: &'static str,
+    device: Option<usize>,
     seconds: f64,
 }
 
@@ -121,7 +142,12 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
     // The state in the arena and in the table, its table slot's id, parent, action,
     // g-value and closed flag, rounded up; with A* and uniform-cost search, its h, the
     // g of its expansion and its open-list or bucket entries.
-    let heuristic = args.heuristic.heuristic();
+    let placement = args.backend.place(args.device, gpu_path(&args, &task))?;
+    let chosen = args.heuristic.unwrap_or(match placement {
+        Placement::Gpu => HeuristicArg::Blind,
+        Placement::Cpu => HeuristicArg::Lmcut,
+    });
+    let heuristic = chosen.heuristic();
     let astar = heuristic != Heuristic::Blind;
     let breadth_first = !astar && task.unit_cost();
     let bytes_per_state = task.words as u64 * 8 + if breadth_first { 40 } else { 72 };
@@ -136,13 +162,17 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
         Some(s) => return Err(CliError::Input(format!("--time-limit {s}: expected a non-negative number of seconds"))),
         None => None,
     };
-    let threads = crate::thread_count(args.threads);
-    let options = SearchOptions { max_states, deadline, heuristic, threads };
-    let outcome =
-        crate::thread_pool(threads)?.install(|| warpcheck_pddl::search(&task, &options)).map_err(|e| match e {
-            SearchError::StateLimit { .. } => CliError::Resource(format!("{e} with --max-states or --memory")),
-            SearchError::TimeLimit { .. } => CliError::Resource(format!("{e} (--time-limit)")),
-        })?;
+    let outcome = match placement {
+        Placement::Gpu => search_gpu(&task, &args)?,
+        Placement::Cpu => {
+            let threads = crate::thread_count(args.threads);
+            let options = SearchOptions { max_states, deadline, heuristic, threads };
+            crate::thread_pool(threads)?.install(|| warpcheck_pddl::search(&task, &options)).map_err(|e| match e {
+                SearchError::StateLimit { .. } => CliError::Resource(format!("{e} with --max-states or --memory")),
+                SearchError::TimeLimit { .. } => CliError::Resource(format!("{e} (--time-limit)")),
+            })?
+        }
+    };
     // A net-benefit task's plan ends with the soft goals' end phase (actions named
     // `(:...)`, see `warpcheck_pddl::ground`): the plan is what comes before.
     let plan: Option<Vec<String>> = outcome
@@ -177,7 +207,7 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
         cost,
         penalty,
         net_benefit,
-        expanded: outcome.expanded,
+        expanded: (placement == Placement::Cpu).then_some(outcome.expanded),
         generated: outcome.generated,
         states: outcome.stored,
         facts: task.facts.len(),
@@ -187,7 +217,9 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
             (false, true) => "breadth-first",
             (false, false) => "uniform-cost",
         },
-        heuristic: args.heuristic.name(),
+        heuristic: chosen.name(),
+        backend: placement.name(),
+        device: (placement == Placement::Gpu).then_some(args.device),
         seconds: start.elapsed().as_secs_f64(),
     };
     let verdict = Verdict::of(!report.solvable);
@@ -211,11 +243,61 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
         println!("penalty:   {penalty} (the soft goals the plan misses)");
         println!("benefit:   {nb} ({} less the cost and the penalty: the largest net benefit)", metric.constant);
     }
-    println!("expanded:  {}", report.expanded);
+    if let Some(expanded) = report.expanded {
+        println!("expanded:  {expanded}");
+    }
     println!("generated: {}", report.generated);
-    let search = if astar { format!("A* with {}", report.heuristic) } else { format!("{} search", report.search) };
+    let search = match placement {
+        Placement::Gpu => format!("breadth-first search on GPU {}", args.device),
+        Placement::Cpu if astar => format!("A* with {}", report.heuristic),
+        Placement::Cpu => format!("{} search", report.search),
+    };
     println!("states:    {} ({search})", report.states);
     println!("task:      {} facts, {} actions", report.facts, report.actions);
     println!("seconds:   {:.3}", report.seconds);
     Ok(verdict)
+}
+
+/// Whether the search asked for runs on the GPU: breadth first, blind, with every
+/// action at cost 1 (else the reason).
+fn gpu_path(args: &PlanArgs, task: &Task) -> Result<(), String> {
+    if let Some(h) = args.heuristic.filter(|&h| h != HeuristicArg::Blind) {
+        return Err(format!("A* with {} runs on the CPU only (the GPU searches blind)", h.name()));
+    }
+    if !task.unit_cost() {
+        return Err("the GPU searches breadth first, which is optimal only when every action costs 1, \
+                    and this task has action costs"
+            .into());
+    }
+    if args.max_states.is_some() || args.time_limit.is_some() {
+        return Err("--max-states and --time-limit bound the CPU search only".into());
+    }
+    Ok(())
+}
+
+/// Breadth-first search on the GPU: the exploration engine with `unsolved` as an
+/// invariant stops at the first level holding a goal state, and its shortest
+/// counterexample is a plan of fewest actions, optimal at unit costs.
+fn search_gpu(task: &Task, args: &PlanArgs) -> Result<SearchOutcome, CliError> {
+    let model = PlanningModel::new(task);
+    let unsolved = Invariant { text: "the goal is not reached".into(), label: UNSOLVED };
+    let checks = Checks { invariants: vec![unsolved], ..Checks::default() };
+    let options =
+        GpuOptions { device: args.device, memory: args.memory, checks, stop_at_first: true, ..GpuOptions::default() };
+    let run = explore_gpu(&model, &options)?;
+    let report = run.report;
+    let names = report.violations.first().map(|v| {
+        let trace = v.trace.as_ref().expect("the GPU engine rebuilds every counterexample");
+        trace.steps.iter().map(|s| s.step.clone()).collect::<Vec<String>>()
+    });
+    let plan = names.map(|names| {
+        names.iter().map(|n| task.actions.iter().position(|a| &a.name == n).expect("a step names an action")).collect()
+    });
+    Ok(SearchOutcome {
+        cost: plan.as_ref().map(|p: &Vec<usize>| p.len() as u64),
+        plan,
+        expanded: 0,
+        generated: report.transitions,
+        stored: report.states as usize,
+    })
 }

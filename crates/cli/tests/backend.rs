@@ -13,13 +13,14 @@ fn gpu() -> bool {
 }
 
 /// Each command with a GPU path, and its exit status on these inputs.
-const COMMANDS: [(&[&str], i32); 6] = [
+const COMMANDS: [(&[&str], i32); 7] = [
     (&["explore", "examples/peterson.dve"], 0),
     (&["check", "examples/peterson.dve", "--invariant", "entries < 2"], 1),
     (&["check", "tests/models/ltl/violated_eventually_two.dve", "--algorithm", "owcty"], 1),
     (&["scc", "examples/peterson.dve"], 0),
     (&["cycle-mean", "examples/cycle.d"], 0),
     (&["solve", "nine-mens-morris", "--pieces", "3"], 0),
+    (&["plan", "examples/plan/ferry-domain.pddl", "examples/plan/ferry-problem.pddl"], 0),
 ];
 
 fn run(command: &[&str], extra: &[&str]) -> std::process::Output {
@@ -71,7 +72,7 @@ fn a_device_that_does_not_exist() {
 }
 
 /// What has no GPU version, and the reason each gives.
-const CPU_ONLY: [(&[&str], &str); 5] = [
+const CPU_ONLY: [(&[&str], &str); 7] = [
     (&["explore", "examples/peterson.dve", "--order", "dfs"], "the GPU engine explores breadth first only"),
     (&["explore", "examples/peterson.dve", "--graph-out", "/dev/null/x.wcg"], "--graph-out writes the state graph"),
     (
@@ -80,6 +81,14 @@ const CPU_ONLY: [(&[&str], &str); 5] = [
     ),
     (&["scc", "examples/peterson.dve", "-a", "tarjan"], "tarjan does not run on the GPU"),
     (&["cycle-mean", "examples/cycle.d", "-a", "howard,yto"], "yto runs on the CPU only (the GPU runs howard)"),
+    (
+        &["plan", "examples/plan/delivery-domain.pddl", "examples/plan/delivery-problem.pddl"],
+        "the GPU searches breadth first, which is optimal only when every action costs 1, and this task has action costs",
+    ),
+    (
+        &["plan", "examples/plan/ferry-domain.pddl", "examples/plan/ferry-problem.pddl", "--heuristic", "lmcut"],
+        "A* with lmcut runs on the CPU only (the GPU searches blind)",
+    ),
 ];
 
 #[test]

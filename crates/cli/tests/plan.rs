@@ -129,3 +129,32 @@ fn state_bound_exits_3() {
     assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("time limit reached"), "{}", text(&out.stderr));
 }
+
+/// On a device (`cargo test -p warpcheck --test plan -- --ignored`): the GPU's
+/// breadth-first search finds the ferry's optimal plan of 6 steps (validated before it
+/// is printed), and exhausts an unsolvable task's two states (exit 1).
+#[test]
+#[ignore = "needs a CUDA device"]
+fn the_gpu_plans_unit_cost_tasks_breadth_first() {
+    let ferry = ["plan", "examples/plan/ferry-domain.pddl", "examples/plan/ferry-problem.pddl"];
+    let out = warpcheck(&[&ferry[..], &["--backend", "gpu", "--json"]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((r["cost"].as_u64(), r["length"].as_u64()), (Some(6), Some(6)), "{r}");
+    assert_eq!((r["backend"].as_str(), r["heuristic"].as_str()), (Some("gpu"), Some("blind")), "{r}");
+    let domain = temp(
+        "oneway-gpu-domain.pddl",
+        "(define (domain oneway) (:predicates (at ?x) (link ?x ?y))
+           (:action go :parameters (?x ?y) :precondition (and (at ?x) (link ?x ?y))
+            :effect (and (not (at ?x)) (at ?y))))",
+    );
+    let problem = temp(
+        "oneway-gpu-problem.pddl",
+        "(define (problem p) (:domain oneway) (:objects a b c)
+           (:init (at b) (link a b) (link b c)) (:goal (at a)))",
+    );
+    let out = warpcheck(&["plan", &domain, &problem, "--backend", "gpu", "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((r["solvable"].as_bool(), r["states"].as_u64()), (Some(false), Some(2)), "{r}");
+}
