@@ -64,8 +64,8 @@ fn net_benefit_is_maximised() {
     assert!(r["penalty"].is_null() && r["net_benefit"].is_null());
 }
 
-#[test]
-fn unsolvable_task_exits_1() {
+/// A one-way corridor whose goal lies behind the start: two reachable states, no plan.
+fn oneway() -> (String, String) {
     let domain = temp(
         "oneway-domain.pddl",
         "(define (domain oneway) (:predicates (at ?x) (link ?x ?y))
@@ -77,6 +77,12 @@ fn unsolvable_task_exits_1() {
         "(define (problem p) (:domain oneway) (:objects a b c)
            (:init (at b) (link a b) (link b c)) (:goal (at a)))",
     );
+    (domain, problem)
+}
+
+#[test]
+fn unsolvable_task_exits_1() {
+    let (domain, problem) = oneway();
     // Blind search exhausts the two reachable states; LM-cut sees the dead end at once.
     for (heuristic, states) in [("blind", 2), ("lmcut", 1)] {
         let out = warpcheck(&["plan", &domain, &problem, "--json", "--heuristic", heuristic]);
@@ -142,17 +148,7 @@ fn the_gpu_plans_unit_cost_tasks_breadth_first() {
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!((r["cost"].as_u64(), r["length"].as_u64()), (Some(6), Some(6)), "{r}");
     assert_eq!((r["backend"].as_str(), r["heuristic"].as_str()), (Some("gpu"), Some("blind")), "{r}");
-    let domain = temp(
-        "oneway-gpu-domain.pddl",
-        "(define (domain oneway) (:predicates (at ?x) (link ?x ?y))
-           (:action go :parameters (?x ?y) :precondition (and (at ?x) (link ?x ?y))
-            :effect (and (not (at ?x)) (at ?y))))",
-    );
-    let problem = temp(
-        "oneway-gpu-problem.pddl",
-        "(define (problem p) (:domain oneway) (:objects a b c)
-           (:init (at b) (link a b) (link b c)) (:goal (at a)))",
-    );
+    let (domain, problem) = oneway();
     let out = warpcheck(&["plan", &domain, &problem, "--backend", "gpu", "--json"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -246,8 +246,10 @@ impl Store {
 /// The actions applicable in a state, found through an index by first precondition
 /// fact (actions without positive preconditions are tried in every state).
 pub(crate) struct Successors {
-    by_fact: Vec<Vec<u32>>,
-    always: Vec<u32>,
+    /// Per fact, the actions whose first positive precondition it is.
+    pub(crate) by_fact: Vec<Vec<u32>>,
+    /// The actions without positive precondition.
+    pub(crate) always: Vec<u32>,
 }
 
 impl Successors {

@@ -1,6 +1,7 @@
 //! The table `wc_plan` that plan.c reads: a grounded task's actions, goal and
 //! first-fact index as words (the layout is described at the top of plan.c).
 
+use crate::search::Successors;
 use crate::task::{Condition, ConditionalEffect, Formula, Task};
 
 /// Postfix code kinds (bits 31..30 of a code word).
@@ -35,21 +36,15 @@ pub fn build(task: &Task) -> Result<(Vec<u32>, usize), TooLarge> {
         }
     }
     t.words[3] = t.here();
-    let mut lists = vec![Vec::new(); task.facts.len()];
-    let mut always = Vec::new();
-    for (a, action) in task.actions.iter().enumerate() {
-        match action.precondition.positive.first() {
-            Some(&f) => lists[f as usize].push(a as u32),
-            None => always.push(a as u32),
-        }
-    }
+    // The CPU's index of the actions by first positive precondition.
+    let Successors { by_fact, always } = Successors::new(task);
     let mut start = 0u32;
-    for list in &lists {
+    for list in &by_fact {
         t.words.push(start);
         start += list.len() as u32;
     }
     t.words.push(start);
-    t.words.extend(lists.iter().flatten());
+    t.words.extend(by_fact.iter().flatten());
     t.words.push(always.len() as u32);
     t.words.extend(&always);
     Ok((t.words, t.depth))
