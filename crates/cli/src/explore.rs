@@ -80,6 +80,10 @@ pub struct RunArgs {
     pub overflow: OverflowArg,
     #[command(flatten)]
     pub network: NetworkArgs,
+    /// PDDL problems: the domain file (default: `<problem>-domain.pddl`,
+    /// `domain_<problem>.pddl` or `domain.pddl` beside the problem).
+    #[arg(long, value_name = "FILE")]
+    pub domain: Option<PathBuf>,
 }
 
 /// `--gpus`: a count, or every GPU from `--device` on.
@@ -119,7 +123,8 @@ impl RunArgs {
         let Input::Model(front_end) = frontend::resolve(&self.model, self.format, reads)? else {
             return Err(CliError::Input(format!("{} reads models only", reads.command)));
         };
-        let options = LoadOptions { overflow: self.overflow, network: self.network.clone() };
+        let options =
+            LoadOptions { overflow: self.overflow, network: self.network.clone(), domain: self.domain.clone() };
         frontend::with_model(front_end, &self.model, options, command)
     }
 

@@ -12,6 +12,7 @@
 
 mod dve;
 pub mod network;
+mod pddl;
 
 use std::path::Path;
 
@@ -51,6 +52,9 @@ pub enum FormatArg {
     /// PRISM's explicit files (`.tra` with `.lab`, `.sta`, `.srew`, `.trew` beside it;
     /// gzipped too).
     Tra,
+    /// A PDDL planning problem (`.pddl`), with its domain (`--domain`, else found
+    /// beside it), as its grounded task.
+    Pddl,
 }
 
 /// A model language.
@@ -59,6 +63,8 @@ pub enum FrontEnd {
     Dve,
     /// Networks of LTSs: `.exp`, `.gpf`, a single `.aut`.
     Network,
+    /// PDDL planning problems: `.pddl`.
+    Pddl,
 }
 
 /// What an input file holds.
@@ -94,7 +100,7 @@ pub struct Known {
 ///
 /// An extension may have two rows (`.aut`: a graph for `scc`, a model for `explore`
 /// and `check`): the first row the command reads wins.
-pub const FORMATS: [Known; 11] = [
+pub const FORMATS: [Known; 12] = [
     Known { format: FormatArg::Dve, name: "dve", extensions: &["dve"], input: Input::Model(FrontEnd::Dve) },
     Known { format: FormatArg::Exp, name: "exp", extensions: &["exp"], input: Input::Model(FrontEnd::Network) },
     Known { format: FormatArg::Gpf, name: "gpf", extensions: &["gpf"], input: Input::Model(FrontEnd::Network) },
@@ -116,6 +122,7 @@ pub const FORMATS: [Known; 11] = [
     },
     Known { format: FormatArg::Drn, name: "drn", extensions: &["drn"], input: Input::Markov(MarkovFormat::Drn) },
     Known { format: FormatArg::Tra, name: "tra", extensions: &["tra"], input: Input::Markov(MarkovFormat::Tra) },
+    Known { format: FormatArg::Pddl, name: "pddl", extensions: &["pddl"], input: Input::Model(FrontEnd::Pddl) },
 ];
 
 /// The inputs a command reads, for choosing and for messages.
@@ -222,6 +229,8 @@ pub enum OverflowArg {
 pub struct LoadOptions {
     pub overflow: OverflowArg,
     pub network: network::NetworkArgs,
+    /// A PDDL problem's domain (`--domain`).
+    pub domain: Option<std::path::PathBuf>,
 }
 
 /// A state function compiled from text (`--weight`, `--time`).
@@ -347,6 +356,7 @@ pub fn with_model<C: ModelCommand>(
     match front_end {
         FrontEnd::Dve => run_loaded(dve::load(path, &options)?, command),
         FrontEnd::Network => run_loaded(network::load(path, &options.network)?, command),
+        FrontEnd::Pddl => run_loaded(pddl::load(path, options.domain.as_deref())?, command),
     }
 }
 
@@ -376,6 +386,7 @@ mod tests {
         let e = resolve(p("m.prism"), None, &CHECK).unwrap_err().to_string();
         assert!(e.contains("format prism, which check does not read"), "{e}");
         assert!(resolve(p("m.dve"), None, &MEC).is_err());
+        assert_eq!(resolve(p("ipc/p01.pddl"), None, &EXPLORE).unwrap(), Input::Model(FrontEnd::Pddl));
     }
 
     #[test]

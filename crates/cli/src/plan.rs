@@ -279,7 +279,7 @@ fn gpu_path(args: &PlanArgs, task: &Task) -> Result<(), String> {
 /// invariant stops at the first level holding a goal state, and its shortest
 /// counterexample is a plan of fewest actions, optimal at unit costs.
 fn search_gpu(task: &Task, args: &PlanArgs) -> Result<SearchOutcome, CliError> {
-    let model = PlanningModel::new(task);
+    let model = PlanningModel::new(task.clone());
     let unsolved = Invariant { text: "the goal is not reached".into(), label: UNSOLVED };
     let checks = Checks { invariants: vec![unsolved], ..Checks::default() };
     let options =

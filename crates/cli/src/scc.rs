@@ -154,7 +154,7 @@ pub fn run(args: SccArgs) -> Result<Verdict, CliError> {
             frontend::with_model(
                 front_end,
                 &args.input,
-                LoadOptions { overflow: args.overflow, network: args.network.clone() },
+                LoadOptions { overflow: args.overflow, network: args.network.clone(), domain: None },
                 command,
             )?
         }

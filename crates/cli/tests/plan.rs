@@ -154,3 +154,42 @@ fn the_gpu_plans_unit_cost_tasks_breadth_first() {
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!((r["solvable"].as_bool(), r["states"].as_u64()), (Some(false), Some(2)), "{r}");
 }
+
+/// A problem file is a model for `explore` and `check` (the PDDL front end): the
+/// ferry has 3 ports × 54 placements of the cars (27 with one aboard, 27 with none),
+/// each with 3 steps (two sails, and a debark or as many boards as cars in port).
+#[test]
+fn explore_counts_a_planning_tasks_states() {
+    let out = warpcheck(&[
+        "explore",
+        "examples/plan/ferry-problem.pddl",
+        "--domain",
+        "examples/plan/ferry-domain.pddl",
+        "--json",
+        "--quiet",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (r["states"].as_u64(), r["transitions"].as_u64(), r["deadlocks"].as_u64()),
+        (Some(162), Some(486), Some(0))
+    );
+    // The domain is found beside the problem under the IPC's names.
+    let dir = std::env::temp_dir().join(format!("warpcheck-pddl-domain-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let example = |name: &str| format!("{}/../../examples/plan/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(example("ferry-domain.pddl"), dir.join("p01-domain.pddl")).unwrap();
+    std::fs::copy(example("ferry-problem.pddl"), dir.join("p01.pddl")).unwrap();
+    let problem = dir.join("p01.pddl").display().to_string();
+    let out = warpcheck(&["explore", &problem, "--json", "--quiet"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // Without one: a clear error; and planning tasks have no invariant expressions.
+    let out = warpcheck(&["explore", "examples/plan/ferry-problem.pddl"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("no domain file beside it"), "{}", text(&out.stderr));
+    let domain = "examples/plan/ferry-domain.pddl";
+    let out = warpcheck(&["check", "examples/plan/ferry-problem.pddl", "--domain", domain, "--invariant", "x"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--invariant: a planning task has no expression language"));
+    std::fs::remove_dir_all(&dir).ok();
+}

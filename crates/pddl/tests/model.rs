@@ -81,7 +81,7 @@ fn the_cpu_engine_explores_and_plans_every_tiny_task() {
         }
         let (domain, problem) = (dir.join("tiny").join(&row["domain_file"]), dir.join("tiny").join(name));
         let (task, d, p) = task(&domain, &problem);
-        let model = PlanningModel::new(&task);
+        let model = PlanningModel::new(task.clone());
         let all = explore_parallel(&model, &Options { stop_at_first: false, ..options(Checks::default()) }).unwrap();
         assert_eq!(all.states, row["reachable_states"].parse::<u64>().unwrap(), "{name}: reachable states");
         let unsolved = Invariant { text: "unsolved".into(), label: UNSOLVED };
@@ -112,7 +112,7 @@ fn the_generated_c_gives_the_cpu_successors_on_the_tiny_tasks() {
     for row in common::csv(&dir.join("results/tiny-expected.csv")) {
         let name = &row["problem"];
         let (task, _, _) = task(&dir.join("tiny").join(&row["domain_file"]), &dir.join("tiny").join(name));
-        states += host_agrees(&PlanningModel::new(&task), name);
+        states += host_agrees(&PlanningModel::new(task.clone()), name);
     }
     assert_eq!(states, 379, "states compared (the reachable states of the ten tasks)");
 }
@@ -134,7 +134,7 @@ fn the_generated_c_gives_the_cpu_successors_on_adl_constructs() {
     assert!(task.goal.rest.is_some(), "the goal keeps its disjunction");
     assert!(task.actions.iter().any(|a| a.precondition.rest.is_some()), "a disjunctive precondition");
     assert!(task.actions.iter().any(|a| !a.conditional.is_empty()), "conditional effects");
-    assert!(host_agrees(&PlanningModel::new(&task), "switches") > 20);
+    assert!(host_agrees(&PlanningModel::new(task.clone()), "switches") > 20);
 }
 
 /// IPC tasks: openstacks ADL with soft goals (conditional effects after the
@@ -144,7 +144,7 @@ fn the_generated_c_gives_the_cpu_successors_on_ipc_tasks() {
     let nb = common::data_dir().join("ipc2008-netbenefit-opt/openstacks-net-benefit-optimal-adl");
     let (nb_task, _, _) = task(&nb.join("domain.pddl"), &nb.join("instance-1.pddl"));
     assert!(nb_task.actions.iter().any(|a| !a.conditional.is_empty()), "conditional effects");
-    assert!(host_agrees(&PlanningModel::new(&nb_task), "openstacks-nb-adl") > 100);
+    assert!(host_agrees(&PlanningModel::new(nb_task), "openstacks-nb-adl") > 100);
     let dir = common::data_dir().join("ipc2008-opt");
     for (set, problem, domain) in [
         ("openstacks-opt08-adl", "p01.pddl", "domain.pddl"),
@@ -154,7 +154,7 @@ fn the_generated_c_gives_the_cpu_successors_on_ipc_tasks() {
         let folder = dir.join(set);
         let domain = if folder.join(domain).is_file() { folder.join(domain) } else { folder.join("domain.pddl") };
         let (task, _, _) = task(&domain, &folder.join(problem));
-        let compared = host_agrees(&PlanningModel::new(&task), set);
+        let compared = host_agrees(&PlanningModel::new(task.clone()), set);
         assert!(compared > 100, "{set}: {compared} states");
     }
 }
@@ -169,7 +169,7 @@ fn the_generated_c_compiles_with_nvrtc() {
     assert!(warpcheck_cuda::nvrtc::available(), "NVRTC (libnvrtc) is not on the library path");
     let dir = common::data_dir().join("ipc2008-opt/openstacks-opt08-adl");
     let (task, _, _) = task(&dir.join("domain.pddl"), &dir.join("p01.pddl"));
-    let model = PlanningModel::new(&task);
+    let model = PlanningModel::new(task.clone());
     let tuning = Tuning::from_env();
     let source = tuned_source(&model.cuda_source(&[UNSOLVED]).unwrap(), &tuning);
     warpcheck_cuda::nvrtc::compile(&source, 90, &tuning.nvrtc_options()).unwrap_or_else(|e| panic!("{e}"));
@@ -247,7 +247,7 @@ fn on_random_tasks_the_invariant_search_finds_optimal_plans() {
         let cost = |heuristic| search(&task, &SearchOptions { heuristic, ..SearchOptions::default() }).unwrap().cost;
         let (astar, blind) = (cost(Heuristic::LmCut), cost(Heuristic::Blind));
         assert_eq!(astar, blind, "seed {seed}: A* and breadth-first search disagree");
-        let model = PlanningModel::new(&task);
+        let model = PlanningModel::new(task.clone());
         let unsolved = Invariant { text: "unsolved".into(), label: UNSOLVED };
         let run =
             explore_parallel(&model, &options(Checks { invariants: vec![unsolved], ..Checks::default() })).unwrap();
@@ -278,7 +278,7 @@ fn on_random_tasks_the_invariant_search_finds_optimal_plans() {
 fn on_random_tasks_the_generated_c_gives_the_cpu_successors() {
     let mut states = 0;
     for seed in 0..40 {
-        states += host_agrees(&PlanningModel::new(&random_task(1000 + seed, true)), &format!("random-{seed}"));
+        states += host_agrees(&PlanningModel::new(random_task(1000 + seed, true)), &format!("random-{seed}"));
     }
     assert!(states > 60, "{states} states compared");
 }
@@ -297,7 +297,8 @@ fn on_random_tasks_the_gpu_finds_the_optimal_costs() {
         let unsolved = Invariant { text: "unsolved".into(), label: UNSOLVED };
         let checks = Checks { invariants: vec![unsolved], ..Checks::default() };
         let options = GpuOptions { checks, stop_at_first: true, memory: Some(256 << 20), ..GpuOptions::default() };
-        let run = explore_gpu(&PlanningModel::new(&task), &options).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let run =
+            explore_gpu(&PlanningModel::new(task.clone()), &options).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         let length = run.report.violations.first().map(|v| v.trace.as_ref().unwrap().len() as u64);
         assert_eq!(length, cost, "seed {seed}");
     }

@@ -14,6 +14,8 @@
 
 mod table;
 
+use std::sync::Arc;
+
 use crate::search::Successors as Applicable;
 use crate::task::{has, State, Task};
 use warpcheck_model::cuda::{CudaModel, CudaSource, Table, Unsupported};
@@ -26,33 +28,36 @@ const BODY: &str = include_str!("plan.c");
 /// The label that holds where the goal does not: the invariant a plan violates.
 pub const UNSOLVED: LabelId = 0;
 
-/// A grounded task as a model.
-pub struct PlanningModel<'t> {
-    task: &'t Task,
-    applicable: Applicable,
+/// A grounded task as a model (cheap to clone: the task and its index are shared).
+#[derive(Clone)]
+pub struct PlanningModel {
+    task: Arc<Task>,
+    applicable: Arc<Applicable>,
 }
 
-impl<'t> PlanningModel<'t> {
-    pub fn new(task: &'t Task) -> PlanningModel<'t> {
-        PlanningModel { task, applicable: Applicable::new(task) }
+impl PlanningModel {
+    pub fn new(task: impl Into<Arc<Task>>) -> PlanningModel {
+        let task = task.into();
+        let applicable = Arc::new(Applicable::new(&task));
+        PlanningModel { task, applicable }
     }
 
     /// The task.
-    pub fn task(&self) -> &'t Task {
-        self.task
+    pub fn task(&self) -> &Task {
+        &self.task
     }
 }
 
 /// The successor worker: the applicable actions and the successor being built.
 pub struct PlanSteps<'m> {
-    model: &'m PlanningModel<'m>,
+    model: &'m PlanningModel,
     applicable: Vec<u32>,
     next: State,
 }
 
 impl Successors for PlanSteps<'_> {
     fn successors<F: FnMut(Step<'_>, Result<&[u32], EvalError>)>(&mut self, state: &[u32], mut emit: F) -> bool {
-        let task = self.model.task;
+        let task = &*self.model.task;
         self.model.applicable.applicable(task, state, &mut self.applicable);
         for &a in &self.applicable {
             task.actions[a as usize].apply(state, &mut self.next);
@@ -62,7 +67,7 @@ impl Successors for PlanSteps<'_> {
     }
 }
 
-impl Describe for PlanningModel<'_> {
+impl Describe for PlanningModel {
     fn describe_step(&self, step: &Step<'_>) -> String {
         step.groups.first().map_or_else(String::new, |&a| self.task.actions[a as usize].name.clone())
     }
@@ -85,7 +90,7 @@ impl Describe for PlanningModel<'_> {
     }
 }
 
-impl Model for PlanningModel<'_> {
+impl Model for PlanningModel {
     type Successors<'a>
         = PlanSteps<'a>
     where
@@ -121,12 +126,12 @@ impl Model for PlanningModel<'_> {
     }
 }
 
-impl CudaModel for PlanningModel<'_> {
+impl CudaModel for PlanningModel {
     fn cuda_source(&self, labels: &[LabelId]) -> Result<CudaSource, Unsupported> {
         if labels.iter().any(|&l| l != UNSOLVED) {
             return Err(Unsupported::Model(format!("a planning task has one label, asked for {labels:?}")));
         }
-        let (data, depth) = table::build(self.task).map_err(|e| Unsupported::Model(e.0))?;
+        let (data, depth) = table::build(&self.task).map_err(|e| Unsupported::Model(e.0))?;
         // Every label asked for is `unsolved`.
         let source = format!(
             "#define WC_WORDS {words}\n#define WC_ASSERTIONS 0\n#define WC_INVARIANTS {n}\n\
