@@ -56,7 +56,7 @@ fn unknown_extensions_list_the_formats() {
         (
             &["explore", &model],
             "unknown model format (explore reads dve (.dve), exp (.exp), gpf (.gpf), lts (.aut), prism (.prism, .pm, \
-             .nm, .sm), drn (.drn), tra (.tra); or name the format with --format)",
+             .nm, .sm), drn (.drn), tra (.tra), pddl (.pddl); or name the format with --format)",
         ),
         (&["check", &model], "unknown model format (check reads dve (.dve), exp (.exp), gpf (.gpf), lts (.aut)"),
         (
