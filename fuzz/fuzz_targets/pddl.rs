@@ -2,10 +2,15 @@
 //! the rest the problem. Both are parsed (errors rendered); small tasks (at most 6
 //! objects, actions of at most 4 parameters) are grounded and searched (at most 2000
 //! states), and a plan found must pass the lifted validator at the cost the search
-//! reports: a differential check of the grounder against the validator.
+//! reports: a differential check of the grounder against the validator. The task as a
+//! model builds its CUDA source (the action table), and its successors of the initial
+//! state are the search's first expansion.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use warpcheck_model::cuda::CudaModel;
+use warpcheck_model::interface::{Model, Successors};
+use warpcheck_pddl::model::{PlanningModel, UNSOLVED};
 use warpcheck_pddl::{ground, parse_domain, parse_problem, search, validate, validate_net_benefit, SearchOptions};
 
 fuzz_target!(|data: &[u8]| {
@@ -33,6 +38,16 @@ fuzz_target!(|data: &[u8]| {
     let Ok(task) = ground(&domain, &problem) else {
         return;
     };
+    let model = PlanningModel::new(task.clone());
+    let source = model.cuda_source(&[UNSOLVED]).expect("a grounded task's table");
+    assert!(source.tables[0].data.len() >= 4 + task.actions.len());
+    let mut successors = 0;
+    let deadlock = model.successors().successors(&task.init, |_, next| {
+        assert!(next.is_ok());
+        successors += 1;
+    });
+    let applicable = task.actions.iter().filter(|a| a.precondition.holds(&task.init)).count();
+    assert_eq!((successors, deadlock), (applicable, applicable == 0));
     let Ok(outcome) = search(&task, &SearchOptions { max_states: Some(2000), ..Default::default() }) else {
         return;
     };
