@@ -303,3 +303,37 @@ fn on_random_tasks_the_gpu_finds_the_optimal_costs() {
         assert_eq!(length, cost, "seed {seed}");
     }
 }
+
+/// Recording a state graph on the GPU keeps a state's successors in a per-thread
+/// array sized by the bound on successors, here the number of actions: a task with
+/// more than 65,536 actions is refused as a model the GPU cannot take (so `auto` runs
+/// it on the CPU), with or without a device, before anything is allocated.
+#[test]
+fn the_gpu_refuses_to_record_the_graph_of_a_task_with_too_many_actions() {
+    use warpcheck_explore::gpu::engine::{explore_graph, GraphSpec};
+    use warpcheck_explore::gpu::{GpuError, GpuOptions};
+    use warpcheck_pddl::task::{Action, Condition};
+    let action = |a: usize| Action {
+        name: format!("(a{a})"),
+        precondition: Condition { positive: vec![0], negative: Vec::new(), rest: None },
+        add: vec![1],
+        delete: vec![0],
+        conditional: Vec::new(),
+        cost: 1,
+    };
+    let actions: Vec<Action> = (0..70_000).map(action).collect();
+    let task = Task {
+        facts: vec!["(a)".into(), "(b)".into()],
+        end_phase: actions.len(),
+        actions,
+        init: vec![1],
+        goal: Condition { positive: vec![1], negative: Vec::new(), rest: None },
+        words: 1,
+    };
+    let spec = GraphSpec { source: "", extra_bytes_per_state: 0.0, edges_per_state: 8.0, prefix_on_full: false };
+    match explore_graph(&PlanningModel::new(task), &GpuOptions::default(), &spec) {
+        Err(GpuError::Unsupported(e)) => assert!(e.to_string().contains("may have 70000 successors"), "{e}"),
+        Err(e) => panic!("expected the model refused, got {e}"),
+        Ok(_) => panic!("expected the model refused"),
+    }
+}

@@ -24,6 +24,11 @@ pub use warpcheck_cuda::ONE_THREAD;
 use warpcheck_model::cuda::{CudaModel, CudaSource, Unsupported};
 use warpcheck_model::{EvalError, LabelId, Successors};
 
+/// The most successors per state (the code generator's bound) for which a graph is
+/// recorded: each thread keeps its state's successor ids in a local array of that many
+/// words (`WC_MAX_SUCC`). BEEM's products stay far below; planning tasks with more
+/// actions are refused.
+const MAX_GRAPH_SUCCESSORS: u64 = 1 << 16;
 /// Target load of the hash table: it has `1/LOAD` entries per state the store holds.
 pub(crate) const LOAD: f64 = 0.75;
 /// Launch and compilation settings. The defaults are what measured best; the
@@ -368,12 +373,19 @@ pub fn explore<M: CudaModel>(
     graph: Option<&GraphSpec>,
 ) -> Result<(GpuReport, Session), GpuError> {
     let start = Instant::now();
+    let invariants: Vec<LabelId> = options.checks.invariants.iter().map(|i| i.label).collect();
+    let generated = model.cuda_source(&invariants)?;
+    if graph.is_some() && generated.max_successors > MAX_GRAPH_SUCCESSORS {
+        return Err(GpuError::Unsupported(Unsupported::Model(format!(
+            "a state of this model may have {} successors; recording the state graph on the GPU keeps a state's \
+             successors in a per-thread array of at most {MAX_GRAPH_SUCCESSORS}",
+            generated.max_successors
+        ))));
+    }
     let count = device_count()?;
     if options.device >= count as usize {
         return Err(GpuError::NoDevice(format!("device {} requested, {count} present", options.device)));
     }
-    let invariants: Vec<LabelId> = options.checks.invariants.iter().map(|i| i.label).collect();
-    let generated = model.cuda_source(&invariants)?;
     let ctx = CudaContext::new(options.device).map_err(cuda)?;
     // One stream, synchronised by hand: no per-buffer event bookkeeping.
     // SAFETY: every buffer of the run is allocated, used and freed on the context's
