@@ -173,6 +173,9 @@ mod tests {
         assert_eq!(CliError::Ltl(LtlError::NoProperty).exit_code(), 2);
         assert_eq!(CliError::Ltl(LtlError::TooManyStates { limit: 1 }).exit_code(), 3);
         assert_eq!(CliError::Gpu(GpuError::Cuda("x".into())).exit_code(), 3);
+        let undecided = CliError::Gpu(GpuError::NoCycleInPrefix { expanded: 5, capacity: 9, bytes: 90 });
+        assert_eq!(undecided.exit_code(), 3);
+        assert!(undecided.to_string().contains("the 5 states expanded before it filled"), "{undecided}");
         assert_eq!(CliError::Cycle(CycleError::Overflow).exit_code(), 3);
         assert_eq!(CliError::Cycle(CycleError::Graph("x".into())).exit_code(), 2);
     }

@@ -155,6 +155,14 @@ pub enum GpuError {
          {states} states found so far need more; give more device memory (--memory) or use the CPU"
     )]
     EdgesFull { states: u64, capacity: u64, bytes: u64 },
+    /// An LTL check on the prefix explored until the store filled
+    /// ([`GraphSpec::prefix_on_full`]) found no accepting cycle: nothing is decided.
+    #[error(
+        "the product does not fit in device memory (the GPU store holds {capacity} states, {bytes} bytes), and the \
+         {expanded} states expanded before it filled (a breadth-first prefix) lie on no accepting cycle, which \
+         decides nothing; give more device memory (--memory) or use the CPU (ndfs, cndfs)"
+    )]
+    NoCycleInPrefix { expanded: u64, capacity: u64, bytes: u64 },
     /// Options the GPU engine cannot honour as given.
     #[error("{0}")]
     Options(String),

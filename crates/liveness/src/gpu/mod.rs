@@ -59,8 +59,8 @@
 //! the breadth-first prefix explored so far. The states expanded have all their
 //! successors recorded, the others none, so an accepting cycle found there is one of
 //! the product: the property is violated, with a lasso, and the outcome is `partial`.
-//! With none found, the check ends with [`GpuError::Full`]: a prefix never proves a
-//! property.
+//! With none found, the check ends with [`GpuError::NoCycleInPrefix`] (a resource
+//! limit, like a full store): a prefix never proves a property.
 
 use std::time::Instant;
 
@@ -167,10 +167,10 @@ pub fn check_gpu<M: CudaModel>(
             (on_cycle.is_some(), on_cycle, rounds, None, seconds)
         }
     };
-    if report.prefix.is_some() && !found {
+    if let (Some(expanded), false) = (report.prefix, found) {
         // No accepting cycle among the states expanded: that decides nothing.
-        let states = report.report.states - (report.report.error_transitions > 0) as u64;
-        return Err(GpuError::Full { states, capacity: report.capacity, bytes: report.report.reserved_bytes });
+        let (capacity, bytes) = (report.capacity, report.report.reserved_bytes);
+        return Err(GpuError::NoCycleInPrefix { expanded, capacity, bytes });
     }
     let lasso_start = Instant::now();
     let lasso = if found { Some(search.lasso(model, on_cycle)?) } else { None };
