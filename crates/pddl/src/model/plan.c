@@ -60,28 +60,31 @@ WC_FN const u32 *wc_plan_write(const u32 *list, u32 *t, int set) {
 
 WC_FN u32 wc_plan_skip(const u32 *list) { return 1 + 2 * list[0]; }
 
-// Applies action `a`, applicable in `s`, into `t`: every condition read in `s`,
-// deletes before adds.
+// Applies action `a`, applicable in `s`, into `t`: every condition read in `s` once,
+// deletes before adds (the adds are collected apart and set last).
 WC_FN void wc_plan_apply(u32 a, const u32 *s, u32 *t) {
   const u32 *p = wc_plan + wc_plan[4 + a];
   p += p[0];
-  for (int i = 0; i < WC_WORDS; i++) t[i] = s[i];
-  const u32 *add = p;
-  const u32 *del = p + wc_plan_skip(p);
-  const u32 *conds = del + wc_plan_skip(del);
-  u32 n = *conds++;
-  wc_plan_write(del, t, 0);
-  for (int pass = 0; pass < 2; pass++) {
-    const u32 *c = conds;
-    for (u32 i = 0; i < n; i++) {
-      int fired = wc_plan_holds(c, s);
-      const u32 *adds = c + c[0];
-      const u32 *dels = adds + wc_plan_skip(adds);
-      if (fired) wc_plan_write(pass == 0 ? dels : adds, t, pass);
-      c = dels + wc_plan_skip(dels);
-    }
-    if (pass == 0) wc_plan_write(add, t, 1);
+  u32 add[WC_WORDS];
+  for (int i = 0; i < WC_WORDS; i++) {
+    t[i] = s[i];
+    add[i] = 0;
   }
+  p = wc_plan_write(p, add, 1);
+  p = wc_plan_write(p, t, 0);
+  u32 n = *p++;
+  for (u32 i = 0; i < n; i++) {
+    int fired = wc_plan_holds(p, s);
+    p += p[0];
+    if (fired) {
+      p = wc_plan_write(p, add, 1);
+      p = wc_plan_write(p, t, 0);
+    } else {
+      p += wc_plan_skip(p);
+      p += wc_plan_skip(p);
+    }
+  }
+  for (int i = 0; i < WC_WORDS; i++) t[i] |= add[i];
 }
 
 WC_FN int wc_plan_try(u32 a, const u32 *s, u32 *t, WcSink *k) {
