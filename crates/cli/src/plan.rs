@@ -173,12 +173,9 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
             })?
         }
     };
-    // A net-benefit task's plan ends with the soft goals' end phase (actions named
-    // `(:...)`, see `warpcheck_pddl::ground`): the plan is what comes before.
-    let plan: Option<Vec<String>> = outcome
-        .plan
-        .as_ref()
-        .map(|p| p.iter().map(|&a| task.actions[a].name.clone()).filter(|name| !name.starts_with("(:")).collect());
+    // A net-benefit task's plan ends with the soft goals' end phase: the plan is what
+    // comes before.
+    let plan: Option<Vec<String>> = outcome.plan.as_ref().map(|p| task.plan_names(p));
     let invalid = |e: warpcheck_pddl::ValidationError| {
         CliError::Input(format!("internal error: the plan found fails validation: {e}"))
     };

@@ -109,12 +109,9 @@ pub fn solve_with(
         Err(warpcheck_pddl::SearchError::TimeLimit { .. }) => return None,
         Err(e) => panic!("{}: {e}", problem.display()),
     };
-    // A net-benefit task's end phase (`(:...)` steps) is not part of the plan; its cost
-    // is the penalties of the soft goals missed.
-    let plan: Option<Vec<String>> = outcome
-        .plan
-        .as_ref()
-        .map(|p| p.iter().map(|&a| task.actions[a].name.clone()).filter(|n| !n.starts_with("(:")).collect());
+    // A net-benefit task's end phase is not part of the plan; its cost is the penalties
+    // of the soft goals missed.
+    let plan: Option<Vec<String>> = outcome.plan.as_ref().map(|p| task.plan_names(p));
     let validated_cost = plan.as_ref().map(|plan| {
         let invalid = |e| panic!("{}: invalid plan {plan:?}: {e}", problem.display());
         match p.net_benefit {
