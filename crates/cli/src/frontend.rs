@@ -12,7 +12,7 @@
 
 mod dve;
 pub mod network;
-mod pddl;
+pub mod pddl;
 
 use std::path::Path;
 

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use clap::Args;
 use serde::Serialize;
-use warpcheck_pddl::{Diagnostic, FileKind, Heuristic, SearchError, SearchOptions};
+use warpcheck_pddl::{Heuristic, SearchError, SearchOptions};
 
 use crate::backend::{Backend, Placement};
 use crate::error::{CliError, Verdict};
@@ -120,28 +120,10 @@ struct PlanReport {
     seconds: f64,
 }
 
-fn read(path: &PathBuf) -> Result<String, CliError> {
-    std::fs::read_to_string(path).map_err(|e| CliError::Input(format!("cannot read {}: {e}", path.display())))
-}
-
 /// Runs `plan`.
 pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
     let start = Instant::now();
-    let domain_text = read(&args.domain)?;
-    let problem_text = read(&args.problem)?;
-    let rendered = |d: Diagnostic| {
-        let (path, text) = match d.file {
-            FileKind::Domain => (&args.domain, &domain_text),
-            FileKind::Problem => (&args.problem, &problem_text),
-        };
-        CliError::Rendered(d.render(&path.display().to_string(), text))
-    };
-    let domain = warpcheck_pddl::parse_domain(&domain_text).map_err(rendered)?;
-    let problem = warpcheck_pddl::parse_problem(&problem_text, &domain).map_err(rendered)?;
-    let task = warpcheck_pddl::ground(&domain, &problem).map_err(rendered)?;
-    // The state in the arena and in the table, its table slot's id, parent, action,
-    // g-value and closed flag, rounded up; with A* and uniform-cost search, its h, the
-    // g of its expansion and its open-list or bucket entries.
+    let (domain, problem, task) = crate::frontend::pddl::read_task(&args.domain, &args.problem)?;
     let placement = args.backend.place(args.device, gpu_path(&args, &task))?;
     let chosen = args.heuristic.unwrap_or(match placement {
         Placement::Gpu => HeuristicArg::Blind,
@@ -149,6 +131,9 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
     });
     let heuristic = chosen.heuristic();
     let astar = heuristic != Heuristic::Blind;
+    // The state in the arena and in the table, its table slot's id, parent, action,
+    // g-value and closed flag, rounded up; with A* and uniform-cost search, its h, the
+    // g of its expansion and its open-list or bucket entries.
     let breadth_first = !astar && task.unit_cost();
     let bytes_per_state = task.words as u64 * 8 + if breadth_first { 40 } else { 72 };
     let memory = args.memory.or_else(|| warpcheck_store::memory::available().map(|m| m / 4 * 3));

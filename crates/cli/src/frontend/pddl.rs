@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use warpcheck_ltl::Definition;
 use warpcheck_model::{Automaton, LabelId};
 use warpcheck_pddl::model::PlanningModel;
-use warpcheck_pddl::{Diagnostic, FileKind};
+use warpcheck_pddl::{ast, Diagnostic, FileKind, Task};
 
 use super::{Loaded, StateFunction, WithFormula};
 use crate::error::CliError;
@@ -36,23 +36,29 @@ pub fn domain_of(problem: &Path, named: Option<&Path>) -> Result<PathBuf, CliErr
     })
 }
 
-/// Reads, parses and grounds the problem in `path` with its domain (see [`domain_of`]).
-pub fn load(path: &Path, domain: Option<&Path>) -> Result<Pddl, CliError> {
-    let domain_path = domain_of(path, domain)?;
+/// Reads, parses and grounds `problem` with `domain`: the lifted domain and problem
+/// (for the validator) and the grounded task; a diagnostic renders against its file.
+pub fn read_task(domain: &Path, problem: &Path) -> Result<(ast::Domain, ast::Problem, Task), CliError> {
     let read = |p: &Path| {
         std::fs::read_to_string(p).map_err(|e| CliError::Input(format!("cannot read `{}`: {e}", p.display())))
     };
-    let (domain_text, problem_text) = (read(&domain_path)?, read(path)?);
+    let (domain_text, problem_text) = (read(domain)?, read(problem)?);
     let rendered = |d: Diagnostic| {
         let (file, text) = match d.file {
-            FileKind::Domain => (&domain_path, &domain_text),
-            FileKind::Problem => (&path.to_path_buf(), &problem_text),
+            FileKind::Domain => (domain, &domain_text),
+            FileKind::Problem => (problem, &problem_text),
         };
         CliError::Rendered(d.render(&file.display().to_string(), text))
     };
-    let domain = warpcheck_pddl::parse_domain(&domain_text).map_err(rendered)?;
-    let problem = warpcheck_pddl::parse_problem(&problem_text, &domain).map_err(rendered)?;
-    let task = warpcheck_pddl::ground(&domain, &problem).map_err(rendered)?;
+    let d = warpcheck_pddl::parse_domain(&domain_text).map_err(rendered)?;
+    let p = warpcheck_pddl::parse_problem(&problem_text, &d).map_err(rendered)?;
+    let task = warpcheck_pddl::ground(&d, &p).map_err(rendered)?;
+    Ok((d, p, task))
+}
+
+/// Reads, parses and grounds the problem in `path` with its domain (see [`domain_of`]).
+pub fn load(path: &Path, domain: Option<&Path>) -> Result<Pddl, CliError> {
+    let (_, _, task) = read_task(&domain_of(path, domain)?, path)?;
     Ok(Pddl { model: PlanningModel::new(task) })
 }
 
