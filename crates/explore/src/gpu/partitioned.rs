@@ -4,7 +4,7 @@
 //! Every partition expands its share of a BFS level, inserting the successors it owns
 //! and sending the others, with their parent's id, to their owners, which insert them;
 //! a state's parent link also names the parent's partition, so that counterexamples
-//! stay shortest. Two ways to send:
+//! stay shortest.
 //!
 //! The expansion always appends to local outbox segments, one per owner, so that it
 //! writes and counts in its own GPU's memory only. Two ways to deliver them:

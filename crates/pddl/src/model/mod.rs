@@ -131,7 +131,7 @@ impl CudaModel for PlanningModel {
         if labels.iter().any(|&l| l != UNSOLVED) {
             return Err(Unsupported::Model(format!("a planning task has one label, asked for {labels:?}")));
         }
-        let (data, depth) = table::build(&self.task).map_err(|e| Unsupported::Model(e.0))?;
+        let (data, depth) = table::build(&self.task, &self.applicable).map_err(|e| Unsupported::Model(e.0))?;
         // Every label asked for is `unsolved`.
         let source = format!(
             "#define WC_WORDS {words}\n#define WC_ASSERTIONS 0\n#define WC_INVARIANTS {n}\n\

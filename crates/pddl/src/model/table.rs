@@ -16,8 +16,9 @@ const ARG: u32 = (1 << 30) - 1;
 #[derive(Debug)]
 pub struct TooLarge(pub String);
 
-/// The table of `task`, and the depth of the postfix stack its conditions need.
-pub fn build(task: &Task) -> Result<(Vec<u32>, usize), TooLarge> {
+/// The table of `task` with its index of actions by first positive precondition
+/// (`index`, the CPU's), and the depth of the postfix stack its conditions need.
+pub fn build(task: &Task, index: &Successors) -> Result<(Vec<u32>, usize), TooLarge> {
     let mut t = Table { words: vec![0; 4 + task.actions.len()], depth: 1 };
     t.words[0] = u32::try_from(task.actions.len()).map_err(|_| TooLarge("too many actions".into()))?;
     t.words[1] = u32::try_from(task.facts.len()).map_err(|_| TooLarge("too many facts".into()))?;
@@ -36,17 +37,16 @@ pub fn build(task: &Task) -> Result<(Vec<u32>, usize), TooLarge> {
         }
     }
     t.words[3] = t.here();
-    // The CPU's index of the actions by first positive precondition.
-    let Successors { by_fact, always } = Successors::new(task);
+    let Successors { by_fact, always } = index;
     let mut start = 0u32;
-    for list in &by_fact {
+    for list in by_fact {
         t.words.push(start);
         start += list.len() as u32;
     }
     t.words.push(start);
     t.words.extend(by_fact.iter().flatten());
     t.words.push(always.len() as u32);
-    t.words.extend(&always);
+    t.words.extend(always);
     Ok((t.words, t.depth))
 }
 
