@@ -1,9 +1,10 @@
 //! `warpcheck plan DOMAIN.pddl PROBLEM.pddl`: a cost-optimal plan of a PDDL task
 //! (parse, ground by relaxed reachability, A* with LM-cut or h_max, or a blind
 //! breadth-first or cost-layered search; on the GPU, breadth first through the
-//! exploration engine with the goal as a violated invariant, for tasks whose actions
-//! all cost 1), printed only after the validator replayed it on the lifted task; exit 1
-//! when the reachable states are exhausted without reaching the goal.
+//! exploration engine with the goal as a violated invariant when every action costs 1,
+//! else the GPU's cost-layered search `warpcheck_pddl::search::gpu`), printed only
+//! after the validator replayed it on the lifted task; exit 1 when the reachable states
+//! are exhausted without reaching the goal.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -18,6 +19,7 @@ use crate::json;
 use warpcheck_explore::gpu::{explore_gpu, GpuOptions};
 use warpcheck_explore::{Checks, Invariant};
 use warpcheck_pddl::model::{PlanningModel, UNSOLVED};
+use warpcheck_pddl::search::gpu::{uniform_cost_gpu, GpuSearchError, GpuSearchOptions};
 use warpcheck_pddl::{SearchOutcome, Task};
 
 /// `plan`.
@@ -36,7 +38,8 @@ pub struct PlanArgs {
     /// device memory (default: 90% of the free device memory).
     #[arg(long, value_name = "SIZE", value_parser = crate::memory::parse_size)]
     pub memory: Option<u64>,
-    /// Stop with exit status 3 when the search has run this many seconds.
+    /// Stop with exit status 3 when the search has run this many seconds (on the GPU:
+    /// its uniform-cost search, checked between cost layers).
     #[arg(long, value_name = "SECONDS")]
     pub time_limit: Option<f64>,
     /// The search: A* with `lmcut` (LM-cut, the strongest) or `hmax` (h_max), or `blind`
@@ -48,9 +51,9 @@ pub struct PlanArgs {
     /// all cores).
     #[arg(long, short = 't')]
     pub threads: Option<usize>,
-    /// Where to search: `cpu`; `gpu` (blind breadth-first search on the device, for
-    /// tasks whose actions all cost 1; an error otherwise); `auto` (the GPU when a device
-    /// is present and the search asked for runs there, else the CPU).
+    /// Where to search: `cpu`; `gpu` (blind search on the device: breadth first when
+    /// every action costs 1, by cost layers otherwise); `auto` (the GPU when a device is
+    /// present and the search asked for runs there, else the CPU).
     #[arg(long, value_enum, default_value_t = Backend::Cpu)]
     pub backend: Backend,
     /// The CUDA device to use.
@@ -100,8 +103,8 @@ struct PlanReport {
     /// benefit (the metric's constant less the cost and the penalties); else `null`.
     penalty: Option<u64>,
     net_benefit: Option<i64>,
-    /// States expanded; `null` on the GPU, which expands whole breadth-first levels
-    /// without counting them.
+    /// States expanded; `null` on the GPU's breadth-first search, which expands whole
+    /// levels    /// without counting them.
     expanded: Option<u64>,
     generated: u64,
     /// Distinct states stored.
@@ -148,7 +151,7 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
         None => None,
     };
     let outcome = match placement {
-        Placement::Gpu => search_gpu(&task, &args)?,
+        Placement::Gpu => search_gpu(&task, &args, deadline)?,
         Placement::Cpu => {
             let threads = crate::thread_count(args.threads);
             let options = SearchOptions { max_states, deadline, heuristic, threads };
@@ -189,7 +192,7 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
         cost,
         penalty,
         net_benefit,
-        expanded: (placement == Placement::Cpu).then_some(outcome.expanded),
+        expanded: (placement == Placement::Cpu || !task.unit_cost()).then_some(outcome.expanded),
         generated: outcome.generated,
         states: outcome.stored,
         facts: task.facts.len(),
@@ -230,7 +233,7 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
     }
     println!("generated: {}", report.generated);
     let search = match placement {
-        Placement::Gpu => format!("breadth-first search on GPU {}", args.device),
+        Placement::Gpu => format!("{} search on GPU {}", report.search, args.device),
         Placement::Cpu if astar => format!("A* with {}", report.heuristic),
         Placement::Cpu => format!("{} search", report.search),
     };
@@ -240,27 +243,42 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
     Ok(verdict)
 }
 
-/// Whether the search asked for runs on the GPU: breadth first, blind, with every
-/// action at cost 1 (else the reason).
+/// Whether the search asked for runs on the GPU: blind, without a bound on states,
+/// and with a time limit only where the costs are not all 1 (else the reason).
 fn gpu_path(args: &PlanArgs, task: &Task) -> Result<(), String> {
     if let Some(h) = args.heuristic.filter(|&h| h != HeuristicArg::Blind) {
         return Err(format!("A* with {} runs on the CPU only (the GPU searches blind)", h.name()));
     }
-    if !task.unit_cost() {
-        return Err("the GPU searches breadth first, which is optimal only when every action costs 1, \
-                    and this task has action costs"
+    if args.max_states.is_some() {
+        return Err("--max-states bounds the CPU search only (on the GPU, --memory bounds the states)".into());
+    }
+    if args.time_limit.is_some() && task.unit_cost() {
+        return Err("--time-limit bounds the GPU's cost-layered search, and this task's actions all cost 1: the \
+                    GPU searches it breadth first, without a time limit"
             .into());
     }
-    if args.max_states.is_some() || args.time_limit.is_some() {
-        return Err("--max-states and --time-limit bound the CPU search only".into());
-    }
     Ok(())
+}
+
+/// The GPU's search: breadth first for unit costs ([`search_gpu_breadth_first`]), else
+/// by cost layers.
+fn search_gpu(task: &Task, args: &PlanArgs, deadline: Option<Instant>) -> Result<SearchOutcome, CliError> {
+    if task.unit_cost() {
+        return search_gpu_breadth_first(task, args);
+    }
+    let options = GpuSearchOptions { device: args.device, memory: args.memory, deadline };
+    uniform_cost_gpu(task, &options).map_err(|e| match e {
+        GpuSearchError::NoDevice(_) => CliError::NoGpu(e.to_string()),
+        GpuSearchError::Unsupported(_) => CliError::Input(e.to_string()),
+        GpuSearchError::TimeLimit { .. } => CliError::Resource(format!("{e} (--time-limit)")),
+        _ => CliError::Resource(e.to_string()),
+    })
 }
 
 /// Breadth-first search on the GPU: the exploration engine with `unsolved` as an
 /// invariant stops at the first level holding a goal state, and its shortest
 /// counterexample is a plan of fewest actions, optimal at unit costs.
-fn search_gpu(task: &Task, args: &PlanArgs) -> Result<SearchOutcome, CliError> {
+fn search_gpu_breadth_first(task: &Task, args: &PlanArgs) -> Result<SearchOutcome, CliError> {
     let model = PlanningModel::new(task.clone());
     let unsolved = Invariant { text: "the goal is not reached".into(), label: UNSOLVED };
     let checks = Checks { invariants: vec![unsolved], ..Checks::default() };

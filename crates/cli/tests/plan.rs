@@ -138,7 +138,8 @@ fn state_bound_exits_3() {
 
 /// On a device (`cargo test -p warpcheck --test plan -- --ignored`): the GPU's
 /// breadth-first search finds the ferry's optimal plan of 6 steps (validated before it
-/// is printed), and exhausts an unsolvable task's two states (exit 1).
+/// is printed), and exhausts an unsolvable task's two states (exit 1); its cost-layered
+/// search finds the delivery's plan of cost 11 and the net-benefit task's optimum.
 #[test]
 #[ignore = "needs a CUDA device"]
 fn the_gpu_plans_unit_cost_tasks_breadth_first() {
@@ -153,6 +154,27 @@ fn the_gpu_plans_unit_cost_tasks_breadth_first() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!((r["solvable"].as_bool(), r["states"].as_u64()), (Some(false), Some(2)), "{r}");
+    let out = warpcheck(&["plan", DOMAIN, PROBLEM, "--backend", "gpu", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((r["cost"].as_u64(), r["search"].as_str()), (Some(11), Some("uniform-cost")), "{r}");
+    assert!(r["expanded"].as_u64().is_some_and(|e| e > 0), "{r}");
+    let netbenefit = "examples/plan/delivery-netbenefit.pddl";
+    let out = warpcheck(&["plan", DOMAIN, netbenefit, "--backend", "gpu", "--json"]);
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((r["cost"].as_u64(), r["penalty"].as_u64(), r["net_benefit"].as_i64()), (Some(5), Some(5), Some(5)));
+}
+
+/// `--time-limit` bounds the GPU's cost-layered search, not its breadth-first one.
+#[test]
+fn the_gpu_takes_a_time_limit_only_by_cost_layers() {
+    let ferry = ["plan", "examples/plan/ferry-domain.pddl", "examples/plan/ferry-problem.pddl"];
+    let out = warpcheck(&[&ferry[..], &["--backend", "gpu", "--time-limit", "5"]].concat());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--time-limit bounds the GPU's cost-layered search"), "{}", text(&out.stderr));
+    let out = warpcheck(&["plan", DOMAIN, PROBLEM, "--backend", "gpu", "--device", "99", "--time-limit", "5"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("no CUDA device"), "{}", text(&out.stderr));
 }
 
 /// A problem file is a model for `explore` and `check` (the PDDL front end): the

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use cudarc::driver::sys::CUdevice_attribute;
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream};
 use cudarc::nvrtc::Ptx;
 
 use crate::{nvrtc, CudaError};
@@ -154,6 +154,21 @@ impl Module {
     /// The kernel `name` (an `extern "C" __global__` function of the source).
     pub fn function(&self, name: &str) -> Result<CudaFunction, CudaError> {
         Ok(self.module.load_function(name)?)
+    }
+
+    /// Copies `data` to the device and points the source's `__device__ const u32 *name`
+    /// (a model's `WC_TABLE(name)`) at the copy, which the caller keeps as long as the
+    /// kernels run.
+    pub fn bind_table(&self, stream: &Arc<CudaStream>, name: &str, data: &[u32]) -> Result<CudaSlice<u32>, CudaError> {
+        let copy = stream.clone_htod(data)?;
+        let address = crate::device_ptr(&copy, stream);
+        let mut symbol = self.module.get_global(name, stream)?;
+        // SAFETY: `name` is declared `__device__ const u32 *name`: 8 bytes, one device
+        // address, which a `u64` views exactly (`transmute_mut` checks the size).
+        let mut pointer = unsafe { symbol.transmute_mut::<u64>(1) }
+            .ok_or_else(|| CudaError::Internal(format!("table `{name}`: not a pointer in the module")))?;
+        stream.memcpy_htod(&[address], &mut pointer)?;
+        Ok(copy)
     }
 }
 

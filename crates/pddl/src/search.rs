@@ -24,6 +24,7 @@ use rayon::prelude::*;
 use crate::heuristic::{Evaluator, Heuristic};
 use crate::task::{State, Task};
 
+pub mod gpu;
 mod parallel;
 
 /// The heuristic and the limits of a search.

@@ -11,6 +11,8 @@ mod common;
 
 use std::path::Path;
 
+use common::random_task;
+
 use warpcheck_explore::{explore_parallel, Checks, Invariant, Options};
 use warpcheck_model::cuda::host::run_on_host;
 use warpcheck_model::cuda::CudaModel;
@@ -175,65 +177,6 @@ fn the_generated_c_compiles_with_nvrtc() {
     warpcheck_cuda::nvrtc::compile(&source, 90, &tuning.nvrtc_options()).unwrap_or_else(|e| panic!("{e}"));
 }
 
-/// A xorshift generator for the random tasks.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u32) -> u32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as u32
-    }
-
-    /// Up to `k` distinct facts of `facts`, sorted.
-    fn pick(&mut self, k: u32, facts: u32) -> Vec<u32> {
-        let mut v: Vec<u32> = (0..k).map(|_| self.below(facts)).collect();
-        v.sort_unstable();
-        v.dedup();
-        v
-    }
-}
-
-/// A small random task from `seed`: 3-10 facts, 1-8 actions with positive and negative
-/// preconditions (shared among actions, so that some compete), and with `adl`
-/// disjunctive preconditions and goals and conditional effects; costs 1.
-fn random_task(seed: u64, adl: bool) -> Task {
-    use warpcheck_pddl::task::{Action, Condition, ConditionalEffect, Formula};
-    let mut r = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
-    let facts = 3 + r.below(8);
-    let conditions: Vec<(Vec<u32>, Vec<u32>)> = (0..10).map(|_| (r.pick(2, facts), r.pick(1, facts))).collect();
-    let mut actions = Vec::new();
-    for a in 0..1 + r.below(8) {
-        let (positive, negative) = conditions[r.below(10) as usize].clone();
-        let rest = (adl && r.below(3) == 0)
-            .then(|| Formula::Or(vec![Formula::Fact(r.below(facts)), Formula::NotFact(r.below(facts))]));
-        let mut conditional = Vec::new();
-        if adl && r.below(2) == 0 {
-            let condition = Condition { positive: r.pick(1, facts), negative: r.pick(1, facts), rest: None };
-            conditional.push(ConditionalEffect { condition, add: r.pick(1, facts), delete: r.pick(1, facts) });
-        }
-        actions.push(Action {
-            name: format!("(a{a})"),
-            precondition: Condition { positive, negative, rest },
-            add: r.pick(2, facts),
-            delete: r.pick(2, facts),
-            conditional,
-            cost: 1,
-        });
-    }
-    let init = vec![r.pick(3, facts).iter().fold(0u32, |w, &f| w | 1 << f)];
-    let goal_rest = (adl && r.below(3) == 0).then(|| Formula::And(vec![Formula::NotFact(r.below(facts))]));
-    Task {
-        facts: (0..facts).map(|f| format!("(f{f})")).collect(),
-        end_phase: actions.len(),
-        actions,
-        init,
-        goal: Condition { positive: r.pick(2, facts), negative: Vec::new(), rest: goal_rest },
-        words: 1,
-    }
-}
-
 /// Random unit-cost tasks: the plan the exploration engine finds by checking
 /// `unsolved` as an invariant (the GPU's search, here on the CPU engine) reaches the
 /// goal and has the optimal cost of A* with LM-cut and of blind breadth-first search;
@@ -243,7 +186,7 @@ fn on_random_tasks_the_invariant_search_finds_optimal_plans() {
     use warpcheck_pddl::{search, Heuristic, SearchOptions};
     let (mut solved, mut unsolvable) = (0, 0);
     for seed in 0..400 {
-        let task = random_task(seed, seed % 2 == 1);
+        let task = random_task(seed, seed % 2 == 1, false);
         let cost = |heuristic| search(&task, &SearchOptions { heuristic, ..SearchOptions::default() }).unwrap().cost;
         let (astar, blind) = (cost(Heuristic::LmCut), cost(Heuristic::Blind));
         assert_eq!(astar, blind, "seed {seed}: A* and breadth-first search disagree");
@@ -278,7 +221,7 @@ fn on_random_tasks_the_invariant_search_finds_optimal_plans() {
 fn on_random_tasks_the_generated_c_gives_the_cpu_successors() {
     let mut states = 0;
     for seed in 0..40 {
-        states += host_agrees(&PlanningModel::new(random_task(1000 + seed, true)), &format!("random-{seed}"));
+        states += host_agrees(&PlanningModel::new(random_task(1000 + seed, true, false)), &format!("random-{seed}"));
     }
     assert!(states > 60, "{states} states compared");
 }
@@ -292,7 +235,7 @@ fn on_random_tasks_the_gpu_finds_the_optimal_costs() {
     use warpcheck_explore::gpu::{explore_gpu, GpuOptions};
     use warpcheck_pddl::{search, SearchOptions};
     for seed in 0..100 {
-        let task = random_task(seed, seed % 2 == 1);
+        let task = random_task(seed, seed % 2 == 1, false);
         let cost = search(&task, &SearchOptions::default()).unwrap().cost;
         let unsolved = Invariant { text: "unsolved".into(), label: UNSOLVED };
         let checks = Checks { invariants: vec![unsolved], ..Checks::default() };

@@ -132,6 +132,8 @@ impl CudaModel for PlanningModel {
             return Err(Unsupported::Model(format!("a planning task has one label, asked for {labels:?}")));
         }
         let (data, depth) = table::build(&self.task, &self.applicable).map_err(|e| Unsupported::Model(e.0))?;
+        // Rounded up, so that tasks alike share one source (and one compilation).
+        let depth = depth.div_ceil(8) * 8;
         // Every label asked for is `unsolved`.
         let source = format!(
             "#define WC_WORDS {words}\n#define WC_ASSERTIONS 0\n#define WC_INVARIANTS {n}\n\

@@ -11,6 +11,8 @@
 // (word, mask)..., rest: count, postfix code...]; a pair list [count, (word, mask)...].
 // Postfix code: bits 31..30 the kind (0 fact, 1 negated fact, 2 all of the last n,
 // 3 any of the last n), bits 29..0 the fact or n; WC_PLAN_STACK bounds its stack.
+// An includer that needs the action of each successor (the GPU's uniform-cost search,
+// search/gpu/ucs.cu) defines WC_PLAN_EMIT(k, a, t), called instead of wc_emit.
 
 WC_TABLE(wc_plan)
 
@@ -90,7 +92,11 @@ WC_FN void wc_plan_apply(u32 a, const u32 *s, u32 *t) {
 WC_FN int wc_plan_try(u32 a, const u32 *s, u32 *t, WcSink *k) {
   if (!wc_plan_holds(wc_plan + wc_plan[4 + a], s)) return 0;
   wc_plan_apply(a, s, t);
+#ifdef WC_PLAN_EMIT
+  WC_PLAN_EMIT(k, a, t);
+#else
   wc_emit(k, t);
+#endif
   return 1;
 }
 

@@ -161,3 +161,66 @@ pub const SWITCHES_PROBLEM: &str = "
   (:objects r1 r2 - room l1 l2 l3 - light)
   (:init (at hall) (on l1) (in l1 r1) (in l2 r1) (in l3 r2))
   (:goal (and (on l3) (forall (?l - light) (imply (in ?l r1) (on ?l))))))";
+
+/// A xorshift generator for the random tasks.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn below(&mut self, n: u32) -> u32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as u32
+    }
+
+    /// Up to `k` distinct facts of `facts`, sorted.
+    pub fn pick(&mut self, k: u32, facts: u32) -> Vec<u32> {
+        let mut v: Vec<u32> = (0..k).map(|_| self.below(facts)).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+}
+
+/// A small random task from `seed`: 3-10 facts, 1-8 actions with positive and negative
+/// preconditions (shared among actions, so that some compete), and with `adl`
+/// disjunctive preconditions and goals and conditional effects; costs 1, or with
+/// `costs` 0 to 4 (zero-cost actions included).
+pub fn random_task(seed: u64, adl: bool, costs: bool) -> warpcheck_pddl::Task {
+    use warpcheck_pddl::task::{Action, Condition, ConditionalEffect, Formula};
+    let mut r = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let facts = 3 + r.below(8);
+    // With costs: fewer preconditions, more actions and a goal of one fact, so that more
+    // tasks are solvable at a cost above 0.
+    let positive = if costs { 1 } else { 2 };
+    let conditions: Vec<(Vec<u32>, Vec<u32>)> = (0..10).map(|_| (r.pick(positive, facts), r.pick(1, facts))).collect();
+    let mut actions = Vec::new();
+    for a in 0..1 + r.below(if costs { 12 } else { 8 }) {
+        let (positive, negative) = conditions[r.below(10) as usize].clone();
+        let rest = (adl && r.below(3) == 0)
+            .then(|| Formula::Or(vec![Formula::Fact(r.below(facts)), Formula::NotFact(r.below(facts))]));
+        let mut conditional = Vec::new();
+        if adl && r.below(2) == 0 {
+            let condition = Condition { positive: r.pick(1, facts), negative: r.pick(1, facts), rest: None };
+            conditional.push(ConditionalEffect { condition, add: r.pick(1, facts), delete: r.pick(1, facts) });
+        }
+        actions.push(Action {
+            name: format!("(a{a})"),
+            precondition: Condition { positive, negative, rest },
+            add: r.pick(2, facts),
+            delete: r.pick(2, facts),
+            conditional,
+            cost: if costs { u64::from(r.below(5)) } else { 1 },
+        });
+    }
+    let init = vec![r.pick(3, facts).iter().fold(0u32, |w, &f| w | 1 << f)];
+    let goal_rest = (adl && r.below(3) == 0).then(|| Formula::And(vec![Formula::NotFact(r.below(facts))]));
+    warpcheck_pddl::Task {
+        facts: (0..facts).map(|f| format!("(f{f})")).collect(),
+        end_phase: actions.len(),
+        actions,
+        init,
+        goal: Condition { positive: r.pick(if costs { 1 } else { 2 }, facts), negative: Vec::new(), rest: goal_rest },
+        words: 1,
+    }
+}

@@ -1,0 +1,268 @@
+//! Uniform-cost search on the GPU: Dijkstra by cost layers, each layer's states
+//! expanded by one kernel launch, the store, the open list and the parent links on the
+//! device. The kernels are ucs.cu around the task's successor code (plan.c); this
+//! module drives them round by round and rebuilds the plan.
+//!
+//! - [`uniform_cost_gpu`] runs on a CUDA device ([`device`]);
+//! - [`uniform_cost_emulated`] runs the same kernel text compiled for the host, one work
+//!   item after another ([`host`]), which is how the tests check the search's logic
+//!   (stale entries, lowered costs, zero-cost layers, the rebuild after an overflowing
+//!   round, the plan) against the CPU without a GPU.
+//!
+//! The driver is the same for both: a round of cost m reads the control block, stops at
+//! a goal state (the plan's cost is m), an empty open list (unsolvable) or a full store
+//! (an error, never a dropped state), rebuilds the open list when a round overflowed
+//! it, and goes on with the smallest cost pushed.
+
+mod device;
+mod host;
+
+pub use device::cuda_source;
+
+use std::time::Instant;
+
+use crate::search::{SearchOutcome, Successors};
+use crate::task::{State, Task};
+use warpcheck_model::cuda::{CudaModel, CudaSource};
+
+/// Why the GPU search has no answer.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GpuSearchError {
+    /// No CUDA driver or device, or the device asked for is not present.
+    #[error("no CUDA device: {0}")]
+    NoDevice(String),
+    /// A task this search does not take.
+    #[error("{0}")]
+    Unsupported(String),
+    /// The driver, NVRTC or the host compiler of the emulation failed.
+    #[error("{0}")]
+    Failed(String),
+    #[error(
+        "the GPU state store is full: it holds {capacity} states ({bytes} bytes of device memory) and the search \
+         needs more; give more device memory (--memory) or use the CPU"
+    )]
+    Full { capacity: u64, bytes: u64 },
+    /// The deadline passed (checked between rounds).
+    #[error("time limit reached after {expanded} expansions")]
+    TimeLimit { expanded: u64 },
+    /// A path's cost passed 2^32 - 1, the device's cost range.
+    #[error("a path costs more than {}, the GPU search's largest cost", u32::MAX)]
+    CostOverflow,
+}
+
+/// The kernels' argument block (`struct WcUcs` in ucs.cu): device or host addresses.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct UcsArgs {
+    pub states: u64,
+    pub best: u64,
+    pub closed: u64,
+    pub table: u64,
+    pub capacity: u64,
+    pub ctl: u64,
+    pub counters: u64,
+    pub input: u64,
+    pub output: u64,
+    pub cost: u64,
+    pub in_len: u32,
+    pub limit: u32,
+    pub push_room: u32,
+    pub out_room: u32,
+}
+
+/// The control block after a launch (`ctl` in ucs.cu).
+#[derive(Clone, Copy, Debug)]
+struct Control {
+    stored: u32,
+    full: bool,
+    pushed: u32,
+    overflow: bool,
+    smallest: u32,
+    goal: Option<u32>,
+    cost_overflow: bool,
+}
+
+impl Control {
+    fn of(ctl: &[u32]) -> Control {
+        Control {
+            stored: ctl[0],
+            full: ctl[1] != 0,
+            pushed: ctl[2],
+            overflow: ctl[3] != 0,
+            smallest: ctl[4],
+            goal: (ctl[5] != u32::MAX).then_some(ctl[5]),
+            cost_overflow: ctl[6] != 0,
+        }
+    }
+}
+
+/// What runs the kernels: the device, or their host compilation.
+trait Kernels {
+    /// Stores the initial state and pushes it.
+    fn start(&mut self, init: &[u32]) -> Result<Control, GpuSearchError>;
+    /// Expands the round of cost `m` over the `len` entries of the open list.
+    fn expand(&mut self, m: u32, len: u32) -> Result<Control, GpuSearchError>;
+    /// Refills the open list being written with every stored state not closed.
+    fn rebuild(&mut self, stored: u32) -> Result<Control, GpuSearchError>;
+    /// The list just written becomes the one read.
+    fn swap(&mut self);
+    /// `best[id]` (its g and parent) and the state `id`.
+    fn link(&mut self, id: u32) -> Result<(u32, u32, State), GpuSearchError>;
+    /// States expanded and successors generated.
+    fn counters(&mut self) -> Result<(u64, u64), GpuSearchError>;
+    /// The store's room in states and its bytes.
+    fn room(&self) -> (u64, u64);
+}
+
+/// Options of the GPU search.
+#[derive(Clone, Debug, Default)]
+pub struct GpuSearchOptions {
+    /// The CUDA device.
+    pub device: usize,
+    /// Device memory to use in bytes; `None` for 90% of the free memory.
+    pub memory: Option<u64>,
+    /// When to give up; `None` for no time limit.
+    pub deadline: Option<Instant>,
+}
+
+/// An optimal plan of `task` by uniform-cost search on a CUDA device.
+pub fn uniform_cost_gpu(task: &Task, options: &GpuSearchOptions) -> Result<SearchOutcome, GpuSearchError> {
+    let costs = costs(task)?;
+    let mut kernels = device::DeviceKernels::new(task, &costs, options)?;
+    drive(task, &mut kernels, options.deadline)
+}
+
+/// The same search with the kernels compiled for the host and run one work item after
+/// another (entries of a round visited in the order `i * stride mod n`): a store of
+/// `limit` states, and open-list pushes past `push_room` counted as an overflow, so
+/// that tests reach the rebuild. Slow; for tests.
+pub fn uniform_cost_emulated(
+    task: &Task,
+    limit: u32,
+    push_room: u32,
+    stride: u32,
+) -> Result<SearchOutcome, GpuSearchError> {
+    let costs = costs(task)?;
+    let mut kernels = host::HostKernels::new(task, &costs, limit, push_room, stride)?;
+    drive(task, &mut kernels, None)
+}
+
+/// The actions' costs as the device holds them.
+fn costs(task: &Task) -> Result<Vec<u32>, GpuSearchError> {
+    task.actions
+        .iter()
+        .map(|a| {
+            u32::try_from(a.cost).map_err(|_| {
+                GpuSearchError::Unsupported(format!(
+                    "action {} costs {}, more than the GPU search's {}",
+                    a.name,
+                    a.cost,
+                    u32::MAX
+                ))
+            })
+        })
+        .collect()
+}
+
+/// The rounds, then the plan.
+fn drive(task: &Task, kernels: &mut impl Kernels, deadline: Option<Instant>) -> Result<SearchOutcome, GpuSearchError> {
+    let seeded = kernels.start(&task.init)?;
+    check(seeded, kernels.room())?;
+    let (mut m, mut len) = (0u32, 1u32);
+    kernels.swap();
+    let (goal, stored) = loop {
+        let round = kernels.expand(m, len)?;
+        let mut c = check(round, kernels.room())?;
+        if c.goal.is_some() {
+            break (c.goal, c.stored);
+        }
+        if c.overflow {
+            let rebuilt = kernels.rebuild(c.stored)?;
+            c = check(rebuilt, kernels.room())?;
+            if c.overflow {
+                return Err(GpuSearchError::Failed("internal error: the open list's rebuild overflowed".into()));
+            }
+        }
+        if c.pushed == 0 {
+            break (None, c.stored);
+        }
+        if deadline.is_some_and(|d| Instant::now() > d) {
+            return Err(GpuSearchError::TimeLimit { expanded: kernels.counters()?.0 });
+        }
+        (m, len) = (c.smallest, c.pushed);
+        kernels.swap();
+    };
+    let (expanded, generated) = kernels.counters()?;
+    let stored = stored as usize;
+    let Some(goal) = goal else {
+        return Ok(SearchOutcome { plan: None, cost: None, expanded, generated, stored });
+    };
+    let plan = plan_to(task, kernels, goal, stored)?;
+    let cost = plan.iter().map(|&a| task.actions[a].cost).sum::<u64>();
+    if cost != u64::from(m) {
+        return Err(GpuSearchError::Failed(format!(
+            "internal error: the plan rebuilt from the device costs {cost}, its layer {m}"
+        )));
+    }
+    Ok(SearchOutcome { plan: Some(plan), cost: Some(cost), expanded, generated, stored })
+}
+
+/// `c`, unless the store filled or a cost overflowed in its round.
+fn check(c: Control, (capacity, bytes): (u64, u64)) -> Result<Control, GpuSearchError> {
+    if c.full {
+        return Err(GpuSearchError::Full { capacity, bytes });
+    }
+    if c.cost_overflow {
+        return Err(GpuSearchError::CostOverflow);
+    }
+    Ok(c)
+}
+
+/// The actions from the initial state to stored state `goal`: the parent links read
+/// back, each step's action found among those applicable in the parent that make the
+/// child at the difference of their costs.
+fn plan_to(task: &Task, kernels: &mut impl Kernels, goal: u32, stored: usize) -> Result<Vec<usize>, GpuSearchError> {
+    let mut path = Vec::new();
+    let mut id = goal;
+    loop {
+        let (g, parent, state) = kernels.link(id)?;
+        path.push((g, state));
+        if id == 0 {
+            break;
+        }
+        if path.len() > stored {
+            return Err(GpuSearchError::Failed("internal error: the device's parent links form a cycle".into()));
+        }
+        id = parent;
+    }
+    path.reverse();
+    let index = Successors::new(task);
+    let (mut applicable, mut next) = (Vec::new(), Vec::new());
+    let mut plan = Vec::with_capacity(path.len() - 1);
+    for pair in path.windows(2) {
+        let ((g0, s0), (g1, s1)) = (&pair[0], &pair[1]);
+        index.applicable(task, s0, &mut applicable);
+        let step = applicable.iter().map(|&a| a as usize).find(|&a| {
+            task.actions[a].apply(s0, &mut next);
+            next == *s1 && task.actions[a].cost == u64::from(g1 - g0)
+        });
+        let step = step.ok_or_else(|| {
+            GpuSearchError::Failed(format!(
+                "internal error: no action leads from a stored state to its child at cost {}",
+                g1 - g0
+            ))
+        })?;
+        plan.push(step);
+    }
+    Ok(plan)
+}
+
+/// ucs.cu around the task's successor code (plan.c, whose table the caller places),
+/// without the defines of the compiler it goes to.
+fn kernel_source(task: &Task) -> Result<CudaSource, GpuSearchError> {
+    let model = crate::model::PlanningModel::new(task.clone());
+    let generated =
+        model.cuda_source(&[crate::model::UNSOLVED]).map_err(|e| GpuSearchError::Unsupported(e.to_string()))?;
+    let source = include_str!("gpu/ucs.cu").replacen("// @@MODEL@@", &generated.source, 1);
+    Ok(CudaSource { source, ..generated })
+}

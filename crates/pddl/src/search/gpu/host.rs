@@ -1,0 +1,197 @@
+//! The GPU search's kernels compiled for the host (the system C++ compiler, through
+//! `warpcheck_native::compile`) and run one work item after another on host buffers
+//! laid out as the device's: the tests' stand-in for a GPU.
+
+use libloading::{Library, Symbol};
+use warpcheck_model::cuda::host::HOST_DEFINES;
+
+use super::{kernel_source, Control, GpuSearchError, Kernels, UcsArgs};
+use crate::task::{State, Task};
+
+type Start = unsafe extern "C" fn(*const UcsArgs, *const u32);
+type Expand = unsafe extern "C" fn(*const UcsArgs, u32, u32);
+type Rebuild = unsafe extern "C" fn(*const UcsArgs, u32);
+
+/// The host buffers (never resized after `new`: the argument block holds their
+/// addresses) and the loaded library.
+pub(super) struct HostKernels {
+    words: usize,
+    states: Vec<u32>,
+    best: Vec<u64>,
+    closed: Vec<u8>,
+    table: Vec<u64>,
+    ctl: Vec<u32>,
+    counters: Vec<u64>,
+    lists: [Vec<u64>; 2],
+    /// The list the next round reads.
+    reading: usize,
+    cost: Vec<u32>,
+    /// The model's tables, by the name of the function that points the library to one.
+    tables: Vec<(String, Vec<u32>)>,
+    stride: u32,
+    limit: u32,
+    push_room: u32,
+    library: Library,
+}
+
+fn failed(e: impl std::fmt::Display) -> GpuSearchError {
+    GpuSearchError::Failed(e.to_string())
+}
+
+impl HostKernels {
+    pub(super) fn new(
+        task: &Task,
+        costs: &[u32],
+        limit: u32,
+        push_room: u32,
+        stride: u32,
+    ) -> Result<HostKernels, GpuSearchError> {
+        let generated = kernel_source(task)?;
+        // The tables are pointers set at run time, so that the library depends on the
+        // task's state size and stack depth only and tasks alike share one compilation
+        // (and one loaded library: the pointers are per thread, set before each call).
+        let mut binders = String::new();
+        for t in &generated.tables {
+            binders += &format!("extern \"C\" void wc_bind_{0}(const u32 *p) {{ {0} = p; }}\n", t.name);
+        }
+        let unit = format!(
+            "{HOST_DEFINES}#undef WC_TABLE\n#define WC_TABLE(name) static thread_local const u32 *name;\n{}{binders}",
+            generated.source
+        );
+        let built = warpcheck_native::compile::build(&unit).map_err(failed)?;
+        // SAFETY: the library is the unit above, compiled by `build`: loading it runs no
+        // initialisers beyond the C++ runtime's, and its symbols are used with the
+        // signatures ucs.cu gives them (see `call`).
+        let library = unsafe { Library::new(&built.path) }.map_err(failed)?;
+        if built.temporary {
+            let _ = std::fs::remove_file(&built.path);
+        }
+        let tables = generated.tables.iter().map(|t| (format!("wc_bind_{}", t.name), t.data.clone())).collect();
+        let (n, words) = (limit as usize, task.words.max(1));
+        Ok(HostKernels {
+            words,
+            states: vec![0; n * words],
+            best: vec![0; n],
+            closed: vec![0; n],
+            table: vec![0; 2 * n + 1],
+            ctl: vec![0; 8],
+            counters: vec![0; 2],
+            lists: [vec![0; n], vec![0; n]],
+            reading: 0,
+            cost: costs.to_vec(),
+            tables,
+            stride: stride.max(1),
+            limit,
+            push_room: push_room.min(limit),
+            library,
+        })
+    }
+
+    fn args(&mut self, in_len: u32) -> UcsArgs {
+        let (input, output) = match self.reading {
+            0 => (self.lists[0].as_ptr() as u64, self.lists[1].as_mut_ptr() as u64),
+            _ => (self.lists[1].as_ptr() as u64, self.lists[0].as_mut_ptr() as u64),
+        };
+        UcsArgs {
+            states: self.states.as_mut_ptr() as u64,
+            best: self.best.as_mut_ptr() as u64,
+            closed: self.closed.as_mut_ptr() as u64,
+            table: self.table.as_mut_ptr() as u64,
+            capacity: self.table.len() as u64,
+            ctl: self.ctl.as_mut_ptr() as u64,
+            counters: self.counters.as_mut_ptr() as u64,
+            input,
+            output,
+            cost: self.cost.as_ptr() as u64,
+            in_len,
+            limit: self.limit,
+            push_room: self.push_room,
+            out_room: self.limit,
+        }
+    }
+
+    /// Resets the round's part of the control block (pushes, overflow, smallest g,
+    /// goal) and calls `name` with the argument block.
+    fn call<T>(
+        &mut self,
+        name: &[u8],
+        in_len: u32,
+        run: impl FnOnce(&Symbol<T>, &UcsArgs),
+    ) -> Result<Control, GpuSearchError> {
+        self.ctl[2..6].copy_from_slice(&[0, 0, u32::MAX, u32::MAX]);
+        for (binder, data) in &self.tables {
+            // SAFETY: `wc_bind_NAME(const u32 *)` is defined in the unit (see `new`); it
+            // sets this thread's pointer to `data`, which lives in `self` while the call
+            // below reads it.
+            unsafe {
+                let bind = self.library.get::<unsafe extern "C" fn(*const u32)>(binder.as_bytes());
+                bind.map_err(failed)?(data.as_ptr());
+            }
+        }
+        let args = self.args(in_len);
+        // SAFETY: `T` is the symbol's signature in ucs.cu (the `Start`, `Expand` and
+        // `Rebuild` types above, one per entry point).
+        let symbol = unsafe { self.library.get::<T>(name) }.map_err(failed)?;
+        run(&symbol, &args);
+        Ok(Control::of(&self.ctl))
+    }
+}
+
+/// The three calls below: the argument block holds the addresses of this struct's
+/// buffers, which live and keep their size as long as it does; the entry points index
+/// them within the sizes the block gives (the store's `limit`, the table's `capacity`,
+/// the lists' `out_room` = `limit`, the cost per action), as on the device.
+impl Kernels for HostKernels {
+    fn start(&mut self, init: &[u32]) -> Result<Control, GpuSearchError> {
+        let init = init.to_vec();
+        self.call::<Start>(b"wc_ucs_start_host", 0, |f, a| {
+            // SAFETY: see the note above this `impl`.
+            unsafe { f(a, init.as_ptr()) }
+        })
+    }
+
+    fn expand(&mut self, m: u32, len: u32) -> Result<Control, GpuSearchError> {
+        let mut stride = self.stride;
+        while len > 1 && gcd(stride, len) != 1 {
+            stride += 1;
+        }
+        self.call::<Expand>(b"wc_ucs_expand_host", len, |f, a| {
+            // SAFETY: see the note above this `impl`.
+            unsafe { f(a, m, stride) }
+        })
+    }
+
+    fn rebuild(&mut self, stored: u32) -> Result<Control, GpuSearchError> {
+        self.call::<Rebuild>(b"wc_ucs_rebuild_host", 0, |f, a| {
+            // SAFETY: see the note above this `impl`.
+            unsafe { f(a, stored) }
+        })
+    }
+
+    fn swap(&mut self) {
+        self.reading ^= 1;
+    }
+
+    fn link(&mut self, id: u32) -> Result<(u32, u32, State), GpuSearchError> {
+        let (i, w) = (id as usize, self.words);
+        let best = self.best[i];
+        Ok(((best >> 32) as u32, best as u32, self.states[i * w..(i + 1) * w].to_vec()))
+    }
+
+    fn counters(&mut self) -> Result<(u64, u64), GpuSearchError> {
+        Ok((self.counters[0], self.counters[1]))
+    }
+
+    fn room(&self) -> (u64, u64) {
+        let bytes = self.states.len() * 4 + self.best.len() * 9 + self.table.len() * 8 + self.limit as usize * 16;
+        (u64::from(self.limit), bytes as u64)
+    }
+}
+
+fn gcd(a: u32, b: u32) -> u32 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}

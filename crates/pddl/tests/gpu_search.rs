@@ -1,0 +1,168 @@
+//! The GPU's uniform-cost search (`search::gpu`): its kernels compiled for the host and
+//! run one work item after another (the emulation) against the CPU's searches on random
+//! tasks with action costs (zero included), the tiny tasks and IPC tasks; small open
+//! lists force the rebuild after an overflowing round, and the visiting order of a
+//! round's entries varies. On a device, the same comparisons run on the GPU (ignored
+//! tests).
+
+mod common;
+
+use common::{data_dir, random_task};
+use warpcheck_pddl::search::gpu::{uniform_cost_emulated, uniform_cost_gpu, GpuSearchError, GpuSearchOptions};
+use warpcheck_pddl::{ground, parse_domain, parse_problem, search, validate, Heuristic, SearchOptions, Task};
+
+/// The CPU's optimal cost of `task` (blind uniform-cost search).
+fn cpu_cost(task: &Task) -> Option<u64> {
+    search(task, &SearchOptions { heuristic: Heuristic::Blind, ..SearchOptions::default() }).unwrap().cost
+}
+
+/// Replays `plan` on `task`: `Some(cost)` when every step applies and the goal holds.
+fn replay(task: &Task, plan: &[usize]) -> Option<u64> {
+    let (mut state, mut next) = (task.init.clone(), Vec::new());
+    for &a in plan {
+        let action = &task.actions[a];
+        if !action.precondition.holds(&state) {
+            return None;
+        }
+        action.apply(&state, &mut next);
+        std::mem::swap(&mut state, &mut next);
+    }
+    task.goal.holds(&state).then(|| plan.iter().map(|&a| task.actions[a].cost).sum())
+}
+
+fn ipc_task(domain: &str, problem: &str) -> (Task, warpcheck_pddl::ast::Domain, warpcheck_pddl::ast::Problem) {
+    let dir = data_dir().join("ipc2008-opt").join(domain);
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+    let own = format!("{}-domain.pddl", problem.trim_end_matches(".pddl"));
+    let d = parse_domain(&read(if dir.join(&own).exists() { &own } else { "domain.pddl" })).unwrap();
+    let p = parse_problem(&read(problem), &d).unwrap();
+    (ground(&d, &p).unwrap(), d, p)
+}
+
+/// 600 random tasks with costs 0-4: the emulated GPU search has the CPU's optimal cost,
+/// its plan replays to the goal at that cost, and it finds none where the CPU finds
+/// none; with a generous open list, with one of 3 entries (a rebuild in most rounds),
+/// and with the rounds' entries visited in other orders.
+#[test]
+fn on_random_tasks_with_costs_the_emulated_gpu_search_is_optimal() {
+    let (mut solved, mut unsolvable, mut zero) = (0, 0, 0);
+    for seed in 0..600 {
+        let task = random_task(seed, seed % 2 == 1, true);
+        let cpu = cpu_cost(&task);
+        for (push_room, stride) in [(4096, 1), (3, 1), (4096, 7), (2, 5)] {
+            let gpu = uniform_cost_emulated(&task, 4096, push_room, stride)
+                .unwrap_or_else(|e| panic!("seed {seed}, room {push_room}: {e}"));
+            assert_eq!(gpu.cost, cpu, "seed {seed}, room {push_room}, stride {stride}: cost");
+            if let Some(plan) = &gpu.plan {
+                assert_eq!(replay(&task, plan), cpu, "seed {seed}: the plan's replayed cost");
+            }
+        }
+        match cpu {
+            Some(0) => zero += 1,
+            Some(_) => solved += 1,
+            None => unsolvable += 1,
+        }
+    }
+    assert!(
+        solved > 80 && unsolvable > 100 && zero > 100,
+        "{solved} solved, {unsolvable} unsolvable, {zero} at cost 0"
+    );
+}
+
+/// The tiny tasks with action costs, and two IPC tasks: the known optimal costs, and
+/// plans that the lifted validator accepts at that cost.
+#[test]
+fn the_emulated_gpu_search_finds_the_known_optimal_costs() {
+    let dir = data_dir();
+    let mut checked = 0;
+    for row in common::csv(&dir.join("results/tiny-expected.csv")) {
+        let name = &row["problem"];
+        let read = |f: &str| std::fs::read_to_string(dir.join("tiny").join(f)).unwrap();
+        let d = parse_domain(&read(&row["domain_file"])).unwrap();
+        let p = parse_problem(&read(name), &d).unwrap();
+        if p.net_benefit.is_some() {
+            continue; // Its cost counts the missed soft goals: checked by the CLI's tests.
+        }
+        let task = ground(&d, &p).unwrap();
+        let out = uniform_cost_emulated(&task, 1 << 16, 1 << 16, 1).unwrap();
+        match out.plan {
+            None => assert_eq!(row["solvable"], "False", "{name}"),
+            Some(plan) => {
+                assert_eq!(out.cost.unwrap().to_string(), row["expected_optimal_cost"], "{name}");
+                let names = task.plan_names(&plan);
+                assert_eq!(validate(&d, &p, &names).map(|c| c.to_string()), Ok(row["expected_optimal_cost"].clone()));
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked >= 8, "{checked} tiny tasks");
+    let optimal = common::csv(&dir.join("results/ipc2008-opt.csv"));
+    for (domain, problem) in [("pegsol-08-strips", "p01.pddl"), ("elevators-opt08-strips", "p01.pddl")] {
+        let (task, d, p) = ipc_task(domain, problem);
+        let known = optimal.iter().find(|r| r["domain"] == domain && r["problem"] == problem).unwrap();
+        let out = uniform_cost_emulated(&task, 1 << 21, 1 << 21, 1).unwrap();
+        assert_eq!(out.cost.unwrap().to_string(), known["optimal_cost"], "{domain} {problem}");
+        assert_eq!(validate(&d, &p, &task.plan_names(&out.plan.unwrap())), Ok(out.cost.unwrap()));
+    }
+}
+
+/// A store too small for the reachable states ends with `Full`, never with a wrong
+/// answer: an unsolvable task (no goal to stop at) must store all its states.
+#[test]
+fn a_full_store_is_an_error() {
+    let blind = SearchOptions { heuristic: Heuristic::Blind, ..SearchOptions::default() };
+    let (task, states) = (0..)
+        .map(|s| random_task(9000 + s, false, true))
+        .map(|t| {
+            let out = search(&t, &blind).unwrap();
+            (t, out.plan.is_none().then_some(out.stored as u32))
+        })
+        .find_map(|(t, unsolvable)| unsolvable.filter(|&n| n >= 8).map(|n| (t, n)))
+        .unwrap();
+    let err = uniform_cost_emulated(&task, states - 1, states, 1).unwrap_err();
+    assert!(matches!(err, GpuSearchError::Full { capacity, .. } if capacity == u64::from(states - 1)), "{err}");
+    assert!(err.to_string().contains("GPU state store is full"), "{err}");
+    assert_eq!(uniform_cost_emulated(&task, states, states, 1).unwrap().stored, states as usize);
+}
+
+/// On a device (`cargo test -p warpcheck-pddl --test gpu_search -- --ignored`): the GPU
+/// search has the CPU's optimal costs on random tasks with costs and on IPC tasks.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn on_a_device_the_gpu_search_has_the_cpu_costs() {
+    let options = GpuSearchOptions { device: 0, memory: Some(256 << 20), deadline: None };
+    for seed in 0..200 {
+        let task = random_task(seed, seed % 2 == 1, true);
+        let gpu = uniform_cost_gpu(&task, &options).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        assert_eq!(gpu.cost, cpu_cost(&task), "seed {seed}");
+        if let Some(plan) = &gpu.plan {
+            assert_eq!(replay(&task, plan), gpu.cost, "seed {seed}");
+        }
+    }
+    let optimal = common::csv(&data_dir().join("results/ipc2008-opt.csv"));
+    let options = GpuSearchOptions { device: 0, memory: None, deadline: None };
+    for (domain, problem) in [
+        ("pegsol-08-strips", "p05.pddl"),
+        ("elevators-opt08-strips", "p01.pddl"),
+        ("openstacks-opt08-strips", "p03.pddl"),
+        ("woodworking-opt08-strips", "p01.pddl"),
+    ] {
+        let (task, d, p) = ipc_task(domain, problem);
+        let known = optimal.iter().find(|r| r["domain"] == domain && r["problem"] == problem).unwrap();
+        let out = uniform_cost_gpu(&task, &options).unwrap_or_else(|e| panic!("{domain} {problem}: {e}"));
+        assert_eq!(out.cost.unwrap().to_string(), known["optimal_cost"], "{domain} {problem}");
+        assert_eq!(validate(&d, &p, &task.plan_names(&out.plan.unwrap())), Ok(out.cost.unwrap()));
+    }
+}
+
+/// The search's CUDA source compiles with NVRTC for sm_90 (no device needed):
+/// `LD_LIBRARY_PATH=DIR_OF_LIBNVRTC cargo test -p warpcheck-pddl --test gpu_search --
+/// --ignored nvrtc`.
+#[test]
+#[ignore = "needs NVRTC (libnvrtc)"]
+fn the_search_compiles_with_nvrtc() {
+    assert!(warpcheck_cuda::nvrtc::available(), "NVRTC (libnvrtc) is not on the library path");
+    let (task, _, _) = ipc_task("elevators-opt08-strips", "p01.pddl");
+    let source = warpcheck_pddl::search::gpu::cuda_source(&task).unwrap();
+    warpcheck_cuda::nvrtc::compile(&source, 90, &[]).unwrap_or_else(|e| panic!("{e}"));
+}
