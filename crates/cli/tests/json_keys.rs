@@ -218,7 +218,7 @@ fn plan_keys() {
     let plan = [&plan[..], &["facts", "actions"]].concat();
     let domain = "examples/plan/delivery-domain.pddl";
     let r = report(&["plan", domain, "examples/plan/delivery-problem.pddl", "--json"], 0);
-    assert_eq!(keys(&r), set(&[&plan, &["search", "heuristic", "backend", "device", "seconds"]]));
+    assert_eq!(keys(&r), set(&[&plan, &["search", "heuristic", "backend", "device", "seconds", "search_seconds"]]));
 }
 
 #[test]

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# warpcheck's blind search on the GPU beside the same search on the CPU's threads, on
+# the IPC-2008 sequential-optimal problems with a known optimum (`results/ipc2008-opt.csv`),
+# easiest first (by its `blind_expanded`; the problems without one last), one problem
+# at a time:
+#   gpu:   `warpcheck plan --backend gpu` (the cost-layered search on device 0);
+#   cpuN:  `warpcheck plan --heuristic blind --threads N` (uniform-cost search).
+# Each run gets SECONDS (`--time-limit`, and `timeout` 30 s later). The first backend
+# runs on every problem; the others only on the problems it solved (the pairs the
+# speed-up is measured on). No run starts after BUDGET seconds, and problems already in
+# OUT/results.txt are skipped, so a second call goes on where the first stopped.
+# Lines: "backend domain problem optimum exit seconds search_seconds cost states".
+# Usage: benches/scripts/plan-gpu.sh BIN PLANNING_DIR OUT SECONDS BUDGET BACKEND...
+set -u
+B=$1 PD=$2 O=$3 T=$4 BUDGET=$5
+shift 5
+start=$(date +%s)
+mkdir -p "$O/logs"
+touch "$O/results.txt"
+python3 - "$PD/results/ipc2008-opt.csv" > "$O/jobs.txt" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["optimal_cost"]]
+rows.sort(key=lambda r: int(r["blind_expanded"]) if r["blind_expanded"] else 1 << 62)
+for r in rows:
+    print(r["domain"], r["domain_file"], r["problem"], r["optimal_cost"])
+PY
+first=$1
+for P in "$@"; do
+  while read -r D DF PR OPT; do
+    [ $(( $(date +%s) - start )) -ge "$BUDGET" ] && break 2
+    grep -q "^$P $D $PR " "$O/results.txt" && continue
+    if [ "$P" != "$first" ]; then
+      awk -v p="$first" -v d="$D" -v r="$PR" '$1 == p && $2 == d && $3 == r && $8 != "None"' \
+        "$O/results.txt" | grep -q . || continue
+    fi
+    case $P in
+      gpu) flags=(--backend gpu) ;;
+      cpu*) flags=(--heuristic blind --threads "${P#cpu}") ;;
+    esac
+    log=$O/logs/$P.$D.${PR%.pddl}.json
+    t0=$(date +%s.%N)
+    timeout -k 5 $((T + 30)) "$B" plan "$PD/ipc2008-opt/$D/$DF" "$PD/ipc2008-opt/$D/$PR" "${flags[@]}" \
+      --time-limit "$T" --json > "$log" 2> "$log.err"
+    rc=$?
+    t1=$(date +%s.%N)
+    fields=$(python3 -c "
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))
+    print(round(r['search_seconds'], 3), r['cost'], r['states'])
+except Exception:
+    print('None None None')" "$log")
+    echo "$P $D $PR $OPT $rc $(python3 -c "print(round($t1 - $t0, 2))") $fields" >> "$O/results.txt"
+  done < "$O/jobs.txt"
+done
+awk '{ n[$1]++; if ($8 != "None") s[$1]++; if ($8 != "None" && $8 != $4) bad[$1]++ }
+     END { for (p in n) print p, n[p], "run,", s[p]+0, "solved,", bad[p]+0, "not the optimum" }' "$O/results.txt"
