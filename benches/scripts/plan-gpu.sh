@@ -8,7 +8,8 @@
 # Each run gets SECONDS (`--time-limit`, and `timeout` 30 s later). The first backend
 # runs on every problem; the others only on the problems it solved (the pairs the
 # speed-up is measured on). No run starts after BUDGET seconds, and problems already in
-# OUT/results.txt are skipped, so a second call goes on where the first stopped.
+# OUT/results.txt are skipped, so a second call goes on where the first stopped; with
+# SKIP_FIRST=1 the first backend only names the reference (it does not run).
 # Lines: "backend domain problem optimum exit seconds search_seconds cost states".
 # Usage: benches/scripts/plan-gpu.sh BIN PLANNING_DIR OUT SECONDS BUDGET BACKEND...
 set -u
@@ -28,6 +29,7 @@ first=$1
 for P in "$@"; do
   while read -r D DF PR OPT; do
     [ $(( $(date +%s) - start )) -ge "$BUDGET" ] && break 2
+    [ "$P" = "$first" ] && [ "${SKIP_FIRST:-0}" = 1 ] && break
     grep -q "^$P $D $PR " "$O/results.txt" && continue
     if [ "$P" != "$first" ]; then
       awk -v p="$first" -v d="$D" -v r="$PR" '$1 == p && $2 == d && $3 == r && $8 != "None"' \

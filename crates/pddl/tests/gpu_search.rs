@@ -41,20 +41,29 @@ fn ipc_task(domain: &str, problem: &str) -> (Task, warpcheck_pddl::ast::Domain, 
 
 /// 600 random tasks with costs 0-4: the emulated GPU search has the CPU's optimal cost,
 /// its plan replays to the goal at that cost, and it finds none where the CPU finds
-/// none; with a generous open list, with one of 3 entries (a rebuild in most rounds),
-/// and with the rounds' entries visited in other orders.
+/// none; with a generous open list, with one rebuilt whenever half of it is dead, and
+/// with one of only as many entries as the task has reachable states (so that it
+/// overflows and is rebuilt from the store), its entries visited in other orders.
 #[test]
 fn on_random_tasks_with_costs_the_emulated_gpu_search_is_optimal() {
     let (mut solved, mut unsolvable, mut zero) = (0, 0, 0);
+    let (mut compacted, mut overflowed) = (0, 0);
     for seed in 0..600 {
         let task = random_task(seed, seed % 2 == 1, true);
         let cpu = cpu_cost(&task);
-        for (push_room, stride) in [(4096, 1), (3, 1), (4096, 7), (2, 5)] {
-            let gpu = uniform_cost_emulated(&task, 4096, push_room, stride)
-                .unwrap_or_else(|e| panic!("seed {seed}, room {push_room}: {e}"));
-            assert_eq!(gpu.cost, cpu, "seed {seed}, room {push_room}, stride {stride}: cost");
+        let reachable = warpcheck_pddl::search::reachable_layers(&task, 1 << 20).unwrap().iter().sum::<u64>() as u32;
+        for (limit, compact, stride) in [(4096, u32::MAX, 1), (4096, 2, 7), (reachable, u32::MAX, 5)] {
+            let (gpu, rebuilds) = uniform_cost_emulated(&task, limit, compact, stride)
+                .unwrap_or_else(|e| panic!("seed {seed}, limit {limit}, compact {compact}: {e}"));
+            assert_eq!(gpu.cost, cpu, "seed {seed}, limit {limit}, compact {compact}, stride {stride}: cost");
             if let Some(plan) = &gpu.plan {
                 assert_eq!(replay(&task, plan), cpu, "seed {seed}: the plan's replayed cost");
+            }
+            match (compact, rebuilds > 0) {
+                (2, true) => compacted += 1,
+                (u32::MAX, true) if limit == reachable => overflowed += 1,
+                (u32::MAX, true) => panic!("seed {seed}: a rebuild with room for every state"),
+                _ => {}
             }
         }
         match cpu {
@@ -67,6 +76,7 @@ fn on_random_tasks_with_costs_the_emulated_gpu_search_is_optimal() {
         solved > 80 && unsolvable > 100 && zero > 100,
         "{solved} solved, {unsolvable} unsolvable, {zero} at cost 0"
     );
+    assert!(compacted > 40 && overflowed > 5, "{compacted} compacted, {overflowed} overflowed");
 }
 
 /// The tiny tasks with action costs, and two IPC tasks: the known optimal costs, and
@@ -84,7 +94,7 @@ fn the_emulated_gpu_search_finds_the_known_optimal_costs() {
             continue; // Its cost counts the missed soft goals: checked by the CLI's tests.
         }
         let task = ground(&d, &p).unwrap();
-        let out = uniform_cost_emulated(&task, 1 << 16, 1 << 16, 1).unwrap();
+        let (out, _) = uniform_cost_emulated(&task, 1 << 16, u32::MAX, 1).unwrap();
         match out.plan {
             None => assert_eq!(row["solvable"], "False", "{name}"),
             Some(plan) => {
@@ -100,7 +110,7 @@ fn the_emulated_gpu_search_finds_the_known_optimal_costs() {
     for (domain, problem) in [("pegsol-08-strips", "p01.pddl"), ("elevators-opt08-strips", "p01.pddl")] {
         let (task, d, p) = ipc_task(domain, problem);
         let known = optimal.iter().find(|r| r["domain"] == domain && r["problem"] == problem).unwrap();
-        let out = uniform_cost_emulated(&task, 1 << 21, 1 << 21, 1).unwrap();
+        let (out, _) = uniform_cost_emulated(&task, 1 << 21, u32::MAX, 1).unwrap();
         assert_eq!(out.cost.unwrap().to_string(), known["optimal_cost"], "{domain} {problem}");
         assert_eq!(validate(&d, &p, &task.plan_names(&out.plan.unwrap())), Ok(out.cost.unwrap()));
     }
@@ -119,10 +129,10 @@ fn a_full_store_is_an_error() {
         })
         .find_map(|(t, unsolvable)| unsolvable.filter(|&n| n >= 8).map(|n| (t, n)))
         .unwrap();
-    let err = uniform_cost_emulated(&task, states - 1, states, 1).unwrap_err();
+    let err = uniform_cost_emulated(&task, states - 1, u32::MAX, 1).unwrap_err();
     assert!(matches!(err, GpuSearchError::Full { capacity, .. } if capacity == u64::from(states - 1)), "{err}");
     assert!(err.to_string().contains("GPU state store is full"), "{err}");
-    assert_eq!(uniform_cost_emulated(&task, states, states, 1).unwrap().stored, states as usize);
+    assert_eq!(uniform_cost_emulated(&task, states, u32::MAX, 1).unwrap().0.stored, states as usize);
 }
 
 /// On a device (`cargo test -p warpcheck-pddl --test gpu_search -- --ignored`): the GPU

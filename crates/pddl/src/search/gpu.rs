@@ -61,25 +61,35 @@ pub(crate) struct UcsArgs {
     pub capacity: u64,
     pub ctl: u64,
     pub counters: u64,
-    pub input: u64,
-    pub output: u64,
+    pub open: u64,
     pub cost: u64,
-    pub in_len: u32,
+    pub lo: u32,
+    pub hi: u32,
     pub limit: u32,
-    pub push_room: u32,
-    pub out_room: u32,
+    pub room: u32,
 }
+
+/// Words of the control block (`ctl` in ucs.cu).
+const CTL_WORDS: usize = 9;
+/// No value (an empty minimum, no goal).
+const NONE: u32 = u32::MAX;
 
 /// The control block after a launch (`ctl` in ucs.cu).
 #[derive(Clone, Copy, Debug)]
 struct Control {
     stored: u32,
     full: bool,
-    pushed: u32,
+    /// Entries in the open list.
+    len: u32,
     overflow: bool,
-    smallest: u32,
+    /// The smallest g above the round's, and how many such entries, in the range
+    /// scanned.
+    later_min: u32,
+    later: u32,
     goal: Option<u32>,
     cost_overflow: bool,
+    /// The smallest g appended.
+    pushed_min: u32,
 }
 
 impl Control {
@@ -87,25 +97,27 @@ impl Control {
         Control {
             stored: ctl[0],
             full: ctl[1] != 0,
-            pushed: ctl[2],
+            len: ctl[2],
             overflow: ctl[3] != 0,
-            smallest: ctl[4],
-            goal: (ctl[5] != u32::MAX).then_some(ctl[5]),
+            later_min: ctl[4],
+            goal: (ctl[5] != NONE).then_some(ctl[5]),
             cost_overflow: ctl[6] != 0,
+            pushed_min: ctl[7],
+            later: ctl[8],
         }
     }
 }
 
-/// What runs the kernels: the device, or their host compilation.
+/// What runs the kernels: the device, or their host compilation. Each call resets the
+/// round's part of the control block (overflow, the minima, the goal, the count of
+/// later entries; `rebuild` also empties the list) and returns it after the launch.
 trait Kernels {
-    /// Stores the initial state and pushes it.
+    /// Stores the initial state and appends it.
     fn start(&mut self, init: &[u32]) -> Result<Control, GpuSearchError>;
-    /// Expands the round of cost `m` over the `len` entries of the open list.
-    fn expand(&mut self, m: u32, len: u32) -> Result<Control, GpuSearchError>;
-    /// Refills the open list being written with every stored state not closed.
+    /// The round of cost `m` over the entries `lo..hi` of the open list.
+    fn expand(&mut self, m: u32, lo: u32, hi: u32) -> Result<Control, GpuSearchError>;
+    /// Empties the open list and appends every stored state not closed.
     fn rebuild(&mut self, stored: u32) -> Result<Control, GpuSearchError>;
-    /// The list just written becomes the one read.
-    fn swap(&mut self);
     /// `best[id]` (its g and parent) and the state `id`.
     fn link(&mut self, id: u32) -> Result<(u32, u32, State), GpuSearchError>;
     /// States expanded and successors generated.
@@ -129,22 +141,24 @@ pub struct GpuSearchOptions {
 pub fn uniform_cost_gpu(task: &Task, options: &GpuSearchOptions) -> Result<SearchOutcome, GpuSearchError> {
     let costs = costs(task)?;
     let mut kernels = device::DeviceKernels::new(task, &costs, options)?;
-    drive(task, &mut kernels, options.deadline)
+    Ok(drive(task, &mut kernels, COMPACT, options.deadline)?.0)
 }
 
 /// The same search with the kernels compiled for the host and run one work item after
-/// another (entries of a round visited in the order `i * stride mod n`): a store of
-/// `limit` states, and open-list pushes past `push_room` counted as an overflow, so
-/// that tests reach the rebuild. Slow; for tests.
+/// another (entries of a round visited in the order `lo + i * stride mod n`): a store
+/// and an open list of `limit` states and entries, the list rebuilt when it holds more
+/// than `compact` entries of which at least half are dead; also the number of
+/// rebuilds (after an overflow or to compact), so that tests know they reached them.
+/// Slow; for tests.
 pub fn uniform_cost_emulated(
     task: &Task,
     limit: u32,
-    push_room: u32,
+    compact: u32,
     stride: u32,
-) -> Result<SearchOutcome, GpuSearchError> {
+) -> Result<(SearchOutcome, u32), GpuSearchError> {
     let costs = costs(task)?;
-    let mut kernels = host::HostKernels::new(task, &costs, limit, push_room, stride)?;
-    drive(task, &mut kernels, None)
+    let mut kernels = host::HostKernels::new(task, &costs, limit, stride)?;
+    drive(task, &mut kernels, compact, None)
 }
 
 /// The actions' costs as the device holds them.
@@ -164,38 +178,67 @@ fn costs(task: &Task) -> Result<Vec<u32>, GpuSearchError> {
         .collect()
 }
 
-/// The rounds, then the plan.
-fn drive(task: &Task, kernels: &mut impl Kernels, deadline: Option<Instant>) -> Result<SearchOutcome, GpuSearchError> {
+/// Open lists longer than this are rebuilt when at least half of their entries are dead.
+const COMPACT: u32 = 1 << 20;
+
+/// The rounds, then the plan. A round of a new cost scans the whole list; a round at
+/// the same cost (after zero-cost successors were appended) only what the last one
+/// appended, the smallest later g of the rest carried over.
+fn drive(
+    task: &Task,
+    kernels: &mut impl Kernels,
+    compact: u32,
+    deadline: Option<Instant>,
+) -> Result<(SearchOutcome, u32), GpuSearchError> {
     let seeded = kernels.start(&task.init)?;
-    check(seeded, kernels.room())?;
-    let (mut m, mut len) = (0u32, 1u32);
-    kernels.swap();
-    let (goal, stored) = loop {
-        let round = kernels.expand(m, len)?;
-        let mut c = check(round, kernels.room())?;
+    let mut rebuilds = 0;
+    let mut c = check(seeded, kernels.room())?;
+    let (mut m, mut lo, mut carried) = (0u32, 0u32, NONE);
+    let goal = loop {
+        let hi = c.len;
+        let round = kernels.expand(m, lo, hi)?;
+        c = check(round, kernels.room())?;
         if c.goal.is_some() {
-            break (c.goal, c.stored);
+            break c.goal;
         }
-        if c.overflow {
-            let rebuilt = kernels.rebuild(c.stored)?;
-            c = check(rebuilt, kernels.room())?;
-            if c.overflow {
-                return Err(GpuSearchError::Failed("internal error: the open list's rebuild overflowed".into()));
+        let later = carried.min(c.later_min);
+        let next = if c.overflow {
+            None
+        } else if c.pushed_min == m {
+            // Zero-cost successors: the same cost again, over what was appended.
+            (lo, carried) = (hi, later);
+            Some(m)
+        } else {
+            let live = u64::from(c.later) + u64::from(c.len - hi);
+            let dead = lo == 0 && c.len > compact && live * 2 < u64::from(c.len);
+            (lo, carried) = (0, NONE);
+            (!dead).then_some(later.min(c.pushed_min))
+        };
+        m = match next {
+            Some(next) => next,
+            None => {
+                let rebuilt = kernels.rebuild(c.stored)?;
+                rebuilds += 1;
+                c = check(rebuilt, kernels.room())?;
+                if c.overflow {
+                    return Err(GpuSearchError::Failed("internal error: the open list's rebuild overflowed".into()));
+                }
+                (lo, carried) = (0, NONE);
+                c.pushed_min
             }
-        }
-        if c.pushed == 0 {
-            break (None, c.stored);
+        };
+        if m == NONE {
+            break None;
         }
         if deadline.is_some_and(|d| Instant::now() > d) {
             return Err(GpuSearchError::TimeLimit { expanded: kernels.counters()?.0 });
         }
-        (m, len) = (c.smallest, c.pushed);
-        kernels.swap();
     };
+    let stored = c.stored;
     let (expanded, generated) = kernels.counters()?;
     let stored = stored as usize;
     let Some(goal) = goal else {
-        return Ok(SearchOutcome { plan: None, cost: None, expanded, generated, stored });
+        return Ok((SearchOutcome { plan: None, cost: None, expanded, generated, stored }, rebuilds));
     };
     let plan = plan_to(task, kernels, goal, stored)?;
     let cost = plan.iter().map(|&a| task.actions[a].cost).sum::<u64>();
@@ -204,7 +247,17 @@ fn drive(task: &Task, kernels: &mut impl Kernels, deadline: Option<Instant>) -> 
             "internal error: the plan rebuilt from the device costs {cost}, its layer {m}"
         )));
     }
-    Ok(SearchOutcome { plan: Some(plan), cost: Some(cost), expanded, generated, stored })
+    Ok((SearchOutcome { plan: Some(plan), cost: Some(cost), expanded, generated, stored }, rebuilds))
+}
+
+/// Resets the round's part of the control block `ctl`: overflow, the minima, the goal,
+/// the count of later entries, and with `empty` the list's length.
+fn reset(ctl: &mut [u32], empty: bool) {
+    if empty {
+        ctl[2] = 0;
+    }
+    let cost_overflow = ctl[6];
+    ctl[3..9].copy_from_slice(&[0, NONE, NONE, cost_overflow, NONE, 0]);
 }
 
 /// `c`, unless the store filled or a cost overflowed in its round.

@@ -4,7 +4,7 @@
 use warpcheck_cuda::driver::{CudaFunction, CudaSlice, DeviceRepr};
 use warpcheck_cuda::{device_ptr, grid, launch, CudaError, Device, Module, ONE_THREAD};
 
-use super::{kernel_source, Control, GpuSearchError, GpuSearchOptions, Kernels, UcsArgs};
+use super::{kernel_source, reset, Control, GpuSearchError, GpuSearchOptions, Kernels, UcsArgs, CTL_WORDS};
 use crate::task::{State, Task};
 
 /// What NVRTC compiles before ucs.cu: the integer types and the model's macros.
@@ -25,7 +25,7 @@ const RESERVE: u64 = 64 << 20;
 const BLOCK: u32 = 256;
 
 // SAFETY: `UcsArgs` is `#[repr(C)]` with the fields of `struct WcUcs` in ucs.cu in
-// order (ten 64-bit words, then four `u32`), so the kernel reads it as passed.
+// order (nine 64-bit words, then four `u32`), so the kernel reads it as passed.
 unsafe impl DeviceRepr for UcsArgs {}
 
 fn cuda(e: impl Into<CudaError>) -> GpuSearchError {
@@ -48,10 +48,12 @@ pub(super) struct DeviceKernels {
     _closed: CudaSlice<u8>,
     _table: CudaSlice<u64>,
     ctl: CudaSlice<u32>,
+    /// The control block as last read back (the cost-overflow flag is kept across
+    /// rounds).
+    ctl_host: [u32; CTL_WORDS],
     counters: CudaSlice<u64>,
-    lists: [CudaSlice<u64>; 2],
+    _open: CudaSlice<u64>,
     _cost: CudaSlice<u32>,
-    reading: usize,
     args: UcsArgs,
     words: usize,
     bytes: u64,
@@ -71,8 +73,8 @@ impl DeviceKernels {
         let free = device.free_memory().map_err(cuda)?;
         let budget = options.memory.unwrap_or(free / 10 * 9).min(free).saturating_sub(RESERVE);
         // A state's words, its best link, its closed flag, its table entries and a place
-        // in each of the two open lists.
-        let per_state = 4 * words as u64 + 8 + 1 + 8 * ENTRIES_PER_STATE + 16;
+        // in the open list.
+        let per_state = 4 * words as u64 + 8 + 1 + 8 * ENTRIES_PER_STATE + 8;
         let limit = (budget / per_state).min(u64::from(u32::MAX - 4));
         if limit < 2 {
             return Err(GpuSearchError::Full { capacity: limit, bytes: budget });
@@ -89,10 +91,10 @@ impl DeviceKernels {
             // SAFETY: as said above.
             unsafe { stream.alloc::<u64>(n) }.map_err(cuda)
         };
-        let (states, best, lists) = (alloc32(n * words)?, alloc64(n)?, [alloc64(n)?, alloc64(n)?]);
+        let (states, best, open) = (alloc32(n * words)?, alloc64(n)?, alloc64(n)?);
         let closed = stream.alloc_zeros::<u8>(n).map_err(cuda)?;
         let table = stream.alloc_zeros::<u64>(n * ENTRIES_PER_STATE as usize + 1).map_err(cuda)?;
-        let ctl = stream.alloc_zeros::<u32>(8).map_err(cuda)?;
+        let ctl = stream.alloc_zeros::<u32>(CTL_WORDS).map_err(cuda)?;
         let counters = stream.alloc_zeros::<u64>(2).map_err(cuda)?;
         let cost = stream.clone_htod(costs).map_err(cuda)?;
         let args = UcsArgs {
@@ -103,13 +105,12 @@ impl DeviceKernels {
             capacity: n as u64 * ENTRIES_PER_STATE + 1,
             ctl: device_ptr(&ctl, &stream),
             counters: device_ptr(&counters, &stream),
-            input: 0,
-            output: 0,
+            open: device_ptr(&open, &stream),
             cost: device_ptr(&cost, &stream),
-            in_len: 0,
+            lo: 0,
+            hi: 0,
             limit: limit as u32,
-            push_room: limit as u32,
-            out_room: limit as u32,
+            room: limit as u32,
         };
         let function = |name: &str| module.function(name).map_err(cuda);
         Ok(DeviceKernels {
@@ -123,10 +124,10 @@ impl DeviceKernels {
             _closed: closed,
             _table: table,
             ctl,
+            ctl_host: [0; CTL_WORDS],
             counters,
-            lists,
+            _open: open,
             _cost: cost,
-            reading: 0,
             args,
             words,
             bytes: limit * per_state,
@@ -134,20 +135,21 @@ impl DeviceKernels {
         })
     }
 
-    /// The argument block for a launch reading the current list.
-    fn args(&self, in_len: u32) -> UcsArgs {
-        let s = self.device.stream();
-        let (r, w) = (&self.lists[self.reading], &self.lists[self.reading ^ 1]);
-        UcsArgs { input: device_ptr(r, s), output: device_ptr(w, s), in_len, ..self.args }
-    }
-
-    /// Resets the round's part of the control block, runs `kernel` over `items` work
-    /// items with the argument block of `in_len` entries and `word`, and reads the
-    /// control block back.
-    fn round(&mut self, kernel: Kernel, items: u64, in_len: u32, word: u64) -> Result<Control, GpuSearchError> {
+    /// Resets the round's part of the control block (and with `empty` the list), runs
+    /// `kernel` over `items` work items with the argument block of entries `lo..hi`
+    /// and `word`, and reads the control block back.
+    fn round(
+        &mut self,
+        kernel: Kernel,
+        items: u64,
+        (lo, hi, empty): (u32, u32, bool),
+        word: u64,
+    ) -> Result<Control, GpuSearchError> {
         let stream = self.device.stream().clone();
-        stream.memcpy_htod(&[0u32, 0, u32::MAX, u32::MAX], &mut self.ctl.slice_mut(2..6)).map_err(cuda)?;
-        let args = self.args(in_len);
+        let mut fresh = self.ctl_host;
+        reset(&mut fresh, empty);
+        stream.memcpy_htod(&fresh[2..], &mut self.ctl.slice_mut(2..)).map_err(cuda)?;
+        let args = UcsArgs { lo, hi, ..self.args };
         let cfg = grid(items, BLOCK, self.device.multiprocessors() * 16);
         let small = word as u32;
         // SAFETY: `wc_ucs_start(WcUcs, const u32 *)`, `wc_ucs_expand(WcUcs, u32)` and
@@ -166,8 +168,8 @@ impl DeviceKernels {
             }
         }
         .map_err(cuda)?;
-        let ctl = stream.clone_dtoh(&self.ctl).map_err(cuda)?;
-        Ok(Control::of(&ctl))
+        stream.memcpy_dtoh(&self.ctl, &mut self.ctl_host).map_err(cuda)?;
+        Ok(Control::of(&self.ctl_host))
     }
 }
 
@@ -183,21 +185,17 @@ impl Kernels for DeviceKernels {
     fn start(&mut self, init: &[u32]) -> Result<Control, GpuSearchError> {
         let stream = self.device.stream().clone();
         let init = stream.clone_htod(init).map_err(cuda)?;
-        let c = self.round(Kernel::Start, 1, 0, device_ptr(&init, &stream));
+        let c = self.round(Kernel::Start, 1, (0, 0, true), device_ptr(&init, &stream));
         drop(init);
         c
     }
 
-    fn expand(&mut self, m: u32, len: u32) -> Result<Control, GpuSearchError> {
-        self.round(Kernel::Expand, u64::from(len), len, u64::from(m))
+    fn expand(&mut self, m: u32, lo: u32, hi: u32) -> Result<Control, GpuSearchError> {
+        self.round(Kernel::Expand, u64::from(hi - lo), (lo, hi, false), u64::from(m))
     }
 
     fn rebuild(&mut self, stored: u32) -> Result<Control, GpuSearchError> {
-        self.round(Kernel::Rebuild, u64::from(stored), 0, u64::from(stored))
-    }
-
-    fn swap(&mut self) {
-        self.reading ^= 1;
+        self.round(Kernel::Rebuild, u64::from(stored), (0, 0, true), u64::from(stored))
     }
 
     fn link(&mut self, id: u32) -> Result<(u32, u32, State), GpuSearchError> {

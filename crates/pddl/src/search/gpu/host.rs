@@ -5,7 +5,7 @@
 use libloading::{Library, Symbol};
 use warpcheck_model::cuda::host::HOST_DEFINES;
 
-use super::{kernel_source, Control, GpuSearchError, Kernels, UcsArgs};
+use super::{kernel_source, reset, Control, GpuSearchError, Kernels, UcsArgs, CTL_WORDS};
 use crate::task::{State, Task};
 
 type Start = unsafe extern "C" fn(*const UcsArgs, *const u32);
@@ -22,15 +22,12 @@ pub(super) struct HostKernels {
     table: Vec<u64>,
     ctl: Vec<u32>,
     counters: Vec<u64>,
-    lists: [Vec<u64>; 2],
-    /// The list the next round reads.
-    reading: usize,
+    open: Vec<u64>,
     cost: Vec<u32>,
     /// The model's tables, by the name of the function that points the library to one.
     tables: Vec<(String, Vec<u32>)>,
     stride: u32,
     limit: u32,
-    push_room: u32,
     library: Library,
 }
 
@@ -39,13 +36,7 @@ fn failed(e: impl std::fmt::Display) -> GpuSearchError {
 }
 
 impl HostKernels {
-    pub(super) fn new(
-        task: &Task,
-        costs: &[u32],
-        limit: u32,
-        push_room: u32,
-        stride: u32,
-    ) -> Result<HostKernels, GpuSearchError> {
+    pub(super) fn new(task: &Task, costs: &[u32], limit: u32, stride: u32) -> Result<HostKernels, GpuSearchError> {
         let generated = kernel_source(task)?;
         // The tables are pointers set at run time, so that the library depends on the
         // task's state size and stack depth only and tasks alike share one compilation
@@ -74,24 +65,18 @@ impl HostKernels {
             best: vec![0; n],
             closed: vec![0; n],
             table: vec![0; 2 * n + 1],
-            ctl: vec![0; 8],
+            ctl: vec![0; CTL_WORDS],
             counters: vec![0; 2],
-            lists: [vec![0; n], vec![0; n]],
-            reading: 0,
+            open: vec![0; limit as usize],
             cost: costs.to_vec(),
             tables,
             stride: stride.max(1),
             limit,
-            push_room: push_room.min(limit),
             library,
         })
     }
 
-    fn args(&mut self, in_len: u32) -> UcsArgs {
-        let (input, output) = match self.reading {
-            0 => (self.lists[0].as_ptr() as u64, self.lists[1].as_mut_ptr() as u64),
-            _ => (self.lists[1].as_ptr() as u64, self.lists[0].as_mut_ptr() as u64),
-        };
+    fn args(&mut self, lo: u32, hi: u32) -> UcsArgs {
         UcsArgs {
             states: self.states.as_mut_ptr() as u64,
             best: self.best.as_mut_ptr() as u64,
@@ -100,25 +85,24 @@ impl HostKernels {
             capacity: self.table.len() as u64,
             ctl: self.ctl.as_mut_ptr() as u64,
             counters: self.counters.as_mut_ptr() as u64,
-            input,
-            output,
+            open: self.open.as_mut_ptr() as u64,
             cost: self.cost.as_ptr() as u64,
-            in_len,
+            lo,
+            hi,
             limit: self.limit,
-            push_room: self.push_room,
-            out_room: self.limit,
+            room: self.open.len() as u32,
         }
     }
 
-    /// Resets the round's part of the control block (pushes, overflow, smallest g,
-    /// goal) and calls `name` with the argument block.
+    /// Resets the round's part of the control block (and with `empty` the list), binds
+    /// the tables and calls `name` with the argument block of `lo..hi`.
     fn call<T>(
         &mut self,
         name: &[u8],
-        in_len: u32,
+        (lo, hi, empty): (u32, u32, bool),
         run: impl FnOnce(&Symbol<T>, &UcsArgs),
     ) -> Result<Control, GpuSearchError> {
-        self.ctl[2..6].copy_from_slice(&[0, 0, u32::MAX, u32::MAX]);
+        reset(&mut self.ctl, empty);
         for (binder, data) in &self.tables {
             // SAFETY: `wc_bind_NAME(const u32 *)` is defined in the unit (see `new`); it
             // sets this thread's pointer to `data`, which lives in `self` while the call
@@ -128,7 +112,7 @@ impl HostKernels {
                 bind.map_err(failed)?(data.as_ptr());
             }
         }
-        let args = self.args(in_len);
+        let args = self.args(lo, hi);
         // SAFETY: `T` is the symbol's signature in ucs.cu (the `Start`, `Expand` and
         // `Rebuild` types above, one per entry point).
         let symbol = unsafe { self.library.get::<T>(name) }.map_err(failed)?;
@@ -140,36 +124,32 @@ impl HostKernels {
 /// The three calls below: the argument block holds the addresses of this struct's
 /// buffers, which live and keep their size as long as it does; the entry points index
 /// them within the sizes the block gives (the store's `limit`, the table's `capacity`,
-/// the lists' `out_room` = `limit`, the cost per action), as on the device.
+/// the list's `room`, the cost per action), as on the device.
 impl Kernels for HostKernels {
     fn start(&mut self, init: &[u32]) -> Result<Control, GpuSearchError> {
         let init = init.to_vec();
-        self.call::<Start>(b"wc_ucs_start_host", 0, |f, a| {
+        self.call::<Start>(b"wc_ucs_start_host", (0, 0, true), |f, a| {
             // SAFETY: see the note above this `impl`.
             unsafe { f(a, init.as_ptr()) }
         })
     }
 
-    fn expand(&mut self, m: u32, len: u32) -> Result<Control, GpuSearchError> {
-        let mut stride = self.stride;
-        while len > 1 && gcd(stride, len) != 1 {
+    fn expand(&mut self, m: u32, lo: u32, hi: u32) -> Result<Control, GpuSearchError> {
+        let (mut stride, n) = (self.stride, hi - lo);
+        while n > 1 && gcd(stride, n) != 1 {
             stride += 1;
         }
-        self.call::<Expand>(b"wc_ucs_expand_host", len, |f, a| {
+        self.call::<Expand>(b"wc_ucs_expand_host", (lo, hi, false), |f, a| {
             // SAFETY: see the note above this `impl`.
             unsafe { f(a, m, stride) }
         })
     }
 
     fn rebuild(&mut self, stored: u32) -> Result<Control, GpuSearchError> {
-        self.call::<Rebuild>(b"wc_ucs_rebuild_host", 0, |f, a| {
+        self.call::<Rebuild>(b"wc_ucs_rebuild_host", (0, 0, true), |f, a| {
             // SAFETY: see the note above this `impl`.
             unsafe { f(a, stored) }
         })
-    }
-
-    fn swap(&mut self) {
-        self.reading ^= 1;
     }
 
     fn link(&mut self, id: u32) -> Result<(u32, u32, State), GpuSearchError> {
@@ -183,7 +163,7 @@ impl Kernels for HostKernels {
     }
 
     fn room(&self) -> (u64, u64) {
-        let bytes = self.states.len() * 4 + self.best.len() * 9 + self.table.len() * 8 + self.limit as usize * 16;
+        let bytes = self.states.len() * 4 + self.best.len() * 9 + self.table.len() * 8 + self.open.len() * 8;
         (u64::from(self.limit), bytes as u64)
     }
 }
