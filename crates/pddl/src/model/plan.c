@@ -2,9 +2,9 @@
 // body for every task: the actions are read from the table `wc_plan` (see table.rs).
 //
 // wc_plan: [0] actions, [1] facts, [2] offset of the goal's condition, [3] offset of
-// the index, then the blocks. The index: for each fact f, the actions whose first
-// positive precondition is f (`start[f]..start[f + 1]` into the list after the
-// starts), then the actions without positive precondition ([count, actions...]).
+// the index, then the blocks. The index: for each fact f, the actions keyed on f, one
+// of their positive preconditions (`start[f]..start[f + 1]` into the list after the
+// starts; search.rs chooses the key), then the actions without positive precondition ([count, actions...]).
 // Action a's block starts at wc_plan[4 + a]: its precondition, its adds, its
 // deletes, its conditional effects ([count, then each: condition, adds, deletes]).
 // A condition: [length, positive pairs: count, (word, mask)..., negative pairs: count,

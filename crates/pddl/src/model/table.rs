@@ -1,5 +1,5 @@
 //! The table `wc_plan` that plan.c reads: a grounded task's actions, goal and
-//! first-fact index as words (the layout is described at the top of plan.c).
+//! index of actions by precondition fact as words (the layout is described at the top of plan.c).
 
 use crate::search::Successors;
 use crate::task::{Condition, ConditionalEffect, Formula, Task};
@@ -16,7 +16,7 @@ const ARG: u32 = (1 << 30) - 1;
 #[derive(Debug)]
 pub struct TooLarge(pub String);
 
-/// The table of `task` with its index of actions by first positive precondition
+/// The table of `task` with its index of actions by one positive precondition
 /// (`index`, the CPU's), and the depth of the postfix stack its conditions need.
 pub fn build(task: &Task, index: &Successors) -> Result<(Vec<u32>, usize), TooLarge> {
     let mut t = Table { words: vec![0; 4 + task.actions.len()], depth: 1 };

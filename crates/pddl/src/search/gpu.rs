@@ -194,9 +194,16 @@ fn drive(
     let mut rebuilds = 0;
     let mut c = check(seeded, kernels.room())?;
     let (mut m, mut lo, mut carried) = (0u32, 0u32, NONE);
+    let trace = std::env::var_os("WARPCHECK_UCS_TRACE").is_some();
+    let (mut rounds, mut scanned, clock) = (0u64, 0u64, Instant::now());
     let goal = loop {
         let hi = c.len;
         let round = kernels.expand(m, lo, hi)?;
+        (rounds, scanned) = (rounds + 1, scanned + u64::from(hi - lo));
+        if trace {
+            let t = clock.elapsed().as_secs_f64();
+            eprintln!("ucs: round {rounds} at {t:.4} s: g {m}, entries {lo}..{hi}, list {}", round.len);
+        }
         c = check(round, kernels.room())?;
         if c.goal.is_some() {
             break c.goal;
@@ -234,6 +241,9 @@ fn drive(
             return Err(GpuSearchError::TimeLimit { expanded: kernels.counters()?.0 });
         }
     };
+    if trace {
+        eprintln!("ucs: {rounds} rounds, {scanned} entries scanned, {rebuilds} rebuilds");
+    }
     let stored = c.stored;
     let (expanded, generated) = kernels.counters()?;
     let stored = stored as usize;
