@@ -127,7 +127,9 @@ WC_FN u64 wc_ucs_hash(const u32 *t) {
 }
 
 // Stores `t` with best `link` unless the table holds it: returns its id (WC_LOST when
-// the store is full); `fresh` says whether this call stored it.
+// the store is full); `fresh` says whether this call stored it. The exploration
+// engine's insertion (explore/gpu/kernel.cu) with a link for the parent and without
+// its partitions, kept apart so that neither store's layout constrains the other.
 WC_FN u32 wc_ucs_insert(const WcUcs *u, const u32 *t, u64 link, int *fresh) {
   u64 h = wc_ucs_hash(t);
   u64 tag = (h & 0xFFFFFFFFull) | 1ull;
