@@ -8,8 +8,17 @@
 mod common;
 
 use common::{data_dir, random_task};
-use warpcheck_pddl::search::gpu::{uniform_cost_emulated, uniform_cost_gpu, GpuSearchError, GpuSearchOptions};
-use warpcheck_pddl::{ground, parse_domain, parse_problem, search, validate, Heuristic, SearchOptions, Task};
+use warpcheck_pddl::search::gpu::{
+    uniform_cost_emulated, uniform_cost_gpu, Emulation, GpuSearchError, GpuSearchOptions,
+};
+use warpcheck_pddl::{
+    ground, parse_domain, parse_problem, search, validate, Heuristic, SearchOptions, SearchOutcome, Task,
+};
+
+/// The emulation with a store of `limit` states, compacted past `compact` entries.
+fn emulated(task: &Task, limit: u32, compact: u32, stride: u32) -> Result<(SearchOutcome, u32), GpuSearchError> {
+    uniform_cost_emulated(task, &Emulation { limit, compact, stride, deadline: None })
+}
 
 /// The CPU's optimal cost of `task` (blind uniform-cost search).
 fn cpu_cost(task: &Task) -> Option<u64> {
@@ -53,7 +62,7 @@ fn on_random_tasks_with_costs_the_emulated_gpu_search_is_optimal() {
         let cpu = cpu_cost(&task);
         let reachable = warpcheck_pddl::search::reachable_layers(&task, 1 << 20).unwrap().iter().sum::<u64>() as u32;
         for (limit, compact, stride) in [(4096, u32::MAX, 1), (4096, 2, 7), (reachable, u32::MAX, 5)] {
-            let (gpu, rebuilds) = uniform_cost_emulated(&task, limit, compact, stride)
+            let (gpu, rebuilds) = emulated(&task, limit, compact, stride)
                 .unwrap_or_else(|e| panic!("seed {seed}, limit {limit}, compact {compact}: {e}"));
             assert_eq!(gpu.cost, cpu, "seed {seed}, limit {limit}, compact {compact}, stride {stride}: cost");
             if let Some(plan) = &gpu.plan {
@@ -94,7 +103,7 @@ fn the_emulated_gpu_search_finds_the_known_optimal_costs() {
             continue; // Its cost counts the missed soft goals: checked by the CLI's tests.
         }
         let task = ground(&d, &p).unwrap();
-        let (out, _) = uniform_cost_emulated(&task, 1 << 16, u32::MAX, 1).unwrap();
+        let (out, _) = emulated(&task, 1 << 16, u32::MAX, 1).unwrap();
         match out.plan {
             None => assert_eq!(row["solvable"], "False", "{name}"),
             Some(plan) => {
@@ -110,7 +119,7 @@ fn the_emulated_gpu_search_finds_the_known_optimal_costs() {
     for (domain, problem) in [("pegsol-08-strips", "p01.pddl"), ("elevators-opt08-strips", "p01.pddl")] {
         let (task, d, p) = ipc_task(domain, problem);
         let known = optimal.iter().find(|r| r["domain"] == domain && r["problem"] == problem).unwrap();
-        let (out, _) = uniform_cost_emulated(&task, 1 << 21, u32::MAX, 1).unwrap();
+        let (out, _) = emulated(&task, 1 << 21, u32::MAX, 1).unwrap();
         assert_eq!(out.cost.unwrap().to_string(), known["optimal_cost"], "{domain} {problem}");
         assert_eq!(validate(&d, &p, &task.plan_names(&out.plan.unwrap())), Ok(out.cost.unwrap()));
     }
@@ -129,10 +138,21 @@ fn a_full_store_is_an_error() {
         })
         .find_map(|(t, unsolvable)| unsolvable.filter(|&n| n >= 8).map(|n| (t, n)))
         .unwrap();
-    let err = uniform_cost_emulated(&task, states - 1, u32::MAX, 1).unwrap_err();
+    let err = emulated(&task, states - 1, u32::MAX, 1).unwrap_err();
     assert!(matches!(err, GpuSearchError::Full { capacity, .. } if capacity == u64::from(states - 1)), "{err}");
     assert!(err.to_string().contains("GPU state store is full"), "{err}");
-    assert_eq!(uniform_cost_emulated(&task, states, u32::MAX, 1).unwrap().0.stored, states as usize);
+    assert_eq!(emulated(&task, states, u32::MAX, 1).unwrap().0.stored, states as usize);
+}
+
+/// A deadline that has passed ends the search after its first round with
+/// `TimeLimit`, which counts the expansions done; without one the same task is solved.
+#[test]
+fn a_passed_deadline_ends_the_search() {
+    let (task, _, _) = ipc_task("elevators-opt08-strips", "p01.pddl");
+    let past = Some(std::time::Instant::now());
+    let e = uniform_cost_emulated(&task, &Emulation { limit: 1 << 21, compact: u32::MAX, stride: 1, deadline: past });
+    assert_eq!(e.unwrap_err(), GpuSearchError::TimeLimit { expanded: 1 });
+    assert_eq!(emulated(&task, 1 << 21, u32::MAX, 1).unwrap().0.cost, Some(42));
 }
 
 /// On a device (`cargo test -p warpcheck-pddl --test gpu_search -- --ignored`): the GPU

@@ -3,16 +3,17 @@
 //! device. The kernels are ucs.cu around the task's successor code (plan.c); this
 //! module drives them round by round and rebuilds the plan.
 //!
-//! - [`uniform_cost_gpu`] runs on a CUDA device ([`device`]);
+//! - [`uniform_cost_gpu`] runs on a CUDA device (module `device`);
 //! - [`uniform_cost_emulated`] runs the same kernel text compiled for the host, one work
-//!   item after another ([`host`]), which is how the tests check the search's logic
+//!   item after another (module `host`), which is how the tests check the search's logic
 //!   (stale entries, lowered costs, zero-cost layers, the rebuild after an overflowing
 //!   round, the plan) against the CPU without a GPU.
 //!
 //! The driver is the same for both: a round of cost m reads the control block, stops at
 //! a goal state (the plan's cost is m), an empty open list (unsolvable) or a full store
 //! (an error, never a dropped state), rebuilds the open list when a round overflowed
-//! it, and goes on with the smallest cost pushed.
+//! it, and goes on with the smallest cost pushed. With `WARPCHECK_UCS_TRACE` set, each
+//! round's cost, entry range and list length go to standard error.
 
 mod device;
 mod host;
@@ -144,21 +145,27 @@ pub fn uniform_cost_gpu(task: &Task, options: &GpuSearchOptions) -> Result<Searc
     Ok(drive(task, &mut kernels, COMPACT, options.deadline)?.0)
 }
 
+/// The host emulation's settings ([`uniform_cost_emulated`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Emulation {
+    /// States the store holds, and entries the open list holds.
+    pub limit: u32,
+    /// The list is rebuilt when it holds more than this many entries of which at least
+    /// half are dead.
+    pub compact: u32,
+    /// A round visits its entries in the order `lo + i * stride mod n`.
+    pub stride: u32,
+    /// When to give up, as on the device.
+    pub deadline: Option<Instant>,
+}
+
 /// The same search with the kernels compiled for the host and run one work item after
-/// another (entries of a round visited in the order `lo + i * stride mod n`): a store
-/// and an open list of `limit` states and entries, the list rebuilt when it holds more
-/// than `compact` entries of which at least half are dead; also the number of
-/// rebuilds (after an overflow or to compact), so that tests know they reached them.
-/// Slow; for tests.
-pub fn uniform_cost_emulated(
-    task: &Task,
-    limit: u32,
-    compact: u32,
-    stride: u32,
-) -> Result<(SearchOutcome, u32), GpuSearchError> {
+/// another, as `emulation` sets it up; also the number of rebuilds (after an overflow
+/// or to compact), so that tests know they reached them. Slow; for tests.
+pub fn uniform_cost_emulated(task: &Task, emulation: &Emulation) -> Result<(SearchOutcome, u32), GpuSearchError> {
     let costs = costs(task)?;
-    let mut kernels = host::HostKernels::new(task, &costs, limit, stride)?;
-    drive(task, &mut kernels, compact, None)
+    let mut kernels = host::HostKernels::new(task, &costs, emulation.limit, emulation.stride)?;
+    drive(task, &mut kernels, emulation.compact, emulation.deadline)
 }
 
 /// The actions' costs as the device holds them.
