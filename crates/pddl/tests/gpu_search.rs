@@ -144,6 +144,36 @@ fn a_full_store_is_an_error() {
     assert_eq!(emulated(&task, states, u32::MAX, 1).unwrap().0.stored, states as usize);
 }
 
+/// Costs the device cannot hold: an action past `u32::MAX` is refused before the
+/// search, and a path reaching 2^32 - 1 (the control block's "none") ends it with
+/// `CostOverflow`, never with a wrong "unsolvable".
+#[test]
+fn costs_past_the_device_range_are_errors() {
+    use warpcheck_pddl::task::{Action, Condition};
+    let step = |from: u32, to: u32, cost: u64| Action {
+        name: format!("(go f{from} f{to})"),
+        precondition: Condition { positive: vec![from], negative: Vec::new(), rest: None },
+        add: vec![to],
+        delete: vec![from],
+        conditional: Vec::new(),
+        cost,
+    };
+    let task = |costs: [u64; 2]| Task {
+        facts: (0..3).map(|f| format!("(f{f})")).collect(),
+        actions: vec![step(0, 1, costs[0]), step(1, 2, costs[1])],
+        end_phase: 2,
+        init: vec![1],
+        goal: Condition { positive: vec![2], negative: Vec::new(), rest: None },
+        words: 1,
+    };
+    assert_eq!(emulated(&task([1, 2]), 16, u32::MAX, 1).unwrap().0.cost, Some(3));
+    let half = u64::from(u32::MAX / 2 + 1);
+    assert_eq!(emulated(&task([half, half - 1]), 16, u32::MAX, 1).unwrap_err(), GpuSearchError::CostOverflow);
+    assert_eq!(emulated(&task([half, half - 2]), 16, u32::MAX, 1).unwrap().0.cost, Some(2 * half - 2));
+    let e = emulated(&task([1, u64::from(u32::MAX) + 1]), 16, u32::MAX, 1).unwrap_err();
+    assert!(matches!(e, GpuSearchError::Unsupported(_)), "{e}");
+}
+
 /// A deadline that has passed ends the search after its first round with
 /// `TimeLimit`, which counts the expansions done; without one the same task is solved.
 #[test]

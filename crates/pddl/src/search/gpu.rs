@@ -46,8 +46,8 @@ pub enum GpuSearchError {
     /// The deadline passed (checked between rounds).
     #[error("time limit reached after {expanded} expansions")]
     TimeLimit { expanded: u64 },
-    /// A path's cost passed 2^32 - 1, the device's cost range.
-    #[error("a path costs more than {}, the GPU search's largest cost", u32::MAX)]
+    /// A path's cost reached 2^32 - 1, past the device's cost range.
+    #[error("a path costs more than {}, the GPU search's largest cost", u32::MAX - 1)]
     CostOverflow,
 }
 

@@ -26,8 +26,8 @@
 // g), found when their g comes up. An append past `room` sets `overflow`, and the host
 // then rebuilds the list from the store (every state not closed, at its best g), as it
 // does when most of the list is dead; a rebuild always fits (`room` is the store's
-// limit). A store past its limit sets `full`; a cost past 2^32 sets `cost_overflow`:
-// the run fails, no state is ever dropped.
+// limit). A store past its limit sets `full`; a cost of 2^32 - 1 or more sets
+// `cost_overflow`: the run fails, no state is ever dropped.
 
 struct WcUcs {
   u32 *states;
@@ -201,7 +201,8 @@ WC_FN void wc_ucs_emit(WcSink *k, u32 action, const u32 *t) {
   const WcUcs *u = k->u;
   k->generated++;
   u32 g = k->g + u->cost[action];
-  if (g < k->g) {
+  // 2^32 - 1 means "none" in the control block's minima: a cost overflows before it.
+  if (g < k->g || g == 0xFFFFFFFFu) {
     WC_EXCH32(&u->ctl[6], 1u);
     return;
   }
