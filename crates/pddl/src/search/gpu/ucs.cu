@@ -141,7 +141,8 @@ WC_FN u32 wc_ucs_insert(const WcUcs *u, const u32 *t, u64 link, int *fresh) {
     if (e == 0) {
       u64 old = WC_CAS64(slot, 0ull, (tag << 32) | WC_BUSY);
       if (old == 0) {
-        u32 id = wc_claim(&u->ctl[0]);
+        // Once full, no more claims: the counter stays far from wrapping around.
+        u32 id = *(volatile u32 *)&u->ctl[1] ? WC_LOST : wc_claim(&u->ctl[0]);
         if (id >= u->limit) {
           WC_EXCH32(&u->ctl[1], 1u);
           WC_EXCH64(slot, (tag << 32) | WC_LOST);
