@@ -104,7 +104,7 @@ struct PlanReport {
     penalty: Option<u64>,
     net_benefit: Option<i64>,
     /// States expanded; `null` on the GPU's breadth-first search, which expands whole
-    /// levels    /// without counting them.
+    /// levels without counting them.
     expanded: Option<u64>,
     generated: u64,
     /// Distinct states stored.

@@ -157,19 +157,30 @@ impl Module {
     }
 
     /// Copies `data` to the device and points the source's `__device__ const u32 *name`
-    /// (a model's `WC_TABLE(name)`) at the copy, which the caller keeps as long as the
-    /// kernels run.
+    /// (a model's `WC_TABLE(name)`) at the copy (see [`bind_table`]).
     pub fn bind_table(&self, stream: &Arc<CudaStream>, name: &str, data: &[u32]) -> Result<CudaSlice<u32>, CudaError> {
-        let copy = stream.clone_htod(data)?;
-        let address = crate::device_ptr(&copy, stream);
-        let mut symbol = self.module.get_global(name, stream)?;
-        // SAFETY: `name` is declared `__device__ const u32 *name`: 8 bytes, one device
-        // address, which a `u64` views exactly (`transmute_mut` checks the size).
-        let mut pointer = unsafe { symbol.transmute_mut::<u64>(1) }
-            .ok_or_else(|| CudaError::Internal(format!("table `{name}`: not a pointer in the module")))?;
-        stream.memcpy_htod(&[address], &mut pointer)?;
-        Ok(copy)
+        bind_table(&self.module, stream, name, data)
     }
+}
+
+/// Copies `data` to the device and points `module`'s `__device__ const u32 *name` (a
+/// model's `WC_TABLE(name)`) at the copy, which the caller keeps as long as the
+/// kernels run.
+pub fn bind_table(
+    module: &Arc<CudaModule>,
+    stream: &Arc<CudaStream>,
+    name: &str,
+    data: &[u32],
+) -> Result<CudaSlice<u32>, CudaError> {
+    let copy = stream.clone_htod(data)?;
+    let address = crate::device_ptr(&copy, stream);
+    let mut symbol = module.get_global(name, stream)?;
+    // SAFETY: `name` is declared `__device__ const u32 *name`: 8 bytes, one device
+    // address, which a `u64` views exactly (`transmute_mut` checks the size).
+    let mut pointer = unsafe { symbol.transmute_mut::<u64>(1) }
+        .ok_or_else(|| CudaError::Internal(format!("table `{name}`: not a pointer in the module")))?;
+    stream.memcpy_htod(&[address], &mut pointer)?;
+    Ok(copy)
 }
 
 #[cfg(test)]

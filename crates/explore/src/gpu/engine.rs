@@ -339,19 +339,7 @@ pub(crate) fn bind_tables(
     stream: &Arc<CudaStream>,
     tables: &[warpcheck_model::Table],
 ) -> Result<Vec<CudaSlice<u32>>, GpuError> {
-    let mut copies = Vec::with_capacity(tables.len());
-    for t in tables {
-        let copy = stream.clone_htod(&t.data).map_err(cuda)?;
-        let address = ptr(&copy, stream);
-        let mut symbol = module.get_global(&t.name, stream).map_err(cuda)?;
-        // SAFETY: `WC_TABLE(name)` declares `__device__ const u32 *name`: 8 bytes, one
-        // device address, which a `u64` views exactly.
-        let mut pointer = unsafe { symbol.transmute_mut::<u64>(1) }
-            .ok_or_else(|| GpuError::Cuda(format!("table `{}`: not a pointer in the module", t.name)))?;
-        stream.memcpy_htod(&[address], &mut pointer).map_err(cuda)?;
-        copies.push(copy);
-    }
-    Ok(copies)
+    tables.iter().map(|t| warpcheck_cuda::device::bind_table(module, stream, &t.name, &t.data).map_err(cuda)).collect()
 }
 
 /// Explores `model` recording its graph with `spec`, on the device, memory and

@@ -22,7 +22,7 @@ pub use device::cuda_source;
 
 use std::time::Instant;
 
-use crate::search::{SearchOutcome, Successors};
+use crate::search::SearchOutcome;
 use crate::task::{State, Task};
 use warpcheck_model::cuda::{CudaModel, CudaSource};
 
@@ -289,8 +289,8 @@ fn check(c: Control, (capacity, bytes): (u64, u64)) -> Result<Control, GpuSearch
 }
 
 /// The actions from the initial state to stored state `goal`: the parent links read
-/// back, each step's action found among those applicable in the parent that make the
-/// child at the difference of their costs.
+/// back, each step's action the first applicable in the parent that makes the child at
+/// the difference of their costs.
 fn plan_to(task: &Task, kernels: &mut impl Kernels, goal: u32, stored: usize) -> Result<Vec<usize>, GpuSearchError> {
     let mut path = Vec::new();
     let mut id = goal;
@@ -306,15 +306,16 @@ fn plan_to(task: &Task, kernels: &mut impl Kernels, goal: u32, stored: usize) ->
         id = parent;
     }
     path.reverse();
-    let index = Successors::new(task);
-    let (mut applicable, mut next) = (Vec::new(), Vec::new());
+    // A plan's few steps: every action is tried (no index to build for them).
+    let mut next = Vec::new();
     let mut plan = Vec::with_capacity(path.len() - 1);
     for pair in path.windows(2) {
         let ((g0, s0), (g1, s1)) = (&pair[0], &pair[1]);
-        index.applicable(task, s0, &mut applicable);
-        let step = applicable.iter().map(|&a| a as usize).find(|&a| {
-            task.actions[a].apply(s0, &mut next);
-            next == *s1 && task.actions[a].cost == u64::from(g1 - g0)
+        let step = task.actions.iter().position(|a| {
+            a.cost == u64::from(g1 - g0) && a.precondition.holds(s0) && {
+                a.apply(s0, &mut next);
+                next == *s1
+            }
         });
         let step = step.ok_or_else(|| {
             GpuSearchError::Failed(format!(
