@@ -39,7 +39,7 @@ pub struct PlanArgs {
     #[arg(long, value_name = "SIZE", value_parser = crate::memory::parse_size)]
     pub memory: Option<u64>,
     /// Stop with exit status 3 when the search has run this many seconds (on the GPU:
-    /// its uniform-cost search, checked between cost layers).
+    /// its uniform-cost search, checked between batches of rounds).
     #[arg(long, value_name = "SECONDS")]
     pub time_limit: Option<f64>,
     /// The search: A* with `lmcut` (LM-cut, the strongest) or `hmax` (h_max), or `blind`

@@ -126,6 +126,18 @@ impl Model for PlanningModel {
     }
 }
 
+/// States of at most this many words are kept in registers by the successor code
+/// (`WC_PLAN_SELECT` in plan.c); `WARPCHECK_PLAN_SELECT=0|1` overrides it for
+/// experiments.
+const SELECT_WORDS: usize = 8;
+
+fn select_words(words: usize) -> bool {
+    match std::env::var("WARPCHECK_PLAN_SELECT") {
+        Ok(v) => v == "1",
+        Err(_) => words <= SELECT_WORDS,
+    }
+}
+
 impl CudaModel for PlanningModel {
     fn cuda_source(&self, labels: &[LabelId]) -> Result<CudaSource, Unsupported> {
         if labels.iter().any(|&l| l != UNSOLVED) {
@@ -137,11 +149,12 @@ impl CudaModel for PlanningModel {
         // Every label asked for is `unsolved`.
         let source = format!(
             "#define WC_WORDS {words}\n#define WC_ASSERTIONS 0\n#define WC_INVARIANTS {n}\n\
-             #define WC_PLAN_STACK {depth}\n{BODY}\n\
+             #define WC_PLAN_STACK {depth}\n{select}{BODY}\n\
              WC_FN int wc_label(int k, const u32 *s) {{ return k < {n} ? wc_plan_unsolved(s) : -1; }}\n\
              WC_FN int wc_invariant(int k, const u32 *s) {{ return wc_label(k, s) == 1; }}\n",
             words = self.task.words,
             n = labels.len(),
+            select = if select_words(self.task.words) { "#define WC_PLAN_SELECT\n" } else { "" },
         );
         Ok(CudaSource {
             source,

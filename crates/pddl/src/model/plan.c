@@ -2,9 +2,11 @@
 // body for every task: the actions are read from the table `wc_plan` (see table.rs).
 //
 // wc_plan: [0] actions, [1] facts, [2] offset of the goal's condition, [3] offset of
-// the index, then the blocks. The index: for each fact f, the actions keyed on f, one
-// of their positive preconditions (`start[f]..start[f + 1]` into the list after the
-// starts; search.rs chooses the key), then the actions without positive precondition ([count, actions...]).
+// the index, then the blocks. The index: the key facts (a mask of WC_WORDS words, the
+// facts that key an action), then for each fact f the actions keyed on f, one of their
+// positive preconditions (`start[f]..start[f + 1]` into the list after the starts;
+// search.rs chooses the key), then the actions without positive precondition ([count,
+// actions...]).
 // Action a's block starts at wc_plan[4 + a]: its precondition, its adds, its
 // deletes, its conditional effects ([count, then each: condition, adds, deletes]).
 // A condition: [length, positive pairs: count, (word, mask)..., negative pairs: count,
@@ -22,14 +24,37 @@ WC_TABLE(wc_plan)
 #define WC_PLAN_CTZ(x) ((u32)__builtin_ctz(x))
 #endif
 
+// Word `w` of a state array, and its update. With WC_PLAN_SELECT (defined by the
+// includer) a read is a select over every word and an update touches every word, so
+// that the arrays stay in registers (an index the compiler cannot resolve moves an array
+// to local memory); otherwise plain indexing.
+#ifdef WC_PLAN_SELECT
+WC_FN u32 wc_plan_word(const u32 *a, u32 w) {
+  u32 v = 0;
+#pragma unroll
+  for (int i = 0; i < WC_WORDS; i++) v = (u32)i == w ? a[i] : v;
+  return v;
+}
+WC_FN void wc_plan_update(u32 *a, u32 w, u32 m, int set) {
+#pragma unroll
+  for (int i = 0; i < WC_WORDS; i++) {
+    u32 x = set ? (a[i] | m) : (a[i] & ~m);
+    a[i] = (u32)i == w ? x : a[i];
+  }
+}
+#else
+WC_FN u32 wc_plan_word(const u32 *a, u32 w) { return a[w]; }
+WC_FN void wc_plan_update(u32 *a, u32 w, u32 m, int set) { a[w] = set ? (a[w] | m) : (a[w] & ~m); }
+#endif
+
 WC_FN int wc_plan_holds(const u32 *c, const u32 *s) {
   const u32 *p = c + 1;
   u32 n = *p++;
   for (u32 i = 0; i < n; i++, p += 2)
-    if ((s[p[0]] & p[1]) != p[1]) return 0;
+    if ((wc_plan_word(s, p[0]) & p[1]) != p[1]) return 0;
   n = *p++;
   for (u32 i = 0; i < n; i++, p += 2)
-    if (s[p[0]] & p[1]) return 0;
+    if (wc_plan_word(s, p[0]) & p[1]) return 0;
   n = *p++;
   if (n == 0) return 1;
   unsigned char stack[WC_PLAN_STACK];
@@ -37,7 +62,7 @@ WC_FN int wc_plan_holds(const u32 *c, const u32 *s) {
   for (u32 i = 0; i < n; i++) {
     u32 kind = p[i] >> 30, arg = p[i] & 0x3FFFFFFFu;
     if (kind < 2) {
-      stack[top++] = (unsigned char)(((s[arg >> 5] >> (arg & 31)) & 1) ^ kind);
+      stack[top++] = (unsigned char)(((wc_plan_word(s, arg >> 5) >> (arg & 31)) & 1) ^ kind);
     } else {
       unsigned char v = kind == 2;
       for (u32 j = 0; j < arg; j++) {
@@ -53,10 +78,7 @@ WC_FN int wc_plan_holds(const u32 *c, const u32 *s) {
 // Sets (or clears) the facts of pair list `list` in `t`; returns what follows it.
 WC_FN const u32 *wc_plan_write(const u32 *list, u32 *t, int set) {
   u32 n = list[0];
-  for (u32 i = 0; i < n; i++) {
-    u32 w = list[1 + 2 * i], m = list[2 + 2 * i];
-    t[w] = set ? (t[w] | m) : (t[w] & ~m);
-  }
+  for (u32 i = 0; i < n; i++) wc_plan_update(t, list[1 + 2 * i], list[2 + 2 * i], set);
   return list + 1 + 2 * n;
 }
 
@@ -101,17 +123,18 @@ WC_FN int wc_plan_try(u32 a, const u32 *s, u32 *t, WcSink *k) {
 }
 
 WC_FN int wc_successors(const u32 *s, WcSink *k) {
-  const u32 *index = wc_plan + wc_plan[3];
+  const u32 *keys = wc_plan + wc_plan[3];
+  const u32 *index = keys + WC_WORDS;
   u32 facts = wc_plan[1];
   const u32 *list = index + facts + 1;
   u32 t[WC_WORDS];
   int any = 0;
+  // Only the true facts that key an action (most true facts key none).
   for (int w = 0; w < WC_WORDS; w++) {
-    u32 bits = s[w];
+    u32 bits = wc_plan_word(s, (u32)w) & keys[w];
     while (bits) {
       u32 f = (u32)w * 32 + WC_PLAN_CTZ(bits);
       bits &= bits - 1;
-      if (f >= facts) break;
       for (u32 i = index[f]; i < index[f + 1]; i++) any |= wc_plan_try(list[i], s, t, k);
     }
   }

@@ -38,6 +38,13 @@ pub fn build(task: &Task, index: &Successors) -> Result<(Vec<u32>, usize), TooLa
     }
     t.words[3] = t.here();
     let Successors { by_fact, always } = index;
+    let mut keys = vec![0u32; task.words];
+    for (f, list) in by_fact.iter().enumerate() {
+        if !list.is_empty() {
+            keys[f / 32] |= 1 << (f % 32);
+        }
+    }
+    t.words.extend(keys);
     let mut start = 0u32;
     for list in by_fact {
         t.words.push(start);

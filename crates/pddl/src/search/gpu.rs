@@ -9,11 +9,13 @@
 //!   (stale entries, lowered costs, zero-cost layers, the rebuild after an overflowing
 //!   round, the plan) against the CPU without a GPU.
 //!
-//! The driver is the same for both: a round of cost m reads the control block, stops at
-//! a goal state (the plan's cost is m), an empty open list (unsolvable) or a full store
-//! (an error, never a dropped state), rebuilds the open list when a round overflowed
-//! it, and goes on with the smallest cost pushed. With `WARPCHECK_UCS_TRACE` set, each
-//! round's cost, entry range and list length go to standard error.
+//! The driver is the same for both. The rounds schedule each other in device memory
+//! (ucs.cu says how), so the host launches them in batches and reads the control block
+//! only between batches: it stops at a goal state (the plan's cost is the round's), an
+//! empty open list (unsolvable) or a full store (an error, never a dropped state), and
+//! rebuilds the open list when a round overflowed it or most of it is dead. With
+//! `WARPCHECK_UCS_TRACE` set, each batch's last round (cost, entry range, list length)
+//! goes to standard error.
 
 mod device;
 mod host;
@@ -43,7 +45,7 @@ pub enum GpuSearchError {
          needs more; give more device memory (--memory) or use the CPU"
     )]
     Full { capacity: u64, bytes: u64 },
-    /// The deadline passed (checked between rounds).
+    /// The deadline passed (checked between batches of rounds).
     #[error("time limit reached after {expanded} expansions")]
     TimeLimit { expanded: u64 },
     /// A path's cost reached 2^32 - 1, past the device's cost range.
@@ -64,65 +66,58 @@ pub(crate) struct UcsArgs {
     pub counters: u64,
     pub open: u64,
     pub cost: u64,
-    pub lo: u32,
-    pub hi: u32,
     pub limit: u32,
     pub room: u32,
+    pub compact: u32,
+    pub stride: u32,
 }
 
-/// Words of the control block (`ctl` in ucs.cu).
-const CTL_WORDS: usize = 9;
+/// The control block (`ctl` in ucs.cu, which says what each word holds).
+type Ctl = [u32; CTL_WORDS];
+const CTL_WORDS: usize = 19;
+const STORED: usize = 0;
+const FULL: usize = 1;
+const LEN: usize = 2;
+const OVERFLOW: usize = 3;
+const LATER_MIN: usize = 4;
+const GOAL: usize = 5;
+const COST_OVERFLOW: usize = 6;
+const PUSHED_MIN: usize = 7;
+const LATER: usize = 8;
+const LATER_LO: usize = 9;
+const M: usize = 10;
+const LO: usize = 11;
+const HI: usize = 12;
+const CARRIED_MIN: usize = 13;
+const CARRIED_LATER: usize = 14;
+const CARRIED_LO: usize = 15;
+const STOP: usize = 16;
+const ROUNDS: usize = 17;
+/// Why the rounds stopped (`ctl[STOP]`; `WC_STOP_*` in ucs.cu).
+const RUNNING: u32 = 0;
+const STOP_GOAL: u32 = 1;
+const STOP_EXHAUSTED: u32 = 2;
+const STOP_REBUILD: u32 = 3;
 /// No value (an empty minimum, no goal).
 const NONE: u32 = u32::MAX;
 
-/// The control block after a launch (`ctl` in ucs.cu).
-#[derive(Clone, Copy, Debug)]
-struct Control {
-    stored: u32,
-    full: bool,
-    /// Entries in the open list.
-    len: u32,
-    overflow: bool,
-    /// The smallest g above the round's, and how many such entries, in the range
-    /// scanned.
-    later_min: u32,
-    later: u32,
-    goal: Option<u32>,
-    cost_overflow: bool,
-    /// The smallest g appended.
-    pushed_min: u32,
-}
-
-impl Control {
-    fn of(ctl: &[u32]) -> Control {
-        Control {
-            stored: ctl[0],
-            full: ctl[1] != 0,
-            len: ctl[2],
-            overflow: ctl[3] != 0,
-            later_min: ctl[4],
-            goal: (ctl[5] != NONE).then_some(ctl[5]),
-            cost_overflow: ctl[6] != 0,
-            pushed_min: ctl[7],
-            later: ctl[8],
-        }
-    }
-}
-
-/// What runs the kernels: the device, or their host compilation. Each call resets the
-/// round's part of the control block (overflow, the minima, the goal, the count of
-/// later entries; `rebuild` also empties the list) and returns it after the launch.
+/// What runs the kernels: the device, or their host compilation. The control block
+/// lives with them; `write` replaces it, and each launch returns it as the launch left
+/// it.
 trait Kernels {
+    /// Replaces the control block.
+    fn write(&mut self, ctl: &Ctl) -> Result<(), GpuSearchError>;
     /// Stores the initial state and appends it.
-    fn start(&mut self, init: &[u32]) -> Result<Control, GpuSearchError>;
-    /// The round of cost `m` over the entries `lo..hi` of the open list.
-    fn expand(&mut self, m: u32, lo: u32, hi: u32) -> Result<Control, GpuSearchError>;
-    /// Empties the open list and appends every stored state not closed.
-    fn rebuild(&mut self, stored: u32) -> Result<Control, GpuSearchError>;
+    fn start(&mut self, init: &[u32]) -> Result<Ctl, GpuSearchError>;
+    /// Runs `n` rounds, each scheduled by the one before (those after a stop do
+    /// nothing).
+    fn rounds(&mut self, n: u32) -> Result<Ctl, GpuSearchError>;
+    /// Appends every stored state below `stored` not closed.
+    fn rebuild(&mut self, stored: u32) -> Result<Ctl, GpuSearchError>;
     /// `best[id]` (its g and parent) and the state `id`.
     fn link(&mut self, id: u32) -> Result<(u32, u32, State), GpuSearchError>;
-    /// States expanded and successors generated.
-    fn counters(&mut self) -> Result<(u64, u64), GpuSearchError>;
+    /// States expanded, successors generated and list entries scanned.
+    fn counters(&mut self) -> Result<[u64; 3], GpuSearchError>;
     /// The store's room in states and its bytes.
     fn room(&self) -> (u64, u64);
 }
@@ -141,8 +136,8 @@ pub struct GpuSearchOptions {
 /// An optimal plan of `task` by uniform-cost search on a CUDA device.
 pub fn uniform_cost_gpu(task: &Task, options: &GpuSearchOptions) -> Result<SearchOutcome, GpuSearchError> {
     let costs = costs(task)?;
-    let mut kernels = device::DeviceKernels::new(task, &costs, options)?;
-    Ok(drive(task, &mut kernels, COMPACT, options.deadline)?.0)
+    let mut kernels = device::DeviceKernels::new(task, &costs, COMPACT, options)?;
+    Ok(drive(task, &mut kernels, options.deadline)?.0)
 }
 
 /// The host emulation's settings ([`uniform_cost_emulated`]).
@@ -150,8 +145,8 @@ pub fn uniform_cost_gpu(task: &Task, options: &GpuSearchOptions) -> Result<Searc
 pub struct Emulation {
     /// States the store holds, and entries the open list holds.
     pub limit: u32,
-    /// The list is rebuilt when it holds more than this many entries of which at least
-    /// half are dead.
+    /// The list is rebuilt when more than this many of its entries are left to scan
+    /// and at least half of those are dead.
     pub compact: u32,
     /// A round visits its entries in the order `lo + i * stride mod n`.
     pub stride: u32,
@@ -164,8 +159,8 @@ pub struct Emulation {
 /// or to compact), so that tests know they reached them. Slow; for tests.
 pub fn uniform_cost_emulated(task: &Task, emulation: &Emulation) -> Result<(SearchOutcome, u32), GpuSearchError> {
     let costs = costs(task)?;
-    let mut kernels = host::HostKernels::new(task, &costs, emulation.limit, emulation.stride)?;
-    drive(task, &mut kernels, emulation.compact, emulation.deadline)
+    let mut kernels = host::HostKernels::new(task, &costs, emulation)?;
+    drive(task, &mut kernels, emulation.deadline)
 }
 
 /// The actions' costs as the device holds them.
@@ -185,107 +180,116 @@ fn costs(task: &Task) -> Result<Vec<u32>, GpuSearchError> {
         .collect()
 }
 
-/// Open lists longer than this are rebuilt when at least half of their entries are dead.
+/// A rebuild compacts the open list when more than this many entries are left to scan
+/// and at least half of them are dead.
 const COMPACT: u32 = 1 << 20;
 
-/// The rounds, then the plan. A round of a new cost scans the whole list; a round at
-/// the same cost (after zero-cost successors were appended) only what the last one
-/// appended, the smallest later g of the rest carried over.
+/// Rounds per batch at most, and a batch's time at which the next is made shorter (so
+/// that the time limit is looked at often enough).
+const MAX_BATCH: u32 = 1024;
+const BATCH_SECONDS: f64 = 0.05;
+
+/// The rounds, launched in batches that grow from one, then the plan. Between batches
+/// the host reads the control block and acts on a stop: the goal, an empty list, or a
+/// rebuild of the list (then the rounds go on from its smallest cost).
 fn drive(
     task: &Task,
     kernels: &mut impl Kernels,
-    compact: u32,
     deadline: Option<Instant>,
 ) -> Result<(SearchOutcome, u32), GpuSearchError> {
-    let seeded = kernels.start(&task.init)?;
-    let mut rebuilds = 0;
-    let mut c = check(seeded, kernels.room())?;
-    let (mut m, mut lo, mut carried) = (0u32, 0u32, NONE);
+    let mut ctl = [0; CTL_WORDS];
+    clear(&mut ctl, true);
+    ctl[GOAL] = NONE;
+    kernels.write(&ctl)?;
+    let mut ctl = check(kernels.start(&task.init)?, kernels.room())?;
+    schedule(&mut ctl);
+    kernels.write(&ctl)?;
     let trace = std::env::var_os("WARPCHECK_UCS_TRACE").is_some();
-    let (mut rounds, mut scanned, clock) = (0u64, 0u64, Instant::now());
+    let (mut rebuilds, mut batch, clock) = (0, 1, Instant::now());
     let goal = loop {
-        let hi = c.len;
-        let round = kernels.expand(m, lo, hi)?;
-        (rounds, scanned) = (rounds + 1, scanned + u64::from(hi - lo));
+        let launched = Instant::now();
+        ctl = check(kernels.rounds(batch)?, kernels.room())?;
         if trace {
             let t = clock.elapsed().as_secs_f64();
-            eprintln!("ucs: round {rounds} at {t:.4} s: g {m}, entries {lo}..{hi}, list {}", round.len);
+            let (rounds, m, lo, hi, len) = (ctl[ROUNDS], ctl[M], ctl[LO], ctl[HI], ctl[LEN]);
+            eprintln!("ucs: {rounds} rounds at {t:.4} s: g {m}, entries {lo}..{hi}, list {len}, stop {}", ctl[STOP]);
         }
-        c = check(round, kernels.room())?;
-        if c.goal.is_some() {
-            break c.goal;
-        }
-        let later = carried.min(c.later_min);
-        let next = if c.overflow {
-            None
-        } else if c.pushed_min == m {
-            // Zero-cost successors: the same cost again, over what was appended.
-            (lo, carried) = (hi, later);
-            Some(m)
-        } else {
-            let live = u64::from(c.later) + u64::from(c.len - hi);
-            let dead = lo == 0 && c.len > compact && live * 2 < u64::from(c.len);
-            (lo, carried) = (0, NONE);
-            (!dead).then_some(later.min(c.pushed_min))
-        };
-        m = match next {
-            Some(next) => next,
-            None => {
-                let rebuilt = kernels.rebuild(c.stored)?;
+        match ctl[STOP] {
+            RUNNING if launched.elapsed().as_secs_f64() > BATCH_SECONDS => batch = (batch / 2).max(1),
+            RUNNING => batch = (batch * 2).min(MAX_BATCH),
+            STOP_GOAL => break Some(ctl[GOAL]),
+            STOP_EXHAUSTED => break None,
+            STOP_REBUILD => {
+                clear(&mut ctl, true);
+                kernels.write(&ctl)?;
+                ctl = check(kernels.rebuild(ctl[STORED])?, kernels.room())?;
                 rebuilds += 1;
-                c = check(rebuilt, kernels.room())?;
-                if c.overflow {
+                if ctl[OVERFLOW] != 0 {
                     return Err(GpuSearchError::Failed("internal error: the open list's rebuild overflowed".into()));
                 }
-                (lo, carried) = (0, NONE);
-                c.pushed_min
+                if ctl[PUSHED_MIN] == NONE {
+                    break None;
+                }
+                schedule(&mut ctl);
+                kernels.write(&ctl)?;
             }
-        };
-        if m == NONE {
-            break None;
+            stop => {
+                return Err(GpuSearchError::Failed(format!("internal error: the rounds stopped for reason {stop}")))
+            }
         }
         if deadline.is_some_and(|d| Instant::now() > d) {
-            return Err(GpuSearchError::TimeLimit { expanded: kernels.counters()?.0 });
+            return Err(GpuSearchError::TimeLimit { expanded: kernels.counters()?[0] });
         }
     };
+    let [expanded, generated, scanned] = kernels.counters()?;
     if trace {
-        eprintln!("ucs: {rounds} rounds, {scanned} entries scanned, {rebuilds} rebuilds");
+        eprintln!("ucs: {} rounds, {scanned} entries scanned, {rebuilds} rebuilds", ctl[ROUNDS]);
     }
-    let stored = c.stored;
-    let (expanded, generated) = kernels.counters()?;
-    let stored = stored as usize;
+    let stored = ctl[STORED] as usize;
     let Some(goal) = goal else {
         return Ok((SearchOutcome { plan: None, cost: None, expanded, generated, stored }, rebuilds));
     };
     let plan = plan_to(task, kernels, goal, stored)?;
     let cost = plan.iter().map(|&a| task.actions[a].cost).sum::<u64>();
-    if cost != u64::from(m) {
+    if cost != u64::from(ctl[M]) {
         return Err(GpuSearchError::Failed(format!(
-            "internal error: the plan rebuilt from the device costs {cost}, its layer {m}"
+            "internal error: the plan rebuilt from the device costs {cost}, its layer {}",
+            ctl[M]
         )));
     }
     Ok((SearchOutcome { plan: Some(plan), cost: Some(cost), expanded, generated, stored }, rebuilds))
 }
 
-/// Resets the round's part of the control block `ctl`: overflow, the minima, the goal,
-/// the count of later entries, and with `empty` the list's length.
-fn reset(ctl: &mut [u32], empty: bool) {
+/// Clears the round's notes in `ctl` (and with `empty` the list).
+fn clear(ctl: &mut Ctl, empty: bool) {
     if empty {
-        ctl[2] = 0;
+        ctl[LEN] = 0;
     }
-    let cost_overflow = ctl[6];
-    ctl[3..9].copy_from_slice(&[0, NONE, NONE, cost_overflow, NONE, 0]);
+    ctl[OVERFLOW] = 0;
+    ctl[LATER_MIN] = NONE;
+    ctl[PUSHED_MIN] = NONE;
+    ctl[LATER] = 0;
+    ctl[LATER_LO] = NONE;
 }
 
-/// `c`, unless the store filled or a cost overflowed in its round.
-fn check(c: Control, (capacity, bytes): (u64, u64)) -> Result<Control, GpuSearchError> {
-    if c.full {
+/// Schedules the first round over a list just built: the whole list at its smallest
+/// cost.
+fn schedule(ctl: &mut Ctl) {
+    (ctl[M], ctl[LO], ctl[HI]) = (ctl[PUSHED_MIN], 0, ctl[LEN]);
+    (ctl[CARRIED_MIN], ctl[CARRIED_LATER], ctl[CARRIED_LO]) = (NONE, 0, NONE);
+    ctl[STOP] = RUNNING;
+    clear(ctl, false);
+}
+
+/// `ctl`, unless the store filled or a cost overflowed.
+fn check(ctl: Ctl, (capacity, bytes): (u64, u64)) -> Result<Ctl, GpuSearchError> {
+    if ctl[FULL] != 0 {
         return Err(GpuSearchError::Full { capacity, bytes });
     }
-    if c.cost_overflow {
+    if ctl[COST_OVERFLOW] != 0 {
         return Err(GpuSearchError::CostOverflow);
     }
-    Ok(c)
+    Ok(ctl)
 }
 
 /// The actions from the initial state to stored state `goal`: the parent links read

@@ -187,15 +187,30 @@ impl Rng {
 /// disjunctive preconditions and goals and conditional effects; costs 1, or with
 /// `costs` 0 to 4 (zero-cost actions included).
 pub fn random_task(seed: u64, adl: bool, costs: bool) -> warpcheck_pddl::Task {
+    random_task_sized(seed, adl, costs, (3, 8), if costs { 12 } else { 8 })
+}
+
+/// As [`random_task`], larger: 12-19 facts and 10-49 actions, so that zero-cost
+/// actions chain and cost layers overlap (thousands of states, at most 2^19).
+#[allow(dead_code)] // Used by some of the tests that include this module.
+pub fn larger_random_task(seed: u64, adl: bool) -> warpcheck_pddl::Task {
+    random_task_sized(seed, adl, true, (12, 8), 40)
+}
+
+/// A random task of `facts.0` to `facts.0 + facts.1 - 1` facts and 1 to `actions`
+/// actions.
+fn random_task_sized(seed: u64, adl: bool, costs: bool, facts: (u32, u32), actions: u32) -> warpcheck_pddl::Task {
     use warpcheck_pddl::task::{Action, Condition, ConditionalEffect, Formula};
     let mut r = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
-    let facts = 3 + r.below(8);
+    let (base, more, most) = (facts.0, facts.1, actions);
+    let facts = base + r.below(more);
     // With costs: fewer preconditions, more actions and a goal of one fact, so that more
     // tasks are solvable at a cost above 0.
     let positive = if costs { 1 } else { 2 };
     let conditions: Vec<(Vec<u32>, Vec<u32>)> = (0..10).map(|_| (r.pick(positive, facts), r.pick(1, facts))).collect();
     let mut actions = Vec::new();
-    for a in 0..1 + r.below(if costs { 12 } else { 8 }) {
+    let first = if most > 12 { 10 } else { 1 };
+    for a in 0..first + r.below(most) {
         let (positive, negative) = conditions[r.below(10) as usize].clone();
         let rest = (adl && r.below(3) == 0)
             .then(|| Formula::Or(vec![Formula::Fact(r.below(facts)), Formula::NotFact(r.below(facts))]));

@@ -1,10 +1,10 @@
 //! The GPU search's kernels on a CUDA device: the store sized to the memory given, one
-//! launch per round, the control block read back after each.
+//! launch per round, the control block read back after each batch of rounds.
 
 use warpcheck_cuda::driver::{CudaFunction, CudaSlice, DeviceRepr};
 use warpcheck_cuda::{device_ptr, grid, launch, CudaError, Device, Module, ONE_THREAD};
 
-use super::{kernel_source, reset, Control, GpuSearchError, GpuSearchOptions, Kernels, UcsArgs, CTL_WORDS};
+use super::{kernel_source, Ctl, GpuSearchError, GpuSearchOptions, Kernels, UcsArgs, CTL_WORDS};
 use crate::task::{State, Task};
 
 /// What NVRTC compiles before ucs.cu: the integer types and the model's macros.
@@ -17,12 +17,31 @@ pub fn cuda_source(task: &Task) -> Result<String, GpuSearchError> {
     Ok(format!("{DEVICE_DEFINES}{}", kernel_source(task)?.source))
 }
 
+/// Launch settings, which the exploration engine's `WARPCHECK_GPU_*` variables override
+/// for experiments here too: `BLOCK` threads per block (256), `BLOCKS_PER_SM` blocks per
+/// multiprocessor a round's grid has (16), `MAXRREG` registers per thread (NVRTC's
+/// choice).
+struct Launch {
+    block: u32,
+    blocks_per_sm: u32,
+    max_registers: Option<u32>,
+}
+
+impl Launch {
+    fn from_env() -> Launch {
+        let var = |name: &str| std::env::var(format!("WARPCHECK_GPU_{name}")).ok().and_then(|v| v.parse::<u32>().ok());
+        Launch {
+            block: var("BLOCK").unwrap_or(256).clamp(32, 1024) / 32 * 32,
+            blocks_per_sm: var("BLOCKS_PER_SM").unwrap_or(16).max(1),
+            max_registers: var("MAXRREG"),
+        }
+    }
+}
+
 /// Hash-table entries per stored state.
 const ENTRIES_PER_STATE: u64 = 2;
 /// Device memory left to the context and the launches.
 const RESERVE: u64 = 64 << 20;
-/// Threads per block.
-const BLOCK: u32 = 256;
 
 // SAFETY: `UcsArgs` is `#[repr(C)]` with the fields of `struct WcUcs` in ucs.cu in
 // order (nine 64-bit words, then four `u32`), so the kernel reads it as passed.
@@ -41,29 +60,35 @@ pub(super) struct DeviceKernels {
     _module: Module,
     _tables: Vec<CudaSlice<u32>>,
     start: CudaFunction,
-    expand: CudaFunction,
+    round: CudaFunction,
     rebuild: CudaFunction,
     states: CudaSlice<u32>,
     best: CudaSlice<u64>,
     _closed: CudaSlice<u8>,
     _table: CudaSlice<u64>,
     ctl: CudaSlice<u32>,
-    /// The control block as last read back (the cost-overflow flag is kept across
-    /// rounds).
-    ctl_host: [u32; CTL_WORDS],
     counters: CudaSlice<u64>,
     _open: CudaSlice<u64>,
     _cost: CudaSlice<u32>,
     args: UcsArgs,
+    launch: Launch,
     words: usize,
     bytes: u64,
 }
 
 impl DeviceKernels {
-    pub(super) fn new(task: &Task, costs: &[u32], options: &GpuSearchOptions) -> Result<DeviceKernels, GpuSearchError> {
+    pub(super) fn new(
+        task: &Task,
+        costs: &[u32],
+        compact: u32,
+        options: &GpuSearchOptions,
+    ) -> Result<DeviceKernels, GpuSearchError> {
         let generated = kernel_source(task)?;
         let device = Device::open(options.device).map_err(cuda)?;
-        let module = device.load(&cuda_source(task)?, &[]).map_err(cuda)?;
+        let launch = Launch::from_env();
+        let options_nvrtc: Vec<String> =
+            launch.max_registers.map(|r| format!("--maxrregcount={r}")).into_iter().collect();
+        let module = device.load(&cuda_source(task)?, &options_nvrtc).map_err(cuda)?;
         let stream = device.stream().clone();
         let mut tables = Vec::new();
         for t in &generated.tables {
@@ -95,7 +120,7 @@ impl DeviceKernels {
         let closed = stream.alloc_zeros::<u8>(n).map_err(cuda)?;
         let table = stream.alloc_zeros::<u64>(n * ENTRIES_PER_STATE as usize + 1).map_err(cuda)?;
         let ctl = stream.alloc_zeros::<u32>(CTL_WORDS).map_err(cuda)?;
-        let counters = stream.alloc_zeros::<u64>(2).map_err(cuda)?;
+        let counters = stream.alloc_zeros::<u64>(3).map_err(cuda)?;
         let cost = stream.clone_htod(costs).map_err(cuda)?;
         let args = UcsArgs {
             states: device_ptr(&states, &stream),
@@ -107,16 +132,21 @@ impl DeviceKernels {
             counters: device_ptr(&counters, &stream),
             open: device_ptr(&open, &stream),
             cost: device_ptr(&cost, &stream),
-            lo: 0,
-            hi: 0,
             limit: limit as u32,
             room: limit as u32,
+            compact,
+            stride: 0,
         };
         let function = |name: &str| module.function(name).map_err(cuda);
+        let (start, round, rebuild) =
+            (function("wc_ucs_start")?, function("wc_ucs_round")?, function("wc_ucs_rebuild")?);
+        // A block never asks for more registers than a multiprocessor has.
+        let most = round.max_threads_per_block().map_err(cuda)?.min(rebuild.max_threads_per_block().map_err(cuda)?);
+        let launch = Launch { block: launch.block.min(most as u32 / 32 * 32).max(32), ..launch };
         Ok(DeviceKernels {
-            start: function("wc_ucs_start")?,
-            expand: function("wc_ucs_expand")?,
-            rebuild: function("wc_ucs_rebuild")?,
+            start,
+            round,
+            rebuild,
             _module: module,
             _tables: tables,
             states,
@@ -124,52 +154,44 @@ impl DeviceKernels {
             _closed: closed,
             _table: table,
             ctl,
-            ctl_host: [0; CTL_WORDS],
             counters,
             _open: open,
             _cost: cost,
             args,
+            launch,
             words,
             bytes: limit * per_state,
             device,
         })
     }
 
-    /// Resets the round's part of the control block (and with `empty` the list), runs
-    /// `kernel` over `items` work items with the argument block of entries `lo..hi`
-    /// and `word`, and reads the control block back.
-    fn round(
-        &mut self,
-        kernel: Kernel,
-        items: u64,
-        (lo, hi, empty): (u32, u32, bool),
-        word: u64,
-    ) -> Result<Control, GpuSearchError> {
+    /// Launches `kernel` over `items` work items (`times` launches, one after another)
+    /// with `word` after the argument block, and reads the control block back.
+    fn launch(&mut self, kernel: Kernel, items: u64, times: u32, word: u64) -> Result<Ctl, GpuSearchError> {
         let stream = self.device.stream().clone();
-        let mut fresh = self.ctl_host;
-        reset(&mut fresh, empty);
-        stream.memcpy_htod(&fresh[2..], &mut self.ctl.slice_mut(2..)).map_err(cuda)?;
-        let args = UcsArgs { lo, hi, ..self.args };
-        let cfg = grid(items, BLOCK, self.device.multiprocessors() * 16);
-        let small = word as u32;
-        // SAFETY: `wc_ucs_start(WcUcs, const u32 *)`, `wc_ucs_expand(WcUcs, u32)` and
-        // `wc_ucs_rebuild(WcUcs, u32)` take the argument block and one word (a device
-        // address, 64 bits, for the first); every address in the block is a buffer of
-        // `self`, and the initial state's copy outlives the read below, which
-        // synchronises the stream; the kernels index within the sizes the block gives
-        // (the store's `limit`, the table's `capacity`, the lists' `out_room` = `limit`,
-        // one cost per action, the entries below `in_len`, the ids below `stored` <=
-        // `limit`), grid-stride.
-        unsafe {
-            match kernel {
-                Kernel::Start => launch(&stream, &self.start, ONE_THREAD, &[&args, &word]),
-                Kernel::Expand => launch(&stream, &self.expand, cfg, &[&args, &small]),
-                Kernel::Rebuild => launch(&stream, &self.rebuild, cfg, &[&args, &small]),
+        let cfg = grid(items, self.launch.block, self.device.multiprocessors() * self.launch.blocks_per_sm);
+        for _ in 0..times {
+            // SAFETY: `wc_ucs_start(WcUcs, const u32 *)`, `wc_ucs_round(WcUcs)` and
+            // `wc_ucs_rebuild(WcUcs, u32)` take the argument block and, but for the
+            // round, one word (a device address, 64 bits, for the first); every address
+            // in the block is a buffer of `self`, and the initial state's copy outlives
+            // the read below, which synchronises the stream; the kernels index within the
+            // sizes the block gives (the store's `limit`, the table's `capacity`, the
+            // list's `room` = `limit`, one cost per action, the entries below the list's
+            // length <= `room`, the ids below `stored` <= `limit`, the control block's
+            // CTL_WORDS words, the three counters), grid-stride.
+            unsafe {
+                match kernel {
+                    Kernel::Start => launch(&stream, &self.start, ONE_THREAD, &[&self.args, &word]),
+                    Kernel::Round => launch(&stream, &self.round, cfg, &[&self.args]),
+                    Kernel::Rebuild => launch(&stream, &self.rebuild, cfg, &[&self.args, &(word as u32)]),
+                }
             }
+            .map_err(cuda)?;
         }
-        .map_err(cuda)?;
-        stream.memcpy_dtoh(&self.ctl, &mut self.ctl_host).map_err(cuda)?;
-        Ok(Control::of(&self.ctl_host))
+        let mut ctl = [0; CTL_WORDS];
+        stream.memcpy_dtoh(&self.ctl, &mut ctl).map_err(cuda)?;
+        Ok(ctl)
     }
 }
 
@@ -177,25 +199,30 @@ impl DeviceKernels {
 #[derive(Clone, Copy)]
 enum Kernel {
     Start,
-    Expand,
+    Round,
     Rebuild,
 }
 
 impl Kernels for DeviceKernels {
-    fn start(&mut self, init: &[u32]) -> Result<Control, GpuSearchError> {
+    fn write(&mut self, ctl: &Ctl) -> Result<(), GpuSearchError> {
+        self.device.stream().memcpy_htod(ctl, &mut self.ctl).map_err(cuda)
+    }
+
+    fn start(&mut self, init: &[u32]) -> Result<Ctl, GpuSearchError> {
         let stream = self.device.stream().clone();
         let init = stream.clone_htod(init).map_err(cuda)?;
-        let c = self.round(Kernel::Start, 1, (0, 0, true), device_ptr(&init, &stream));
+        let c = self.launch(Kernel::Start, 1, 1, device_ptr(&init, &stream));
         drop(init);
         c
     }
 
-    fn expand(&mut self, m: u32, lo: u32, hi: u32) -> Result<Control, GpuSearchError> {
-        self.round(Kernel::Expand, u64::from(hi - lo), (lo, hi, false), u64::from(m))
+    fn rounds(&mut self, n: u32) -> Result<Ctl, GpuSearchError> {
+        // As many threads as the device holds: a round's entries are not known here.
+        self.launch(Kernel::Round, u64::MAX, n, 0)
     }
 
-    fn rebuild(&mut self, stored: u32) -> Result<Control, GpuSearchError> {
-        self.round(Kernel::Rebuild, u64::from(stored), (0, 0, true), u64::from(stored))
+    fn rebuild(&mut self, stored: u32) -> Result<Ctl, GpuSearchError> {
+        self.launch(Kernel::Rebuild, u64::from(stored), 1, u64::from(stored))
     }
 
     fn link(&mut self, id: u32) -> Result<(u32, u32, State), GpuSearchError> {
@@ -206,9 +233,9 @@ impl Kernels for DeviceKernels {
         Ok(((best >> 32) as u32, best as u32, state))
     }
 
-    fn counters(&mut self) -> Result<(u64, u64), GpuSearchError> {
+    fn counters(&mut self) -> Result<[u64; 3], GpuSearchError> {
         let c = self.device.stream().clone_dtoh(&self.counters).map_err(cuda)?;
-        Ok((c[0], c[1]))
+        Ok([c[0], c[1], c[2]])
     }
 
     fn room(&self) -> (u64, u64) {

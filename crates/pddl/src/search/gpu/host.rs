@@ -5,11 +5,11 @@
 use libloading::{Library, Symbol};
 use warpcheck_model::cuda::host::HOST_DEFINES;
 
-use super::{kernel_source, reset, Control, GpuSearchError, Kernels, UcsArgs, CTL_WORDS};
+use super::{kernel_source, Ctl, Emulation, GpuSearchError, Kernels, UcsArgs, CTL_WORDS};
 use crate::task::{State, Task};
 
 type Start = unsafe extern "C" fn(*const UcsArgs, *const u32);
-type Expand = unsafe extern "C" fn(*const UcsArgs, u32, u32);
+type Round = unsafe extern "C" fn(*const UcsArgs);
 type Rebuild = unsafe extern "C" fn(*const UcsArgs, u32);
 
 /// The host buffers (never resized after `new`: the argument block holds their
@@ -20,13 +20,14 @@ pub(super) struct HostKernels {
     best: Vec<u64>,
     closed: Vec<u8>,
     table: Vec<u64>,
-    ctl: Vec<u32>,
+    ctl: Ctl,
     counters: Vec<u64>,
     open: Vec<u64>,
     cost: Vec<u32>,
     /// The model's tables, by the name of the function that points the library to one.
     tables: Vec<(String, Vec<u32>)>,
     stride: u32,
+    compact: u32,
     limit: u32,
     library: Library,
 }
@@ -36,7 +37,7 @@ fn failed(e: impl std::fmt::Display) -> GpuSearchError {
 }
 
 impl HostKernels {
-    pub(super) fn new(task: &Task, costs: &[u32], limit: u32, stride: u32) -> Result<HostKernels, GpuSearchError> {
+    pub(super) fn new(task: &Task, costs: &[u32], emulation: &Emulation) -> Result<HostKernels, GpuSearchError> {
         let generated = kernel_source(task)?;
         // The tables are pointers set at run time, so that the library depends on the
         // task's state size and stack depth only and tasks alike share one compilation
@@ -58,25 +59,26 @@ impl HostKernels {
             let _ = std::fs::remove_file(&built.path);
         }
         let tables = generated.tables.iter().map(|t| (format!("wc_bind_{}", t.name), t.data.clone())).collect();
-        let (n, words) = (limit as usize, task.words.max(1));
+        let (limit, n, words) = (emulation.limit, emulation.limit as usize, task.words.max(1));
         Ok(HostKernels {
             words,
             states: vec![0; n * words],
             best: vec![0; n],
             closed: vec![0; n],
             table: vec![0; 2 * n + 1],
-            ctl: vec![0; CTL_WORDS],
-            counters: vec![0; 2],
+            ctl: [0; CTL_WORDS],
+            counters: vec![0; 3],
             open: vec![0; limit as usize],
             cost: costs.to_vec(),
             tables,
-            stride: stride.max(1),
+            stride: emulation.stride.max(1),
+            compact: emulation.compact,
             limit,
             library,
         })
     }
 
-    fn args(&mut self, lo: u32, hi: u32) -> UcsArgs {
+    fn args(&mut self) -> UcsArgs {
         UcsArgs {
             states: self.states.as_mut_ptr() as u64,
             best: self.best.as_mut_ptr() as u64,
@@ -87,22 +89,16 @@ impl HostKernels {
             counters: self.counters.as_mut_ptr() as u64,
             open: self.open.as_mut_ptr() as u64,
             cost: self.cost.as_ptr() as u64,
-            lo,
-            hi,
             limit: self.limit,
             room: self.open.len() as u32,
+            compact: self.compact,
+            stride: self.stride,
         }
     }
 
-    /// Resets the round's part of the control block (and with `empty` the list), binds
-    /// the tables and calls `name` with the argument block of `lo..hi`.
-    fn call<T>(
-        &mut self,
-        name: &[u8],
-        (lo, hi, empty): (u32, u32, bool),
-        run: impl FnOnce(&Symbol<T>, &UcsArgs),
-    ) -> Result<Control, GpuSearchError> {
-        reset(&mut self.ctl, empty);
+    /// Binds the tables and calls `name` with the argument block; returns the control
+    /// block.
+    fn call<T>(&mut self, name: &[u8], run: impl FnOnce(&Symbol<T>, &UcsArgs)) -> Result<Ctl, GpuSearchError> {
         for (binder, data) in &self.tables {
             // SAFETY: `wc_bind_NAME(const u32 *)` is defined in the unit (see `new`); it
             // sets this thread's pointer to `data`, which lives in `self` while the call
@@ -112,12 +108,12 @@ impl HostKernels {
                 bind.map_err(failed)?(data.as_ptr());
             }
         }
-        let args = self.args(lo, hi);
-        // SAFETY: `T` is the symbol's signature in ucs.cu (the `Start`, `Expand` and
+        let args = self.args();
+        // SAFETY: `T` is the symbol's signature in ucs.cu (the `Start`, `Round` and
         // `Rebuild` types above, one per entry point).
         let symbol = unsafe { self.library.get::<T>(name) }.map_err(failed)?;
         run(&symbol, &args);
-        Ok(Control::of(&self.ctl))
+        Ok(self.ctl)
     }
 }
 
@@ -126,27 +122,30 @@ impl HostKernels {
 /// them within the sizes the block gives (the store's `limit`, the table's `capacity`,
 /// the list's `room`, the cost per action), as on the device.
 impl Kernels for HostKernels {
-    fn start(&mut self, init: &[u32]) -> Result<Control, GpuSearchError> {
+    fn write(&mut self, ctl: &Ctl) -> Result<(), GpuSearchError> {
+        self.ctl = *ctl;
+        Ok(())
+    }
+
+    fn start(&mut self, init: &[u32]) -> Result<Ctl, GpuSearchError> {
         let init = init.to_vec();
-        self.call::<Start>(b"wc_ucs_start_host", (0, 0, true), |f, a| {
+        self.call::<Start>(b"wc_ucs_start_host", |f, a| {
             // SAFETY: see the note above this `impl`.
             unsafe { f(a, init.as_ptr()) }
         })
     }
 
-    fn expand(&mut self, m: u32, lo: u32, hi: u32) -> Result<Control, GpuSearchError> {
-        let (mut stride, n) = (self.stride, hi - lo);
-        while n > 1 && gcd(stride, n) != 1 {
-            stride += 1;
-        }
-        self.call::<Expand>(b"wc_ucs_expand_host", (lo, hi, false), |f, a| {
-            // SAFETY: see the note above this `impl`.
-            unsafe { f(a, m, stride) }
+    fn rounds(&mut self, n: u32) -> Result<Ctl, GpuSearchError> {
+        self.call::<Round>(b"wc_ucs_round_host", |f, a| {
+            for _ in 0..n {
+                // SAFETY: see the note above this `impl`.
+                unsafe { f(a) }
+            }
         })
     }
 
-    fn rebuild(&mut self, stored: u32) -> Result<Control, GpuSearchError> {
-        self.call::<Rebuild>(b"wc_ucs_rebuild_host", (0, 0, true), |f, a| {
+    fn rebuild(&mut self, stored: u32) -> Result<Ctl, GpuSearchError> {
+        self.call::<Rebuild>(b"wc_ucs_rebuild_host", |f, a| {
             // SAFETY: see the note above this `impl`.
             unsafe { f(a, stored) }
         })
@@ -158,20 +157,12 @@ impl Kernels for HostKernels {
         Ok(((best >> 32) as u32, best as u32, self.states[i * w..(i + 1) * w].to_vec()))
     }
 
-    fn counters(&mut self) -> Result<(u64, u64), GpuSearchError> {
-        Ok((self.counters[0], self.counters[1]))
+    fn counters(&mut self) -> Result<[u64; 3], GpuSearchError> {
+        Ok([self.counters[0], self.counters[1], self.counters[2]])
     }
 
     fn room(&self) -> (u64, u64) {
         let bytes = self.states.len() * 4 + self.best.len() * 9 + self.table.len() * 8 + self.open.len() * 8;
         (u64::from(self.limit), bytes as u64)
-    }
-}
-
-fn gcd(a: u32, b: u32) -> u32 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
     }
 }

@@ -16,18 +16,53 @@
 // Open list: entries (g << 32) | id appended to one list, `open`, whenever a state is
 // stored or its `best` lowered (a compare-and-swap that succeeds only for a strictly
 // lower g, so the parent links form a tree: a state's parent was closed before it).
-// Entries are never moved: a round of cost m scans a range of the list, expands the
-// entries at m whose state is still at m and not closed (closed, goal-tested: a goal
-// state is the plan's end and the round is the last; successors inserted with
-// g + cost and appended), and reports the smallest g above m it saw and how many such
-// entries, and the smallest g it appended. The host picks the next round from these
-// (see gpu.rs): zero-cost successors are appended at m and scanned alone in the next
-// round at the same m. Entries below m are dead; so are stale ones (best below their
-// g), found when their g comes up. An append past `room` sets `overflow`, and the host
-// then rebuilds the list from the store (every state not closed, at its best g), as it
-// does when most of the list is dead; a rebuild always fits (`room` is the store's
-// limit). A store past its limit sets `full`; a cost of 2^32 - 1 or more sets
-// `cost_overflow`: the run fails, no state is ever dropped.
+// Entries are never moved: a round of cost m scans a range lo..hi of the list, expands
+// the entries at m whose state is still at m and not closed (closed, goal-tested: a
+// goal state is the plan's end and the round is the last; successors inserted with
+// g + cost and appended), and notes the smallest g above m it saw, how many such
+// entries and the first of them, and the smallest g it appended.
+//
+// Rounds run back to back without the host: after each, one thread (wc_ucs_advance,
+// the last block of the round on the device) picks the next from these notes. When
+// zero-cost successors were appended at m, the next round is at m again over only
+// what was appended, the rest's notes carried over; otherwise it is at the smallest g
+// noted, from the first entry that may still be open (every entry before it is known
+// to be dead: expanded, at a g below the round's, or stale) to the list's end. The
+// host launches rounds in batches and reads the control block between batches; a
+// round that cannot go on sets `stop` and the rounds after it do nothing: a goal, an
+// empty list, a full store or an overflowing cost (errors: no state is ever dropped),
+// or a rebuild. An append past `room` sets `overflow`, and the host then rebuilds the
+// list from the store (every state not closed, at its best g), as it does when more
+// than `compact` entries are left to scan and most are dead; a rebuild always fits
+// (`room` is the store's limit). A store past its limit sets `full`; a cost of
+// 2^32 - 1 or more sets `cost_overflow`.
+
+// The control block `ctl` (the indices are gpu.rs's too).
+#define WC_STORED 0          // states stored
+#define WC_FULL 1            // the store is full
+#define WC_LEN 2             // entries in `open`
+#define WC_OVERFLOW 3        // an append found no room (this round)
+#define WC_LATER_MIN 4       // the smallest g above m scanned (this round)
+#define WC_GOAL 5            // the smallest goal id found
+#define WC_COST_OVERFLOW 6   // a path's cost reached 2^32 - 1
+#define WC_PUSHED_MIN 7      // the smallest g appended (this round)
+#define WC_LATER 8           // entries above m scanned (this round)
+#define WC_LATER_LO 9        // the first entry above m scanned (this round)
+#define WC_M 10              // the round's cost
+#define WC_LO 11             // the round's entries lo..hi
+#define WC_HI 12
+#define WC_CARRIED_MIN 13    // the notes of the earlier rounds at m
+#define WC_CARRIED_LATER 14
+#define WC_CARRIED_LO 15
+#define WC_STOP 16           // why the rounds stopped (WC_STOP_*), 0 while they go on
+#define WC_ROUNDS 17         // rounds run
+#define WC_DONE 18           // blocks of the running round done (the device's)
+#define WC_NONE 0xFFFFFFFFu  // no value: an empty minimum, no goal
+
+#define WC_STOP_GOAL 1
+#define WC_STOP_EXHAUSTED 2
+#define WC_STOP_REBUILD 3
+#define WC_STOP_ERROR 4
 
 struct WcUcs {
   u32 *states;
@@ -35,18 +70,16 @@ struct WcUcs {
   unsigned char *closed;
   u64 *table;
   u64 capacity;
-  // [0] states stored, [1] full, [2] entries in `open`, [3] overflow, [4] smallest g
-  // above m scanned, [5] smallest goal id found, [6] cost overflow, [7] smallest g
-  // appended, [8] entries above m scanned.
   u32 *ctl;
-  // [0] states expanded, [1] successors generated.
+  // [0] states expanded, [1] successors generated, [2] entries scanned.
   u64 *counters;
   u64 *open;
   const u32 *cost;
-  u32 lo;
-  u32 hi;
   u32 limit;
   u32 room;
+  u32 compact;
+  // The host emulation visits a round's entries in the order lo + (i * stride) mod n.
+  u32 stride;
 };
 
 #if defined(__CUDA_ARCH__)
@@ -69,10 +102,6 @@ __device__ __forceinline__ u32 wc_claim(u32 *counter) {
   base = __shfl_sync(mask, base, leader);
   return base + (u32)__popc(mask & ((1u << lane) - 1u));
 }
-// A warp's smallest and total values (every lane calls them, at the kernel's end).
-#define WC_WARP_MIN(v) __reduce_min_sync(0xFFFFFFFFu, (v))
-#define WC_WARP_ADD(v) __reduce_add_sync(0xFFFFFFFFu, (v))
-#define WC_WARP_LEADER() ((threadIdx.x & 31) == 0)
 __device__ __forceinline__ u64 wc_load64(const u64 *p) {
   u64 v;
   asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
@@ -91,9 +120,6 @@ static inline u32 WC_MIN32(u32 *p, u32 v) { u32 o = *p; if (v < o) *p = v; retur
 #define WC_LOAD_CG(p) (*(p))
 static inline u64 wc_load64(const u64 *p) { return *p; }
 static inline u32 wc_claim(u32 *counter) { return (*counter)++; }
-#define WC_WARP_MIN(v) (v)
-#define WC_WARP_ADD(v) (v)
-#define WC_WARP_LEADER() 1
 #endif
 
 // The expansion of one state: where its successors go.
@@ -142,9 +168,9 @@ WC_FN u32 wc_ucs_insert(const WcUcs *u, const u32 *t, u64 link, int *fresh) {
       u64 old = WC_CAS64(slot, 0ull, (tag << 32) | WC_BUSY);
       if (old == 0) {
         // Once full, no more claims: the counter stays far from wrapping around.
-        u32 id = *(volatile u32 *)&u->ctl[1] ? WC_LOST : wc_claim(&u->ctl[0]);
+        u32 id = *(volatile u32 *)&u->ctl[WC_FULL] ? WC_LOST : wc_claim(&u->ctl[WC_STORED]);
         if (id >= u->limit) {
-          WC_EXCH32(&u->ctl[1], 1u);
+          WC_EXCH32(&u->ctl[WC_FULL], 1u);
           WC_EXCH64(slot, (tag << 32) | WC_LOST);
           return WC_LOST;
         }
@@ -178,12 +204,12 @@ WC_FN u32 wc_ucs_insert(const WcUcs *u, const u32 *t, u64 link, int *fresh) {
 // Appends entry (g, id) to `open` if there is room (else `overflow`).
 WC_FN void wc_ucs_push(WcSink *k, u32 g, u32 id) {
   const WcUcs *u = k->u;
-  u32 slot = wc_claim(&u->ctl[2]);
+  u32 slot = wc_claim(&u->ctl[WC_LEN]);
   if (slot < u->room) {
     u->open[slot] = ((u64)g << 32) | id;
     if (g < k->pushed_min) k->pushed_min = g;
   } else {
-    WC_EXCH32(&u->ctl[3], 1u);
+    WC_EXCH32(&u->ctl[WC_OVERFLOW], 1u);
   }
 }
 
@@ -203,8 +229,8 @@ WC_FN void wc_ucs_emit(WcSink *k, u32 action, const u32 *t) {
   k->generated++;
   u32 g = k->g + u->cost[action];
   // 2^32 - 1 means "none" in the control block's minima: a cost overflows before it.
-  if (g < k->g || g == 0xFFFFFFFFu) {
-    WC_EXCH32(&u->ctl[6], 1u);
+  if (g < k->g || g == WC_NONE) {
+    WC_EXCH32(&u->ctl[WC_COST_OVERFLOW], 1u);
     return;
   }
   u64 link = ((u64)g << 32) | k->parent;
@@ -214,10 +240,12 @@ WC_FN void wc_ucs_emit(WcSink *k, u32 action, const u32 *t) {
   if (fresh || wc_ucs_improve(u, id, link)) wc_ucs_push(k, g, id);
 }
 
-// What one thread saw in a round: the smallest g above m and how many such entries.
+// What one thread saw in a round: the smallest g above m, how many such entries and
+// the first of them, and the states it expanded.
 struct WcSeen {
   u32 later_min;
   u32 later;
+  u32 later_lo;
   u32 expanded;
 };
 
@@ -228,6 +256,7 @@ WC_FN void wc_ucs_entry(WcSink *k, WcSeen *seen, u32 i, u32 m) {
   u32 g = (u32)(e >> 32), id = (u32)e;
   if (g > m) {
     if (g < seen->later_min) seen->later_min = g;
+    if (i < seen->later_lo) seen->later_lo = i;
     seen->later++;
     return;
   }
@@ -238,7 +267,7 @@ WC_FN void wc_ucs_entry(WcSink *k, WcSeen *seen, u32 i, u32 m) {
   const u32 *stored = u->states + (u64)id * WC_WORDS;
   for (int w = 0; w < WC_WORDS; w++) s[w] = stored[w];
   if (!wc_plan_unsolved(s)) {
-    WC_MIN32(&u->ctl[5], id);
+    WC_MIN32(&u->ctl[WC_GOAL], id);
     return;
   }
   k->parent = id;
@@ -251,43 +280,155 @@ WC_FN void wc_ucs_reopen(WcSink *k, u32 id) {
   if (!u->closed[id]) wc_ucs_push(k, (u32)(u->best[id] >> 32), id);
 }
 
-// One thread's totals into the control block and counters, one atomic per warp.
-WC_FN void wc_ucs_report(const WcUcs *u, const WcSink *k, const WcSeen *seen) {
-  u32 pushed_min = WC_WARP_MIN(k->pushed_min), later_min = WC_WARP_MIN(seen->later_min);
-  u32 later = WC_WARP_ADD(seen->later), expanded = WC_WARP_ADD(seen->expanded);
-  u32 generated = WC_WARP_ADD(k->generated);
-  if (WC_WARP_LEADER()) {
-    if (pushed_min != 0xFFFFFFFFu) WC_MIN32(&u->ctl[7], pushed_min);
-    if (later_min != 0xFFFFFFFFu) WC_MIN32(&u->ctl[4], later_min);
-    if (later) WC_ADD32(&u->ctl[8], later);
-    if (expanded) WC_ADD64(&u->counters[0], (u64)expanded);
-    if (generated) WC_ADD64(&u->counters[1], (u64)generated);
+// The values a round reports: minima (the smallest g appended, the smallest g above m
+// and the first entry with one), then sums (entries above m, states expanded,
+// successors generated).
+#define WC_REPORT_MINS 3
+#define WC_REPORT_SUMS 3
+
+// Adds the values `v` (WC_REPORT_MINS minima, then the sums) to the control block and
+// counters.
+WC_FN void wc_ucs_publish(const WcUcs *u, const u64 *v) {
+  if (v[0] != WC_NONE) WC_MIN32(&u->ctl[WC_PUSHED_MIN], (u32)v[0]);
+  if (v[1] != WC_NONE) WC_MIN32(&u->ctl[WC_LATER_MIN], (u32)v[1]);
+  if (v[2] != WC_NONE) WC_MIN32(&u->ctl[WC_LATER_LO], (u32)v[2]);
+  if (v[3]) WC_ADD32(&u->ctl[WC_LATER], (u32)v[3]);
+  if (v[4]) WC_ADD64(&u->counters[0], v[4]);
+  if (v[5]) WC_ADD64(&u->counters[1], v[5]);
+}
+
+#if defined(__CUDA_ARCH__)
+// A block's totals, reduced through shared memory, then one atomic per block and value:
+// every block of a round reports to the same few words, and atomics on one word are
+// serialised (one per warp made a round of a few entries per thread take about 100 us).
+// Every thread of the block calls it, at the kernel's end.
+__device__ __forceinline__ void wc_ucs_warp_reduce(u64 *v) {
+  for (int i = 0; i < WC_REPORT_MINS + WC_REPORT_SUMS; i++)
+    for (int d = 16; d > 0; d >>= 1) {
+      u64 o = __shfl_down_sync(0xFFFFFFFFu, v[i], d);
+      v[i] = i < WC_REPORT_MINS ? (o < v[i] ? o : v[i]) : v[i] + o;
+    }
+}
+
+__device__ void wc_ucs_report(const WcUcs *u, const WcSink *k, const WcSeen *seen) {
+  __shared__ u64 part[WC_REPORT_MINS + WC_REPORT_SUMS][32];
+  u64 v[WC_REPORT_MINS + WC_REPORT_SUMS] = {k->pushed_min, seen->later_min, seen->later_lo,
+                                            seen->later,     seen->expanded,  k->generated};
+  u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = (blockDim.x + 31) >> 5;
+  wc_ucs_warp_reduce(v);
+  if (lane == 0)
+    for (int i = 0; i < WC_REPORT_MINS + WC_REPORT_SUMS; i++) part[i][warp] = v[i];
+  __syncthreads();
+  if (warp == 0) {
+    for (int i = 0; i < WC_REPORT_MINS + WC_REPORT_SUMS; i++)
+      v[i] = lane < warps ? part[i][lane] : (i < WC_REPORT_MINS ? (u64)WC_NONE : 0);
+    wc_ucs_warp_reduce(v);
+    if (lane == 0) wc_ucs_publish(u, v);
   }
+}
+#else
+// One work item's totals.
+static inline void wc_ucs_report(const WcUcs *u, const WcSink *k, const WcSeen *seen) {
+  u64 v[WC_REPORT_MINS + WC_REPORT_SUMS] = {k->pushed_min, seen->later_min, seen->later_lo,
+                                            seen->later,     seen->expanded,  k->generated};
+  wc_ucs_publish(u, v);
+}
+#endif
+
+WC_FN u32 wc_ucs_min(u32 a, u32 b) { return a < b ? a : b; }
+
+// After a round (one thread, every other thread of the round done): the next round
+// from the round's notes (see the top), or why there is none. Reads through `volatile`,
+// past any cached copy of the block.
+WC_FN void wc_ucs_advance(const WcUcs *u) {
+  volatile u32 *c = u->ctl;
+  if (c[WC_STOP]) return;
+  u32 m = c[WC_M], lo = c[WC_LO], hi = c[WC_HI], len = c[WC_LEN], pushed_min = c[WC_PUSHED_MIN];
+  c[WC_ROUNDS] = c[WC_ROUNDS] + 1;
+  ((volatile u64 *)u->counters)[2] = ((volatile u64 *)u->counters)[2] + (hi - lo);
+  if (c[WC_FULL] || c[WC_COST_OVERFLOW]) {
+    c[WC_STOP] = WC_STOP_ERROR;
+    return;
+  }
+  if (c[WC_GOAL] != WC_NONE) {
+    c[WC_STOP] = WC_STOP_GOAL;
+    return;
+  }
+  if (c[WC_OVERFLOW]) {
+    c[WC_STOP] = WC_STOP_REBUILD;
+    return;
+  }
+  u32 later_min = wc_ucs_min(c[WC_CARRIED_MIN], c[WC_LATER_MIN]);
+  u32 later = c[WC_CARRIED_LATER] + c[WC_LATER];
+  u32 later_lo = wc_ucs_min(c[WC_CARRIED_LO], c[WC_LATER_LO]);
+  if (pushed_min == m) {
+    // Zero-cost successors: the same cost again, over what was appended.
+    c[WC_LO] = hi;
+    c[WC_CARRIED_MIN] = later_min;
+    c[WC_CARRIED_LATER] = later;
+    c[WC_CARRIED_LO] = later_lo;
+  } else {
+    u32 next_lo = wc_ucs_min(later_lo, hi), next = wc_ucs_min(later_min, pushed_min);
+    u64 live = (u64)later + (len - hi), span = len - next_lo;
+    if (span > u->compact && 2 * live < span) {
+      c[WC_STOP] = WC_STOP_REBUILD;
+      return;
+    }
+    if (next == WC_NONE) {
+      c[WC_STOP] = WC_STOP_EXHAUSTED;
+      return;
+    }
+    c[WC_M] = next;
+    c[WC_LO] = next_lo;
+    c[WC_CARRIED_MIN] = WC_NONE;
+    c[WC_CARRIED_LATER] = 0;
+    c[WC_CARRIED_LO] = WC_NONE;
+  }
+  c[WC_HI] = len;
+  c[WC_OVERFLOW] = 0;
+  c[WC_LATER_MIN] = WC_NONE;
+  c[WC_PUSHED_MIN] = WC_NONE;
+  c[WC_LATER] = 0;
+  c[WC_LATER_LO] = WC_NONE;
 }
 
 // The initial state: id 0, g 0, its own parent, the list's one entry.
 WC_FN void wc_ucs_seed(const WcUcs *u, const u32 *init) {
-  WcSink k = {u, 0u, 0u, 0u, 0xFFFFFFFFu};
+  WcSink k = {u, 0u, 0u, 0u, WC_NONE};
   int fresh;
   u32 id = wc_ucs_insert(u, init, 0ull, &fresh);
   if (id != WC_LOST) wc_ucs_push(&k, 0u, id);
-  WC_MIN32(&u->ctl[7], k.pushed_min);
+  WC_MIN32(&u->ctl[WC_PUSHED_MIN], k.pushed_min);
 }
 
 #if defined(__CUDA_ARCH__)
-// The round of cost m over entries lo..hi of `open`.
-extern "C" __global__ void wc_ucs_expand(WcUcs u, u32 m) {
-  WcSink k = {&u, 0u, m, 0u, 0xFFFFFFFFu};
-  WcSeen seen = {0xFFFFFFFFu, 0u, 0u};
-  for (u64 i = u.lo + (u64)blockIdx.x * blockDim.x + threadIdx.x; i < u.hi; i += (u64)gridDim.x * blockDim.x)
+// The scheduled round (nothing once the rounds stopped); its last block to finish
+// picks the next.
+extern "C" __global__ void wc_ucs_round(WcUcs u) {
+  volatile u32 *c = u.ctl;
+  // Uniform over the grid: only the last block's advance, after every block read it,
+  // changes it.
+  if (c[WC_STOP]) return;
+  u32 m = c[WC_M], lo = c[WC_LO], hi = c[WC_HI];
+  WcSink k = {&u, 0u, m, 0u, WC_NONE};
+  WcSeen seen = {WC_NONE, 0u, WC_NONE, 0u};
+  for (u64 i = lo + (u64)blockIdx.x * blockDim.x + threadIdx.x; i < hi; i += (u64)gridDim.x * blockDim.x)
     wc_ucs_entry(&k, &seen, (u32)i, m);
   wc_ucs_report(&u, &k, &seen);
+  // Every thread's writes visible before its block counts itself done.
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0 && atomicAdd(&u.ctl[WC_DONE], 1u) == gridDim.x - 1) {
+    __threadfence();
+    wc_ucs_advance(&u);
+    c[WC_DONE] = 0;
+  }
 }
 
 // Every stored state below `stored` that is not closed, appended to `open`.
 extern "C" __global__ void wc_ucs_rebuild(WcUcs u, u32 stored) {
-  WcSink k = {&u, 0u, 0u, 0u, 0xFFFFFFFFu};
-  WcSeen seen = {0xFFFFFFFFu, 0u, 0u};
+  WcSink k = {&u, 0u, 0u, 0u, WC_NONE};
+  WcSeen seen = {WC_NONE, 0u, WC_NONE, 0u};
   for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < stored; i += (u64)gridDim.x * blockDim.x)
     wc_ucs_reopen(&k, (u32)i);
   wc_ucs_report(&u, &k, &seen);
@@ -295,19 +436,27 @@ extern "C" __global__ void wc_ucs_rebuild(WcUcs u, u32 stored) {
 
 extern "C" __global__ void wc_ucs_start(WcUcs u, const u32 *init) { wc_ucs_seed(&u, init); }
 #else
-// The entries lo..hi in the order lo + (i * stride) mod n (stride coprime to n), so
-// that the tests vary the order in which a round meets its states.
-extern "C" void wc_ucs_expand_host(const WcUcs *u, u32 m, u32 stride) {
-  WcSink k = {u, 0u, m, 0u, 0xFFFFFFFFu};
-  WcSeen seen = {0xFFFFFFFFu, 0u, 0u};
-  u64 n = u->hi - u->lo;
-  for (u64 i = 0; i < n; i++) wc_ucs_entry(&k, &seen, u->lo + (u32)(i * stride % n), m);
+static u32 wc_ucs_gcd(u32 a, u32 b) { return b ? wc_ucs_gcd(b, a % b) : a; }
+
+// The scheduled round, its entries lo..hi in the order lo + (i * stride) mod n (the
+// stride made coprime to n), so that the tests vary the order in which a round meets
+// its states; then the next round picked.
+extern "C" void wc_ucs_round_host(const WcUcs *u) {
+  if (u->ctl[WC_STOP]) return;
+  u32 m = u->ctl[WC_M], lo = u->ctl[WC_LO], hi = u->ctl[WC_HI];
+  WcSink k = {u, 0u, m, 0u, WC_NONE};
+  WcSeen seen = {WC_NONE, 0u, WC_NONE, 0u};
+  u64 n = hi - lo;
+  u32 stride = u->stride ? u->stride : 1;
+  while (n > 1 && wc_ucs_gcd(stride, (u32)n) != 1) stride++;
+  for (u64 i = 0; i < n; i++) wc_ucs_entry(&k, &seen, lo + (u32)(i * stride % n), m);
   wc_ucs_report(u, &k, &seen);
+  wc_ucs_advance(u);
 }
 
 extern "C" void wc_ucs_rebuild_host(const WcUcs *u, u32 stored) {
-  WcSink k = {u, 0u, 0u, 0u, 0xFFFFFFFFu};
-  WcSeen seen = {0xFFFFFFFFu, 0u, 0u};
+  WcSink k = {u, 0u, 0u, 0u, WC_NONE};
+  WcSeen seen = {WC_NONE, 0u, WC_NONE, 0u};
   for (u32 i = 0; i < stored; i++) wc_ucs_reopen(&k, i);
   wc_ucs_report(u, &k, &seen);
 }
