@@ -9,15 +9,27 @@ mod common;
 
 use common::{data_dir, larger_random_task, random_task};
 use warpcheck_pddl::search::gpu::{
-    uniform_cost_emulated, uniform_cost_gpu, Emulation, GpuSearchError, GpuSearchOptions,
+    uniform_cost_emulated, uniform_cost_gpu, Emulation, GpuSearchError, GpuSearchOptions, Rebuilds,
 };
 use warpcheck_pddl::{
     ground, parse_domain, parse_problem, search, validate, Heuristic, SearchOptions, SearchOutcome, Task,
 };
 
-/// The emulation with a store of `limit` states, compacted past `compact` entries.
-fn emulated(task: &Task, limit: u32, compact: u32, stride: u32) -> Result<(SearchOutcome, u32), GpuSearchError> {
-    uniform_cost_emulated(task, &Emulation { limit, compact, stride, deadline: None })
+/// The emulation with a store of `limit` states, compacted past `compact` entries,
+/// with the device's adaptive threshold.
+fn emulated(task: &Task, limit: u32, compact: u32, stride: u32) -> Result<(SearchOutcome, Rebuilds), GpuSearchError> {
+    with_width(task, limit, compact, stride, None)
+}
+
+/// The emulation with the threshold's width fixed (`Some(u32::MAX)`: no threshold).
+fn with_width(
+    task: &Task,
+    limit: u32,
+    compact: u32,
+    stride: u32,
+    width: Option<u32>,
+) -> Result<(SearchOutcome, Rebuilds), GpuSearchError> {
+    uniform_cost_emulated(task, &Emulation { limit, compact, stride, deadline: None, width })
 }
 
 /// The CPU's optimal cost of `task` (blind uniform-cost search).
@@ -50,29 +62,39 @@ fn ipc_task(domain: &str, problem: &str) -> (Task, warpcheck_pddl::ast::Domain, 
 
 /// 600 random tasks with costs 0-4: the emulated GPU search has the CPU's optimal cost,
 /// its plan replays to the goal at that cost, and it finds none where the CPU finds
-/// none; with a generous open list, with one rebuilt whenever half of it is dead, and
-/// with one of only as many entries as the task has reachable states (so that it
-/// overflows and is rebuilt from the store), its entries visited in other orders. The
-/// rounds run in batches that grow, so a stop falls at every point of a batch.
+/// none: with the device's adaptive threshold; with a threshold one above the round's
+/// cost (a split at every cost); and without a threshold (every open state in the
+/// list), with a list rebuilt whenever half of what is left to scan is dead, and with
+/// one of only as many entries as the task has reachable states (so that it overflows
+/// and is rebuilt from the store); its entries visited in other orders. The rounds run
+/// in batches that grow, so a stop falls at every point of a batch.
 #[test]
 fn on_random_tasks_with_costs_the_emulated_gpu_search_is_optimal() {
     let (mut solved, mut unsolvable, mut zero) = (0, 0, 0);
-    let (mut compacted, mut overflowed, mut compactions) = (0, 0, 0);
+    let (mut compacted, mut overflowed, mut compactions, mut split) = (0, 0, 0, 0);
     for seed in 0..600 {
         let task = random_task(seed, seed % 2 == 1, true);
         let cpu = cpu_cost(&task);
         let reachable = warpcheck_pddl::search::reachable_layers(&task, 1 << 20).unwrap().iter().sum::<u64>() as u32;
-        for (limit, compact, stride) in [(4096, u32::MAX, 1), (4096, 2, 7), (reachable, u32::MAX, 5)] {
-            let (gpu, rebuilds) = emulated(&task, limit, compact, stride)
-                .unwrap_or_else(|e| panic!("seed {seed}, limit {limit}, compact {compact}: {e}"));
-            assert_eq!(gpu.cost, cpu, "seed {seed}, limit {limit}, compact {compact}, stride {stride}: cost");
+        let none = Some(u32::MAX);
+        for (limit, compact, stride, width) in [
+            (4096, u32::MAX, 1, None),
+            (4096, u32::MAX, 3, Some(1)),
+            (4096, 2, 7, none),
+            (reachable, u32::MAX, 5, none),
+        ] {
+            let (gpu, rebuilds) = with_width(&task, limit, compact, stride, width)
+                .unwrap_or_else(|e| panic!("seed {seed}, limit {limit}, compact {compact}, width {width:?}: {e}"));
+            let config = format!("limit {limit}, compact {compact}, stride {stride}, width {width:?}");
+            assert_eq!(gpu.cost, cpu, "seed {seed}, {config}: cost");
             if let Some(plan) = &gpu.plan {
                 assert_eq!(replay(&task, plan), cpu, "seed {seed}: the plan's replayed cost");
             }
-            match (compact, rebuilds > 0) {
+            split += rebuilds.splits;
+            match (compact, rebuilds.room > 0) {
                 (2, true) => {
                     compacted += 1;
-                    compactions += rebuilds;
+                    compactions += rebuilds.room;
                 }
                 (u32::MAX, true) if limit == reachable => overflowed += 1,
                 (u32::MAX, true) => panic!("seed {seed}: a rebuild with room for every state"),
@@ -89,23 +111,29 @@ fn on_random_tasks_with_costs_the_emulated_gpu_search_is_optimal() {
         solved > 80 && unsolvable > 100 && zero > 100,
         "{solved} solved, {unsolvable} unsolvable, {zero} at cost 0"
     );
-    // Compaction is rare on tasks this small: the first entry that may be open moves on
-    // with the rounds, and only the rest counts.
-    assert!(compacted > 5 && overflowed > 5, "{compacted} compacted ({compactions} times), {overflowed} overflowed");
+    // Compaction is rare on tasks this small: only the entries that may still be open
+    // count.
+    assert!(
+        compacted > 5 && overflowed > 5 && split > 300,
+        "{compacted} compacted ({compactions} times), {overflowed} overflowed, {split} split"
+    );
 }
 
 /// 200 larger random tasks (12-19 facts, 10-49 actions, costs 0-4), where zero-cost
 /// rounds follow one another and entries of several costs mix in a round: the
 /// emulated GPU search has the CPU's optimal cost, with a roomy list and with one
-/// compacted whenever half of what is left to scan is dead.
+/// compacted whenever half of what is left to scan is dead; most raise their
+/// threshold (split) at least once.
 #[test]
 fn on_larger_random_tasks_the_emulated_gpu_search_is_optimal() {
-    let (mut solved, mut states) = (0, 0);
+    let (mut solved, mut states, mut splits) = (0, 0, 0);
     for seed in 0..200 {
         let task = larger_random_task(seed, seed % 2 == 1);
         let cpu = search(&task, &SearchOptions { heuristic: Heuristic::Blind, ..SearchOptions::default() }).unwrap();
         for (compact, stride) in [(u32::MAX, 1), (64, 3)] {
-            let (gpu, _) = emulated(&task, 1 << 20, compact, stride).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            let (gpu, rebuilds) =
+                emulated(&task, 1 << 20, compact, stride).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            splits += rebuilds.splits;
             assert_eq!(gpu.cost, cpu.cost, "seed {seed}, compact {compact}: cost");
             if let Some(plan) = &gpu.plan {
                 assert_eq!(replay(&task, plan), cpu.cost, "seed {seed}: the plan's replayed cost");
@@ -114,7 +142,10 @@ fn on_larger_random_tasks_the_emulated_gpu_search_is_optimal() {
         solved += usize::from(cpu.cost.is_some_and(|c| c > 0));
         states += cpu.stored;
     }
-    assert!(solved > 60 && states > 200 * 500, "{solved} solved at a cost above 0, {states} states in all");
+    assert!(
+        solved > 60 && states > 200 * 500 && splits > 100,
+        "{solved} solved at a cost above 0, {states} states in all, {splits} splits"
+    );
 }
 
 /// The tiny tasks with action costs, and two IPC tasks: the known optimal costs, and
@@ -173,6 +204,40 @@ fn a_full_store_is_an_error() {
     assert_eq!(emulated(&task, states, u32::MAX, 1).unwrap().0.stored, states as usize);
 }
 
+/// A round that finds many more new states than the store holds ends with `Full`: the
+/// states past the limit take no place in the hash table, which would otherwise fill
+/// and leave an insertion probing forever (the search runs on a thread, given a minute).
+#[test]
+fn a_round_past_the_full_store_ends() {
+    use warpcheck_pddl::task::{Action, Condition};
+    let fact = |f: u32| Condition { positive: vec![f], negative: Vec::new(), rest: None };
+    // From {f0}, 39 actions each add one more fact: one round, 39 new states.
+    let actions = (1..40)
+        .map(|f| Action {
+            name: format!("(add f{f})"),
+            precondition: fact(0),
+            add: vec![f],
+            delete: Vec::new(),
+            conditional: Vec::new(),
+            cost: 1,
+        })
+        .collect::<Vec<_>>();
+    let task = Task {
+        facts: (0..40).map(|f| format!("(f{f})")).collect(),
+        end_phase: actions.len(),
+        actions,
+        init: vec![1, 0],
+        goal: Condition { positive: vec![38, 39], negative: Vec::new(), rest: None },
+        words: 2,
+    };
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let solver = task.clone();
+    std::thread::spawn(move || sender.send(emulated(&solver, 4, u32::MAX, 1).map(|(o, _)| o.cost)));
+    let outcome = receiver.recv_timeout(std::time::Duration::from_secs(60)).expect("the search did not end");
+    assert!(matches!(outcome, Err(GpuSearchError::Full { capacity: 4, .. })), "{outcome:?}");
+    assert_eq!(emulated(&task, 1 << 16, u32::MAX, 1).unwrap().0.cost, Some(2));
+}
+
 /// Costs the device cannot hold: an action past `u32::MAX` is refused before the
 /// search, and a path reaching 2^32 - 1 (the control block's "none") ends it with
 /// `CostOverflow`, never with a wrong "unsolvable".
@@ -209,7 +274,10 @@ fn costs_past_the_device_range_are_errors() {
 fn a_passed_deadline_ends_the_search() {
     let (task, _, _) = ipc_task("elevators-opt08-strips", "p01.pddl");
     let past = Some(std::time::Instant::now());
-    let e = uniform_cost_emulated(&task, &Emulation { limit: 1 << 21, compact: u32::MAX, stride: 1, deadline: past });
+    let e = uniform_cost_emulated(
+        &task,
+        &Emulation { limit: 1 << 21, compact: u32::MAX, stride: 1, deadline: past, width: None },
+    );
     assert_eq!(e.unwrap_err(), GpuSearchError::TimeLimit { expanded: 1 });
     assert_eq!(emulated(&task, 1 << 21, u32::MAX, 1).unwrap().0.cost, Some(42));
 }

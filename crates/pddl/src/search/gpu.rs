@@ -74,7 +74,7 @@ pub(crate) struct UcsArgs {
 
 /// The control block (`ctl` in ucs.cu, which says what each word holds).
 type Ctl = [u32; CTL_WORDS];
-const CTL_WORDS: usize = 19;
+const CTL_WORDS: usize = 21;
 const STORED: usize = 0;
 const FULL: usize = 1;
 const LEN: usize = 2;
@@ -93,11 +93,14 @@ const CARRIED_LATER: usize = 14;
 const CARRIED_LO: usize = 15;
 const STOP: usize = 16;
 const ROUNDS: usize = 17;
+const T: usize = 19;
+const FAR_MIN: usize = 20;
 /// Why the rounds stopped (`ctl[STOP]`; `WC_STOP_*` in ucs.cu).
 const RUNNING: u32 = 0;
 const STOP_GOAL: u32 = 1;
 const STOP_EXHAUSTED: u32 = 2;
 const STOP_REBUILD: u32 = 3;
+const STOP_SPLIT: u32 = 5;
 /// No value (an empty minimum, no goal).
 const NONE: u32 = u32::MAX;
 
@@ -137,7 +140,7 @@ pub struct GpuSearchOptions {
 pub fn uniform_cost_gpu(task: &Task, options: &GpuSearchOptions) -> Result<SearchOutcome, GpuSearchError> {
     let costs = costs(task)?;
     let mut kernels = device::DeviceKernels::new(task, &costs, COMPACT, options)?;
-    Ok(drive(task, &mut kernels, options.deadline)?.0)
+    Ok(drive(task, &mut kernels, options.deadline, None)?.0)
 }
 
 /// The host emulation's settings ([`uniform_cost_emulated`]).
@@ -152,15 +155,28 @@ pub struct Emulation {
     pub stride: u32,
     /// When to give up, as on the device.
     pub deadline: Option<Instant>,
+    /// The threshold's width, fixed (`u32::MAX`: no state is ever left out of the
+    /// list); `None` for the device's adaptive width.
+    pub width: Option<u32>,
+}
+
+/// How often the search rebuilt its open list, so that tests know they reached each
+/// kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Rebuilds {
+    /// After a round overflowed the list, or to compact a mostly dead list.
+    pub room: u32,
+    /// To raise the threshold (every open state below it was expanded).
+    pub splits: u32,
 }
 
 /// The same search with the kernels compiled for the host and run one work item after
-/// another, as `emulation` sets it up; also the number of rebuilds (after an overflow
-/// or to compact), so that tests know they reached them. Slow; for tests.
-pub fn uniform_cost_emulated(task: &Task, emulation: &Emulation) -> Result<(SearchOutcome, u32), GpuSearchError> {
+/// another, as `emulation` sets it up; also how often it rebuilt its open list. Slow;
+/// for tests.
+pub fn uniform_cost_emulated(task: &Task, emulation: &Emulation) -> Result<(SearchOutcome, Rebuilds), GpuSearchError> {
     let costs = costs(task)?;
     let mut kernels = host::HostKernels::new(task, &costs, emulation)?;
-    drive(task, &mut kernels, emulation.deadline)
+    drive(task, &mut kernels, emulation.deadline, emulation.width)
 }
 
 /// The actions' costs as the device holds them.
@@ -190,42 +206,79 @@ const MAX_BATCH: u32 = 1024;
 const BATCH_SECONDS: f64 = 0.05;
 
 /// The rounds, launched in batches that grow from one, then the plan. Between batches
-/// the host reads the control block and acts on a stop: the goal, an empty list, or a
-/// rebuild of the list (then the rounds go on from its smallest cost).
+/// the host reads the control block and acts on a stop: the goal, an empty list, a
+/// rebuild of the list, or a split (a rebuild with a higher threshold). The threshold
+/// starts at 1 and rises by a width that doubles whenever the rounds since the last
+/// split scanned fewer entries than the store holds states (rebuilding costs more than
+/// the rounds it spares) and halves when they scanned more than four times as many.
 fn drive(
     task: &Task,
     kernels: &mut impl Kernels,
     deadline: Option<Instant>,
-) -> Result<(SearchOutcome, u32), GpuSearchError> {
+    fixed_width: Option<u32>,
+) -> Result<(SearchOutcome, Rebuilds), GpuSearchError> {
+    let mut width = fixed_width.map_or(1, u64::from);
     let mut ctl = [0; CTL_WORDS];
     clear(&mut ctl, true);
-    ctl[GOAL] = NONE;
+    (ctl[GOAL], ctl[T], ctl[FAR_MIN]) = (NONE, threshold(0, width), NONE);
     kernels.write(&ctl)?;
     let mut ctl = check(kernels.start(&task.init)?, kernels.room())?;
     schedule(&mut ctl);
     kernels.write(&ctl)?;
     let trace = std::env::var_os("WARPCHECK_UCS_TRACE").is_some();
-    let (mut rebuilds, mut batch, clock) = (0, 1, Instant::now());
+    let (mut rebuilds, mut batch, mut scanned_at_split, clock) = (Rebuilds::default(), 1, 0, Instant::now());
     let goal = loop {
         let launched = Instant::now();
         ctl = check(kernels.rounds(batch)?, kernels.room())?;
         if trace {
             let t = clock.elapsed().as_secs_f64();
             let (rounds, m, lo, hi, len) = (ctl[ROUNDS], ctl[M], ctl[LO], ctl[HI], ctl[LEN]);
-            eprintln!("ucs: {rounds} rounds at {t:.4} s: g {m}, entries {lo}..{hi}, list {len}, stop {}", ctl[STOP]);
+            eprintln!(
+                "ucs: {rounds} rounds at {t:.4} s: g {m}, entries {lo}..{hi}, list {len}, below {}, stop {}",
+                ctl[T], ctl[STOP]
+            );
         }
-        match ctl[STOP] {
+        let stop = ctl[STOP];
+        match stop {
             RUNNING if launched.elapsed().as_secs_f64() > BATCH_SECONDS => batch = (batch / 2).max(1),
             RUNNING => batch = (batch * 2).min(MAX_BATCH),
             STOP_GOAL => break Some(ctl[GOAL]),
             STOP_EXHAUSTED => break None,
-            STOP_REBUILD => {
-                clear(&mut ctl, true);
-                kernels.write(&ctl)?;
-                ctl = check(kernels.rebuild(ctl[STORED])?, kernels.room())?;
-                rebuilds += 1;
-                if ctl[OVERFLOW] != 0 {
-                    return Err(GpuSearchError::Failed("internal error: the open list's rebuild overflowed".into()));
+            STOP_REBUILD | STOP_SPLIT => {
+                if stop == STOP_SPLIT {
+                    rebuilds.splits += 1;
+                    let scanned = kernels.counters()?[2];
+                    let (since, stored) = (scanned - scanned_at_split, u64::from(ctl[STORED]));
+                    if fixed_width.is_some() {
+                    } else if since < stored {
+                        width = width.saturating_mul(2);
+                    } else if since > 4 * stored {
+                        width = (width / 2).max(1);
+                    }
+                    scanned_at_split = scanned;
+                    ctl[T] = threshold(ctl[FAR_MIN], width);
+                } else {
+                    rebuilds.room += 1;
+                }
+                // A split's threshold may leave nothing open below it (the smallest g
+                // left out is noted when a state is, and the state may have been
+                // reached more cheaply since): the rebuild notes the true one, and
+                // the next threshold is above it.
+                loop {
+                    clear(&mut ctl, true);
+                    ctl[FAR_MIN] = NONE;
+                    kernels.write(&ctl)?;
+                    ctl = check(kernels.rebuild(ctl[STORED])?, kernels.room())?;
+                    if ctl[OVERFLOW] != 0 {
+                        return Err(GpuSearchError::Failed(
+                            "internal error: the open list's rebuild overflowed".into(),
+                        ));
+                    }
+                    if ctl[PUSHED_MIN] != NONE || ctl[FAR_MIN] == NONE {
+                        break;
+                    }
+                    rebuilds.splits += 1;
+                    ctl[T] = threshold(ctl[FAR_MIN], width);
                 }
                 if ctl[PUSHED_MIN] == NONE {
                     break None;
@@ -243,7 +296,7 @@ fn drive(
     };
     let [expanded, generated, scanned] = kernels.counters()?;
     if trace {
-        eprintln!("ucs: {} rounds, {scanned} entries scanned, {rebuilds} rebuilds", ctl[ROUNDS]);
+        eprintln!("ucs: {} rounds, {scanned} entries scanned, {rebuilds:?}", ctl[ROUNDS]);
     }
     let stored = ctl[STORED] as usize;
     let Some(goal) = goal else {
@@ -258,6 +311,12 @@ fn drive(
         )));
     }
     Ok((SearchOutcome { plan: Some(plan), cost: Some(cost), expanded, generated, stored }, rebuilds))
+}
+
+/// The threshold `width` above `g`: at most NONE (then no state is left out, as no g
+/// reaches NONE).
+fn threshold(g: u32, width: u64) -> u32 {
+    (u64::from(g) + width).min(u64::from(NONE)) as u32
 }
 
 /// Clears the round's notes in `ctl` (and with `empty` the list).

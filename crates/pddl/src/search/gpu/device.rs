@@ -19,11 +19,14 @@ pub fn cuda_source(task: &Task) -> Result<String, GpuSearchError> {
 
 /// Launch settings, which the exploration engine's `WARPCHECK_GPU_*` variables override
 /// for experiments here too: `BLOCK` threads per block (256), `BLOCKS_PER_SM` blocks per
-/// multiprocessor a round's grid has (16), `MAXRREG` registers per thread (NVRTC's
-/// choice).
+/// multiprocessor a launch has (by default as many as one multiprocessor holds at once:
+/// a round is one wave of blocks that loop over its entries, so that a round of few
+/// entries is not several waves of blocks that find nothing to do; measured on an
+/// H200, 16 per multiprocessor, about five waves, made a round of parcprinter p13 take
+/// about 80 us), `MAXRREG` registers per thread (NVRTC's choice).
 struct Launch {
     block: u32,
-    blocks_per_sm: u32,
+    blocks_per_sm: Option<u32>,
     max_registers: Option<u32>,
 }
 
@@ -32,7 +35,7 @@ impl Launch {
         let var = |name: &str| std::env::var(format!("WARPCHECK_GPU_{name}")).ok().and_then(|v| v.parse::<u32>().ok());
         Launch {
             block: var("BLOCK").unwrap_or(256).clamp(32, 1024) / 32 * 32,
-            blocks_per_sm: var("BLOCKS_PER_SM").unwrap_or(16).max(1),
+            blocks_per_sm: var("BLOCKS_PER_SM").map(|b| b.max(1)),
             max_registers: var("MAXRREG"),
         }
     }
@@ -142,7 +145,9 @@ impl DeviceKernels {
             (function("wc_ucs_start")?, function("wc_ucs_round")?, function("wc_ucs_rebuild")?);
         // A block never asks for more registers than a multiprocessor has.
         let most = round.max_threads_per_block().map_err(cuda)?.min(rebuild.max_threads_per_block().map_err(cuda)?);
-        let launch = Launch { block: launch.block.min(most as u32 / 32 * 32).max(32), ..launch };
+        let block = launch.block.min(most as u32 / 32 * 32).max(32);
+        let resident = round.occupancy_max_active_blocks_per_multiprocessor(block, 0, None).map_err(cuda)?;
+        let launch = Launch { block, blocks_per_sm: Some(launch.blocks_per_sm.unwrap_or(resident).max(1)), ..launch };
         Ok(DeviceKernels {
             start,
             round,
@@ -169,7 +174,8 @@ impl DeviceKernels {
     /// with `word` after the argument block, and reads the control block back.
     fn launch(&mut self, kernel: Kernel, items: u64, times: u32, word: u64) -> Result<Ctl, GpuSearchError> {
         let stream = self.device.stream().clone();
-        let cfg = grid(items, self.launch.block, self.device.multiprocessors() * self.launch.blocks_per_sm);
+        let per_sm = self.launch.blocks_per_sm.unwrap_or(1);
+        let cfg = grid(items, self.launch.block, self.device.multiprocessors() * per_sm);
         for _ in 0..times {
             // SAFETY: `wc_ucs_start(WcUcs, const u32 *)`, `wc_ucs_round(WcUcs)` and
             // `wc_ucs_rebuild(WcUcs, u32)` take the argument block and, but for the

@@ -31,7 +31,16 @@
 // host launches rounds in batches and reads the control block between batches; a
 // round that cannot go on sets `stop` and the rounds after it do nothing: a goal, an
 // empty list, a full store or an overflowing cost (errors: no state is ever dropped),
-// or a rebuild. An append past `room` sets `overflow`, and the host then rebuilds the
+// or a rebuild.
+//
+// Only states below a threshold T go into the list: a state reached at a g of T or
+// more is stored with its best as any other but not appended, and `far_min` notes the
+// smallest such g. When the list holds no open state below T but states were left out,
+// the round stops for a split: the host raises T (far_min plus a width it adapts) and
+// rebuilds the list from the store. Rounds then scan only the states of the cheapest
+// band of costs, not every open state (tasks with thousands of distinct costs).
+//
+// An append past `room` sets `overflow`, and the host then rebuilds the
 // list from the store (every state not closed, at its best g), as it does when more
 // than `compact` entries are left to scan and most are dead; a rebuild always fits
 // (`room` is the store's limit). A store past its limit sets `full`; a cost of
@@ -57,12 +66,15 @@
 #define WC_STOP 16           // why the rounds stopped (WC_STOP_*), 0 while they go on
 #define WC_ROUNDS 17         // rounds run
 #define WC_DONE 18           // blocks of the running round done (the device's)
+#define WC_T 19              // the threshold: states at a g from it on are left out
+#define WC_FAR_MIN 20        // the smallest g of a state left out (since the last rebuild)
 #define WC_NONE 0xFFFFFFFFu  // no value: an empty minimum, no goal
 
 #define WC_STOP_GOAL 1
 #define WC_STOP_EXHAUSTED 2
 #define WC_STOP_REBUILD 3
 #define WC_STOP_ERROR 4
+#define WC_STOP_SPLIT 5
 
 struct WcUcs {
   u32 *states;
@@ -127,9 +139,13 @@ struct WcSink {
   const WcUcs *u;
   u32 parent;
   u32 g;
-  // Successors generated, and the smallest g appended, over this thread's entries.
+  // Successors generated, the smallest g appended and the smallest g left out, over
+  // this thread's entries.
   u32 generated;
   u32 pushed_min;
+  u32 far_min;
+  // The threshold (ctl[WC_T]) of the launch.
+  u32 t;
 };
 WC_FN void wc_ucs_emit(WcSink *k, u32 action, const u32 *t);
 #define WC_PLAN_EMIT(k, a, t) wc_ucs_emit((k), (a), (t))
@@ -165,6 +181,9 @@ WC_FN u32 wc_ucs_insert(const WcUcs *u, const u32 *t, u64 link, int *fresh) {
     u64 *slot = u->table + pos;
     u64 e = wc_load64(slot);
     if (e == 0) {
+      // Once the store is full (the run fails), a new state takes no table entry: the
+      // rest of the round could otherwise fill the table, and a probe would never end.
+      if (*(volatile u32 *)&u->ctl[WC_FULL]) return WC_LOST;
       u64 old = WC_CAS64(slot, 0ull, (tag << 32) | WC_BUSY);
       if (old == 0) {
         // Once full, no more claims: the counter stays far from wrapping around.
@@ -201,9 +220,14 @@ WC_FN u32 wc_ucs_insert(const WcUcs *u, const u32 *t, u64 link, int *fresh) {
   }
 }
 
-// Appends entry (g, id) to `open` if there is room (else `overflow`).
+// Appends entry (g, id) to `open` if there is room (else `overflow`), unless g is at or
+// above the threshold (then notes it in `far_min`).
 WC_FN void wc_ucs_push(WcSink *k, u32 g, u32 id) {
   const WcUcs *u = k->u;
+  if (g >= k->t) {
+    if (g < k->far_min) k->far_min = g;
+    return;
+  }
   u32 slot = wc_claim(&u->ctl[WC_LEN]);
   if (slot < u->room) {
     u->open[slot] = ((u64)g << 32) | id;
@@ -281,9 +305,9 @@ WC_FN void wc_ucs_reopen(WcSink *k, u32 id) {
 }
 
 // The values a round reports: minima (the smallest g appended, the smallest g above m
-// and the first entry with one), then sums (entries above m, states expanded,
-// successors generated).
-#define WC_REPORT_MINS 3
+// and the first entry with one, the smallest g left out), then sums (entries above m,
+// states expanded, successors generated).
+#define WC_REPORT_MINS 4
 #define WC_REPORT_SUMS 3
 
 // Adds the values `v` (WC_REPORT_MINS minima, then the sums) to the control block and
@@ -292,15 +316,16 @@ WC_FN void wc_ucs_publish(const WcUcs *u, const u64 *v) {
   if (v[0] != WC_NONE) WC_MIN32(&u->ctl[WC_PUSHED_MIN], (u32)v[0]);
   if (v[1] != WC_NONE) WC_MIN32(&u->ctl[WC_LATER_MIN], (u32)v[1]);
   if (v[2] != WC_NONE) WC_MIN32(&u->ctl[WC_LATER_LO], (u32)v[2]);
-  if (v[3]) WC_ADD32(&u->ctl[WC_LATER], (u32)v[3]);
-  if (v[4]) WC_ADD64(&u->counters[0], v[4]);
-  if (v[5]) WC_ADD64(&u->counters[1], v[5]);
+  if (v[3] != WC_NONE) WC_MIN32(&u->ctl[WC_FAR_MIN], (u32)v[3]);
+  if (v[4]) WC_ADD32(&u->ctl[WC_LATER], (u32)v[4]);
+  if (v[5]) WC_ADD64(&u->counters[0], v[5]);
+  if (v[6]) WC_ADD64(&u->counters[1], v[6]);
 }
 
 #if defined(__CUDA_ARCH__)
 // A block's totals, reduced through shared memory, then one atomic per block and value:
 // every block of a round reports to the same few words, and atomics on one word are
-// serialised (one per warp made a round of a few entries per thread take about 100 us).
+// serialised.
 // Every thread of the block calls it, at the kernel's end.
 __device__ __forceinline__ void wc_ucs_warp_reduce(u64 *v) {
   for (int i = 0; i < WC_REPORT_MINS + WC_REPORT_SUMS; i++)
@@ -312,7 +337,7 @@ __device__ __forceinline__ void wc_ucs_warp_reduce(u64 *v) {
 
 __device__ void wc_ucs_report(const WcUcs *u, const WcSink *k, const WcSeen *seen) {
   __shared__ u64 part[WC_REPORT_MINS + WC_REPORT_SUMS][32];
-  u64 v[WC_REPORT_MINS + WC_REPORT_SUMS] = {k->pushed_min, seen->later_min, seen->later_lo,
+  u64 v[WC_REPORT_MINS + WC_REPORT_SUMS] = {k->pushed_min, seen->later_min, seen->later_lo, k->far_min,
                                             seen->later,     seen->expanded,  k->generated};
   u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = (blockDim.x + 31) >> 5;
   wc_ucs_warp_reduce(v);
@@ -329,7 +354,7 @@ __device__ void wc_ucs_report(const WcUcs *u, const WcSink *k, const WcSeen *see
 #else
 // One work item's totals.
 static inline void wc_ucs_report(const WcUcs *u, const WcSink *k, const WcSeen *seen) {
-  u64 v[WC_REPORT_MINS + WC_REPORT_SUMS] = {k->pushed_min, seen->later_min, seen->later_lo,
+  u64 v[WC_REPORT_MINS + WC_REPORT_SUMS] = {k->pushed_min, seen->later_min, seen->later_lo, k->far_min,
                                             seen->later,     seen->expanded,  k->generated};
   wc_ucs_publish(u, v);
 }
@@ -369,13 +394,14 @@ WC_FN void wc_ucs_advance(const WcUcs *u) {
     c[WC_CARRIED_LO] = later_lo;
   } else {
     u32 next_lo = wc_ucs_min(later_lo, hi), next = wc_ucs_min(later_min, pushed_min);
+    if (next == WC_NONE) {
+      // Nothing open below the threshold: a split if states were left out.
+      c[WC_STOP] = c[WC_FAR_MIN] == WC_NONE ? WC_STOP_EXHAUSTED : WC_STOP_SPLIT;
+      return;
+    }
     u64 live = (u64)later + (len - hi), span = len - next_lo;
     if (span > u->compact && 2 * live < span) {
       c[WC_STOP] = WC_STOP_REBUILD;
-      return;
-    }
-    if (next == WC_NONE) {
-      c[WC_STOP] = WC_STOP_EXHAUSTED;
       return;
     }
     c[WC_M] = next;
@@ -392,13 +418,20 @@ WC_FN void wc_ucs_advance(const WcUcs *u) {
   c[WC_LATER_LO] = WC_NONE;
 }
 
+// A sink for the entries of a launch at cost m.
+WC_FN WcSink wc_ucs_sink(const WcUcs *u, u32 m) {
+  WcSink k = {u, 0u, m, 0u, WC_NONE, WC_NONE, ((volatile u32 *)u->ctl)[WC_T]};
+  return k;
+}
+
 // The initial state: id 0, g 0, its own parent, the list's one entry.
 WC_FN void wc_ucs_seed(const WcUcs *u, const u32 *init) {
-  WcSink k = {u, 0u, 0u, 0u, WC_NONE};
+  WcSink k = wc_ucs_sink(u, 0u);
   int fresh;
   u32 id = wc_ucs_insert(u, init, 0ull, &fresh);
   if (id != WC_LOST) wc_ucs_push(&k, 0u, id);
   WC_MIN32(&u->ctl[WC_PUSHED_MIN], k.pushed_min);
+  WC_MIN32(&u->ctl[WC_FAR_MIN], k.far_min);
 }
 
 #if defined(__CUDA_ARCH__)
@@ -410,7 +443,7 @@ extern "C" __global__ void wc_ucs_round(WcUcs u) {
   // changes it.
   if (c[WC_STOP]) return;
   u32 m = c[WC_M], lo = c[WC_LO], hi = c[WC_HI];
-  WcSink k = {&u, 0u, m, 0u, WC_NONE};
+  WcSink k = wc_ucs_sink(&u, m);
   WcSeen seen = {WC_NONE, 0u, WC_NONE, 0u};
   for (u64 i = lo + (u64)blockIdx.x * blockDim.x + threadIdx.x; i < hi; i += (u64)gridDim.x * blockDim.x)
     wc_ucs_entry(&k, &seen, (u32)i, m);
@@ -427,7 +460,7 @@ extern "C" __global__ void wc_ucs_round(WcUcs u) {
 
 // Every stored state below `stored` that is not closed, appended to `open`.
 extern "C" __global__ void wc_ucs_rebuild(WcUcs u, u32 stored) {
-  WcSink k = {&u, 0u, 0u, 0u, WC_NONE};
+  WcSink k = wc_ucs_sink(&u, 0u);
   WcSeen seen = {WC_NONE, 0u, WC_NONE, 0u};
   for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < stored; i += (u64)gridDim.x * blockDim.x)
     wc_ucs_reopen(&k, (u32)i);
@@ -444,7 +477,7 @@ static u32 wc_ucs_gcd(u32 a, u32 b) { return b ? wc_ucs_gcd(b, a % b) : a; }
 extern "C" void wc_ucs_round_host(const WcUcs *u) {
   if (u->ctl[WC_STOP]) return;
   u32 m = u->ctl[WC_M], lo = u->ctl[WC_LO], hi = u->ctl[WC_HI];
-  WcSink k = {u, 0u, m, 0u, WC_NONE};
+  WcSink k = wc_ucs_sink(u, m);
   WcSeen seen = {WC_NONE, 0u, WC_NONE, 0u};
   u64 n = hi - lo;
   u32 stride = u->stride ? u->stride : 1;
@@ -455,7 +488,7 @@ extern "C" void wc_ucs_round_host(const WcUcs *u) {
 }
 
 extern "C" void wc_ucs_rebuild_host(const WcUcs *u, u32 stored) {
-  WcSink k = {u, 0u, 0u, 0u, WC_NONE};
+  WcSink k = wc_ucs_sink(u, 0u);
   WcSeen seen = {WC_NONE, 0u, WC_NONE, 0u};
   for (u32 i = 0; i < stored; i++) wc_ucs_reopen(&k, i);
   wc_ucs_report(u, &k, &seen);
