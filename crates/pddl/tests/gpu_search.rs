@@ -9,7 +9,7 @@ mod common;
 
 use common::{data_dir, larger_random_task, random_task};
 use warpcheck_pddl::search::gpu::{
-    uniform_cost_emulated, uniform_cost_gpu, Emulation, GpuSearchError, GpuSearchOptions, Rebuilds,
+    uniform_cost_emulated, uniform_cost_gpu, Emulation, GpuSearchError, GpuSearchOptions, Rebuilds, CAP,
 };
 use warpcheck_pddl::{
     ground, parse_domain, parse_problem, search, validate, Heuristic, SearchOptions, SearchOutcome, Task,
@@ -18,18 +18,20 @@ use warpcheck_pddl::{
 /// The emulation with a store of `limit` states, compacted past `compact` entries,
 /// with the device's adaptive threshold.
 fn emulated(task: &Task, limit: u32, compact: u32, stride: u32) -> Result<(SearchOutcome, Rebuilds), GpuSearchError> {
-    with_width(task, limit, compact, stride, None)
+    configured(task, limit, compact, stride, None, CAP)
 }
 
-/// The emulation with the threshold's width fixed (`Some(u32::MAX)`: no threshold).
-fn with_width(
+/// The emulation with the threshold's width fixed (`Some(u32::MAX)`: no threshold) and
+/// rounds of at most `cap` entries.
+fn configured(
     task: &Task,
     limit: u32,
     compact: u32,
     stride: u32,
     width: Option<u32>,
+    cap: u32,
 ) -> Result<(SearchOutcome, Rebuilds), GpuSearchError> {
-    uniform_cost_emulated(task, &Emulation { limit, compact, stride, deadline: None, width })
+    uniform_cost_emulated(task, &Emulation { limit, compact, stride, deadline: None, width, cap })
 }
 
 /// The CPU's optimal cost of `task` (blind uniform-cost search).
@@ -63,11 +65,12 @@ fn ipc_task(domain: &str, problem: &str) -> (Task, warpcheck_pddl::ast::Domain, 
 /// 600 random tasks with costs 0-4: the emulated GPU search has the CPU's optimal cost,
 /// its plan replays to the goal at that cost, and it finds none where the CPU finds
 /// none: with the device's adaptive threshold; with a threshold one above the round's
-/// cost (a split at every cost); and without a threshold (every open state in the
-/// list), with a list rebuilt whenever half of what is left to scan is dead, and with
-/// one of only as many entries as the task has reachable states (so that it overflows
-/// and is rebuilt from the store); its entries visited in other orders. The rounds run
-/// in batches that grow, so a stop falls at every point of a batch.
+/// cost (a split at every cost) and rounds of at most one or two entries (a dive at
+/// every step); and without a threshold (every open state in the list), with a list
+/// rebuilt whenever half of what is left to scan is dead, and with one of only as many
+/// entries as the task has reachable states (so that it overflows and is rebuilt from
+/// the store); its entries visited in other orders. The rounds run in batches that
+/// grow, so a stop falls at every point of a batch.
 #[test]
 fn on_random_tasks_with_costs_the_emulated_gpu_search_is_optimal() {
     let (mut solved, mut unsolvable, mut zero) = (0, 0, 0);
@@ -77,15 +80,15 @@ fn on_random_tasks_with_costs_the_emulated_gpu_search_is_optimal() {
         let cpu = cpu_cost(&task);
         let reachable = warpcheck_pddl::search::reachable_layers(&task, 1 << 20).unwrap().iter().sum::<u64>() as u32;
         let none = Some(u32::MAX);
-        for (limit, compact, stride, width) in [
-            (4096, u32::MAX, 1, None),
-            (4096, u32::MAX, 3, Some(1)),
-            (4096, 2, 7, none),
-            (reachable, u32::MAX, 5, none),
+        for (limit, compact, stride, width, cap) in [
+            (4096, u32::MAX, 1, None, CAP),
+            (4096, u32::MAX, 3, Some(1), 1),
+            (4096, 2, 7, none, CAP),
+            (reachable, u32::MAX, 5, none, 2),
         ] {
-            let (gpu, rebuilds) = with_width(&task, limit, compact, stride, width)
-                .unwrap_or_else(|e| panic!("seed {seed}, limit {limit}, compact {compact}, width {width:?}: {e}"));
-            let config = format!("limit {limit}, compact {compact}, stride {stride}, width {width:?}");
+            let config = format!("limit {limit}, compact {compact}, stride {stride}, width {width:?}, cap {cap}");
+            let (gpu, rebuilds) = configured(&task, limit, compact, stride, width, cap)
+                .unwrap_or_else(|e| panic!("seed {seed}, {config}: {e}"));
             assert_eq!(gpu.cost, cpu, "seed {seed}, {config}: cost");
             if let Some(plan) = &gpu.plan {
                 assert_eq!(replay(&task, plan), cpu, "seed {seed}: the plan's replayed cost");
@@ -122,17 +125,17 @@ fn on_random_tasks_with_costs_the_emulated_gpu_search_is_optimal() {
 /// 200 larger random tasks (12-19 facts, 10-49 actions, costs 0-4), where zero-cost
 /// rounds follow one another and entries of several costs mix in a round: the
 /// emulated GPU search has the CPU's optimal cost, with a roomy list and with one
-/// compacted whenever half of what is left to scan is dead; most raise their
-/// threshold (split) at least once.
+/// compacted whenever half of what is left to scan is dead and rounds of at most four
+/// entries; most raise their threshold (split) at least once.
 #[test]
 fn on_larger_random_tasks_the_emulated_gpu_search_is_optimal() {
     let (mut solved, mut states, mut splits) = (0, 0, 0);
     for seed in 0..200 {
         let task = larger_random_task(seed, seed % 2 == 1);
         let cpu = search(&task, &SearchOptions { heuristic: Heuristic::Blind, ..SearchOptions::default() }).unwrap();
-        for (compact, stride) in [(u32::MAX, 1), (64, 3)] {
+        for (compact, stride, cap) in [(u32::MAX, 1, CAP), (64, 3, 4)] {
             let (gpu, rebuilds) =
-                emulated(&task, 1 << 20, compact, stride).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+                configured(&task, 1 << 20, compact, stride, None, cap).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
             splits += rebuilds.splits;
             assert_eq!(gpu.cost, cpu.cost, "seed {seed}, compact {compact}: cost");
             if let Some(plan) = &gpu.plan {
@@ -276,7 +279,7 @@ fn a_passed_deadline_ends_the_search() {
     let past = Some(std::time::Instant::now());
     let e = uniform_cost_emulated(
         &task,
-        &Emulation { limit: 1 << 21, compact: u32::MAX, stride: 1, deadline: past, width: None },
+        &Emulation { limit: 1 << 21, compact: u32::MAX, stride: 1, deadline: past, width: None, cap: CAP },
     );
     assert_eq!(e.unwrap_err(), GpuSearchError::TimeLimit { expanded: 1 });
     assert_eq!(emulated(&task, 1 << 21, u32::MAX, 1).unwrap().0.cost, Some(42));

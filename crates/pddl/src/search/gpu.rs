@@ -70,11 +70,13 @@ pub(crate) struct UcsArgs {
     pub room: u32,
     pub compact: u32,
     pub stride: u32,
+    pub cap: u32,
+    pub pad: u32,
 }
 
 /// The control block (`ctl` in ucs.cu, which says what each word holds).
 type Ctl = [u32; CTL_WORDS];
-const CTL_WORDS: usize = 21;
+const CTL_WORDS: usize = 22;
 const STORED: usize = 0;
 const FULL: usize = 1;
 const LEN: usize = 2;
@@ -95,6 +97,7 @@ const STOP: usize = 16;
 const ROUNDS: usize = 17;
 const T: usize = 19;
 const FAR_MIN: usize = 20;
+const DEFER_LO: usize = 21;
 /// Why the rounds stopped (`ctl[STOP]`; `WC_STOP_*` in ucs.cu).
 const RUNNING: u32 = 0;
 const STOP_GOAL: u32 = 1;
@@ -158,6 +161,8 @@ pub struct Emulation {
     /// The threshold's width, fixed (`u32::MAX`: no state is ever left out of the
     /// list); `None` for the device's adaptive width.
     pub width: Option<u32>,
+    /// The most entries a round scans, but a sweep (the device's: [`CAP`]).
+    pub cap: u32,
 }
 
 /// How often the search rebuilt its open list, so that tests know they reached each
@@ -196,6 +201,10 @@ fn costs(task: &Task) -> Result<Vec<u32>, GpuSearchError> {
         .collect()
 }
 
+/// The most entries a round scans, but a sweep (ucs.cu's dive): about a million, which
+/// still fills a device; `WARPCHECK_UCS_CAP` overrides it for experiments.
+pub const CAP: u32 = 1 << 20;
+
 /// A rebuild compacts the open list when more than this many entries are left to scan
 /// and at least half of them are dead.
 const COMPACT: u32 = 1 << 20;
@@ -220,7 +229,7 @@ fn drive(
     let mut width = fixed_width.map_or(1, u64::from);
     let mut ctl = [0; CTL_WORDS];
     clear(&mut ctl, true);
-    (ctl[GOAL], ctl[T], ctl[FAR_MIN]) = (NONE, threshold(0, width), NONE);
+    (ctl[GOAL], ctl[T], ctl[FAR_MIN], ctl[DEFER_LO]) = (NONE, threshold(0, width), NONE, NONE);
     kernels.write(&ctl)?;
     let mut ctl = check(kernels.start(&task.init)?, kernels.room())?;
     schedule(&mut ctl);
@@ -335,7 +344,7 @@ fn clear(ctl: &mut Ctl, empty: bool) {
 /// cost.
 fn schedule(ctl: &mut Ctl) {
     (ctl[M], ctl[LO], ctl[HI]) = (ctl[PUSHED_MIN], 0, ctl[LEN]);
-    (ctl[CARRIED_MIN], ctl[CARRIED_LATER], ctl[CARRIED_LO]) = (NONE, 0, NONE);
+    (ctl[CARRIED_MIN], ctl[CARRIED_LATER], ctl[CARRIED_LO], ctl[DEFER_LO]) = (NONE, 0, NONE, NONE);
     ctl[STOP] = RUNNING;
     clear(ctl, false);
 }

@@ -47,7 +47,7 @@ const ENTRIES_PER_STATE: u64 = 2;
 const RESERVE: u64 = 64 << 20;
 
 // SAFETY: `UcsArgs` is `#[repr(C)]` with the fields of `struct WcUcs` in ucs.cu in
-// order (nine 64-bit words, then four `u32`), so the kernel reads it as passed.
+// order (nine 64-bit words, then six `u32`), so the kernel reads it as passed.
 unsafe impl DeviceRepr for UcsArgs {}
 
 fn cuda(e: impl Into<CudaError>) -> GpuSearchError {
@@ -139,6 +139,8 @@ impl DeviceKernels {
             room: limit as u32,
             compact,
             stride: 0,
+            cap: std::env::var("WARPCHECK_UCS_CAP").ok().and_then(|v| v.parse().ok()).unwrap_or(super::CAP).max(1),
+            pad: 0,
         };
         let function = |name: &str| module.function(name).map_err(cuda);
         let (start, round, rebuild) =

@@ -28,6 +28,7 @@ pub(super) struct HostKernels {
     tables: Vec<(String, Vec<u32>)>,
     stride: u32,
     compact: u32,
+    cap: u32,
     limit: u32,
     library: Library,
 }
@@ -73,6 +74,7 @@ impl HostKernels {
             tables,
             stride: emulation.stride.max(1),
             compact: emulation.compact,
+            cap: emulation.cap.max(1),
             limit,
             library,
         })
@@ -93,6 +95,8 @@ impl HostKernels {
             room: self.open.len() as u32,
             compact: self.compact,
             stride: self.stride,
+            cap: self.cap,
+            pad: 0,
         }
     }
 

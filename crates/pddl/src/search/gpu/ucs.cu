@@ -33,6 +33,14 @@
 // empty list, a full store or an overflowing cost (errors: no state is ever dropped),
 // or a rebuild.
 //
+// Within a cost, the rounds dive: a round scans at most the `cap` newest entries of its
+// range and leaves the older ones to a sweep, so that the zero-cost successors of the
+// newest states are expanded first, depth first in wide steps, and a goal deep in a
+// zero-cost layer is met before the whole layer is expanded. When a round at m appends
+// nothing at m, one round at m sweeps from the first entry left (entries already
+// expanded are skipped there); only after that does the cost change. Any order of the
+// states at m is optimal: they all cost m, the least open cost.
+//
 // Only states below a threshold T go into the list: a state reached at a g of T or
 // more is stored with its best as any other but not appended, and `far_min` notes the
 // smallest such g. When the list holds no open state below T but states were left out,
@@ -68,6 +76,7 @@
 #define WC_DONE 18           // blocks of the running round done (the device's)
 #define WC_T 19              // the threshold: states at a g from it on are left out
 #define WC_FAR_MIN 20        // the smallest g of a state left out (since the last rebuild)
+#define WC_DEFER_LO 21       // the first entry a round at m left to the sweep
 #define WC_NONE 0xFFFFFFFFu  // no value: an empty minimum, no goal
 
 #define WC_STOP_GOAL 1
@@ -92,6 +101,9 @@ struct WcUcs {
   u32 compact;
   // The host emulation visits a round's entries in the order lo + (i * stride) mod n.
   u32 stride;
+  // The most entries a round scans, but a sweep (the dive, see the top).
+  u32 cap;
+  u32 pad;
 };
 
 #if defined(__CUDA_ARCH__)
@@ -386,9 +398,20 @@ WC_FN void wc_ucs_advance(const WcUcs *u) {
   u32 later_min = wc_ucs_min(c[WC_CARRIED_MIN], c[WC_LATER_MIN]);
   u32 later = c[WC_CARRIED_LATER] + c[WC_LATER];
   u32 later_lo = wc_ucs_min(c[WC_CARRIED_LO], c[WC_LATER_LO]);
-  if (pushed_min == m) {
-    // Zero-cost successors: the same cost again, over what was appended.
-    c[WC_LO] = hi;
+  if (pushed_min == m || c[WC_DEFER_LO] != WC_NONE) {
+    if (pushed_min == m) {
+      // Zero-cost successors: the same cost again, over the newest of what was appended.
+      u32 from = hi;
+      if (len - hi > u->cap) {
+        c[WC_DEFER_LO] = wc_ucs_min(c[WC_DEFER_LO], hi);
+        from = len - u->cap;
+      }
+      c[WC_LO] = from;
+    } else {
+      // The dive ended: the sweep of what it left, at the same cost.
+      c[WC_LO] = c[WC_DEFER_LO];
+      c[WC_DEFER_LO] = WC_NONE;
+    }
     c[WC_CARRIED_MIN] = later_min;
     c[WC_CARRIED_LATER] = later;
     c[WC_CARRIED_LO] = later_lo;
@@ -406,6 +429,10 @@ WC_FN void wc_ucs_advance(const WcUcs *u) {
     }
     c[WC_M] = next;
     c[WC_LO] = next_lo;
+    if (len - next_lo > u->cap) {
+      c[WC_DEFER_LO] = next_lo;
+      c[WC_LO] = len - u->cap;
+    }
     c[WC_CARRIED_MIN] = WC_NONE;
     c[WC_CARRIED_LATER] = 0;
     c[WC_CARRIED_LO] = WC_NONE;
