@@ -396,7 +396,10 @@ WC_FN void wc_ucs_advance(const WcUcs *u) {
     return;
   }
   u32 later_min = wc_ucs_min(c[WC_CARRIED_MIN], c[WC_LATER_MIN]);
-  u32 later = c[WC_CARRIED_LATER] + c[WC_LATER];
+  // A count for the compaction's estimate only (a sweep counts again what the dive
+  // scanned): held below 2^32.
+  u64 later_sum = (u64)c[WC_CARRIED_LATER] + c[WC_LATER];
+  u32 later = later_sum > WC_NONE ? WC_NONE : (u32)later_sum;
   u32 later_lo = wc_ucs_min(c[WC_CARRIED_LO], c[WC_LATER_LO]);
   if (pushed_min == m || c[WC_DEFER_LO] != WC_NONE) {
     if (pushed_min == m) {
