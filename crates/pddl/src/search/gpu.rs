@@ -1,7 +1,7 @@
-//! Uniform-cost search on the GPU: Dijkstra by cost layers, each layer's states
-//! expanded by one kernel launch, the store, the open list and the parent links on the
-//! device. The kernels are ucs.cu around the task's successor code (plan.c); this
-//! module drives them round by round and rebuilds the plan.
+//! Uniform-cost search on the GPU: Dijkstra by cost layers, each round a kernel launch
+//! that expands open states of the least cost at once, the store, the open list and
+//! the parent links on the device. The kernels are ucs.cu around the task's successor
+//! code (plan.c); this module drives them and rebuilds the plan.
 //!
 //! - [`uniform_cost_gpu`] runs on a CUDA device (module `device`);
 //! - [`uniform_cost_emulated`] runs the same kernel text compiled for the host, one work
@@ -13,9 +13,10 @@
 //! (ucs.cu says how), so the host launches them in batches and reads the control block
 //! only between batches: it stops at a goal state (the plan's cost is the round's), an
 //! empty open list (unsolvable) or a full store (an error, never a dropped state), and
-//! rebuilds the open list when a round overflowed it or most of it is dead. With
-//! `WARPCHECK_UCS_TRACE` set, each batch's last round (cost, entry range, list length)
-//! goes to standard error.
+//! rebuilds the open list from the store when a round overflowed it, when most of it
+//! is dead, or to raise the cost threshold below which states enter it (a split). With
+//! `WARPCHECK_UCS_TRACE` set, each batch's last round (cost, entry range, list length,
+//! threshold) goes to standard error.
 
 mod device;
 mod host;
