@@ -96,6 +96,7 @@ const CARRIED_LATER: usize = 14;
 const CARRIED_LO: usize = 15;
 const STOP: usize = 16;
 const ROUNDS: usize = 17;
+// 18: the blocks of the running round done, the device's alone.
 const T: usize = 19;
 const FAR_MIN: usize = 20;
 const DEFER_LO: usize = 21;
@@ -218,9 +219,8 @@ const BATCH_SECONDS: f64 = 0.05;
 /// The rounds, launched in batches that grow from one, then the plan. Between batches
 /// the host reads the control block and acts on a stop: the goal, an empty list, a
 /// rebuild of the list, or a split (a rebuild with a higher threshold). The threshold
-/// starts at 1 and rises by a width that doubles whenever the rounds since the last
-/// split scanned fewer entries than the store holds states (rebuilding costs more than
-/// the rounds it spares) and halves when they scanned more than four times as many.
+/// starts at 1 and rises at each split by a width that follows what a rebuild costs
+/// beside the rounds it spares ([`adapted`]).
 fn drive(
     task: &Task,
     kernels: &mut impl Kernels,
@@ -254,51 +254,26 @@ fn drive(
             RUNNING => batch = (batch * 2).min(MAX_BATCH),
             STOP_GOAL => break Some(ctl[GOAL]),
             STOP_EXHAUSTED => break None,
-            STOP_REBUILD | STOP_SPLIT => {
-                if stop == STOP_SPLIT {
-                    rebuilds.splits += 1;
-                    let scanned = kernels.counters()?[2];
-                    let (since, stored) = (scanned - scanned_at_split, u64::from(ctl[STORED]));
-                    if fixed_width.is_some() {
-                    } else if since < stored {
-                        width = width.saturating_mul(2);
-                    } else if since > 4 * stored {
-                        width = (width / 2).max(1);
-                    }
-                    scanned_at_split = scanned;
-                    ctl[T] = threshold(ctl[FAR_MIN], width);
-                } else {
-                    rebuilds.room += 1;
+            STOP_REBUILD => rebuilds.room += 1,
+            STOP_SPLIT => {
+                rebuilds.splits += 1;
+                let scanned = kernels.counters()?[2];
+                if fixed_width.is_none() {
+                    width = adapted(width, scanned - scanned_at_split, u64::from(ctl[STORED]));
                 }
-                // A split's threshold may leave nothing open below it (the smallest g
-                // left out is noted when a state is, and the state may have been
-                // reached more cheaply since): the rebuild notes the true one, and
-                // the next threshold is above it.
-                loop {
-                    clear(&mut ctl, true);
-                    ctl[FAR_MIN] = NONE;
-                    kernels.write(&ctl)?;
-                    ctl = check(kernels.rebuild(ctl[STORED])?, kernels.room())?;
-                    if ctl[OVERFLOW] != 0 {
-                        return Err(GpuSearchError::Failed(
-                            "internal error: the open list's rebuild overflowed".into(),
-                        ));
-                    }
-                    if ctl[PUSHED_MIN] != NONE || ctl[FAR_MIN] == NONE {
-                        break;
-                    }
-                    rebuilds.splits += 1;
-                    ctl[T] = threshold(ctl[FAR_MIN], width);
-                }
-                if ctl[PUSHED_MIN] == NONE {
-                    break None;
-                }
-                schedule(&mut ctl);
-                kernels.write(&ctl)?;
+                scanned_at_split = scanned;
+                ctl[T] = threshold(ctl[FAR_MIN], width);
             }
             stop => {
                 return Err(GpuSearchError::Failed(format!("internal error: the rounds stopped for reason {stop}")))
             }
+        }
+        if matches!(stop, STOP_REBUILD | STOP_SPLIT) {
+            if !rebuild(kernels, &mut ctl, width, &mut rebuilds)? {
+                break None;
+            }
+            schedule(&mut ctl);
+            kernels.write(&ctl)?;
         }
         if deadline.is_some_and(|d| Instant::now() > d) {
             return Err(GpuSearchError::TimeLimit { expanded: kernels.counters()?[0] });
@@ -321,6 +296,46 @@ fn drive(
         )));
     }
     Ok((SearchOutcome { plan: Some(plan), cost: Some(cost), expanded, generated, stored }, rebuilds))
+}
+
+/// Rebuilds the open list from the store below the threshold `ctl[T]`; says whether it
+/// holds an open state. A split's threshold may leave nothing open below it (the
+/// smallest g left out is noted when a state is, and the state may have been reached
+/// more cheaply since): the rebuild notes the true one, and the next threshold, `width`
+/// above it, is tried.
+fn rebuild(
+    kernels: &mut impl Kernels,
+    ctl: &mut Ctl,
+    width: u64,
+    rebuilds: &mut Rebuilds,
+) -> Result<bool, GpuSearchError> {
+    loop {
+        clear(ctl, true);
+        ctl[FAR_MIN] = NONE;
+        kernels.write(ctl)?;
+        *ctl = check(kernels.rebuild(ctl[STORED])?, kernels.room())?;
+        if ctl[OVERFLOW] != 0 {
+            return Err(GpuSearchError::Failed("internal error: the open list's rebuild overflowed".into()));
+        }
+        if ctl[PUSHED_MIN] != NONE || ctl[FAR_MIN] == NONE {
+            return Ok(ctl[PUSHED_MIN] != NONE);
+        }
+        rebuilds.splits += 1;
+        ctl[T] = threshold(ctl[FAR_MIN], width);
+    }
+}
+
+/// The next split's width: doubled when the rounds since the last split scanned fewer
+/// entries than the store holds states, halved (to 1 at least) when more than four
+/// times as many.
+fn adapted(width: u64, scanned: u64, stored: u64) -> u64 {
+    if scanned < stored {
+        width.saturating_mul(2)
+    } else if scanned > 4 * stored {
+        (width / 2).max(1)
+    } else {
+        width
+    }
 }
 
 /// The threshold `width` above `g`: at most NONE (then no state is left out, as no g

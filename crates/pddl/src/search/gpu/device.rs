@@ -21,9 +21,10 @@ pub fn cuda_source(task: &Task) -> Result<String, GpuSearchError> {
 /// for experiments here too: `BLOCK` threads per block (256), `BLOCKS_PER_SM` blocks per
 /// multiprocessor a launch has (by default as many as one multiprocessor holds at once:
 /// a round is one wave of blocks that loop over its entries, so that a round of few
-/// entries is not several waves of blocks that find nothing to do; measured on an
-/// H200, 16 per multiprocessor, about five waves, made a round of parcprinter p13 take
-/// about 80 us), `MAXRREG` registers per thread (NVRTC's choice).
+/// entries is not several waves of blocks that find nothing to do; on an H200 a round
+/// of parcprinter p13 took about 80 us with 16 per multiprocessor, about five waves,
+/// and about 65 us with one wave and the cost threshold), `MAXRREG` registers per
+/// thread (NVRTC's choice).
 struct Launch {
     block: u32,
     blocks_per_sm: Option<u32>,
@@ -74,7 +75,9 @@ pub(super) struct DeviceKernels {
     _open: CudaSlice<u64>,
     _cost: CudaSlice<u32>,
     args: UcsArgs,
-    launch: Launch,
+    /// Threads per block, and blocks per launch (grid-stride beyond).
+    block: u32,
+    blocks: u32,
     words: usize,
     bytes: u64,
 }
@@ -148,8 +151,10 @@ impl DeviceKernels {
         // A block never asks for more registers than a multiprocessor has.
         let most = round.max_threads_per_block().map_err(cuda)?.min(rebuild.max_threads_per_block().map_err(cuda)?);
         let block = launch.block.min(most as u32 / 32 * 32).max(32);
-        let resident = round.occupancy_max_active_blocks_per_multiprocessor(block, 0, None).map_err(cuda)?;
-        let launch = Launch { block, blocks_per_sm: Some(launch.blocks_per_sm.unwrap_or(resident).max(1)), ..launch };
+        let per_sm = match launch.blocks_per_sm {
+            Some(b) => b,
+            None => round.occupancy_max_active_blocks_per_multiprocessor(block, 0, None).map_err(cuda)?.max(1),
+        };
         Ok(DeviceKernels {
             start,
             round,
@@ -165,7 +170,8 @@ impl DeviceKernels {
             _open: open,
             _cost: cost,
             args,
-            launch,
+            block,
+            blocks: device.multiprocessors() * per_sm,
             words,
             bytes: limit * per_state,
             device,
@@ -176,8 +182,7 @@ impl DeviceKernels {
     /// with `word` after the argument block, and reads the control block back.
     fn launch(&mut self, kernel: Kernel, items: u64, times: u32, word: u64) -> Result<Ctl, GpuSearchError> {
         let stream = self.device.stream().clone();
-        let per_sm = self.launch.blocks_per_sm.unwrap_or(1);
-        let cfg = grid(items, self.launch.block, self.device.multiprocessors() * per_sm);
+        let cfg = grid(items, self.block, self.blocks);
         for _ in 0..times {
             // SAFETY: `wc_ucs_start(WcUcs, const u32 *)`, `wc_ucs_round(WcUcs)` and
             // `wc_ucs_rebuild(WcUcs, u32)` take the argument block and, but for the

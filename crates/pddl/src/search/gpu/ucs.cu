@@ -322,6 +322,13 @@ WC_FN void wc_ucs_reopen(WcSink *k, u32 id) {
 #define WC_REPORT_MINS 4
 #define WC_REPORT_SUMS 3
 
+// A thread's values to report, in that order.
+WC_FN void wc_ucs_values(const WcSink *k, const WcSeen *seen, u64 *v) {
+  u64 all[WC_REPORT_MINS + WC_REPORT_SUMS] = {k->pushed_min, seen->later_min, seen->later_lo, k->far_min,
+                                              seen->later,     seen->expanded,  k->generated};
+  for (int i = 0; i < WC_REPORT_MINS + WC_REPORT_SUMS; i++) v[i] = all[i];
+}
+
 // Adds the values `v` (WC_REPORT_MINS minima, then the sums) to the control block and
 // counters.
 WC_FN void wc_ucs_publish(const WcUcs *u, const u64 *v) {
@@ -349,8 +356,8 @@ __device__ __forceinline__ void wc_ucs_warp_reduce(u64 *v) {
 
 __device__ void wc_ucs_report(const WcUcs *u, const WcSink *k, const WcSeen *seen) {
   __shared__ u64 part[WC_REPORT_MINS + WC_REPORT_SUMS][32];
-  u64 v[WC_REPORT_MINS + WC_REPORT_SUMS] = {k->pushed_min, seen->later_min, seen->later_lo, k->far_min,
-                                            seen->later,     seen->expanded,  k->generated};
+  u64 v[WC_REPORT_MINS + WC_REPORT_SUMS];
+  wc_ucs_values(k, seen, v);
   u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = (blockDim.x + 31) >> 5;
   wc_ucs_warp_reduce(v);
   if (lane == 0)
@@ -366,8 +373,8 @@ __device__ void wc_ucs_report(const WcUcs *u, const WcSink *k, const WcSeen *see
 #else
 // One work item's totals.
 static inline void wc_ucs_report(const WcUcs *u, const WcSink *k, const WcSeen *seen) {
-  u64 v[WC_REPORT_MINS + WC_REPORT_SUMS] = {k->pushed_min, seen->later_min, seen->later_lo, k->far_min,
-                                            seen->later,     seen->expanded,  k->generated};
+  u64 v[WC_REPORT_MINS + WC_REPORT_SUMS];
+  wc_ucs_values(k, seen, v);
   wc_ucs_publish(u, v);
 }
 #endif
