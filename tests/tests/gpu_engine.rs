@@ -8,14 +8,16 @@
 //! `WARPCHECK_MIN_STATES` and `WARPCHECK_MAX_STATES` bound the instances explored
 //! (default: all of them); `WARPCHECK_TEST_GPUS=N` and `WARPCHECK_TEST_PARTITIONS=N`
 //! run every test on the partitioned engine (N GPUs; N partitions, also on one GPU);
-//! `WARPCHECK_GPU_TABLE=FILE` writes the per-instance results table (markdown).
+//! `WARPCHECK_TEST_GPU_STORE=compressed` on the compressed store (models of 3 words or
+//! more; the others on the flat one); `WARPCHECK_GPU_TABLE=FILE` writes the
+//! per-instance results table (markdown).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use warpcheck_conformance::beem_xml::{reach_goals_in, ReachGoal};
 use warpcheck_conformance::*;
-use warpcheck_explore::gpu::{explore_gpu, GpuOptions};
+use warpcheck_explore::gpu::{explore_gpu, GpuOptions, GpuStore};
 use warpcheck_explore::{explore_parallel, Checks, Invariant, Options, ViolationKind};
 use warpcheck_store::TablePlan;
 
@@ -27,11 +29,27 @@ fn max_states() -> u64 {
 /// `WARPCHECK_TEST_PARTITIONS` ask for the partitioned engine.
 fn gpu_options() -> GpuOptions<'static> {
     let var = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<usize>().ok());
+    let store = match std::env::var("WARPCHECK_TEST_GPU_STORE").as_deref() {
+        Ok("compressed") => GpuStore::Compressed,
+        Ok("flat") => GpuStore::Flat,
+        _ => GpuStore::Auto,
+    };
     GpuOptions {
         gpus: var("WARPCHECK_TEST_GPUS").unwrap_or(1),
         partitions: var("WARPCHECK_TEST_PARTITIONS").unwrap_or(0),
+        store,
         ..GpuOptions::default()
     }
+}
+
+/// [`gpu_options`] for `model`: the flat store where the compressed one cannot hold
+/// its states (fewer than 3 words).
+fn gpu_options_for(model: &impl warpcheck_model::Model) -> GpuOptions<'static> {
+    let options = gpu_options();
+    if options.store == GpuStore::Compressed && model.state_words() < 3 {
+        return GpuOptions { store: GpuStore::Flat, ..options };
+    }
+    options
 }
 
 fn min_states() -> u64 {
@@ -54,11 +72,17 @@ fn gpu_engine_matches_the_reference_on_every_instance() {
     let compile_failures = parallel_failures(&rows, |r| {
         let mut dve = load_file(&r.model_path(&beem));
         dve.model.overflow = r.overflow();
-        let partitioned = gpu_options().gpus > 1 || gpu_options().partitions > 1;
-        let source = if partitioned {
-            warpcheck_explore::gpu::partitioned::partitioned_source
-        } else {
-            warpcheck_explore::gpu::engine::tuned_source
+        let options = gpu_options_for(&dve.model);
+        let partitioned = options.gpus > 1 || options.partitions > 1;
+        let words = warpcheck_model::Model::state_words(&dve.model).max(1);
+        let source = |g: &warpcheck_model::cuda::CudaSource, t: &warpcheck_explore::gpu::engine::Tuning| {
+            if partitioned {
+                warpcheck_explore::gpu::partitioned::partitioned_source(g, t)
+            } else if options.store == GpuStore::Compressed {
+                warpcheck_explore::gpu::engine::compressed_source(g, t, words)
+            } else {
+                warpcheck_explore::gpu::engine::tuned_source(g, t)
+            }
         };
         warpcheck_explore::gpu::engine::compile_source_for_device(&dve.model, &[], 0, source)
             .map(|_| ())
@@ -69,7 +93,7 @@ fn gpu_engine_matches_the_reference_on_every_instance() {
     for r in &rows {
         let mut dve = load_file(&r.model_path(&beem));
         dve.model.overflow = r.overflow();
-        let options = GpuOptions { stop_at_first: false, ..gpu_options() };
+        let options = GpuOptions { stop_at_first: false, ..gpu_options_for(&dve.model) };
         let line = match explore_gpu(&dve.model, &options) {
             Ok(g) => {
                 let rep = &g.report;
@@ -148,7 +172,7 @@ fn check_goal(beem: &Path, goal: &ReachGoal, threads: usize, memory: Option<u64>
         },
     )
     .map_err(|e| e.to_string())?;
-    let options = GpuOptions { checks, stop_at_first: false, memory, ..gpu_options() };
+    let options = GpuOptions { checks, stop_at_first: false, memory, ..gpu_options_for(&dve.model) };
     let gpu = explore_gpu(&dve.model, &options).map_err(|e| format!("{}: {e}", goal.instance))?.report;
     let summary = |r: &warpcheck_explore::Report| {
         r.violations.iter().map(|v| (v.kind.category(), v.count, v.trace.as_ref().map(|t| t.len()))).collect::<Vec<_>>()
@@ -193,7 +217,8 @@ fn gpu_engine_agrees_with_the_cpu_engine_on_the_semantic_rule_models() {
                 &Options { threads: 2, checks: checks.clone(), stop_at_first, ..Options::default() },
             )
             .unwrap();
-            let gpu = explore_gpu(&dve.model, &GpuOptions { checks, stop_at_first, ..gpu_options() }).unwrap().report;
+            let options = GpuOptions { checks, stop_at_first, ..gpu_options_for(&dve.model) };
+            let gpu = explore_gpu(&dve.model, &options).unwrap().report;
             let summary = |r: &warpcheck_explore::Report| {
                 let v: Vec<_> = r
                     .violations
@@ -219,14 +244,14 @@ fn gpu_engine_agrees_with_the_cpu_engine_on_the_semantic_rule_models() {
     assert!(failures.is_empty(), "{} differ:\n{}", failures.len(), failures.join("\n"));
 }
 
-/// The kernels of both engines, one store and partitioned, compile with NVRTC for the
+/// The kernels of both engines, one store (flat and compressed) and partitioned, compile with NVRTC for the
 /// H100's architecture (sm_90) on a BEEM model with a long state: no device needed,
 /// only the library. Run: `LD_LIBRARY_PATH=DIR_OF_LIBNVRTC cargo test -p
 /// warpcheck-conformance --test gpu_engine -- --ignored nvrtc`.
 #[test]
 #[ignore = "needs NVRTC (libnvrtc)"]
 fn both_engines_kernels_compile_with_nvrtc() {
-    use warpcheck_explore::gpu::engine::{tuned_source, Tuning};
+    use warpcheck_explore::gpu::engine::{compressed_source, tuned_source, Tuning};
     use warpcheck_explore::gpu::partitioned::partitioned_source;
     use warpcheck_model::cuda::CudaModel;
     assert!(warpcheck_cuda::nvrtc::available(), "NVRTC (libnvrtc) is not on the library path");
@@ -236,7 +261,13 @@ fn both_engines_kernels_compile_with_nvrtc() {
         let family = instance.split('.').next().expect("a name");
         let model = load_file(&beem.join(family).join(format!("{instance}.dve"))).model;
         let generated = model.cuda_source(&[]).unwrap_or_else(|e| panic!("{instance}: {e}"));
-        for source in [tuned_source(&generated, &tuning), partitioned_source(&generated, &tuning)] {
+        let words = warpcheck_model::Model::state_words(&model).max(1);
+        let sources = [
+            tuned_source(&generated, &tuning),
+            partitioned_source(&generated, &tuning),
+            compressed_source(&generated, &tuning, words),
+        ];
+        for source in sources {
             warpcheck_cuda::nvrtc::compile(&source, 90, &tuning.nvrtc_options())
                 .unwrap_or_else(|e| panic!("{instance}: {e}"));
         }

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use warpcheck_explore::gpu::{GpuOptions, GpuReport};
+use warpcheck_explore::gpu::{GpuOptions, GpuReport, GpuStore};
 use warpcheck_explore::{explore_parallel, Checks, Invariant, Options, Order, Report, ViolationKind};
 use warpcheck_model::CudaModel;
 use warpcheck_native::Native;
@@ -55,6 +55,11 @@ pub struct RunArgs {
     /// one per GPU). More partitions than GPUs run the multi-GPU exchange on fewer.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
     pub partitions: Option<u32>,
+    /// The GPU's state store (one GPU): `flat` (whole states, fastest), `compressed`
+    /// (tree-compressed states of 3 words or more: far fewer bytes per state on wide
+    /// states), `auto` (flat, and when it fills, the search again compressed).
+    #[arg(long, value_enum, default_value_t = GpuStoreArg::Auto)]
+    pub gpu_store: GpuStoreArg,
     /// GPU: also time successor generation alone (one extra launch per level), to
     /// show where the time goes.
     #[arg(long)]
@@ -101,6 +106,14 @@ fn parse_gpus(text: &str) -> Result<Gpus, String> {
             _ => Err(format!("expected a number of GPUs (1 or more) or `all`, found `{text}`")),
         },
     }
+}
+
+/// `--gpu-store`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum GpuStoreArg {
+    Auto,
+    Flat,
+    Compressed,
 }
 
 /// `--successors`: how the CPU engine computes successors.
@@ -371,6 +384,11 @@ fn run_gpu<M: CudaModel>(
         stop_at_first,
         profile: args.profile,
         progress: Some(&update),
+        store: match args.gpu_store {
+            GpuStoreArg::Auto => GpuStore::Auto,
+            GpuStoreArg::Flat => GpuStore::Flat,
+            GpuStoreArg::Compressed => GpuStore::Compressed,
+        },
     };
     let result = warpcheck_explore::gpu::explore_gpu(model, &options);
     progress.finish();

@@ -104,6 +104,10 @@ pub struct GpuStats<'a> {
     pub partitions: u32,
     pub transport: Option<&'a str>,
     pub exchange_seconds: Option<f64>,
+    /// The state store: `"flat"` or `"compressed"`, and the compressed store's inner
+    /// nodes besides the states' roots (`null` for the flat one).
+    pub gpu_store: &'a str,
+    pub tree_nodes: Option<u64>,
 }
 
 /// `check` of deadlocks, assertions and invariants.

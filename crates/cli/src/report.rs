@@ -61,6 +61,8 @@ pub fn stats<'a>(model_path: String, model: &impl Model, r: &Report, engine: &En
             partitions: g.partitions.max(1),
             transport: (g.partitions > 1).then_some(g.transport),
             exchange_seconds: (g.partitions > 1).then_some(g.exchange_seconds),
+            gpu_store: g.store,
+            tree_nodes: g.tree_nodes,
         }),
     }
 }
@@ -153,10 +155,19 @@ pub fn print_stats(model: &impl Model, r: &Report, engine: &Engine<'_>) {
             if g.partitions > 1 {
                 println!("exchange:     {:.3} s moving and inserting other partitions' states", g.exchange_seconds);
             }
-            println!(
-                "memory:       {:.1} device bytes/state (state, parent, table share); room for {} states",
-                g.bytes_per_state, g.capacity
-            );
+            match g.tree_nodes {
+                Some(nodes) => println!(
+                    "memory:       {:.1} device bytes/state, compressed (id, parent, root and {:.2} inner nodes \
+                     per state); room for {} states",
+                    g.bytes_per_state,
+                    nodes as f64 / r.states.max(1) as f64,
+                    g.capacity
+                ),
+                None => println!(
+                    "memory:       {:.1} device bytes/state (state, parent, table share); room for {} states",
+                    g.bytes_per_state, g.capacity
+                ),
+            }
         }
     }
 }

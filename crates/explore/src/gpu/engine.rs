@@ -31,6 +31,29 @@ use warpcheck_model::{EvalError, LabelId, Successors};
 const MAX_GRAPH_SUCCESSORS: u64 = 1 << 16;
 /// Target load of the hash table: it has `1/LOAD` entries per state the store holds.
 pub(crate) const LOAD: f64 = 0.75;
+/// The compressed store's table: the share of its entries it may fill (past it the
+/// run fails as a full store), and the inner nodes per state its size plans for (its
+/// ids are sized for that many: a model with fewer runs out of ids first, one with
+/// more fills the table first).
+const TREE_FILL: f64 = 0.9;
+const TREE_NODES_PER_STATE: f64 = 0.5;
+/// The most entries of the compressed store's table: node indices are 32 bits, two of
+/// them reserved (`WC_NODE_ONES`, `WC_NODE_LOST` in tree.cu).
+const TREE_MAX_ENTRIES: u64 = 0xFFFF_FFF0;
+
+/// The GPU's state store.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GpuStore {
+    /// The flat store while it holds the state space, else the compressed one (the
+    /// search starts again with it when the flat store fills).
+    #[default]
+    Auto,
+    /// Every state whole: its words, its parent and a hash table entry.
+    Flat,
+    /// Tree-compressed states (tree.cu): a state costs its root's table entry, the
+    /// inner nodes it does not share, its parent and one index.
+    Compressed,
+}
 /// Launch and compilation settings. The defaults are what measured best; the
 /// `WARPCHECK_GPU_*` environment variables override them for experiments
 /// (`BLOCK` threads per block, `BLOCKS_PER_SM` resident blocks aimed at per
@@ -80,6 +103,9 @@ pub struct GpuOptions<'a> {
     /// Also time successor generation alone (one extra launch per level).
     pub profile: bool,
     pub progress: Option<&'a (dyn Fn(&Progress) + Sync)>,
+    /// The state store of a one-GPU exploration (graph recording and several GPUs use
+    /// the flat one).
+    pub store: GpuStore,
 }
 
 impl Default for GpuOptions<'_> {
@@ -93,6 +119,7 @@ impl Default for GpuOptions<'_> {
             stop_at_first: true,
             profile: false,
             progress: None,
+            store: GpuStore::Auto,
         }
     }
 }
@@ -114,8 +141,14 @@ pub struct GpuReport {
     /// With `profile`: time of the generation-only kernels (no inserts).
     pub generate_seconds: Option<f64>,
     pub launches: u64,
-    /// Device bytes per stored state: the state, its parent and its share of the table.
+    /// Device bytes per stored state: the state, its parent and its share of the table
+    /// at its target load (compressed: its id, its parent and the table entries it
+    /// took, at the table's fill limit).
     pub bytes_per_state: f64,
+    /// Which store held the states: `"flat"` or `"compressed"`.
+    pub store: &'static str,
+    /// The compressed store: the inner nodes stored besides the states' roots.
+    pub tree_nodes: Option<u64>,
     /// States the store could hold.
     pub capacity: u64,
     /// Registers per thread and local (stack) bytes per thread of the expansion kernel.
@@ -199,11 +232,26 @@ pub(crate) struct TableArgs {
     pub room: u32,
     pub own: u32,
     pub parts: u32,
+    pub slots: u64,
+    pub tree: TreeArgs,
 }
 
-// SAFETY: `#[repr(C)]` with only `u64` and `u32` fields, in the order and of the types
-// of `struct WcTable` in kernel.cu (C pads `limit` to 8 bytes as Rust does), so its
-// bytes are the kernels' parameter as it is.
+/// The compressed store's table (`struct WcTree` in tree.cu); zero for the flat store.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+pub(crate) struct TreeArgs {
+    pub table: u64,
+    pub capacity: u64,
+    pub fill: u64,
+    pub full: u64,
+    pub roots: u64,
+    pub fill_limit: u32,
+}
+
+// SAFETY: `#[repr(C)]` with only `u64`, `u32` and `TreeArgs` fields, in the order and
+// of the types of `struct WcTable` in kernel.cu (C pads `limit`, `parts` and
+// `fill_limit` to 8 bytes as Rust does), so its bytes are the kernels' parameter as it
+// is.
 unsafe impl DeviceRepr for TableArgs {}
 
 /// Compiles (or finds in the cache) the kernels of `model` with `invariants` for
@@ -244,15 +292,33 @@ pub fn tuned_source(generated: &CudaSource, tuning: &Tuning) -> String {
 
 /// The complete CUDA source for a model: kernels around the generated functions.
 pub fn cuda_source(generated: &CudaSource) -> String {
+    store_source(generated, None)
+}
+
+/// The CUDA source for a model over the flat store, or with `tree` (the state's
+/// words) over the compressed one.
+fn store_source(generated: &CudaSource, tree: Option<usize>) -> String {
     let kernel = include_str!("kernel.cu");
-    kernel.replacen("// @@MODEL@@", &generated.source, 1)
+    let mut store = super::tree::TABLE_SOURCE.to_string();
+    if let Some(words) = tree {
+        store = format!("#define WC_TREE\n{store}{}", super::tree::tree_source(words));
+    }
+    kernel.replacen("// @@TREE@@", &store, 1).replacen("// @@MODEL@@", &generated.source, 1)
 }
 
 /// Device buffers of one run.
 pub struct Store {
+    /// The states' words (flat store), or for each id its root's table entry
+    /// (compressed store).
     pub states: CudaSlice<u32>,
     pub parents: CudaSlice<u32>,
     _table: CudaSlice<u64>,
+    /// The compressed store's bitmap of roots (see tree.cu); one word otherwise.
+    _roots: CudaSlice<u32>,
+    /// The compressed store: entries its table holds (`[0]`); unused otherwise.
+    fill: CudaSlice<u32>,
+    /// Device bytes of the states, parents and table.
+    reserved: u64,
     /// The control block (see kernel.cu): states found, overflow flag, the level being
     /// expanded, why the device-driven search stopped, levels, [6] edge overflow flag.
     /// Read after each batch.
@@ -272,9 +338,25 @@ pub fn ptr<T>(s: &CudaSlice<T>, stream: &CudaStream) -> u64 {
 /// in `options`, over a partitioned store ([`crate::gpu::partitioned`]).
 pub fn explore_gpu<M: CudaModel>(model: &M, options: &GpuOptions<'_>) -> Result<GpuReport, GpuError> {
     if options.gpus > 1 || options.partitions > 1 {
+        if options.store == GpuStore::Compressed {
+            return Err(GpuError::Options("the compressed GPU store explores on one GPU only".into()));
+        }
         return super::partitioned::explore_partitioned(model, options);
     }
-    explore(model, options, None).map(|(report, _)| report)
+    match explore(model, options, None) {
+        Err(GpuError::Full { .. }) if options.store == GpuStore::Auto && model.state_words() >= 3 => {
+            let compressed = GpuOptions { store: GpuStore::Compressed, ..options.clone_settings() };
+            explore(model, &compressed, None).map(|(report, _)| report)
+        }
+        result => result.map(|(report, _)| report),
+    }
+}
+
+impl GpuOptions<'_> {
+    /// The same options (the checks cloned).
+    fn clone_settings(&self) -> Self {
+        GpuOptions { checks: self.checks.clone(), ..*self }
+    }
 }
 
 /// An exploration that also records the (product) graph on the device (`WC_GRAPH` in
@@ -358,6 +440,7 @@ pub fn explore_graph<M: CudaModel>(
         stop_at_first: false,
         profile: false,
         progress: options.progress,
+        store: GpuStore::Flat,
     };
     explore(model, &graph_only, Some(spec))
 }
@@ -378,6 +461,16 @@ pub fn explore<M: CudaModel>(
             generated.max_successors
         ))));
     }
+    let words = model.state_words().max(1);
+    let compressed = options.store == GpuStore::Compressed;
+    if compressed && graph.is_some() {
+        return Err(GpuError::Options("the compressed GPU store does not record state graphs".into()));
+    }
+    if compressed && words < 3 {
+        return Err(GpuError::Options(format!(
+            "the compressed GPU store holds states of 3 words or more; this model's have {words}"
+        )));
+    }
     let count = device_count()?;
     if options.device >= count as usize {
         return Err(GpuError::NoDevice(format!("device {} requested, {count} present", options.device)));
@@ -391,7 +484,8 @@ pub fn explore<M: CudaModel>(
     let (major, minor) = ctx.compute_capability().map_err(cuda)?;
     let compile_start = Instant::now();
     let tuning = Tuning::from_env();
-    let mut source = tuned_source(&generated, &tuning);
+    let mut source =
+        if compressed { compressed_source(&generated, &tuning, words) } else { tuned_source(&generated, &tuning) };
     if let Some(spec) = graph {
         source = graph_source(&source, &generated, spec);
     }
@@ -409,17 +503,25 @@ pub fn explore<M: CudaModel>(
     let tuning = Tuning { block: tuning.block.min(most_threads / 32 * 32).max(32), ..tuning };
     let stream = ctx.default_stream();
     let tables = bind_tables(&module, &stream, &generated.tables)?;
-    let words = model.state_words().max(1);
     let categories = 2 + model.assertion_labels().len() + invariants.len();
 
     // Size the store: every state costs its words, its parent and 1/LOAD table entries.
     let (free, _) = ctx.mem_get_info().map_err(cuda)?;
     let budget = options.memory.unwrap_or((free as f64 * 0.9) as u64).saturating_sub(64 << 20);
-    let per_state = 4.0 * words as f64 + 4.0 + 8.0 / LOAD;
+    // Compressed: an id and a parent per state, and table entries for the planned
+    // inner nodes per state, filled up to TREE_FILL.
+    let tree_entries_per_state = (1.0 + TREE_NODES_PER_STATE) / TREE_FILL;
+    let per_state = if compressed { 8.0 + 8.0 * tree_entries_per_state } else { 4.0 * words as f64 + 4.0 + 8.0 / LOAD };
     // With the graph: first edge and degree, the caller's arrays and the edge room too.
     let graph_per_state = graph.map_or(0.0, |g| 12.0 + g.extra_bytes_per_state + 4.0 * g.edges_per_state);
-    let capacity = ((budget as f64 / (per_state + graph_per_state)) as u64).min(u32::MAX as u64 - 4);
-    let entries = ((capacity as f64 / LOAD) as u64).max(capacity + 1);
+    let mut capacity = ((budget as f64 / (per_state + graph_per_state)) as u64).min(u32::MAX as u64 - 4);
+    let entries = if compressed {
+        let entries = ((capacity as f64 * tree_entries_per_state) as u64).min(TREE_MAX_ENTRIES);
+        capacity = capacity.min((entries as f64 * TREE_FILL) as u64);
+        entries
+    } else {
+        ((capacity as f64 / LOAD) as u64).max(capacity + 1)
+    };
     if capacity < 2 {
         return Err(GpuError::Full { states: 0, capacity, bytes: budget });
     }
@@ -427,9 +529,11 @@ pub fn explore<M: CudaModel>(
     // patterns), and the kernels write a state and its parent before reading them
     // (`wc_seed`, `wc_insert`); only ids below the published count are read back.
     let alloc = |n: usize| unsafe { stream.alloc::<u32>(n) }.map_err(cuda);
-    let states = alloc(capacity as usize * words)?;
+    let states = alloc(capacity as usize * if compressed { 1 } else { words })?;
     let parents = alloc(capacity as usize)?;
     let table = stream.alloc_zeros::<u64>(entries as usize).map_err(cuda)?;
+    let fill = stream.alloc_zeros::<u32>(1).map_err(cuda)?;
+    let roots = stream.alloc_zeros::<u32>(if compressed { entries.div_ceil(32) as usize } else { 1 }).map_err(cuda)?;
     let ctl = stream.alloc_zeros::<u32>(8).map_err(cuda)?;
     let counters = stream.alloc_zeros::<u64>(4).map_err(cuda)?;
     let viol_first = stream.clone_htod(&vec![u32::MAX; categories]).map_err(cuda)?;
@@ -444,6 +548,22 @@ pub fn explore<M: CudaModel>(
         limit: capacity as u32,
         ..TableArgs::default()
     };
+    let args = if compressed {
+        let tree = TreeArgs {
+            table: args.table,
+            capacity: entries,
+            fill: ptr(&fill, &stream),
+            full: args.full,
+            roots: ptr(&roots, &stream),
+            fill_limit: (entries as f64 * TREE_FILL) as u32,
+        };
+        TableArgs { states: 0, table: 0, capacity: 0, slots: args.states, tree, ..args }
+    } else {
+        args
+    };
+    let reserved = capacity * if compressed { 8 } else { 4 * words as u64 + 4 }
+        + entries * 8
+        + entries.div_ceil(32) * 4 * compressed as u64;
     let graph_store = match graph {
         None => None,
         Some(spec) => {
@@ -472,7 +592,19 @@ pub fn explore<M: CudaModel>(
             Some(g)
         }
     };
-    let store = Store { states, parents, _table: table, ctl, counters, viol_first, viol_count, args };
+    let store = Store {
+        states,
+        parents,
+        _table: table,
+        _roots: roots,
+        fill,
+        reserved,
+        ctl,
+        counters,
+        viol_first,
+        viol_count,
+        args,
+    };
     // Every initial state, in the model's order: together they are the first level.
     for state in model.initial_states() {
         let initial = stream.clone_htod(&state).map_err(cuda)?;
@@ -490,6 +622,7 @@ pub fn explore<M: CudaModel>(
 
     let timing = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
     let events = (ctx.new_event(timing).map_err(cuda)?, ctx.new_event(timing).map_err(cuda)?);
+    let unpack = if compressed { Some(module.load_function("wc_unpack_ids").map_err(cuda)?) } else { None };
     let run = Run {
         model,
         options,
@@ -504,6 +637,7 @@ pub fn explore<M: CudaModel>(
         tuning: tuning.clone(),
         edge_bytes: graph_store.as_ref().map(|g| g.targets.len() as u64 * 4),
         prefix_on_full: graph.is_some_and(|g| g.prefix_on_full),
+        unpack,
     };
     let explore_start = Instant::now();
     let mut gpu = run.search(start)?;
@@ -516,12 +650,29 @@ pub fn explore<M: CudaModel>(
     gpu.capacity = capacity;
     gpu.kernel_registers = expand.num_regs().unwrap_or(-1);
     gpu.kernel_local_bytes = expand.local_size_bytes().unwrap_or(-1);
-    gpu.bytes_per_state = 4.0 * words as f64 + 4.0 + 8.0 * entries as f64 / capacity as f64;
+    if compressed {
+        let mut taken = [0u32];
+        stream.memcpy_dtoh(&store.fill, &mut taken).map_err(cuda)?;
+        let states = gpu.report.table_entries.max(1);
+        gpu.store = "compressed";
+        gpu.tree_nodes = Some((taken[0] as u64).saturating_sub(gpu.report.table_entries));
+        gpu.bytes_per_state = 8.0 + 8.0 * taken[0] as f64 / TREE_FILL / states as f64;
+    } else {
+        gpu.store = "flat";
+        gpu.bytes_per_state = 4.0 * words as f64 + 4.0 + 8.0 * entries as f64 / capacity as f64;
+    }
     gpu.report.table_capacity = entries;
-    gpu.report.reserved_bytes = capacity * (4 * words as u64 + 4) + entries * 8;
+    gpu.report.reserved_bytes = reserved;
     gpu.report.seconds = start.elapsed().as_secs_f64();
     let session = Session { ctx, stream, module, store, graph: graph_store, sms: sms as u32, words, tables };
     Ok((gpu, session))
+}
+
+/// The CUDA source over the compressed store for states of `words` words (the
+/// source's `WC_WORDS`), with the `tuning`'s choices.
+pub fn compressed_source(generated: &CudaSource, tuning: &Tuning, words: usize) -> String {
+    let defines = if tuning.inline_emit { "#define WC_EMIT_FN __device__ __forceinline__\n" } else { "" };
+    format!("{defines}{}", store_source(generated, Some(words)))
 }
 
 /// The source of a graph-recording exploration: `WC_GRAPH`, the successor bound
@@ -548,6 +699,8 @@ struct Run<'a, M> {
     edge_bytes: Option<u64>,
     /// See [`GraphSpec::prefix_on_full`].
     prefix_on_full: bool,
+    /// The compressed store's `wc_unpack_ids`, which unpacks a counterexample's states.
+    unpack: Option<CudaFunction>,
 }
 
 /// The expansion kernel's flags (kernel.cu).
@@ -732,12 +885,7 @@ impl<M: CudaModel> Run<'_, M> {
     }
 
     fn full(&self, states: u64) -> GpuError {
-        let a = &self.store.args;
-        GpuError::Full {
-            states,
-            capacity: a.limit as u64,
-            bytes: a.limit as u64 * (4 * self.words as u64 + 4) + a.capacity * 8,
-        }
+        GpuError::Full { states, capacity: self.store.args.limit as u64, bytes: self.store.reserved }
     }
 
     /// The violations found, with a shortest counterexample each.
@@ -764,6 +912,24 @@ impl<M: CudaModel> Run<'_, M> {
         Ok(found)
     }
 
+    /// The compressed store's states `ids`, unpacked on the device.
+    fn unpacked(&self, unpack: &CudaFunction, ids: &[u32]) -> Result<Vec<Vec<u32>>, GpuError> {
+        let stream = self.stream;
+        let n = ids.len() as u32;
+        let on_device = stream.clone_htod(ids).map_err(cuda)?;
+        let out = stream.alloc_zeros::<u32>(ids.len() * self.words).map_err(cuda)?;
+        let (ids_ptr, out_ptr) = (ptr(&on_device, stream), ptr(&out, stream));
+        let cfg = LaunchConfig { grid_dim: (n.div_ceil(128), 1, 1), block_dim: (128, 1, 1), shared_mem_bytes: 0 };
+        // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_unpack_ids(WcTable,
+        // const u32 *, u32, u32 *)` with the run's live store, `n` ids below its count
+        // and room for `n` states of `WC_WORDS` words.
+        unsafe { warpcheck_cuda::launch(stream, unpack, cfg, &[&self.store.args, &ids_ptr, &n, &out_ptr]) }
+            .map_err(cuda)?;
+        let mut words = vec![0u32; ids.len() * self.words];
+        stream.memcpy_dtoh(&out, &mut words).map_err(cuda)?;
+        Ok(words.chunks(self.words).map(|s| s[..self.model.state_words()].to_vec()).collect())
+    }
+
     /// The states from the initial state to state `id`, through the parent links.
     fn path_to(&self, id: u32) -> Result<Vec<Vec<u32>>, GpuError> {
         let mut ids = vec![id];
@@ -774,8 +940,12 @@ impl<M: CudaModel> Run<'_, M> {
             }
             ids.push(parent);
         }
+        ids.reverse();
+        if let Some(unpack) = &self.unpack {
+            return self.unpacked(unpack, &ids);
+        }
         let mut states = Vec::with_capacity(ids.len());
-        for &i in ids.iter().rev() {
+        for &i in &ids {
             let mut state = vec![0u32; self.words];
             let at = i as usize * self.words;
             self.stream.memcpy_dtoh(&self.store.states.slice(at..at + self.words), &mut state).map_err(cuda)?;

@@ -12,6 +12,11 @@
 // (acquire). The host guarantees room for every successor of a launch, and an id past
 // the end sets `full` (the run then fails; no state is ever silently dropped).
 //
+// With WC_TREE defined, the store is compressed (tree.cu, tree.rs): `slots[id]` names
+// the table entry of state id's root, a pair of halves stored once in the same table,
+// and a successor is packed against the tree of the state it came from. The table
+// keeps no ids, so an insertion says only whether the state is new.
+//
 // With WC_GRAPH defined (LTL, see ltl.cu; state graphs, state_graph.rs), expanding a
 // state also records its successors' ids as the graph's adjacency: `first[id]`,
 // `degree[id]` and the targets back to back in `targets`, a block per state reserved
@@ -44,6 +49,8 @@ typedef unsigned long long u64;
 #define WC_STOP_ROOM 2u
 #define WC_STOP_VIOLATION 3u
 
+// @@TREE@@
+
 struct WcTable {
   u32 *states;
   u32 *parents;
@@ -60,6 +67,10 @@ struct WcTable {
   u32 room;
   u32 own;
   u32 parts;
+  // The compressed store only (WC_TREE): state `id`'s root is the table entry
+  // `slots[id]` of `tree`, and `states` is unused.
+  u32 *slots;
+  WcTree tree;
 };
 
 // The host may define WC_EMIT_FN to inline the insertion (see Tuning in engine.rs).
@@ -94,6 +105,11 @@ struct WcSink {
 #ifdef WC_GRAPH
   u32 *succ;
   u32 n;
+#endif
+#ifdef WC_TREE
+  // The state being expanded and its inner nodes' indices.
+  const u32 *pw;
+  const u32 *pidx;
 #endif
 };
 
@@ -198,6 +214,30 @@ __device__ __forceinline__ u32 wc_insert_hashed(const WcTable *tab, const u32 *t
     if (++pos == tab->capacity) pos = 0;
   }
 }
+
+#ifdef WC_TREE
+// Inserts the state of root key `root`, found from `parent`, unless the store holds it
+// already; returns its new id, WC_BUSY when it was there (the compressed store keeps
+// no id per root), or WC_LOST when the store is full.
+__device__ __forceinline__ u32 wc_insert_root(const WcTable *tab, u64 root, u32 parent) {
+  u32 slot;
+  int fresh = wc_put_root(&tab->tree, root, &slot);
+  if (fresh <= 0) return fresh ? WC_LOST : WC_BUSY;
+  u32 id = wc_claim(tab->count);
+  if (id >= tab->limit) {
+    atomicExch(tab->full, 1u);
+    return WC_LOST;
+  }
+  tab->slots[id] = slot;
+  tab->parents[id] = parent;
+  return id;
+}
+
+// Unpacks state `id` into `t` and its inner nodes' indices into `idx`.
+__device__ __forceinline__ void wc_unpack(const WcTable *tab, u64 id, u32 *t, u32 *idx) {
+  wc_tree_unpack(&tab->tree, wc_node_key(&tab->tree, tab->slots[id]), t, idx);
+}
+#endif
 
 __device__ __forceinline__ u32 wc_insert(const WcTable *tab, const u32 *t, u32 parent) {
   return wc_insert_hashed(tab, t, wc_hash(t), parent, tab->own);
@@ -325,6 +365,9 @@ WC_EMIT_FN void wc_emit(WcSink *k, const u32 *t) {
   }
 #if defined(WC_GRAPH)
   wc_record(k, wc_insert(k->tab, t, k->parent));
+#elif defined(WC_TREE)
+  u32 idx[WC_TREE_INNER];
+  wc_insert_root(k->tab, wc_tree_pack(&k->tab->tree, t, k->pw, k->pidx, idx), k->parent);
 #elif defined(WC_PARTITIONED)
   u64 h = wc_hash(t);
   u32 owner = wc_owner(h, k->tab->parts);
@@ -363,6 +406,11 @@ __device__ __forceinline__ u64 wc_warp_sum(u64 v) {
 extern "C" __global__ void wc_advance(u32 *ctl, u64 bound, u32 limit, const u64 *viol_count, u32 categories,
                                       u32 stop_at_violation) {
   if (ctl[4]) return;
+  // A full store (the compressed one fills its table, not only its ids) ends the run.
+  if (ctl[1]) {
+    ctl[4] = WC_STOP_ROOM;
+    return;
+  }
   if (stop_at_violation)
     for (u32 c = 0; c < categories; c++)
       if (viol_count[c]) {
@@ -392,8 +440,15 @@ struct WcTally {
 __device__ __forceinline__ void wc_visit(WcSink *k, const WcTable *tab, u64 id, u32 *viol_first, u64 *viol_count,
                                          u32 flags, WcTally *n) {
   u32 s[WC_WORDS];
+#ifdef WC_TREE
+  u32 idx[WC_TREE_INNER];
+  wc_unpack(tab, id, s, idx);
+  k->pw = s;
+  k->pidx = idx;
+#else
   const u32 *src = tab->states + id * WC_WORDS;
   for (int i = 0; i < WC_WORDS; i++) s[i] = src[i];
+#endif
   k->parent = (u32)id;
   k->transitions = 0;
   k->errors = 0;
@@ -505,5 +560,20 @@ extern "C" __global__ void wc_seed(WcTable tab, const u32 *initial) {
 #ifdef WC_PARTITIONED
   if (wc_owner(wc_hash(s), tab.parts) != tab.own) return;
 #endif
+#ifdef WC_TREE
+  u32 idx[WC_TREE_INNER];
+  wc_insert_root(&tab, wc_tree_pack(&tab.tree, s, 0, 0, idx), WC_BUSY);
+#else
   wc_insert(&tab, s, WC_BUSY);
+#endif
 }
+
+#ifdef WC_TREE
+// Unpacks the states `ids[0..n]` into `out` (WC_WORDS words each): a counterexample's.
+extern "C" __global__ void wc_unpack_ids(WcTable tab, const u32 *ids, u32 n, u32 *out) {
+  u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  u32 idx[WC_TREE_INNER];
+  wc_unpack(&tab, ids[i], out + (u64)i * WC_WORDS, idx);
+}
+#endif

@@ -21,8 +21,9 @@ pub mod engine;
 pub mod partitioned;
 pub mod state_graph;
 mod transport;
+pub mod tree;
 
-pub use engine::{device_count, explore_gpu, GpuError, GpuOptions, GpuReport};
+pub use engine::{device_count, explore_gpu, GpuError, GpuOptions, GpuReport, GpuStore};
 pub use warpcheck_cuda::{device_available, CudaError};
 
 impl From<CudaError> for GpuError {

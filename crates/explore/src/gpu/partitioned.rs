@@ -185,6 +185,7 @@ pub fn explore_partitioned<M: CudaModel>(model: &M, options: &GpuOptions<'_>) ->
     gpu.kernel_registers = devices[0].expand.num_regs().unwrap_or(-1);
     gpu.kernel_local_bytes = devices[0].expand.local_size_bytes().unwrap_or(-1);
     gpu.bytes_per_state = sizing.bytes as f64 / sizing.capacity as f64;
+    gpu.store = "flat";
     gpu.gpus = gpus as u32;
     gpu.partitions = parts as u32;
     gpu.transport = match &exchange {

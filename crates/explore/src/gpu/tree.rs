@@ -1,0 +1,125 @@
+//! The shape of the GPU's compressed store (`WC_TREE` in kernel.cu, the store in
+//! tree.cu): a state of `W >= 3` words is the leaves of a balanced binary tree whose
+//! inner nodes are pairs (a raw word for a leaf, a table index for a node) stored once
+//! each in one hash table, so states sharing halves share their nodes (Laarman, van de
+//! Pol and Weber's tree compression, as the CPU's `warpcheck_store::TreeStore`). This
+//! module writes the straight-line C that packs a state into its root key, storing the
+//! nodes above changed words only, and unpacks a root key into the state.
+
+/// The node table's CUDA source (tree.cu): `struct WcTree`, `wc_put`, `wc_node` and
+/// `wc_node_key`; it declares `wc_claim`, which its includer defines.
+pub const TABLE_SOURCE: &str = include_str!("tree.cu");
+
+/// A child of a node: word `i` of the state, or inner node `i` (postorder).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Child {
+    Word(usize),
+    Node(usize),
+}
+
+/// The inner nodes of a `words`-word state in postorder, as `(left, right, lo, hi)`
+/// (children and the words `lo..hi` under the node), and the root's two children.
+/// Ranges split as the CPU's tree splits them (the left half the smaller).
+fn shape(words: usize) -> (Vec<(Child, Child, usize, usize)>, (Child, Child)) {
+    fn build(lo: usize, hi: usize, nodes: &mut Vec<(Child, Child, usize, usize)>) -> Child {
+        if hi - lo == 1 {
+            return Child::Word(lo);
+        }
+        let mid = lo + (hi - lo) / 2;
+        let left = build(lo, mid, nodes);
+        let right = build(mid, hi, nodes);
+        nodes.push((left, right, lo, hi));
+        Child::Node(nodes.len() - 1)
+    }
+    assert!(words >= 3, "the tree store holds states of 3 words or more");
+    let mut nodes = Vec::new();
+    let mid = words / 2;
+    let root = (build(0, mid, &mut nodes), build(mid, words, &mut nodes));
+    (nodes, root)
+}
+
+/// The number of inner nodes below the root of a `words`-word state.
+pub fn inner_nodes(words: usize) -> usize {
+    words - 2
+}
+
+fn value(c: Child) -> String {
+    match c {
+        Child::Word(w) => format!("t[{w}]"),
+        Child::Node(n) => format!("idx[{n}]"),
+    }
+}
+
+/// C source of `wc_tree_pack` and `wc_tree_unpack` for `words`-word states, over
+/// tree.cu's `wc_node` and `wc_node_key` (which it must follow).
+pub fn tree_source(words: usize) -> String {
+    let (nodes, (left, right)) = shape(words);
+    let mut s = format!("#define WC_TREE_INNER {}\n", nodes.len());
+    s += "// Packs state t into its root key and its inner nodes' indices `idx`. With `p` (the\n\
+          // parent's words) and `pidx` (its indices), only the nodes above words that differ\n\
+          // from the parent's are stored again; without (null), all are.\n\
+          __device__ __forceinline__ u64 wc_tree_pack(const WcTree *tree, const u32 *t, const u32 *p, \
+          const u32 *pidx, u32 *idx) {\n  int full = p == 0;\n";
+    for w in 0..words {
+        s += &format!("  int d{w} = full || t[{w}] != p[{w}];\n");
+    }
+    for (i, &(l, r, lo, hi)) in nodes.iter().enumerate() {
+        let changed: Vec<String> = (lo..hi).map(|w| format!("d{w}")).collect();
+        s += &format!(
+            "  idx[{i}] = ({}) ? wc_node(tree, {}, {}) : pidx[{i}];\n",
+            changed.join(" | "),
+            value(l),
+            value(r)
+        );
+    }
+    s += &format!("  return ((u64){} << 32) | {};\n}}\n", value(left), value(right));
+    s += "// Unpacks root key `root` into the state t and its inner nodes' indices `idx`.\n\
+          __device__ __forceinline__ void wc_tree_unpack(const WcTree *tree, u64 root, u32 *t, u32 *idx) {\n";
+    s += &format!("  {} = (u32)(root >> 32);\n  {} = (u32)root;\n", value(left), value(right));
+    for (i, &(l, r, _, _)) in nodes.iter().enumerate().rev() {
+        s += &format!(
+            "  {{ u64 e = wc_node_key(tree, idx[{i}]); {} = (u32)(e >> 32); {} = (u32)e; }}\n",
+            value(l),
+            value(r)
+        );
+    }
+    s += "}\n";
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_word_is_a_leaf_once_and_children_come_first() {
+        for words in 3..70 {
+            let (nodes, (l, r)) = shape(words);
+            assert_eq!(nodes.len(), inner_nodes(words));
+            let mut leaves = vec![0; words];
+            let mut used = vec![0; nodes.len()];
+            for (i, &(a, b, lo, hi)) in nodes.iter().enumerate() {
+                assert!(hi - lo >= 2);
+                for c in [a, b] {
+                    match c {
+                        Child::Word(w) => leaves[w] += 1,
+                        Child::Node(n) => {
+                            assert!(n < i, "postorder");
+                            used[n] += 1;
+                        }
+                    }
+                }
+            }
+            for c in [l, r] {
+                match c {
+                    Child::Word(w) => leaves[w] += 1,
+                    Child::Node(n) => used[n] += 1,
+                }
+            }
+            assert!(leaves.iter().all(|&n| n == 1), "{words}: {leaves:?}");
+            assert!(used.iter().all(|&n| n == 1), "{words}: {used:?}");
+            // A root key is never all ones: one of its halves is a node index.
+            assert!(matches!(r, Child::Node(_)));
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! The GPU's compressed store (tree.cu and the shape code of `gpu::tree`) compiled for
+//! the host with the system C++ compiler and run one insertion after another: packing
+//! is canonical (a successor packed against its parent's tree gets the nodes and root
+//! of a full packing), roots are equal exactly when states are, unpacking gives the
+//! state back, and a full table says so instead of looping or dropping a node.
+
+use std::collections::HashMap;
+
+use libloading::{Library, Symbol};
+use warpcheck_explore::gpu::tree::{inner_nodes, tree_source, TABLE_SOURCE};
+
+/// CUDA's intrinsics for one host thread, before tree.cu.
+const SHIM: &str = r#"
+typedef unsigned int u32;
+typedef unsigned long long u64;
+#define __device__
+#define __forceinline__ inline
+static inline u64 __umul64hi(u64 a, u64 b) { return (u64)(((unsigned __int128)a * b) >> 64); }
+static inline u64 __ldcg(const u64 *p) { return *p; }
+static inline u64 atomicCAS(u64 *p, u64 e, u64 v) { u64 o = *p; if (o == e) *p = v; return o; }
+static inline u32 atomicExch(u32 *p, u32 v) { u32 o = *p; *p = v; return o; }
+static inline u32 atomicOr(u32 *p, u32 v) { u32 o = *p; *p = o | v; return o; }
+static inline u32 __ldcg(const u32 *p) { return *p; }
+"#;
+
+const HARNESS: &str = r#"
+template <typename T> inline T wc_claim(T *counter) { return (*counter)++; }
+static WcTree tree;
+extern "C" void wc_test_init(u64 *table, u64 capacity, u32 *fill, u32 *full, u32 *roots, u32 fill_limit) {
+  tree.table = table; tree.capacity = capacity; tree.fill = fill; tree.full = full; tree.roots = roots;
+  tree.fill_limit = fill_limit;
+}
+// Stores a state's root as the engine does (wc_insert_root): its index, and whether
+// the state is new.
+extern "C" u32 wc_test_root(u64 key, int *fresh) {
+  u32 index;
+  *fresh = wc_put_root(&tree, key, &index);
+  return *fresh < 0 ? WC_NODE_LOST : index;
+}
+"#;
+
+struct Store {
+    _library: Library,
+    table: Vec<u64>,
+    fill: Box<u32>,
+    full: Box<u32>,
+    roots: Vec<u32>,
+    pack: unsafe extern "C" fn(*const u32, *const u32, *const u32, *mut u32) -> u64,
+    unpack: unsafe extern "C" fn(u64, *mut u32, *mut u32),
+    put: unsafe extern "C" fn(u64, *mut i32) -> u32,
+}
+
+impl Store {
+    fn new(words: usize, capacity: usize, fill_limit: u32) -> Store {
+        let unit = format!(
+            "{SHIM}{TABLE_SOURCE}{HARNESS}{}\
+             extern \"C\" u64 wc_test_pack(const u32 *t, const u32 *p, const u32 *pidx, u32 *idx) \
+             {{ return wc_tree_pack(&tree, t, p, pidx, idx); }}\n\
+             extern \"C\" void wc_test_unpack(u64 root, u32 *t, u32 *idx) {{ wc_tree_unpack(&tree, root, t, idx); }}\n",
+            tree_source(words)
+        );
+        let built = warpcheck_native::compile::build(&unit).expect("the host compiler builds the store");
+        // SAFETY: the library is the unit above: loading it runs no initialisers beyond
+        // the C++ runtime's, and its functions are called with the signatures given.
+        let library = unsafe { Library::new(&built.path) }.unwrap();
+        unsafe {
+            let pack: Symbol<unsafe extern "C" fn(*const u32, *const u32, *const u32, *mut u32) -> u64> =
+                library.get(b"wc_test_pack").unwrap();
+            let unpack: Symbol<unsafe extern "C" fn(u64, *mut u32, *mut u32)> = library.get(b"wc_test_unpack").unwrap();
+            let put: Symbol<unsafe extern "C" fn(u64, *mut i32) -> u32> = library.get(b"wc_test_root").unwrap();
+            let init: Symbol<unsafe extern "C" fn(*mut u64, u64, *mut u32, *mut u32, *mut u32, u32)> =
+                library.get(b"wc_test_init").unwrap();
+            let (pack, unpack, put, init) = (*pack, *unpack, *put, *init);
+            let mut store = Store {
+                table: vec![0; capacity],
+                fill: Box::new(0),
+                full: Box::new(0),
+                roots: vec![0; capacity.div_ceil(32)],
+                pack,
+                unpack,
+                put,
+                _library: library,
+            };
+            let (table, roots) = (store.table.as_mut_ptr(), store.roots.as_mut_ptr());
+            init(table, capacity as u64, &mut *store.fill, &mut *store.full, roots, fill_limit);
+            store
+        }
+    }
+
+    /// Packs `t` (against `parent`'s words and nodes when given): its root and nodes.
+    fn pack(&mut self, t: &[u32], parent: Option<(&[u32], &[u32])>) -> (u64, Vec<u32>) {
+        let mut idx = vec![0u32; inner_nodes(t.len())];
+        let (p, pidx) = parent.map_or((std::ptr::null(), std::ptr::null()), |(p, i)| (p.as_ptr(), i.as_ptr()));
+        // SAFETY: `t` and `p` have the store's words, `pidx` and `idx` its inner nodes;
+        // the table the library points to is `self.table`, alive and not moved.
+        let root = unsafe { (self.pack)(t.as_ptr(), p, pidx, idx.as_mut_ptr()) };
+        (root, idx)
+    }
+
+    fn unpack(&self, root: u64, words: usize) -> (Vec<u32>, Vec<u32>) {
+        let (mut t, mut idx) = (vec![0u32; words], vec![0u32; inner_nodes(words)]);
+        // SAFETY: as in `pack`.
+        unsafe { (self.unpack)(root, t.as_mut_ptr(), idx.as_mut_ptr()) };
+        (t, idx)
+    }
+
+    /// Stores a state's root: its index, and 1 when the state is new, 0 when it was
+    /// there, -1 when the table is full.
+    fn put(&mut self, key: u64) -> (u32, i32) {
+        let mut fresh = 0;
+        // SAFETY: as in `pack`.
+        let index = unsafe { (self.put)(key, &mut fresh) };
+        (index, fresh)
+    }
+}
+
+/// A small xorshift generator: the test's states, the same on every run.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Words drawn from a few values, all ones and zero among them, so that halves repeat.
+fn word(rng: &mut Rng) -> u32 {
+    [0, 1, 2, 7, 0xFFFF_FFFF, 0xFFFF_FFFE, 0x8000_0000, 12345][rng.below(8)]
+}
+
+#[test]
+fn packing_is_canonical_and_unpacks_to_the_state() {
+    for (words, seed) in [(3, 1), (4, 2), (5, 3), (7, 4), (8, 5), (13, 6), (31, 7)] {
+        let mut store = Store::new(words, 1 << 16, (1 << 16) * 9 / 10);
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ seed);
+        let mut stored: Vec<(Vec<u32>, Vec<u32>)> = Vec::new();
+        let mut by_root: HashMap<u64, Vec<u32>> = HashMap::new();
+        let mut by_state: HashMap<Vec<u32>, u64> = HashMap::new();
+        let mut new_roots = 0;
+        for step in 0..3000 {
+            // A successor of a stored state (one or two words changed), or a fresh state.
+            let (t, parent) = if step > 0 && rng.below(4) != 0 {
+                let from = rng.below(stored.len());
+                let mut t = stored[from].0.clone();
+                for _ in 0..1 + rng.below(2) {
+                    let w = rng.below(words);
+                    t[w] = word(&mut rng);
+                }
+                (t, Some(from))
+            } else {
+                ((0..words).map(|_| word(&mut rng)).collect::<Vec<_>>(), None)
+            };
+            let (root, idx) = match parent {
+                Some(from) => {
+                    let (p, pidx) = stored[from].clone();
+                    store.pack(&t, Some((&p, &pidx)))
+                }
+                None => store.pack(&t, None),
+            };
+            assert_eq!(*store.full, 0, "{words} words: the table filled");
+            assert_eq!(store.pack(&t, None), (root, idx.clone()), "{words} words: incremental = full packing");
+            assert_eq!(store.unpack(root, words), (t.clone(), idx.clone()), "{words} words: unpacking");
+            assert_ne!(root, u64::MAX, "a root key is never all ones");
+            if let Some(other) = by_root.insert(root, t.clone()) {
+                assert_eq!(other, t, "{words} words: two states with one root");
+            }
+            let seen = by_state.insert(t.clone(), root);
+            assert!(seen.is_none_or(|r| r == root), "{words} words: one state with two roots");
+            let (_, fresh) = store.put(root);
+            assert_eq!(fresh, seen.is_none() as i32, "{words} words: a root is new exactly when its state is");
+            new_roots += fresh as usize;
+            stored.push((t, idx));
+        }
+        assert_eq!(new_roots, by_state.len());
+        // Every entry taken is counted, and halves are shared: fewer entries than
+        // states times their nodes.
+        let taken = store.table.iter().filter(|&&e| e != 0).count();
+        assert_eq!(*store.fill as usize, taken, "{words} words");
+        assert!(taken * 4 < by_state.len() * (inner_nodes(words) + 1) * 3, "{words} words: {taken} entries");
+    }
+}
+
+#[test]
+fn a_full_table_is_reported_and_never_loops() {
+    let words = 6;
+    let mut store = Store::new(words, 64, 48);
+    let mut rng = Rng(42);
+    let mut lost = false;
+    for _ in 0..500 {
+        let t: Vec<u32> = (0..words).map(|_| rng.next() as u32).collect();
+        let (root, _) = store.pack(&t, None);
+        let (index, fresh) = store.put(root);
+        assert_eq!(index == 0xFFFF_FFFF, fresh < 0);
+        lost |= fresh < 0;
+    }
+    assert_eq!(*store.full, 1, "past its fill limit the table is full");
+    assert!(lost, "with every entry taken, an insertion returns the lost index");
+    assert_eq!(store.table.iter().filter(|&&e| e != 0).count(), 64);
+}
