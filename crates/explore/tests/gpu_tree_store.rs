@@ -63,6 +63,9 @@ impl Store {
         // SAFETY: the library is the unit above: loading it runs no initialisers beyond
         // the C++ runtime's, and its functions are called with the signatures given.
         let library = unsafe { Library::new(&built.path) }.unwrap();
+        // SAFETY: the symbols are the harness's functions, with these signatures; the
+        // buffers given to `wc_test_init` live in the returned store, on the heap, and
+        // are neither moved nor freed while the library uses them.
         unsafe {
             let pack: Symbol<unsafe extern "C" fn(*const u32, *const u32, *const u32, *mut u32) -> u64> =
                 library.get(b"wc_test_pack").unwrap();

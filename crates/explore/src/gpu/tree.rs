@@ -17,18 +17,26 @@ enum Child {
     Node(usize),
 }
 
-/// The inner nodes of a `words`-word state in postorder, as `(left, right, lo, hi)`
-/// (children and the words `lo..hi` under the node), and the root's two children.
+/// An inner node: its children and the words `lo..hi` under it.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    left: Child,
+    right: Child,
+    lo: usize,
+    hi: usize,
+}
+
+/// The inner nodes of a `words`-word state in postorder and the root's two children.
 /// Ranges split as the CPU's tree splits them (the left half the smaller).
-fn shape(words: usize) -> (Vec<(Child, Child, usize, usize)>, (Child, Child)) {
-    fn build(lo: usize, hi: usize, nodes: &mut Vec<(Child, Child, usize, usize)>) -> Child {
+fn shape(words: usize) -> (Vec<Node>, (Child, Child)) {
+    fn build(lo: usize, hi: usize, nodes: &mut Vec<Node>) -> Child {
         if hi - lo == 1 {
             return Child::Word(lo);
         }
         let mid = lo + (hi - lo) / 2;
         let left = build(lo, mid, nodes);
         let right = build(mid, hi, nodes);
-        nodes.push((left, right, lo, hi));
+        nodes.push(Node { left, right, lo, hi });
         Child::Node(nodes.len() - 1)
     }
     assert!(words >= 3, "the tree store holds states of 3 words or more");
@@ -63,7 +71,7 @@ pub fn tree_source(words: usize) -> String {
     for w in 0..words {
         s += &format!("  int d{w} = full || t[{w}] != p[{w}];\n");
     }
-    for (i, &(l, r, lo, hi)) in nodes.iter().enumerate() {
+    for (i, &Node { left: l, right: r, lo, hi }) in nodes.iter().enumerate() {
         let changed: Vec<String> = (lo..hi).map(|w| format!("d{w}")).collect();
         s += &format!(
             "  idx[{i}] = ({}) ? wc_node(tree, {}, {}) : pidx[{i}];\n",
@@ -76,7 +84,7 @@ pub fn tree_source(words: usize) -> String {
     s += "// Unpacks root key `root` into the state t and its inner nodes' indices `idx`.\n\
           __device__ __forceinline__ void wc_tree_unpack(const WcTree *tree, u64 root, u32 *t, u32 *idx) {\n";
     s += &format!("  {} = (u32)(root >> 32);\n  {} = (u32)root;\n", value(left), value(right));
-    for (i, &(l, r, _, _)) in nodes.iter().enumerate().rev() {
+    for (i, &Node { left: l, right: r, .. }) in nodes.iter().enumerate().rev() {
         s += &format!(
             "  {{ u64 e = wc_node_key(tree, idx[{i}]); {} = (u32)(e >> 32); {} = (u32)e; }}\n",
             value(l),
@@ -98,7 +106,7 @@ mod tests {
             assert_eq!(nodes.len(), inner_nodes(words));
             let mut leaves = vec![0; words];
             let mut used = vec![0; nodes.len()];
-            for (i, &(a, b, lo, hi)) in nodes.iter().enumerate() {
+            for (i, &Node { left: a, right: b, lo, hi }) in nodes.iter().enumerate() {
                 assert!(hi - lo >= 2);
                 for c in [a, b] {
                     match c {
