@@ -704,7 +704,7 @@ struct Run<'a, M> {
 }
 
 /// The expansion kernel's flags (kernel.cu).
-pub(crate) const CHECK_DEADLOCK: u32 = 1;
+pub const CHECK_DEADLOCK: u32 = 1;
 pub(crate) const CHECK_ASSERTIONS: u32 = 2;
 const GENERATE_ONLY: u32 = 4;
 /// Why the device-driven search stopped (`ctl[4]`, see kernel.cu).

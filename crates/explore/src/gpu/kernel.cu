@@ -39,8 +39,11 @@ typedef unsigned int u32;
 typedef unsigned long long u64;
 #define WC_FN __device__ __forceinline__
 #define WC_NOINLINE __device__ __noinline__
-// A model's read-only table: a pointer the engine sets to the table's data.
+// A model's read-only table: a pointer the engine sets to the table's data (a host
+// compilation defines its own, see tests/tests/gpu_kernel_host.rs).
+#ifndef WC_TABLE
 #define WC_TABLE(name) __device__ const u32 *name;
+#endif
 
 #define WC_BUSY 0xFFFFFFFFu
 #define WC_LOST 0xFFFFFFFEu
@@ -149,7 +152,11 @@ __device__ __forceinline__ u64 wc_hash(const u32 *t) {
 
 __device__ __forceinline__ u64 wc_load_acquire(const u64 *p) {
   u64 v;
+#if defined(__CUDA_ARCH__)
   asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+#else
+  v = *p;  // the host emulation: one thread at a time
+#endif
   return v;
 }
 
