@@ -105,7 +105,7 @@ struct Counts {
 
 /// Explores `model` with the kernels on the host, over the compressed store when
 /// `compressed`, with a store of `capacity` states doubled until the search is done.
-fn emulate(model: &(impl CudaModel + Model), compressed: bool) -> (Counts, u64) {
+fn emulate(model: &impl CudaModel, compressed: bool) -> (Counts, u64) {
     let generated = model.cuda_source(&[]).expect("generated code");
     let words = model.state_words().max(1);
     let kernels =
