@@ -10,7 +10,6 @@ use warpcheck_conformance::*;
 use warpcheck_explore::gpu::engine::{compressed_source, cuda_source, Tuning, CHECK_DEADLOCK};
 use warpcheck_explore::{explore_parallel, Checks, Options};
 use warpcheck_model::cuda::{host::host_tables, CudaModel};
-use warpcheck_model::Model;
 
 /// CUDA's built-ins for one host thread at a time, each block one thread (lane 0).
 const SHIM: &str = r#"
