@@ -32,11 +32,12 @@ const MAX_GRAPH_SUCCESSORS: u64 = 1 << 16;
 /// Target load of the hash table: it has `1/LOAD` entries per state the store holds.
 pub(crate) const LOAD: f64 = 0.75;
 /// The compressed store's table: the share of its entries it may fill (past it the
-/// run fails as a full store), and the inner nodes per state its size plans for (its
-/// ids are sized for that many: a model with fewer runs out of ids first, one with
-/// more fills the table first).
+/// run fails as a full store), and the states of the breadth-first sample on the CPU
+/// whose inner nodes per state it plans for ([`super::tree::sampled_nodes_per_state`]:
+/// its ids are sized for that many, so a model that shares more runs out of ids first,
+/// one that shares less fills the table first).
 const TREE_FILL: f64 = 0.9;
-const TREE_NODES_PER_STATE: f64 = 0.5;
+const TREE_SAMPLE: usize = 100_000;
 /// The most entries of the compressed store's table: node indices are 32 bits, two of
 /// them reserved (`WC_NODE_ONES`, `WC_NODE_LOST` in tree.cu).
 const TREE_MAX_ENTRIES: u64 = 0xFFFF_FFF0;
@@ -510,7 +511,9 @@ pub fn explore<M: CudaModel>(
     let budget = options.memory.unwrap_or((free as f64 * 0.9) as u64).saturating_sub(64 << 20);
     // Compressed: an id and a parent per state, and table entries for the planned
     // inner nodes per state, filled up to TREE_FILL.
-    let tree_entries_per_state = (1.0 + TREE_NODES_PER_STATE) / TREE_FILL;
+    let nodes_per_state =
+        if compressed { super::tree::sampled_nodes_per_state(model, TREE_SAMPLE).clamp(0.02, 8.0) } else { 0.0 };
+    let tree_entries_per_state = (1.0 + nodes_per_state) / TREE_FILL;
     let per_state = if compressed { 8.0 + 8.0 * tree_entries_per_state } else { 4.0 * words as f64 + 4.0 + 8.0 / LOAD };
     // With the graph: first edge and degree, the caller's arrays and the edge room too.
     let graph_per_state = graph.map_or(0.0, |g| 12.0 + g.extra_bytes_per_state + 4.0 * g.edges_per_state);

@@ -6,9 +6,55 @@
 //! module writes the straight-line C that packs a state into its root key, storing the
 //! nodes above changed words only, and unpacks a root key into the state.
 
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashSet as HashSet;
+use warpcheck_model::{Model, Successors};
+
 /// The node table's CUDA source (tree.cu): `struct WcTree`, `wc_put`, `wc_node` and
 /// `wc_node_key`; it declares `wc_claim`, which its includer defines.
 pub const TABLE_SOURCE: &str = include_str!("tree.cu");
+
+/// Inner nodes per state the compressed store takes on the first `sample` states of
+/// `model` in breadth-first order (distinct halves by size and content, which is how
+/// the table shares them, or fewer where halves of different sizes coincide): what the
+/// store's table is sized for. Sharing grows with the states, so on the whole state
+/// space the ratio is usually lower.
+pub fn sampled_nodes_per_state<M: Model>(model: &M, sample: usize) -> f64 {
+    let words = model.state_words().max(1);
+    if words < 3 {
+        return 0.0;
+    }
+    let (nodes, _) = shape(words);
+    let mut seen: HashSet<Vec<u32>> = HashSet::default();
+    let mut halves: HashSet<(usize, Vec<u32>)> = HashSet::default();
+    let mut queue: VecDeque<Vec<u32>> = VecDeque::new();
+    let mut successors = model.successors();
+    for mut state in model.initial_states() {
+        state.resize(words, 0);
+        if seen.insert(state.clone()) {
+            queue.push_back(state);
+        }
+    }
+    while let Some(state) = queue.pop_front() {
+        for n in &nodes {
+            halves.insert((n.hi - n.lo, state[n.lo..n.hi].to_vec()));
+        }
+        if seen.len() >= sample {
+            continue;
+        }
+        successors.successors(&state, |_, next| {
+            if let Ok(next) = next {
+                let mut next = next.to_vec();
+                next.resize(words, 0);
+                if seen.len() < sample && seen.insert(next.clone()) {
+                    queue.push_back(next);
+                }
+            }
+        });
+    }
+    halves.len() as f64 / seen.len().max(1) as f64
+}
 
 /// A child of a node: word `i` of the state, or inner node `i` (postorder).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
