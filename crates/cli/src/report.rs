@@ -155,6 +155,9 @@ pub fn print_stats(model: &impl Model, r: &Report, engine: &Engine<'_>) {
             if g.partitions > 1 {
                 println!("exchange:     {:.3} s moving and inserting other partitions' states", g.exchange_seconds);
             }
+            if let Some(states) = g.flat_full_at {
+                println!("note:         the flat store filled at {states} states; explored again compressed");
+            }
             match g.tree_nodes {
                 Some(nodes) => println!(
                     "memory:       {:.1} device bytes/state, compressed (id, parent, root and {:.2} inner nodes \

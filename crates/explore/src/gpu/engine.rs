@@ -150,6 +150,9 @@ pub struct GpuReport {
     pub store: &'static str,
     /// The compressed store: the inner nodes stored besides the states' roots.
     pub tree_nodes: Option<u64>,
+    /// `GpuStore::Auto`: the states the flat store held when it filled, before the
+    /// search ran again compressed.
+    pub flat_full_at: Option<u64>,
     /// States the store could hold.
     pub capacity: u64,
     /// Registers per thread and local (stack) bytes per thread of the expansion kernel.
@@ -345,9 +348,11 @@ pub fn explore_gpu<M: CudaModel>(model: &M, options: &GpuOptions<'_>) -> Result<
         return super::partitioned::explore_partitioned(model, options);
     }
     match explore(model, options, None) {
-        Err(GpuError::Full { .. }) if options.store == GpuStore::Auto && model.state_words() >= 3 => {
+        Err(GpuError::Full { states, .. }) if options.store == GpuStore::Auto && model.state_words() >= 3 => {
             let compressed = GpuOptions { store: GpuStore::Compressed, ..options.clone_settings() };
-            explore(model, &compressed, None).map(|(report, _)| report)
+            let (mut report, _) = explore(model, &compressed, None)?;
+            report.flat_full_at = Some(states);
+            Ok(report)
         }
         result => result.map(|(report, _)| report),
     }
