@@ -347,11 +347,14 @@ pub fn explore_gpu<M: CudaModel>(model: &M, options: &GpuOptions<'_>) -> Result<
         }
         return super::partitioned::explore_partitioned(model, options);
     }
+    let start = Instant::now();
     match explore(model, options, None) {
         Err(GpuError::Full { states, .. }) if options.store == GpuStore::Auto && model.state_words() >= 3 => {
             let compressed = GpuOptions { store: GpuStore::Compressed, ..options.clone_settings() };
             let (mut report, _) = explore(model, &compressed, None)?;
             report.flat_full_at = Some(states);
+            // The whole run, the flat attempt included.
+            report.report.seconds = start.elapsed().as_secs_f64();
             Ok(report)
         }
         result => result.map(|(report, _)| report),
