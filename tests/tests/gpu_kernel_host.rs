@@ -9,8 +9,9 @@ use libloading::{Library, Symbol};
 use warpcheck_conformance::*;
 use warpcheck_explore::gpu::engine::{compressed_source, cuda_source, Tuning, CHECK_DEADLOCK};
 use warpcheck_explore::gpu::tree::sampled_nodes_per_state;
-use warpcheck_explore::{explore_parallel, Checks, Options};
+use warpcheck_explore::{explore_parallel, Checks, Options, ViolationKind};
 use warpcheck_model::cuda::{host::host_tables, CudaModel};
+use warpcheck_model::Successors;
 
 /// CUDA's built-ins for one host thread at a time, each block one thread (lane 0).
 const SHIM: &str = r#"
@@ -46,19 +47,32 @@ template <typename T> static inline T __shfl_down_sync(u32, T, int) { return 0; 
 
 /// The engine's level loop over host buffers; `out`: states found, transitions,
 /// deadlocks, error steps, accepting states, why it stopped, levels, the full flag,
-/// table entries taken (compressed).
+/// table entries taken (compressed), the first deadlock's id. Then `wc_host_path`
+/// rebuilds the path to that deadlock as the engine's host does (the parents, or the
+/// compressed store's levels and `wc_find_parent`) and unpacks its states.
 const DRIVER: &str = r#"
+static u32 *states, *parents, *levels, ctl[8], fill;
+static u64 *table;
+static u32 *roots;
+static WcTable tab;
+static void wc_host_free() {
+  free(states); free(parents); free(table); free(roots); free(levels);
+  states = parents = roots = levels = 0; table = 0;
+}
 extern "C" void wc_host_explore(const u32 *initial, u32 initials, u64 bound, u32 capacity, u32 flags, u64 *out) {
+  wc_host_free();
   u64 entries = 2 * (u64)capacity + 1;
-  u32 *states = (u32 *)calloc((size_t)capacity * WC_WORDS, 4);
-  u32 *parents = (u32 *)calloc(capacity, 4);
-  u64 *table = (u64 *)calloc(entries, 8);
-  u32 *roots = (u32 *)calloc(entries / 32 + 1, 4);
-  u32 ctl[8] = {0}, fill = 0, categories = 2 + WC_ASSERTIONS + WC_INVARIANTS;
+  states = (u32 *)calloc((size_t)capacity * WC_WORDS, 4);
+  parents = (u32 *)calloc(capacity, 4);
+  table = (u64 *)calloc(entries, 8);
+  roots = (u32 *)calloc(entries / 32 + 1, 4);
+  levels = (u32 *)calloc(capacity + 1, 4);
+  u32 categories = 2 + WC_ASSERTIONS + WC_INVARIANTS;
+  memset(ctl, 0, sizeof ctl);
+  fill = 0;
   u64 counters[4] = {0}, viol_count[64] = {0};
   u32 viol_first[64];
   memset(viol_first, 0xFF, sizeof viol_first);
-  WcTable tab;
   memset(&tab, 0, sizeof tab);
   tab.count = &ctl[0];
   tab.full = &ctl[1];
@@ -71,6 +85,8 @@ extern "C" void wc_host_explore(const u32 *initial, u32 initials, u64 bound, u32
   tab.tree.full = &ctl[1];
   tab.tree.roots = roots;
   tab.tree.fill_limit = (u32)(entries * 9 / 10);
+  tab.levels = levels;
+  tab.level_room = capacity + 1;
 #else
   tab.states = states;
   tab.table = table;
@@ -81,7 +97,7 @@ extern "C" void wc_host_explore(const u32 *initial, u32 initials, u64 bound, u32
   for (u32 i = 0; i < initials; i++) wc_seed(tab, initial + (u64)i * WC_WORDS);
   gridDim.x = 5;
   for (;;) {
-    wc_advance(ctl, bound, capacity, viol_count, categories, 0);
+    wc_advance(ctl, bound, capacity, viol_count, categories, 0, tab.levels, tab.level_room);
     if (ctl[4]) break;
     for (u32 b = 0; b < gridDim.x; b++) {
       blockIdx.x = b;
@@ -89,8 +105,42 @@ extern "C" void wc_host_explore(const u32 *initial, u32 initials, u64 bound, u32
     }
   }
   out[0] = ctl[0]; out[1] = counters[0]; out[2] = counters[1]; out[3] = counters[2]; out[4] = counters[3];
-  out[5] = ctl[4]; out[6] = ctl[5]; out[7] = ctl[1]; out[8] = fill;
-  free(states); free(parents); free(table); free(roots);
+  out[5] = ctl[4]; out[6] = ctl[5]; out[7] = ctl[1]; out[8] = fill; out[9] = viol_first[0];
+}
+// The states of the path to state `id` into `out` (room for `room` states): its length.
+extern "C" u32 wc_host_path(u32 id, u32 *out, u32 room) {
+  u32 ids[4096], n = 0;
+  ids[n++] = id;
+#ifdef WC_TREE
+  u32 started = ctl[5], level = 0;
+  while (level + 1 < started && levels[level + 1] <= id) level++;
+  WcTable find = tab;
+  find.tree.find_only = 1;
+  gridDim.x = 3;
+  for (u32 k = level; k-- > 0;) {
+    u32 found = 0xFFFFFFFFu;
+    u64 target = wc_node_key(&tab.tree, tab.slots[ids[n - 1]]);
+    for (u32 b = 0; b < gridDim.x; b++) {
+      blockIdx.x = b;
+      wc_find_parent(find, levels[k], levels[k + 1], target, &found);
+    }
+    if (found == 0xFFFFFFFFu || n == 4096) return 0;
+    ids[n++] = found;
+  }
+#else
+  while (parents[ids[n - 1]] != 0xFFFFFFFFu && n < 4096) { ids[n] = parents[ids[n - 1]]; n++; }
+#endif
+  if (n > room) return 0;
+  for (u32 i = 0; i < n; i++) {
+    u32 *s = out + (u64)i * WC_WORDS;
+#ifdef WC_TREE
+    u32 idx[WC_TREE_INNER];
+    wc_unpack(&tab, ids[n - 1 - i], s, idx);
+#else
+    memcpy(s, states + (u64)ids[n - 1 - i] * WC_WORDS, 4 * WC_WORDS);
+#endif
+  }
+  return n;
 }
 "#;
 
@@ -104,8 +154,9 @@ struct Counts {
 }
 
 /// Explores `model` with the kernels on the host, over the compressed store when
-/// `compressed`, with a store of `capacity` states doubled until the search is done.
-fn emulate(model: &impl CudaModel, compressed: bool) -> (Counts, u64) {
+/// `compressed`, with a store of `capacity` states doubled until the search is done;
+/// also the states of the path to the first deadlock found, if any.
+fn emulate(model: &impl CudaModel, compressed: bool) -> (Counts, u64, Option<Vec<Vec<u32>>>) {
     let generated = model.cuda_source(&[]).expect("generated code");
     let words = model.state_words().max(1);
     let kernels =
@@ -122,7 +173,7 @@ fn emulate(model: &impl CudaModel, compressed: bool) -> (Counts, u64) {
     let initials = (initial.len() / words) as u32;
     let mut capacity = 1024u32;
     loop {
-        let mut out = [0u64; 9];
+        let mut out = [0u64; 10];
         // SAFETY: as above; `initial` holds `initials` states of `WC_WORDS` words and
         // `out` the nine values the driver writes.
         unsafe {
@@ -138,7 +189,18 @@ fn emulate(model: &impl CudaModel, compressed: bool) -> (Counts, u64) {
         assert_eq!((out[5], out[7]), (1, 0), "the search ends done, with no overflow");
         let error_state = (out[3] > 0) as u64;
         let counts = Counts { states: out[0] + error_state, transitions: out[1], deadlocks: out[2] + error_state };
-        return (counts, out[8]);
+        let path = (out[9] != u32::MAX as u64).then(|| {
+            let mut states = vec![0u32; 4096 * words];
+            // SAFETY: as above; `states` has room for the 4,096 states the driver may write.
+            let n = unsafe {
+                let path: Symbol<unsafe extern "C" fn(u32, *mut u32, u32) -> u32> =
+                    library.get(b"wc_host_path").expect("the path");
+                path(out[9] as u32, states.as_mut_ptr(), 4096)
+            };
+            assert!(n > 0, "the path to the deadlock was rebuilt");
+            states.chunks(words).take(n as usize).map(|s| s[..model.state_words()].to_vec()).collect()
+        });
+        return (counts, out[8], path);
     }
 }
 
@@ -147,21 +209,31 @@ fn pad(mut state: Vec<u32>, words: usize) -> Vec<u32> {
     state
 }
 
-/// BEEM instances of 3 words or more, up to 60,000 states, in both stores: BEEM's counts.
+/// BEEM instances up to 60,000 states, in both stores where the states have 3 words or
+/// more: BEEM's counts, and paths to the first deadlock of the length the flat store's
+/// parents give, each step a step of the model.
 #[test]
 fn kernels_on_the_host_reproduce_beem_counts_with_both_stores() {
     let beem = beem_dir();
     let mut rows: Vec<Reference> =
         references(&beem).into_iter().filter(|r| r.states <= 60_000 && r.source == "divine-2.4").collect();
     rows.sort_by_key(|r| r.states);
-    let mut compressed_runs = 0;
+    let (mut compressed_runs, mut traces) = (0, 0);
     let mut failures = Vec::new();
     for r in rows.iter().step_by(3) {
         let model = load_file(&r.model_path(&beem)).model;
         let want = Counts { states: r.states, transitions: r.transitions, deadlocks: r.deadlocks.unwrap_or(0) };
         let stores: &[bool] = if model.state_words() >= 3 { &[false, true] } else { &[false] };
+        let mut flat_trace = None;
         for &compressed in stores {
-            let (got, taken) = emulate(&model, compressed);
+            let (got, taken, trace) = emulate(&model, compressed);
+            let steps = trace.as_ref().map(|t| t.len() - 1);
+            if !compressed {
+                flat_trace = steps;
+            } else if let Err(e) = check_trace(&model, trace.as_deref(), flat_trace) {
+                failures.push(format!("{} (compressed): {e}", r.instance));
+            }
+            traces += (compressed && trace.is_some()) as usize;
             if got != want {
                 failures.push(format!("{} (compressed {compressed}): {got:?}, reference {want:?}", r.instance));
             }
@@ -181,7 +253,35 @@ fn kernels_on_the_host_reproduce_beem_counts_with_both_stores() {
         }
     }
     assert!(compressed_runs >= 10, "only {compressed_runs} instances ran compressed");
+    assert!(traces >= 5, "only {traces} compressed paths to deadlocks");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A rebuilt path to a deadlock: from an initial state, each state a successor of the
+/// one before, the last without successors, as long as the CPU engine's (shortest).
+fn check_trace(model: &impl CudaModel, path: Option<&[Vec<u32>]>, cpu: Option<usize>) -> Result<(), String> {
+    let Some(path) = path else {
+        return if cpu.is_none() { Ok(()) } else { Err("no path, the CPU found a deadlock".into()) };
+    };
+    if !model.initial_states().contains(&path[0]) {
+        return Err(format!("the path starts at {:?}, not an initial state", path[0]));
+    }
+    let mut successors = model.successors();
+    for pair in path.windows(2) {
+        let mut found = false;
+        successors.successors(&pair[0], |_, next| found |= next.is_ok_and(|n| n == pair[1].as_slice()));
+        if !found {
+            return Err(format!("no step from {:?} to {:?}", pair[0], pair[1]));
+        }
+    }
+    if !successors.successors(path.last().unwrap(), |_, _| {}) {
+        return Err("the path ends at a state with successors".into());
+    }
+    // A trace's length counts its steps: one fewer than the path's states.
+    match cpu {
+        Some(n) if n + 1 == path.len() => Ok(()),
+        n => Err(format!("a path of {} states, the CPU's trace {n:?}", path.len())),
+    }
 }
 
 /// The semantic-rule models (evaluation errors, committed steps, rendezvous, buffered
@@ -194,19 +294,28 @@ fn kernels_on_the_host_agree_with_the_cpu_engine_on_the_semantic_rule_models() {
     files.sort();
     assert!(files.len() >= 30, "semantic-rule models not found in {}", dir.display());
     let mut failures = Vec::new();
+    let mut traces = 0;
     for path in &files {
         let model = load_file(path).model;
-        let options = Options { threads: 1, checks: Checks::default(), stop_at_first: false, ..Options::default() };
+        let checks = Checks { deadlock: true, ..Checks::default() };
+        let options = Options { threads: 1, checks, stop_at_first: false, ..Options::default() };
         let cpu = explore_parallel(&model, &options).expect("the CPU engine explores it");
+        let cpu_deadlock = cpu.violations.iter().find(|v| matches!(v.kind, ViolationKind::Deadlock));
+        let cpu_trace = cpu_deadlock.and_then(|v| v.trace.as_ref()).map(|t| t.len());
         let want = Counts { states: cpu.states, transitions: cpu.transitions, deadlocks: cpu.deadlocks };
         let stores: &[bool] = if model.state_words() >= 3 { &[false, true] } else { &[false] };
         for &compressed in stores {
-            let (got, _) = emulate(&model, compressed);
+            let (got, _, trace) = emulate(&model, compressed);
+            let name = path.file_name().unwrap().to_string_lossy();
             if got != want {
-                let name = path.file_name().unwrap().to_string_lossy();
                 failures.push(format!("{name} (compressed {compressed}): {got:?}, CPU {want:?}"));
             }
+            if let Err(e) = check_trace(&model, trace.as_deref(), cpu_trace) {
+                failures.push(format!("{name} (compressed {compressed}): {e}"));
+            }
+            traces += trace.is_some() as usize;
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(traces >= 10, "only {traces} paths to deadlocks rebuilt");
 }

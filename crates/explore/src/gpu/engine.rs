@@ -38,6 +38,9 @@ pub(crate) const LOAD: f64 = 0.75;
 /// one that shares less fills the table first).
 const TREE_FILL: f64 = 0.9;
 const TREE_SAMPLE: usize = 100_000;
+/// The compressed store's room for levels (their first ids, which counterexamples are
+/// rebuilt from): a run of more levels still explores, without counterexamples.
+const LEVEL_ROOM: u32 = 1 << 22;
 /// The most entries of the compressed store's table: node indices are 32 bits, two of
 /// them reserved (`WC_NODE_ONES`, `WC_NODE_LOST` in tree.cu).
 const TREE_MAX_ENTRIES: u64 = 0xFFFF_FFF0;
@@ -238,6 +241,8 @@ pub(crate) struct TableArgs {
     pub parts: u32,
     pub slots: u64,
     pub tree: TreeArgs,
+    pub levels: u64,
+    pub level_room: u32,
 }
 
 /// The compressed store's table (`struct WcTree` in tree.cu); zero for the flat store.
@@ -250,6 +255,7 @@ pub(crate) struct TreeArgs {
     pub full: u64,
     pub roots: u64,
     pub fill_limit: u32,
+    pub find_only: u32,
 }
 
 // SAFETY: `#[repr(C)]` with only `u64`, `u32` and `TreeArgs` fields, in the order and
@@ -319,8 +325,10 @@ pub struct Store {
     _table: CudaSlice<u64>,
     /// The compressed store's bitmap of roots (see tree.cu); one word otherwise.
     _roots: CudaSlice<u32>,
-    /// The compressed store: entries its table holds (`[0]`); unused otherwise.
+    /// The compressed store: entries its table holds (`[0]`), and the first id of each
+    /// level; unused otherwise.
     fill: CudaSlice<u32>,
+    levels: CudaSlice<u32>,
     /// Device bytes of the states, parents and table.
     reserved: u64,
     /// The control block (see kernel.cu): states found, overflow flag, the level being
@@ -517,12 +525,12 @@ pub fn explore<M: CudaModel>(
     // Size the store: every state costs its words, its parent and 1/LOAD table entries.
     let (free, _) = ctx.mem_get_info().map_err(cuda)?;
     let budget = options.memory.unwrap_or((free as f64 * 0.9) as u64).saturating_sub(64 << 20);
-    // Compressed: an id and a parent per state, and table entries for the planned
+    // Compressed: an index per state (no parent), and table entries for the planned
     // inner nodes per state, filled up to TREE_FILL.
     let nodes_per_state =
         if compressed { super::tree::sampled_nodes_per_state(model, TREE_SAMPLE).clamp(0.02, 8.0) } else { 0.0 };
     let tree_entries_per_state = (1.0 + nodes_per_state) / TREE_FILL;
-    let per_state = if compressed { 8.0 + 8.0 * tree_entries_per_state } else { 4.0 * words as f64 + 4.0 + 8.0 / LOAD };
+    let per_state = if compressed { 4.0 + 8.0 * tree_entries_per_state } else { 4.0 * words as f64 + 4.0 + 8.0 / LOAD };
     // With the graph: first edge and degree, the caller's arrays and the edge room too.
     let graph_per_state = graph.map_or(0.0, |g| 12.0 + g.extra_bytes_per_state + 4.0 * g.edges_per_state);
     let mut capacity = ((budget as f64 / (per_state + graph_per_state)) as u64).min(u32::MAX as u64 - 4);
@@ -541,9 +549,10 @@ pub fn explore<M: CudaModel>(
     // (`wc_seed`, `wc_insert`); only ids below the published count are read back.
     let alloc = |n: usize| unsafe { stream.alloc::<u32>(n) }.map_err(cuda);
     let states = alloc(capacity as usize * if compressed { 1 } else { words })?;
-    let parents = alloc(capacity as usize)?;
+    let parents = alloc(if compressed { 1 } else { capacity as usize })?;
     let table = stream.alloc_zeros::<u64>(entries as usize).map_err(cuda)?;
     let fill = stream.alloc_zeros::<u32>(1).map_err(cuda)?;
+    let levels = stream.alloc_zeros::<u32>(if compressed { LEVEL_ROOM as usize } else { 1 }).map_err(cuda)?;
     let roots = stream.alloc_zeros::<u32>(if compressed { entries.div_ceil(32) as usize } else { 1 }).map_err(cuda)?;
     let ctl = stream.alloc_zeros::<u32>(8).map_err(cuda)?;
     let counters = stream.alloc_zeros::<u64>(4).map_err(cuda)?;
@@ -567,14 +576,28 @@ pub fn explore<M: CudaModel>(
             full: args.full,
             roots: ptr(&roots, &stream),
             fill_limit: (entries as f64 * TREE_FILL) as u32,
+            find_only: 0,
         };
-        TableArgs { states: 0, table: 0, capacity: 0, slots: args.states, tree, ..args }
+        let levels = ptr(&levels, &stream);
+        TableArgs {
+            states: 0,
+            parents: 0,
+            table: 0,
+            capacity: 0,
+            slots: args.states,
+            tree,
+            levels,
+            level_room: LEVEL_ROOM,
+            ..args
+        }
     } else {
         args
     };
-    let reserved = capacity * if compressed { 8 } else { 4 * words as u64 + 4 }
-        + entries * 8
-        + entries.div_ceil(32) * 4 * compressed as u64;
+    let reserved = if compressed {
+        capacity * 4 + entries * 8 + entries.div_ceil(32) * 4 + LEVEL_ROOM as u64 * 4
+    } else {
+        capacity * (4 * words as u64 + 4) + entries * 8
+    };
     let graph_store = match graph {
         None => None,
         Some(spec) => {
@@ -609,6 +632,7 @@ pub fn explore<M: CudaModel>(
         _table: table,
         _roots: roots,
         fill,
+        levels,
         reserved,
         ctl,
         counters,
@@ -633,7 +657,13 @@ pub fn explore<M: CudaModel>(
 
     let timing = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
     let events = (ctx.new_event(timing).map_err(cuda)?, ctx.new_event(timing).map_err(cuda)?);
-    let unpack = if compressed { Some(module.load_function("wc_unpack_ids").map_err(cuda)?) } else { None };
+    let tree = match compressed {
+        true => Some(TreeKernels {
+            unpack: module.load_function("wc_unpack_ids").map_err(cuda)?,
+            find_parent: module.load_function("wc_find_parent").map_err(cuda)?,
+        }),
+        false => None,
+    };
     let run = Run {
         model,
         options,
@@ -648,7 +678,7 @@ pub fn explore<M: CudaModel>(
         tuning: tuning.clone(),
         edge_bytes: graph_store.as_ref().map(|g| g.targets.len() as u64 * 4),
         prefix_on_full: graph.is_some_and(|g| g.prefix_on_full),
-        unpack,
+        tree,
     };
     let explore_start = Instant::now();
     let mut gpu = run.search(start)?;
@@ -667,7 +697,7 @@ pub fn explore<M: CudaModel>(
         let states = gpu.report.table_entries.max(1);
         gpu.store = "compressed";
         gpu.tree_nodes = Some((taken[0] as u64).saturating_sub(gpu.report.table_entries));
-        gpu.bytes_per_state = 8.0 + 8.0 * taken[0] as f64 / TREE_FILL / states as f64;
+        gpu.bytes_per_state = 4.0 + 8.0 * taken[0] as f64 / TREE_FILL / states as f64;
     } else {
         gpu.store = "flat";
         gpu.bytes_per_state = 4.0 * words as f64 + 4.0 + 8.0 * entries as f64 / capacity as f64;
@@ -710,8 +740,16 @@ struct Run<'a, M> {
     edge_bytes: Option<u64>,
     /// See [`GraphSpec::prefix_on_full`].
     prefix_on_full: bool,
-    /// The compressed store's `wc_unpack_ids`, which unpacks a counterexample's states.
-    unpack: Option<CudaFunction>,
+    /// The compressed store's kernels for counterexamples.
+    tree: Option<TreeKernels>,
+}
+
+/// The compressed store's kernels that rebuild a counterexample: `wc_find_parent`
+/// finds a state's parent in the level before its own, `wc_unpack_ids` unpacks the
+/// path's states.
+struct TreeKernels {
+    unpack: CudaFunction,
+    find_parent: CudaFunction,
 }
 
 /// The expansion kernel's flags (kernel.cu).
@@ -778,7 +816,9 @@ impl<M: CudaModel> Run<'_, M> {
         let categories = s.viol_count.len() as u32;
         let stop = self.options.stop_at_first as u32;
         for _ in 0..levels {
-            let args: [&dyn KernelArg; 6] = [&ctl, &bound, &s.args.limit, &viol_count, &categories, &stop];
+            let (levels, room) = (s.args.levels, s.args.level_room);
+            let args: [&dyn KernelArg; 8] =
+                [&ctl, &bound, &s.args.limit, &viol_count, &categories, &stop, &levels, &room];
             // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_advance`'s parameters
             // in kernel.cu's order and types, addresses of the run's live `Store`.
             unsafe { warpcheck_cuda::launch(stream, self.advance, ONE_THREAD, &args) }.map_err(cuda)?;
@@ -824,6 +864,14 @@ impl<M: CudaModel> Run<'_, M> {
             let (lo, hi) = (ctl[3], ctl[0]);
             if lo == hi {
                 break;
+            }
+            // The compressed store: the level's first id, as wc_advance notes it.
+            if self.tree.is_some() && ctl[5] < LEVEL_ROOM {
+                let at = ptr(&self.store.levels, self.stream) + 4 * ctl[5] as u64;
+                self.stream.synchronize().map_err(cuda)?;
+                // SAFETY: `at` is inside the `LEVEL_ROOM`-word levels buffer and no kernel
+                // is running.
+                unsafe { cudarc::driver::result::memcpy_htod_sync(at, &[lo]) }.map_err(cuda)?;
             }
             if let Some(g) = gpu.generate_seconds.as_mut() {
                 *g += self.timed(|| self.enqueue_expand(lo, hi, false, flags | GENERATE_ONLY))?;
@@ -923,6 +971,60 @@ impl<M: CudaModel> Run<'_, M> {
         Ok(found)
     }
 
+    /// The compressed store: the ids of a shortest path from an initial state to `id`,
+    /// each state's parent the least id of the level before with a step to it.
+    fn found_path(&self, tree: &TreeKernels, id: u32) -> Result<Vec<u32>, GpuError> {
+        let stream = self.stream;
+        let ctl = self.read(&self.store.ctl)?;
+        let started = ctl[5] as usize;
+        if started >= LEVEL_ROOM as usize {
+            return Err(GpuError::Options(format!(
+                "the compressed GPU store rebuilds counterexamples of at most {LEVEL_ROOM} levels; this search has                  {started}: use --gpu-store flat or the CPU"
+            )));
+        }
+        // levels[k]: the first id of level k; the last level ends at the states found.
+        let mut starts = vec![0u32; started];
+        stream.memcpy_dtoh(&self.store.levels.slice(..started), &mut starts).map_err(cuda)?;
+        starts.push(ctl[0]);
+        let level = starts.partition_point(|&first| first <= id).saturating_sub(1);
+        let mut ids = vec![id];
+        let mut found = stream.alloc_zeros::<u32>(1).map_err(cuda)?;
+        let found_ptr = ptr(&found, stream);
+        let args = TableArgs { tree: TreeArgs { find_only: 1, ..self.store.args.tree }, ..self.store.args };
+        for k in (0..level).rev() {
+            let target = self.root_key(*ids.last().unwrap())?;
+            let (lo, hi) = (starts[k], starts[k + 1]);
+            stream.memcpy_htod(&[u32::MAX], &mut found).map_err(cuda)?;
+            let blocks = (hi - lo).div_ceil(256).clamp(1, self.sms * self.tuning.blocks_per_sm);
+            let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+            // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_find_parent(WcTable,
+            // u32, u32, u64, u32 *)` with the run's live store (lookups only: `find_only`)
+            // and a one-word result buffer.
+            unsafe { warpcheck_cuda::launch(stream, &tree.find_parent, cfg, &[&args, &lo, &hi, &target, &found_ptr]) }
+                .map_err(cuda)?;
+            let mut parent = [0u32];
+            stream.memcpy_dtoh(&found, &mut parent).map_err(cuda)?;
+            if parent[0] == u32::MAX {
+                return Err(GpuError::Cuda(format!("no parent of state {} in level {k}", ids.last().unwrap())));
+            }
+            ids.push(parent[0]);
+        }
+        ids.reverse();
+        Ok(ids)
+    }
+
+    /// The compressed store: the root key of state `id` (its table entry, complemented).
+    fn root_key(&self, id: u32) -> Result<u64, GpuError> {
+        let slot = self.read_one(&self.store.states, id as usize)? as u64;
+        let mut entry = [0u64];
+        let at = self.store.args.tree.table + 8 * slot;
+        self.stream.synchronize().map_err(cuda)?;
+        // SAFETY: `slot` is a state's root entry, inside the table of `capacity` entries
+        // at `tree.table`; no kernel is running.
+        unsafe { cudarc::driver::result::memcpy_dtoh_sync(&mut entry, at) }.map_err(cuda)?;
+        Ok(!entry[0])
+    }
+
     /// The compressed store's states `ids`, unpacked on the device.
     fn unpacked(&self, unpack: &CudaFunction, ids: &[u32]) -> Result<Vec<Vec<u32>>, GpuError> {
         let stream = self.stream;
@@ -941,8 +1043,13 @@ impl<M: CudaModel> Run<'_, M> {
         Ok(words.chunks(self.words).map(|s| s[..self.model.state_words()].to_vec()).collect())
     }
 
-    /// The states from the initial state to state `id`, through the parent links.
+    /// The states from the initial state to state `id`, through the parent links (the
+    /// compressed store: found level by level).
     fn path_to(&self, id: u32) -> Result<Vec<Vec<u32>>, GpuError> {
+        if let Some(tree) = &self.tree {
+            let ids = self.found_path(tree, id)?;
+            return self.unpacked(&tree.unpack, &ids);
+        }
         let mut ids = vec![id];
         loop {
             let parent = self.read_one(&self.store.parents, *ids.last().unwrap() as usize)?;
@@ -952,9 +1059,6 @@ impl<M: CudaModel> Run<'_, M> {
             ids.push(parent);
         }
         ids.reverse();
-        if let Some(unpack) = &self.unpack {
-            return self.unpacked(unpack, &ids);
-        }
         let mut states = Vec::with_capacity(ids.len());
         for &i in &ids {
             let mut state = vec![0u32; self.words];

@@ -15,7 +15,9 @@
 // With WC_TREE defined, the store is compressed (tree.cu, tree.rs): `slots[id]` names
 // the table entry of state id's root, a pair of halves stored once in the same table,
 // and a successor is packed against the tree of the state it came from. The table
-// keeps no ids, so an insertion says only whether the state is new.
+// keeps no ids, so an insertion says only whether the state is new. It keeps no parents
+// either: `levels[k]` is the first id of level k (wc_advance notes it), and a
+// counterexample is rebuilt backwards, a level at a time, by `wc_find_parent`.
 //
 // With WC_GRAPH defined (LTL, see ltl.cu; state graphs, state_graph.rs), expanding a
 // state also records its successors' ids as the graph's adjacency: `first[id]`,
@@ -71,9 +73,12 @@ struct WcTable {
   u32 own;
   u32 parts;
   // The compressed store only (WC_TREE): state `id`'s root is the table entry
-  // `slots[id]` of `tree`, and `states` is unused.
+  // `slots[id]` of `tree`, `levels` holds the levels' first ids (room for
+  // `level_room`), and `states` and `parents` are unused.
   u32 *slots;
   WcTree tree;
+  u32 *levels;
+  u32 level_room;
 };
 
 // The host may define WC_EMIT_FN to inline the insertion (see Tuning in engine.rs).
@@ -113,6 +118,10 @@ struct WcSink {
   // The state being expanded and its inner nodes' indices.
   const u32 *pw;
   const u32 *pidx;
+  // wc_find_parent: the root key sought, and where the least id reaching it goes
+  // (null while exploring).
+  u64 target;
+  u32 *found;
 #endif
 };
 
@@ -236,7 +245,6 @@ __device__ __forceinline__ u32 wc_insert_root(const WcTable *tab, u64 root, u32 
     return WC_LOST;
   }
   tab->slots[id] = slot;
-  tab->parents[id] = parent;
   return id;
 }
 
@@ -374,7 +382,15 @@ WC_EMIT_FN void wc_emit(WcSink *k, const u32 *t) {
   wc_record(k, wc_insert(k->tab, t, k->parent));
 #elif defined(WC_TREE)
   u32 idx[WC_TREE_INNER];
-  wc_insert_root(k->tab, wc_tree_pack(&k->tab->tree, t, k->pw, k->pidx, idx), k->parent);
+  u64 root = wc_tree_pack(&k->tab->tree, t, k->pw, k->pidx, idx);
+  if (k->found) {
+    // Looked up only (the table's find_only): a half not stored means no stored state.
+    int stored = 1;
+    for (int i = 0; i < WC_TREE_INNER; i++) stored &= idx[i] != WC_NODE_LOST;
+    if (stored && root == k->target) atomicMin(k->found, k->parent);
+  } else {
+    wc_insert_root(k->tab, root, k->parent);
+  }
 #elif defined(WC_PARTITIONED)
   u64 h = wc_hash(t);
   u32 owner = wc_owner(h, k->tab->parts);
@@ -411,8 +427,11 @@ __device__ __forceinline__ u64 wc_warp_sum(u64 v) {
 // Stops when there is none, when the store might not hold all successors of the level
 // (the host then expands it in chunks), or at a violation when asked to.
 extern "C" __global__ void wc_advance(u32 *ctl, u64 bound, u32 limit, const u64 *viol_count, u32 categories,
-                                      u32 stop_at_violation) {
+                                      u32 stop_at_violation, u32 *levels, u32 level_room) {
   if (ctl[4]) return;
+  // The compressed store: the next level starts at ctl[3] (noted also when the host
+  // expands it in chunks, or as the end after the last).
+  if (levels && ctl[5] < level_room) levels[ctl[5]] = ctl[3];
   // A full store (the compressed one fills its table, not only its ids) ends the run.
   if (ctl[1]) {
     ctl[4] = WC_STOP_ROOM;
@@ -523,6 +542,9 @@ extern "C" __global__ void wc_expand(WcTable tab, u32 lo, u32 hi, const u32 *ctl
   WcSink k;
   k.tab = &tab;
   k.insert = !(flags & WC_PROFILE_GENERATE_ONLY);
+#ifdef WC_TREE
+  k.found = 0;
+#endif
   WcTally n = {0, 0, 0, 0};
   u64 stride = (u64)gridDim.x * blockDim.x;
 #ifdef WC_GRAPH
@@ -576,6 +598,28 @@ extern "C" __global__ void wc_seed(WcTable tab, const u32 *initial) {
 }
 
 #ifdef WC_TREE
+// Finds the least id among lo..hi (a breadth-first level) with a successor of root
+// key `target`, into `*found` (atomicMin: left as it is when there is none). The
+// host passes the table with `find_only` set, so that nothing is stored.
+extern "C" __global__ void wc_find_parent(WcTable tab, u32 lo, u32 hi, u64 target, u32 *found) {
+  WcSink k;
+  k.tab = &tab;
+  k.insert = 1;
+  k.target = target;
+  k.found = found;
+  for (u64 id = lo + (u64)blockIdx.x * blockDim.x + threadIdx.x; id < hi; id += (u64)gridDim.x * blockDim.x) {
+    u32 s[WC_WORDS];
+    u32 idx[WC_TREE_INNER];
+    wc_unpack(&tab, id, s, idx);
+    k.parent = (u32)id;
+    k.pw = s;
+    k.pidx = idx;
+    k.transitions = 0;
+    k.errors = 0;
+    wc_successors(s, &k);
+  }
+}
+
 // Unpacks the states `ids[0..n]` into `out` (WC_WORDS words each): a counterexample's.
 extern "C" __global__ void wc_unpack_ids(WcTable tab, const u32 *ids, u32 n, u32 *out) {
   u32 i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -23,6 +23,7 @@ struct WcTree {
   u32 *full;
   u32 *roots;    // a bit per entry: a state's root
   u32 fill_limit;
+  u32 find_only;  // look keys up, store none (an absent one is WC_NODE_LOST)
 };
 
 __device__ __forceinline__ u64 wc_mix(u64 k) {
@@ -45,6 +46,7 @@ __device__ __forceinline__ u32 wc_put(const WcTree *tree, u64 key, int *fresh) {
     u64 e = __ldcg(tree->table + pos);
     if (e == stored) return (u32)pos;
     if (e == 0) {
+      if (tree->find_only) return WC_NODE_LOST;
       u64 old = atomicCAS(tree->table + pos, 0ull, stored);
       if (old == 0) {
         if (wc_claim(tree->fill) >= tree->fill_limit) atomicExch(tree->full, 1u);
