@@ -995,8 +995,10 @@ impl<M: CudaModel> Run<'_, M> {
             let target = self.root_key(*ids.last().unwrap())?;
             let (lo, hi) = (starts[k], starts[k + 1]);
             stream.memcpy_htod(&[u32::MAX], &mut found).map_err(cuda)?;
-            let blocks = (hi - lo).div_ceil(256).clamp(1, self.sms * self.tuning.blocks_per_sm);
-            let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+            let most = tree.find_parent.max_threads_per_block().map_err(cuda)? as u32;
+            let block = self.tuning.block.min(most / 32 * 32).max(32);
+            let blocks = (hi - lo).div_ceil(block).clamp(1, self.sms * self.tuning.blocks_per_sm);
+            let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 };
             // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_find_parent(WcTable,
             // u32, u32, u64, u32 *)` with the run's live store (lookups only: `find_only`)
             // and a one-word result buffer.
