@@ -8,6 +8,7 @@
 use libloading::{Library, Symbol};
 use warpcheck_conformance::*;
 use warpcheck_explore::gpu::engine::{compressed_source, cuda_source, Tuning, CHECK_DEADLOCK};
+use warpcheck_explore::gpu::partitioned::partitioned_source;
 use warpcheck_explore::gpu::tree::sampled_nodes_per_state;
 use warpcheck_explore::{explore_parallel, Checks, Options, ViolationKind};
 use warpcheck_model::cuda::{host::host_tables, CudaModel};
@@ -43,6 +44,113 @@ static inline int __ffs(u32 x) { return __builtin_ffs(x); }
 static inline int __popc(u32 x) { return __builtin_popcount(x); }
 template <typename T> static inline T __shfl_sync(u32, T v, int) { return v; }
 template <typename T> static inline T __shfl_down_sync(u32, T, int) { return 0; }
+static inline u32 __match_any_sync(u32, u32) { return 1u << (threadIdx.x & 31); }
+static inline void __syncthreads() {}
+#define __shared__ static
+"#;
+
+/// The partitioned search's device-driven loop over `parts` partitions of host
+/// buffers, the owners reading the senders' outboxes directly (peer access), as
+/// partitioned.rs connects them: per level every partition's `wc_advance_parts`, then
+/// `wc_expand`, then `wc_gather_fills` and `wc_receive`. `out`: states held in all,
+/// transitions, deadlocks, error steps, why it stopped, levels, a full store or outbox.
+const PARTITIONED_DRIVER: &str = r#"
+#define WC_CTL 8
+extern "C" void wc_host_explore_parts(const u32 *initial, u32 initials, u64 bound, u32 capacity, u32 room,
+                                      u32 parts, u32 flags, u64 *out) {
+  u32 senders = parts - 1, categories = 2 + WC_ASSERTIONS + WC_INVARIANTS;
+  u64 entries = 2 * (u64)capacity + 1;
+  WcTable *tab = (WcTable *)calloc(parts, sizeof(WcTable));
+  u32 **ctl = (u32 **)calloc(parts, sizeof(u32 *));
+  u32 **outbox = (u32 **)calloc(parts, sizeof(u32 *));
+  u64 **counters = (u64 **)calloc(parts, sizeof(u64 *)), **viol = (u64 **)calloc(parts, sizeof(u64 *));
+  u32 **first = (u32 **)calloc(parts, sizeof(u32 *)), **prev = (u32 **)calloc(parts, sizeof(u32 *));
+  u32 ***out_data = (u32 ***)calloc(parts, sizeof(u32 **)), ***out_fill = (u32 ***)calloc(parts, sizeof(u32 **));
+  const u32 ***in_data = (const u32 ***)calloc(parts, sizeof(u32 **));
+  const u32 ***in_fill = (const u32 ***)calloc(parts, sizeof(u32 **));
+  const u32 ***peer_fill = (const u32 ***)calloc(parts, sizeof(u32 **));
+  u64 seg = (u64)room * (WC_WORDS + 1);
+  for (u32 p = 0; p < parts; p++) {
+    ctl[p] = (u32 *)calloc(WC_CTL + 2 * senders, 4);
+    outbox[p] = (u32 *)calloc(senders * seg + 1, 4);
+    counters[p] = (u64 *)calloc(4, 8);
+    viol[p] = (u64 *)calloc(categories, 8);
+    first[p] = (u32 *)malloc(4 * categories);
+    memset(first[p], 0xFF, 4 * categories);
+    prev[p] = (u32 *)calloc(parts, 4);
+    tab[p].states = (u32 *)calloc((size_t)capacity * WC_WORDS, 4);
+    tab[p].parents = (u32 *)calloc(capacity, 4);
+    tab[p].table = (u64 *)calloc(entries, 8);
+    tab[p].capacity = entries;
+    tab[p].count = ctl[p];
+    tab[p].full = ctl[p] + 1;
+    tab[p].limit = capacity;
+    tab[p].parent_parts = (unsigned char *)calloc(capacity, 1);
+    tab[p].out_full = ctl[p] + 6;
+    tab[p].room = room;
+    tab[p].own = p;
+    tab[p].parts = parts;
+  }
+  for (u32 p = 0; p < parts; p++) {
+    out_data[p] = (u32 **)calloc(parts, sizeof(u32 *));
+    out_fill[p] = (u32 **)calloc(parts, sizeof(u32 *));
+    in_data[p] = (const u32 **)calloc(parts, sizeof(u32 *));
+    in_fill[p] = (const u32 **)calloc(parts, sizeof(u32 *));
+    peer_fill[p] = (const u32 **)calloc(parts, sizeof(u32 *));
+    for (u32 q = 0; q < parts; q++) {
+      if (q == p) continue;
+      u32 s = q - (q > p), back = p - (p > q);  // q's segment in p's outbox, p's in q's
+      out_data[p][q] = outbox[p] + s * seg;
+      out_fill[p][q] = ctl[p] + WC_CTL + s;
+      in_data[p][s] = outbox[q] + back * seg;
+      in_fill[p][s] = ctl[p] + WC_CTL + senders + s;
+      peer_fill[p][s] = ctl[q] + WC_CTL + back;
+    }
+    tab[p].out_data = out_data[p];
+    tab[p].out_fill = out_fill[p];
+  }
+  gridDim.x = 1; blockDim.x = 1; blockIdx.x = 0; threadIdx.x = 0;
+  for (u32 p = 0; p < parts; p++)
+    for (u32 i = 0; i < initials; i++) wc_seed(tab[p], initial + (u64)i * WC_WORDS);
+  for (;;) {
+    for (u32 p = 0; p < parts; p++) wc_advance_parts(tab[p], ctl[p], ctl, (const u64 *const *)viol, categories, 0, prev[p], bound);
+    int stopped = 1;
+    for (u32 p = 0; p < parts; p++) stopped &= ctl[p][4] != 0;
+    if (stopped) break;
+    gridDim.x = 4;
+    for (u32 p = 0; p < parts; p++)
+      for (u32 b = 0; b < gridDim.x; b++) {
+        blockIdx.x = b;
+        wc_expand(tab[p], 0, 0, ctl[p], counters[p], first[p], viol[p], flags);
+      }
+    for (u32 p = 0; p < parts; p++) {
+      gridDim.x = 1; blockIdx.x = 0;
+      for (u32 t = 0; t < senders; t++) {
+        threadIdx.x = t;
+        wc_gather_fills(ctl[p], ctl[p] + WC_CTL + senders, peer_fill[p], senders);
+      }
+      threadIdx.x = 0;
+      gridDim.x = 3;
+      for (u32 b = 0; b < gridDim.x; b++) {
+        blockIdx.x = b;
+        wc_receive(tab[p], ctl[p], in_data[p], in_fill[p]);
+      }
+    }
+  }
+  for (u32 i = 0; i < 7; i++) out[i] = 0;
+  for (u32 p = 0; p < parts; p++) {
+    out[0] += ctl[p][0]; out[1] += counters[p][0]; out[2] += counters[p][1]; out[3] += counters[p][2];
+    out[6] |= ctl[p][1] | ctl[p][6];
+  }
+  out[4] = ctl[0][4]; out[5] = ctl[0][5];
+  for (u32 p = 0; p < parts; p++) {
+    free(tab[p].states); free(tab[p].parents); free(tab[p].table); free(tab[p].parent_parts);
+    free(ctl[p]); free(outbox[p]); free(counters[p]); free(viol[p]); free(first[p]); free(prev[p]);
+    free(out_data[p]); free(out_fill[p]); free(in_data[p]); free(in_fill[p]); free(peer_fill[p]);
+  }
+  free(tab); free(ctl); free(outbox); free(counters); free(viol); free(first); free(prev);
+  free(out_data); free(out_fill); free(in_data); free(in_fill); free(peer_fill);
+}
 "#;
 
 /// The engine's level loop over host buffers; `out`: states found, transitions,
@@ -318,4 +426,64 @@ fn kernels_on_the_host_agree_with_the_cpu_engine_on_the_semantic_rule_models() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(traces >= 10, "only {traces} paths to deadlocks rebuilt");
+}
+
+/// Explores `model` with the partitioned kernels on the host, in `parts` partitions,
+/// with stores and outbox segments doubled until the search is done.
+fn emulate_partitioned(model: &impl CudaModel, parts: u32) -> Counts {
+    let generated = model.cuda_source(&[]).expect("generated code");
+    let words = model.state_words().max(1);
+    let kernels = partitioned_source(&generated, &Tuning::from_env());
+    let unit = format!("{SHIM}{}{kernels}{PARTITIONED_DRIVER}", host_tables(&generated));
+    let built = warpcheck_native::compile::build(&unit).unwrap_or_else(|e| panic!("host compilation: {e}"));
+    // SAFETY: as in `emulate`: the unit above, called with the signature its driver has.
+    let library = unsafe { Library::new(&built.path) }.expect("load the host kernels");
+    if built.temporary {
+        let _ = std::fs::remove_file(&built.path);
+    }
+    let initial: Vec<u32> = model.initial_states().into_iter().flat_map(|s| pad(s, words)).collect();
+    let initials = (initial.len() / words) as u32;
+    let (mut capacity, mut room) = (1024u32, 256u32);
+    loop {
+        let mut out = [0u64; 7];
+        // SAFETY: as above; `initial` holds `initials` states and `out` seven values.
+        unsafe {
+            let run: Symbol<unsafe extern "C" fn(*const u32, u32, u64, u32, u32, u32, u32, *mut u64)> =
+                library.get(b"wc_host_explore_parts").expect("the driver");
+            run(initial.as_ptr(), initials, generated.max_successors, capacity, room, parts, CHECK_DEADLOCK, out.as_mut_ptr());
+        }
+        // Stopped for room (a store or a segment too small for a level): larger ones.
+        if out[4] == 2 {
+            capacity = capacity.checked_mul(2).expect("a store of fewer than 2^32 states");
+            room = room.saturating_mul(2);
+            continue;
+        }
+        assert_eq!((out[4], out[6]), (1, 0), "the search ends done, with no overflow");
+        let error_state = (out[3] > 0) as u64;
+        return Counts { states: out[0] + error_state, transitions: out[1], deadlocks: out[2] + error_state };
+    }
+}
+
+/// The partitioned search (several GPUs, or partitions of one) on the host, in two and
+/// three partitions, each owner reading the senders' outboxes: BEEM's counts.
+#[test]
+fn partitioned_kernels_on_the_host_reproduce_beem_counts() {
+    let beem = beem_dir();
+    let mut rows: Vec<Reference> =
+        references(&beem).into_iter().filter(|r| r.states <= 30_000 && r.source == "divine-2.4").collect();
+    rows.sort_by_key(|r| r.states);
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for (i, r) in rows.iter().enumerate().step_by(4) {
+        let model = load_file(&r.model_path(&beem)).model;
+        let want = Counts { states: r.states, transitions: r.transitions, deadlocks: r.deadlocks.unwrap_or(0) };
+        let parts = 2 + (i % 2) as u32;
+        let got = emulate_partitioned(&model, parts);
+        runs += 1;
+        if got != want {
+            failures.push(format!("{} ({parts} partitions): {got:?}, reference {want:?}", r.instance));
+        }
+    }
+    assert!(runs >= 10, "only {runs} instances");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
