@@ -112,7 +112,8 @@ extern "C" void wc_host_explore_parts(const u32 *initial, u32 initials, u64 boun
   gridDim.x = 1; blockDim.x = 1; blockIdx.x = 0; threadIdx.x = 0;
   for (u32 p = 0; p < parts; p++)
     for (u32 i = 0; i < initials; i++) wc_seed(tab[p], initial + (u64)i * WC_WORDS);
-  for (;;) {
+  // A bound on levels, so that a search that never stops fails instead of hanging.
+  for (u32 level = 0; level < 1000000; level++) {
     for (u32 p = 0; p < parts; p++) wc_advance_parts(tab[p], ctl[p], ctl, (const u64 *const *)viol, categories, 0, prev[p], bound);
     int stopped = 1;
     for (u32 p = 0; p < parts; p++) stopped &= ctl[p][4] != 0;
@@ -204,7 +205,8 @@ extern "C" void wc_host_explore(const u32 *initial, u32 initials, u64 bound, u32
   gridDim.x = 1; blockDim.x = 1; blockIdx.x = 0; threadIdx.x = 0;
   for (u32 i = 0; i < initials; i++) wc_seed(tab, initial + (u64)i * WC_WORDS);
   gridDim.x = 5;
-  for (;;) {
+  // A bound on levels, so that a search that never stops fails instead of hanging.
+  for (u32 level = 0; level < 1000000; level++) {
     wc_advance(ctl, bound, capacity, viol_count, categories, 0, tab.levels, tab.level_room);
     if (ctl[4]) break;
     for (u32 b = 0; b < gridDim.x; b++) {
@@ -450,7 +452,16 @@ fn emulate_partitioned(model: &impl CudaModel, parts: u32) -> Counts {
         unsafe {
             let run: Symbol<unsafe extern "C" fn(*const u32, u32, u64, u32, u32, u32, u32, *mut u64)> =
                 library.get(b"wc_host_explore_parts").expect("the driver");
-            run(initial.as_ptr(), initials, generated.max_successors, capacity, room, parts, CHECK_DEADLOCK, out.as_mut_ptr());
+            run(
+                initial.as_ptr(),
+                initials,
+                generated.max_successors,
+                capacity,
+                room,
+                parts,
+                CHECK_DEADLOCK,
+                out.as_mut_ptr(),
+            );
         }
         // Stopped for room (a store or a segment too small for a level): larger ones.
         if out[4] == 2 {
