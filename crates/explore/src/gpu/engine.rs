@@ -986,7 +986,7 @@ impl<M: CudaModel> Run<'_, M> {
         let mut starts = vec![0u32; started];
         stream.memcpy_dtoh(&self.store.levels.slice(..started), &mut starts).map_err(cuda)?;
         starts.push(ctl[0]);
-        let level = starts.partition_point(|&first| first <= id).saturating_sub(1);
+        let level = level_of(&starts, id);
         let mut ids = vec![id];
         let mut found = stream.alloc_zeros::<u32>(1).map_err(cuda)?;
         let found_ptr = ptr(&found, stream);
@@ -1073,6 +1073,13 @@ impl<M: CudaModel> Run<'_, M> {
     }
 }
 
+/// The breadth-first level of state `id`, given each level's first id (`starts`, in
+/// order, with the end of the last level after them): the last level starting at or
+/// before `id`.
+fn level_of(starts: &[u32], id: u32) -> usize {
+    starts.partition_point(|&first| first <= id).saturating_sub(1)
+}
+
 /// The report of a search that stored `states` in `levels` levels, from the kernels'
 /// counters (transitions, deadlocks, error steps, accepting states): the steps that
 /// raised an evaluation error lead to one more state, the error state, a deadlock.
@@ -1132,4 +1139,20 @@ fn first_error<M: CudaModel>(model: &M, state: &[u32]) -> Option<EvalError> {
         }
     });
     error
+}
+
+#[cfg(test)]
+mod tests {
+    use super::level_of;
+
+    #[test]
+    fn a_state_is_in_the_last_level_starting_at_or_before_it() {
+        // Levels 0..1 (the initial state), 1..5, 5..9; 9 ends the last.
+        let starts = [0, 1, 5, 9];
+        let levels: Vec<usize> = (0..9).map(|id| level_of(&starts, id)).collect();
+        assert_eq!(levels, [0, 1, 1, 1, 1, 2, 2, 2, 2]);
+        // Two initial states in level 0.
+        assert_eq!(level_of(&[0, 2, 3], 1), 0);
+        assert_eq!(level_of(&[0, 2, 3], 2), 1);
+    }
 }
