@@ -271,21 +271,13 @@ fn emulate(model: &impl CudaModel, compressed: bool) -> (Counts, u64, Option<Vec
     let words = model.state_words().max(1);
     let kernels =
         if compressed { compressed_source(&generated, &Tuning::from_env(), words) } else { cuda_source(&generated) };
-    let unit = format!("{SHIM}{}{kernels}{DRIVER}", host_tables(&generated));
-    let built = warpcheck_native::compile::build(&unit).unwrap_or_else(|e| panic!("host compilation: {e}"));
-    // SAFETY: the library is the unit above; loading it runs no initialisers beyond the
-    // C++ runtime's, and `wc_host_explore` is called with the signature DRIVER gives it.
-    let library = unsafe { Library::new(&built.path) }.expect("load the host kernels");
-    if built.temporary {
-        let _ = std::fs::remove_file(&built.path);
-    }
-    let initial: Vec<u32> = model.initial_states().into_iter().flat_map(|s| pad(s, words)).collect();
-    let initials = (initial.len() / words) as u32;
+    let library = load(&generated, &kernels, DRIVER);
+    let (initial, initials) = initial_states(model, words);
     let mut capacity = 1024u32;
     loop {
         let mut out = [0u64; 10];
-        // SAFETY: as above; `initial` holds `initials` states of `WC_WORDS` words and
-        // `out` the nine values the driver writes.
+        // SAFETY: `wc_host_explore` has this signature in DRIVER; `initial` holds
+        // `initials` states of `WC_WORDS` words and `out` the ten values it writes.
         unsafe {
             let run: Symbol<unsafe extern "C" fn(*const u32, u32, u64, u32, u32, *mut u64)> =
                 library.get(b"wc_host_explore").expect("the driver");
@@ -314,9 +306,28 @@ fn emulate(model: &impl CudaModel, compressed: bool) -> (Counts, u64, Option<Vec
     }
 }
 
-fn pad(mut state: Vec<u32>, words: usize) -> Vec<u32> {
-    state.resize(words, 0);
-    state
+/// The host compilation of `kernels` (with the model's tables) and `driver`, loaded.
+fn load(generated: &warpcheck_model::cuda::CudaSource, kernels: &str, driver: &str) -> Library {
+    let unit = format!("{SHIM}{}{kernels}{driver}", host_tables(generated));
+    let built = warpcheck_native::compile::build(&unit).unwrap_or_else(|e| panic!("host compilation: {e}"));
+    // SAFETY: the library is the unit above; loading it runs no initialisers beyond the
+    // C++ runtime's.
+    let library = unsafe { Library::new(&built.path) }.expect("load the host kernels");
+    if built.temporary {
+        let _ = std::fs::remove_file(&built.path);
+    }
+    library
+}
+
+/// The model's initial states back to back, each padded to `words`, and their number.
+fn initial_states(model: &impl CudaModel, words: usize) -> (Vec<u32>, u32) {
+    let mut initial = Vec::new();
+    for mut state in model.initial_states() {
+        state.resize(words, 0);
+        initial.extend(state);
+    }
+    let n = (initial.len() / words) as u32;
+    (initial, n)
 }
 
 /// BEEM instances up to 60,000 states, in both stores where the states have 3 words or
@@ -436,19 +447,13 @@ fn emulate_partitioned(model: &impl CudaModel, parts: u32) -> Counts {
     let generated = model.cuda_source(&[]).expect("generated code");
     let words = model.state_words().max(1);
     let kernels = partitioned_source(&generated, &Tuning::from_env());
-    let unit = format!("{SHIM}{}{kernels}{PARTITIONED_DRIVER}", host_tables(&generated));
-    let built = warpcheck_native::compile::build(&unit).unwrap_or_else(|e| panic!("host compilation: {e}"));
-    // SAFETY: as in `emulate`: the unit above, called with the signature its driver has.
-    let library = unsafe { Library::new(&built.path) }.expect("load the host kernels");
-    if built.temporary {
-        let _ = std::fs::remove_file(&built.path);
-    }
-    let initial: Vec<u32> = model.initial_states().into_iter().flat_map(|s| pad(s, words)).collect();
-    let initials = (initial.len() / words) as u32;
+    let library = load(&generated, &kernels, PARTITIONED_DRIVER);
+    let (initial, initials) = initial_states(model, words);
     let (mut capacity, mut room) = (1024u32, 256u32);
     loop {
         let mut out = [0u64; 7];
-        // SAFETY: as above; `initial` holds `initials` states and `out` seven values.
+        // SAFETY: `wc_host_explore_parts` has this signature in PARTITIONED_DRIVER;
+        // `initial` holds `initials` states and `out` the seven values it writes.
         unsafe {
             let run: Symbol<unsafe extern "C" fn(*const u32, u32, u64, u32, u32, u32, u32, *mut u64)> =
                 library.get(b"wc_host_explore_parts").expect("the driver");
