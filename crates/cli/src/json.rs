@@ -108,6 +108,9 @@ pub struct GpuStats<'a> {
     /// nodes besides the states' roots (`null` for the flat one).
     pub gpu_store: &'a str,
     pub tree_nodes: Option<u64>,
+    /// Host memory per state the store keeps (the compressed store's index of each
+    /// state's root, mapped for the device; 0 for the flat store).
+    pub host_bytes_per_state: f64,
 }
 
 /// `check` of deadlocks, assertions and invariants.

@@ -63,6 +63,7 @@ pub fn stats<'a>(model_path: String, model: &impl Model, r: &Report, engine: &En
             exchange_seconds: (g.partitions > 1).then_some(g.exchange_seconds),
             gpu_store: g.store,
             tree_nodes: g.tree_nodes,
+            host_bytes_per_state: g.host_bytes_per_state,
         }),
     }
 }
@@ -160,10 +161,11 @@ pub fn print_stats(model: &impl Model, r: &Report, engine: &Engine<'_>) {
             }
             match g.tree_nodes {
                 Some(nodes) => println!(
-                    "memory:       {:.1} device bytes/state, compressed (id, parent, root and {:.2} inner nodes \
-                     per state); room for {} states",
+                    "memory:       {:.1} device bytes/state, compressed (root and {:.2} inner nodes per state), \
+                     and {:.0} host bytes/state (its index); room for {} states",
                     g.bytes_per_state,
                     nodes as f64 / r.states.max(1) as f64,
+                    g.host_bytes_per_state,
                     g.capacity
                 ),
                 None => println!(

@@ -8,7 +8,9 @@
 //! - [`nvrtc`]: CUDA C to a cubin for the device's architecture, cached on disk;
 //! - [`launch`](mod@launch): [`launch()`], the one kernel-launch helper and its safety
 //!   contract, launch shapes, device addresses, [`Timer`];
-//! - [`error`]: [`CudaError`], the one error type, which the GPU modules return or wrap.
+//! - [`error`]: [`CudaError`], the one error type, which the GPU modules return or wrap;
+//! - [`host_array`]: [`HostArray`], a growing array in host memory that kernels use in
+//!   place.
 //!
 //! cudarc loads `libcuda` and `libnvrtc` at run time, so everything here builds and runs
 //! without CUDA installed: [`device_available`] is then false and every call that needs
@@ -17,11 +19,13 @@
 
 pub mod device;
 pub mod error;
+pub mod host_array;
 pub mod launch;
 pub mod nvrtc;
 
 pub use device::{device_available, device_count, Device, Module};
 pub use error::CudaError;
+pub use host_array::HostArray;
 pub use launch::{device_ptr, grid, launch, KernelArg, Timer, ONE_THREAD};
 
 /// cudarc itself, with the features this crate selects, so that no other crate names

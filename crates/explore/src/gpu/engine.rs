@@ -9,6 +9,7 @@
 //! [`GpuError::Full`]; the device also flags an id past the end, so no state is ever
 //! dropped silently.
 
+use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -19,8 +20,8 @@ use warpcheck_cuda::driver::{
     CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig,
 };
 use warpcheck_cuda::nvrtc;
-use warpcheck_cuda::KernelArg;
 pub use warpcheck_cuda::ONE_THREAD;
+use warpcheck_cuda::{HostArray, KernelArg};
 use warpcheck_model::cuda::{CudaModel, CudaSource, Unsupported};
 use warpcheck_model::{EvalError, LabelId, Successors};
 
@@ -54,8 +55,8 @@ pub enum GpuStore {
     Auto,
     /// Every state whole: its words, its parent and a hash table entry.
     Flat,
-    /// Tree-compressed states (tree.cu): a state costs its root's table entry, the
-    /// inner nodes it does not share, its parent and one index.
+    /// Tree-compressed states (tree.cu): a state costs its root's table entry and the
+    /// inner nodes it does not share on the device, and one index in host memory.
     Compressed,
 }
 /// Launch and compilation settings. The defaults are what measured best; the
@@ -146,9 +147,12 @@ pub struct GpuReport {
     pub generate_seconds: Option<f64>,
     pub launches: u64,
     /// Device bytes per stored state: the state, its parent and its share of the table
-    /// at its target load (compressed: its id, its parent and the table entries it
-    /// took, at the table's fill limit).
+    /// at its target load (compressed: the table entries it took, at the table's fill
+    /// limit).
     pub bytes_per_state: f64,
+    /// Host bytes per stored state (the compressed store's index of its root; none for
+    /// the flat store).
+    pub host_bytes_per_state: f64,
     /// Which store held the states: `"flat"` or `"compressed"`.
     pub store: &'static str,
     /// The compressed store: the inner nodes stored besides the states' roots.
@@ -318,8 +322,7 @@ fn store_source(generated: &CudaSource, tree: Option<usize>) -> String {
 
 /// Device buffers of one run.
 pub struct Store {
-    /// The states' words (flat store), or for each id its root's table entry
-    /// (compressed store).
+    /// The states' words (flat store; one unused word for the compressed store).
     pub states: CudaSlice<u32>,
     pub parents: CudaSlice<u32>,
     _table: CudaSlice<u64>,
@@ -329,6 +332,11 @@ pub struct Store {
     /// level; unused otherwise.
     fill: CudaSlice<u32>,
     levels: CudaSlice<u32>,
+    /// The compressed store: for each id its root's table entry, in host memory mapped
+    /// for the device, pinned as the search grows (`args.limit` ids of it).
+    slots: Option<RefCell<HostArray>>,
+    /// States the store may grow to hold.
+    capacity: u64,
     /// Device bytes of the states, parents and table.
     reserved: u64,
     /// The control block (see kernel.cu): states found, overflow flag, the level being
@@ -338,7 +346,8 @@ pub struct Store {
     counters: CudaSlice<u64>,
     viol_first: CudaSlice<u32>,
     viol_count: CudaSlice<u64>,
-    args: TableArgs,
+    /// The kernels' view of the store; its `limit` grows with `slots`.
+    args: Cell<TableArgs>,
 }
 
 pub fn ptr<T>(s: &CudaSlice<T>, stream: &CudaStream) -> u64 {
@@ -525,15 +534,19 @@ pub fn explore<M: CudaModel>(
     // Size the store: every state costs its words, its parent and 1/LOAD table entries.
     let (free, _) = ctx.mem_get_info().map_err(cuda)?;
     let budget = options.memory.unwrap_or((free as f64 * 0.9) as u64).saturating_sub(64 << 20);
-    // Compressed: an index per state (no parent), and table entries for the planned
-    // inner nodes per state, filled up to TREE_FILL.
+    // Compressed: table entries for the planned inner nodes per state, filled up to
+    // TREE_FILL (a state's index is in host memory: at most half of what is available).
     let nodes_per_state =
         if compressed { super::tree::sampled_nodes_per_state(model, TREE_SAMPLE).clamp(0.02, 8.0) } else { 0.0 };
     let tree_entries_per_state = (1.0 + nodes_per_state) / TREE_FILL;
-    let per_state = if compressed { 4.0 + 8.0 * tree_entries_per_state } else { 4.0 * words as f64 + 4.0 + 8.0 / LOAD };
+    let per_state = if compressed { 8.0 * tree_entries_per_state } else { 4.0 * words as f64 + 4.0 + 8.0 / LOAD };
     // With the graph: first edge and degree, the caller's arrays and the edge room too.
     let graph_per_state = graph.map_or(0.0, |g| 12.0 + g.extra_bytes_per_state + 4.0 * g.edges_per_state);
     let mut capacity = ((budget as f64 / (per_state + graph_per_state)) as u64).min(u32::MAX as u64 - 4);
+    if compressed {
+        let host = warpcheck_store::memory::available().unwrap_or(u64::MAX) / 2;
+        capacity = capacity.min(host / 4);
+    }
     let entries = if compressed {
         let entries = ((capacity as f64 * tree_entries_per_state) as u64).min(TREE_MAX_ENTRIES);
         capacity = capacity.min((entries as f64 * TREE_FILL) as u64);
@@ -548,7 +561,7 @@ pub fn explore<M: CudaModel>(
     // patterns), and the kernels write a state and its parent before reading them
     // (`wc_seed`, `wc_insert`); only ids below the published count are read back.
     let alloc = |n: usize| unsafe { stream.alloc::<u32>(n) }.map_err(cuda);
-    let states = alloc(capacity as usize * if compressed { 1 } else { words })?;
+    let states = alloc(if compressed { 1 } else { capacity as usize * words })?;
     let parents = alloc(if compressed { 1 } else { capacity as usize })?;
     let table = stream.alloc_zeros::<u64>(entries as usize).map_err(cuda)?;
     let fill = stream.alloc_zeros::<u32>(1).map_err(cuda)?;
@@ -568,7 +581,13 @@ pub fn explore<M: CudaModel>(
         limit: capacity as u32,
         ..TableArgs::default()
     };
+    let mut slots = None;
     let args = if compressed {
+        let mut host = HostArray::reserve(&ctx, capacity as usize).map_err(GpuError::from)?;
+        let initial = model.initial_states().len().max(1);
+        let mapped = host.grow_to(initial).map_err(GpuError::from)?;
+        let slots_address = host.address();
+        slots = Some(RefCell::new(host));
         let tree = TreeArgs {
             table: args.table,
             capacity: entries,
@@ -584,7 +603,8 @@ pub fn explore<M: CudaModel>(
             parents: 0,
             table: 0,
             capacity: 0,
-            slots: args.states,
+            limit: (mapped as u64).min(capacity) as u32,
+            slots: slots_address,
             tree,
             levels,
             level_room: LEVEL_ROOM,
@@ -594,7 +614,7 @@ pub fn explore<M: CudaModel>(
         args
     };
     let reserved = if compressed {
-        capacity * 4 + entries * 8 + entries.div_ceil(32) * 4 + LEVEL_ROOM as u64 * 4
+        entries * 8 + entries.div_ceil(32) * 4 + LEVEL_ROOM as u64 * 4
     } else {
         capacity * (4 * words as u64 + 4) + entries * 8
     };
@@ -633,12 +653,14 @@ pub fn explore<M: CudaModel>(
         _roots: roots,
         fill,
         levels,
+        slots,
+        capacity,
         reserved,
         ctl,
         counters,
         viol_first,
         viol_count,
-        args,
+        args: Cell::new(args),
     };
     // Every initial state, in the model's order: together they are the first level.
     for state in model.initial_states() {
@@ -647,7 +669,8 @@ pub fn explore<M: CudaModel>(
         // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_seed(WcTable, const u32 *)`,
         // the table's live buffers and the initial state's `WC_WORDS` words, alive until
         // the synchronisation below.
-        unsafe { warpcheck_cuda::launch(&stream, &seed, ONE_THREAD, &[&store.args, &initial_ptr]) }.map_err(cuda)?;
+        unsafe { warpcheck_cuda::launch(&stream, &seed, ONE_THREAD, &[&store.args.get(), &initial_ptr]) }
+            .map_err(cuda)?;
         stream.synchronize().map_err(cuda)?;
     }
     let setup_seconds = setup_start.elapsed().as_secs_f64();
@@ -697,7 +720,8 @@ pub fn explore<M: CudaModel>(
         let states = gpu.report.table_entries.max(1);
         gpu.store = "compressed";
         gpu.tree_nodes = Some((taken[0] as u64).saturating_sub(gpu.report.table_entries));
-        gpu.bytes_per_state = 4.0 + 8.0 * taken[0] as f64 / TREE_FILL / states as f64;
+        gpu.bytes_per_state = 8.0 * taken[0] as f64 / TREE_FILL / states as f64;
+        gpu.host_bytes_per_state = 4.0;
     } else {
         gpu.store = "flat";
         gpu.bytes_per_state = 4.0 * words as f64 + 4.0 + 8.0 * entries as f64 / capacity as f64;
@@ -788,7 +812,8 @@ impl<M: CudaModel> Run<'_, M> {
         let (counters, viol_first, viol_count) =
             (ptr(&s.counters, stream), ptr(&s.viol_first, stream), ptr(&s.viol_count, stream));
         let ctl = if device_range { ptr(&s.ctl, stream) } else { 0u64 };
-        let args: [&dyn KernelArg; 8] = [&s.args, &lo, &hi, &ctl, &counters, &viol_first, &viol_count, &flags];
+        let table = s.args.get();
+        let args: [&dyn KernelArg; 8] = [&table, &lo, &hi, &ctl, &counters, &viol_first, &viol_count, &flags];
         // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_expand`'s parameters in
         // kernel.cu's order and types; the addresses are of the run's `Store`, which
         // outlives the search; ids stay below the store's limit (checked room, and the
@@ -815,10 +840,11 @@ impl<M: CudaModel> Run<'_, M> {
         let bound = self.generated.max_successors;
         let categories = s.viol_count.len() as u32;
         let stop = self.options.stop_at_first as u32;
+        let table = s.args.get();
         for _ in 0..levels {
-            let (levels, room) = (s.args.levels, s.args.level_room);
+            let (levels, room) = (table.levels, table.level_room);
             let args: [&dyn KernelArg; 8] =
-                [&ctl, &bound, &s.args.limit, &viol_count, &categories, &stop, &levels, &room];
+                [&ctl, &bound, &table.limit, &viol_count, &categories, &stop, &levels, &room];
             // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_advance`'s parameters
             // in kernel.cu's order and types, addresses of the run's live `Store`.
             unsafe { warpcheck_cuda::launch(stream, self.advance, ONE_THREAD, &args) }.map_err(cuda)?;
@@ -832,7 +858,6 @@ impl<M: CudaModel> Run<'_, M> {
         let flags =
             if checks.deadlock { CHECK_DEADLOCK } else { 0 } | if checks.assertions { CHECK_ASSERTIONS } else { 0 };
         let bound = self.generated.max_successors;
-        let limit = self.store.args.limit as u64;
         let mut gpu = GpuReport { generate_seconds: self.options.profile.then_some(0.0), ..GpuReport::default() };
         let mut ctl = self.read(&self.store.ctl)?;
         let mut stopped = false;
@@ -854,7 +879,16 @@ impl<M: CudaModel> Run<'_, M> {
                         stopped = true;
                         break;
                     }
-                    STOP_ROOM => {}
+                    STOP_ROOM => {
+                        // Host slots pinned for the level's successors: on the device again.
+                        let (lo, hi) = (ctl[3] as u64, ctl[0] as u64);
+                        let need = hi + (hi - lo) * bound + 1;
+                        if self.grow_slots(need)? >= need {
+                            ctl[4] = 0;
+                            self.write_ctl(&ctl)?;
+                            continue;
+                        }
+                    }
                     _ => continue,
                 }
             } else if self.options.stop_at_first && ctl[5] > 0 && self.any_violation()? {
@@ -881,6 +915,7 @@ impl<M: CudaModel> Run<'_, M> {
             let mut at = lo;
             while at < hi {
                 // Room for every successor of the chunk, whatever the table holds.
+                let limit = self.grow_slots(found + (hi - at) as u64 * bound + 1)?;
                 let room = limit.saturating_sub(found) / bound;
                 if room == 0 && self.prefix_on_full {
                     // States `0..at` are expanded, their successors recorded.
@@ -904,15 +939,40 @@ impl<M: CudaModel> Run<'_, M> {
             }
             // The level is done: hand the search back to the device.
             ctl = vec![found as u32, 0, lo, hi, 0, ctl[5] + 1, 0, 0];
-            self.stream.synchronize().map_err(cuda)?;
-            // SAFETY: `ctl` is an 8-word device buffer and no kernel is running.
-            unsafe { cudarc::driver::result::memcpy_htod_sync(ptr(&self.store.ctl, self.stream), &ctl) }
-                .map_err(cuda)?;
+            self.write_ctl(&ctl)?;
             self.report_progress(&mut last_progress, start, &ctl)?;
         }
         let counters = self.read(&self.store.counters)?;
         gpu.report = report(&counters, ctl[0] as u64, ctl[5], !stopped, self.violations()?);
         Ok(gpu)
+    }
+
+    /// Writes the control block (8 words) when no kernel runs.
+    fn write_ctl(&self, ctl: &[u32]) -> Result<(), GpuError> {
+        self.stream.synchronize().map_err(cuda)?;
+        // SAFETY: `ctl` is an 8-word device buffer and no kernel is running.
+        unsafe { cudarc::driver::result::memcpy_htod_sync(ptr(&self.store.ctl, self.stream), &ctl[..8]) }
+            .map_err(cuda)?;
+        Ok(())
+    }
+
+    /// The compressed store: pins host slots for `need` ids (at most the capacity, as
+    /// far as the host's memory allows) and raises the store's limit to them. Returns
+    /// the limit, which for the flat store is fixed.
+    fn grow_slots(&self, need: u64) -> Result<u64, GpuError> {
+        let mut args = self.store.args.get();
+        let Some(slots) = &self.store.slots else { return Ok(args.limit as u64) };
+        let need = need.min(self.store.capacity);
+        if need > args.limit as u64 {
+            // No kernel may touch the slots while they are being pinned.
+            self.stream.synchronize().map_err(cuda)?;
+            // A host that cannot pin more ends the search as a full store, later.
+            if let Ok(mapped) = slots.borrow_mut().grow_to(need as usize) {
+                args.limit = (mapped as u64).min(self.store.capacity) as u32;
+                self.store.args.set(args);
+            }
+        }
+        Ok(args.limit as u64)
     }
 
     fn any_violation(&self) -> Result<bool, GpuError> {
@@ -944,7 +1004,7 @@ impl<M: CudaModel> Run<'_, M> {
     }
 
     fn full(&self, states: u64) -> GpuError {
-        GpuError::Full { states, capacity: self.store.args.limit as u64, bytes: self.store.reserved }
+        GpuError::Full { states, capacity: self.store.args.get().limit as u64, bytes: self.store.reserved }
     }
 
     /// The violations found, with a shortest counterexample each.
@@ -990,7 +1050,8 @@ impl<M: CudaModel> Run<'_, M> {
         let mut ids = vec![id];
         let mut found = stream.alloc_zeros::<u32>(1).map_err(cuda)?;
         let found_ptr = ptr(&found, stream);
-        let args = TableArgs { tree: TreeArgs { find_only: 1, ..self.store.args.tree }, ..self.store.args };
+        let table = self.store.args.get();
+        let args = TableArgs { tree: TreeArgs { find_only: 1, ..table.tree }, ..table };
         for k in (0..level).rev() {
             let target = self.root_key(*ids.last().unwrap())?;
             let (lo, hi) = (starts[k], starts[k + 1]);
@@ -1017,10 +1078,12 @@ impl<M: CudaModel> Run<'_, M> {
 
     /// The compressed store: the root key of state `id` (its table entry, complemented).
     fn root_key(&self, id: u32) -> Result<u64, GpuError> {
-        let slot = self.read_one(&self.store.states, id as usize)? as u64;
-        let mut entry = [0u64];
-        let at = self.store.args.tree.table + 8 * slot;
+        // No kernel writes the slots or the table while they are read.
         self.stream.synchronize().map_err(cuda)?;
+        let slots = self.store.slots.as_ref().expect("the compressed store has slots").borrow();
+        let slot = slots.read(id as usize + 1)[id as usize] as u64;
+        let mut entry = [0u64];
+        let at = self.store.args.get().tree.table + 8 * slot;
         // SAFETY: `slot` is a state's root entry, inside the table of `capacity` entries
         // at `tree.table`; no kernel is running.
         unsafe { cudarc::driver::result::memcpy_dtoh_sync(&mut entry, at) }.map_err(cuda)?;
@@ -1038,7 +1101,7 @@ impl<M: CudaModel> Run<'_, M> {
         // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_unpack_ids(WcTable,
         // const u32 *, u32, u32 *)` with the run's live store, `n` ids below its count
         // and room for `n` states of `WC_WORDS` words.
-        unsafe { warpcheck_cuda::launch(stream, unpack, cfg, &[&self.store.args, &ids_ptr, &n, &out_ptr]) }
+        unsafe { warpcheck_cuda::launch(stream, unpack, cfg, &[&self.store.args.get(), &ids_ptr, &n, &out_ptr]) }
             .map_err(cuda)?;
         let mut words = vec![0u32; ids.len() * self.words];
         stream.memcpy_dtoh(&out, &mut words).map_err(cuda)?;
