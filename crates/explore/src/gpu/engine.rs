@@ -13,6 +13,7 @@ use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::host_slots::HostSlots;
 use crate::{Checks, Progress, Report, Trace, Violation, ViolationKind};
 use warpcheck_cuda::cudarc;
 use warpcheck_cuda::cudarc::nvrtc::Ptx;
@@ -20,8 +21,8 @@ use warpcheck_cuda::driver::{
     CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig,
 };
 use warpcheck_cuda::nvrtc;
+use warpcheck_cuda::KernelArg;
 pub use warpcheck_cuda::ONE_THREAD;
-use warpcheck_cuda::{HostArray, KernelArg};
 use warpcheck_model::cuda::{CudaModel, CudaSource, Unsupported};
 use warpcheck_model::{EvalError, LabelId, Successors};
 
@@ -65,13 +66,15 @@ pub enum GpuStore {
 /// multiprocessor, `MAXRREG` registers per thread, `INLINE_EMIT=1` to inline the
 /// insertion into every step (with ids taken one atomic per warp it measured 1.0-15x
 /// slower than one out-of-line insertion on all ten models of the GPU set;
-/// `benches/results/gpu-set.md`).
+/// `benches/results/gpu-set.md`), `HOST_SLOTS` the ids of host slots the compressed
+/// store pins first (tests make it small, so that the slots grow).
 #[derive(Clone, Debug)]
 pub struct Tuning {
     pub block: u32,
     pub blocks_per_sm: u32,
     pub max_registers: Option<u32>,
     pub inline_emit: bool,
+    pub host_slots: u32,
 }
 
 impl Tuning {
@@ -82,6 +85,7 @@ impl Tuning {
             blocks_per_sm: var("BLOCKS_PER_SM").unwrap_or(16).max(1),
             max_registers: var("MAXRREG"),
             inline_emit: var("INLINE_EMIT") == Some(1),
+            host_slots: var("HOST_SLOTS").unwrap_or(64 << 20).max(1),
         }
     }
 
@@ -334,9 +338,7 @@ pub struct Store {
     levels: CudaSlice<u32>,
     /// The compressed store: for each id its root's table entry, in host memory mapped
     /// for the device, pinned as the search grows (`args.limit` ids of it).
-    slots: Option<RefCell<HostArray>>,
-    /// States the store may grow to hold.
-    capacity: u64,
+    slots: Option<RefCell<HostSlots>>,
     /// Device bytes of the states, parents and table.
     reserved: u64,
     /// The control block (see kernel.cu): states found, overflow flag, the level being
@@ -507,9 +509,12 @@ pub fn explore<M: CudaModel>(
     // default stream only (the `Session` keeps that one stream for its users), so
     // stream order synchronises all uses without cudarc's events.
     unsafe { ctx.disable_event_tracking() };
+    // The compressed store's host slots: the first chunk pinned while the kernels compile
+    // and the store is sized.
+    let tuning = Tuning::from_env();
+    let pinning = compressed.then(|| HostSlots::start(&ctx, tuning.host_slots as usize));
     let (major, minor) = ctx.compute_capability().map_err(cuda)?;
     let compile_start = Instant::now();
-    let tuning = Tuning::from_env();
     let mut source =
         if compressed { compressed_source(&generated, &tuning, words) } else { tuned_source(&generated, &tuning) };
     if let Some(spec) = graph {
@@ -582,11 +587,9 @@ pub fn explore<M: CudaModel>(
         ..TableArgs::default()
     };
     let mut slots = None;
-    let args = if compressed {
-        let mut host = HostArray::reserve(&ctx, capacity as usize).map_err(GpuError::from)?;
-        let initial = model.initial_states().len().max(1);
-        let mapped = host.grow_to(initial).map_err(GpuError::from)?;
-        let slots_address = host.address();
+    let args = if let Some(pinning) = pinning {
+        let host = HostSlots::new(pinning, capacity)?;
+        let (limit, slots_address) = (host.limit(), host.address());
         slots = Some(RefCell::new(host));
         let tree = TreeArgs {
             table: args.table,
@@ -603,7 +606,7 @@ pub fn explore<M: CudaModel>(
             parents: 0,
             table: 0,
             capacity: 0,
-            limit: (mapped as u64).min(capacity) as u32,
+            limit: limit as u32,
             slots: slots_address,
             tree,
             levels,
@@ -654,7 +657,6 @@ pub fn explore<M: CudaModel>(
         fill,
         levels,
         slots,
-        capacity,
         reserved,
         ctl,
         counters,
@@ -872,6 +874,7 @@ impl<M: CudaModel> Run<'_, M> {
                 if ctl[1] != 0 {
                     return Err(self.overflow(&ctl));
                 }
+                self.grow_slots_ahead(ctl[0]);
                 self.report_progress(&mut last_progress, start, &ctl)?;
                 match ctl[4] {
                     STOP_DONE => break,
@@ -960,19 +963,21 @@ impl<M: CudaModel> Run<'_, M> {
     /// far as the host's memory allows) and raises the store's limit to them. Returns
     /// the limit, which for the flat store is fixed.
     fn grow_slots(&self, need: u64) -> Result<u64, GpuError> {
-        let mut args = self.store.args.get();
-        let Some(slots) = &self.store.slots else { return Ok(args.limit as u64) };
-        let need = need.min(self.store.capacity);
-        if need > args.limit as u64 {
-            // No kernel may touch the slots while they are being pinned.
-            self.stream.synchronize().map_err(cuda)?;
-            // A host that cannot pin more ends the search as a full store, later.
-            if let Ok(mapped) = slots.borrow_mut().grow_to(need as usize) {
-                args.limit = (mapped as u64).min(self.store.capacity) as u32;
-                self.store.args.set(args);
-            }
+        let Some(slots) = &self.store.slots else { return Ok(self.store.args.get().limit as u64) };
+        self.stream.synchronize().map_err(cuda)?;
+        let limit = slots.borrow_mut().grow(need);
+        self.store.args.set(TableArgs { limit: limit as u32, ..self.store.args.get() });
+        Ok(limit)
+    }
+
+    /// The compressed store, between batches of levels: takes slots pinned in the
+    /// background, and starts pinning more when half are used.
+    fn grow_slots_ahead(&self, found: u32) {
+        if let Some(slots) = &self.store.slots {
+            let mut slots = slots.borrow_mut();
+            slots.grow_ahead(found as u64);
+            self.store.args.set(TableArgs { limit: slots.limit() as u32, ..self.store.args.get() });
         }
-        Ok(args.limit as u64)
     }
 
     fn any_violation(&self) -> Result<bool, GpuError> {
@@ -1080,8 +1085,7 @@ impl<M: CudaModel> Run<'_, M> {
     fn root_key(&self, id: u32) -> Result<u64, GpuError> {
         // No kernel writes the slots or the table while they are read.
         self.stream.synchronize().map_err(cuda)?;
-        let slots = self.store.slots.as_ref().expect("the compressed store has slots").borrow();
-        let slot = slots.read(id as usize + 1)[id as usize] as u64;
+        let slot = self.store.slots.as_ref().expect("the compressed store has slots").borrow_mut().get(id) as u64;
         let mut entry = [0u64];
         let at = self.store.args.get().tree.table + 8 * slot;
         // SAFETY: `slot` is a state's root entry, inside the table of `capacity` entries

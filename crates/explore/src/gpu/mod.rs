@@ -7,6 +7,7 @@
 //! - [`partitioned`]: the same search over a store partitioned by a hash of the state,
 //!   on several GPUs or as several partitions of one, with the transport seam
 //!   (`transport.rs`: NCCL or device copies) between them;
+//! - `host_slots`: the compressed store's index of states, in pinned host memory;
 //! - [`state_graph`]: a model's state graph recorded by the engine on the device and
 //!   copied back as a CSR;
 //!
@@ -18,6 +19,7 @@
 //! (`warpcheck_scc::gpu`, `warpcheck_cycle::gpu`).
 
 pub mod engine;
+mod host_slots;
 pub mod partitioned;
 pub mod state_graph;
 mod transport;
