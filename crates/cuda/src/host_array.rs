@@ -151,3 +151,22 @@ unsafe fn touch(at: *mut u8, bytes: usize) {
         }
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn touch_writes_one_byte_per_page_and_nothing_past_the_range() {
+        for bytes in [1usize, 4096, 4097, 3 * CHUNK_ALIGN + 5000, 8 * CHUNK_ALIGN] {
+            let mut buffer = vec![0xABu8; bytes + 64];
+            // SAFETY: the first `bytes` bytes of `buffer` are writable and only this
+            // thread (and the ones `touch` starts) use them.
+            unsafe { touch(buffer.as_mut_ptr(), bytes) };
+            for (i, &b) in buffer.iter().enumerate() {
+                let expected = if i < bytes && i % 4096 == 0 { 0 } else { 0xAB };
+                assert_eq!(b, expected, "{bytes} bytes: byte {i}");
+            }
+        }
+    }
+}
