@@ -19,16 +19,17 @@ static inline u64 __umul64hi(u64 a, u64 b) { return (u64)(((unsigned __int128)a 
 static inline u64 __ldcg(const u64 *p) { return *p; }
 static inline u64 atomicCAS(u64 *p, u64 e, u64 v) { u64 o = *p; if (o == e) *p = v; return o; }
 static inline u32 atomicExch(u32 *p, u32 v) { u32 o = *p; *p = v; return o; }
-static inline u32 atomicOr(u32 *p, u32 v) { u32 o = *p; *p = o | v; return o; }
-static inline u32 __ldcg(const u32 *p) { return *p; }
 "#;
 
 const HARNESS: &str = r#"
 template <typename T> inline T wc_claim(T *counter) { return (*counter)++; }
 static WcTree tree;
-extern "C" void wc_test_init(u64 *table, u64 capacity, u32 *fill, u32 *full, u32 *roots, u32 fill_limit) {
-  tree.table = table; tree.capacity = capacity; tree.fill = fill; tree.full = full; tree.roots = roots;
-  tree.fill_limit = fill_limit;
+extern "C" void wc_test_init(u64 *nodes, u64 *roots, u64 capacity, u32 *fill, u32 *full, u32 fill_limit) {
+  tree.nodes.table = nodes; tree.roots.table = roots;
+  tree.nodes.capacity = tree.roots.capacity = capacity;
+  tree.nodes.fill = fill; tree.roots.fill = fill + 1;
+  tree.nodes.fill_limit = tree.roots.fill_limit = fill_limit;
+  tree.full = full;
 }
 // Stores a state's root as the engine does (wc_insert_root): its index, and whether
 // the state is new.
@@ -41,10 +42,10 @@ extern "C" u32 wc_test_root(u64 key, int *fresh) {
 
 struct Store {
     _library: Library,
-    table: Vec<u64>,
-    fill: Box<u32>,
+    nodes: Vec<u64>,
+    roots: Vec<u64>,
+    fill: Box<[u32; 2]>,
     full: Box<u32>,
-    roots: Vec<u32>,
     pack: unsafe extern "C" fn(*const u32, *const u32, *const u32, *mut u32) -> u64,
     unpack: unsafe extern "C" fn(u64, *mut u32, *mut u32),
     put: unsafe extern "C" fn(u64, *mut i32) -> u32,
@@ -71,21 +72,21 @@ impl Store {
                 library.get(b"wc_test_pack").unwrap();
             let unpack: Symbol<unsafe extern "C" fn(u64, *mut u32, *mut u32)> = library.get(b"wc_test_unpack").unwrap();
             let put: Symbol<unsafe extern "C" fn(u64, *mut i32) -> u32> = library.get(b"wc_test_root").unwrap();
-            let init: Symbol<unsafe extern "C" fn(*mut u64, u64, *mut u32, *mut u32, *mut u32, u32)> =
+            let init: Symbol<unsafe extern "C" fn(*mut u64, *mut u64, u64, *mut u32, *mut u32, u32)> =
                 library.get(b"wc_test_init").unwrap();
             let (pack, unpack, put, init) = (*pack, *unpack, *put, *init);
             let mut store = Store {
-                table: vec![0; capacity],
-                fill: Box::new(0),
+                nodes: vec![0; capacity],
+                roots: vec![0; capacity],
+                fill: Box::new([0; 2]),
                 full: Box::new(0),
-                roots: vec![0; capacity.div_ceil(32)],
                 pack,
                 unpack,
                 put,
                 _library: library,
             };
-            let (table, roots) = (store.table.as_mut_ptr(), store.roots.as_mut_ptr());
-            init(table, capacity as u64, &mut *store.fill, &mut *store.full, roots, fill_limit);
+            let (nodes, roots) = (store.nodes.as_mut_ptr(), store.roots.as_mut_ptr());
+            init(nodes, roots, capacity as u64, store.fill.as_mut_ptr(), &mut *store.full, fill_limit);
             store
         }
     }
@@ -95,7 +96,8 @@ impl Store {
         let mut idx = vec![0u32; inner_nodes(t.len())];
         let (p, pidx) = parent.map_or((std::ptr::null(), std::ptr::null()), |(p, i)| (p.as_ptr(), i.as_ptr()));
         // SAFETY: `t` and `p` have the store's words, `pidx` and `idx` its inner nodes;
-        // the table the library points to is `self.table`, alive and not moved.
+        // the sets the library points to are `self.nodes` and `self.roots`, alive and
+        // not moved.
         let root = unsafe { (self.pack)(t.as_ptr(), p, pidx, idx.as_mut_ptr()) };
         (root, idx)
     }
@@ -108,7 +110,7 @@ impl Store {
     }
 
     /// Stores a state's root: its index, and 1 when the state is new, 0 when it was
-    /// there, -1 when the table is full.
+    /// there, -1 when the store is full.
     fn put(&mut self, key: u64) -> (u32, i32) {
         let mut fresh = 0;
         // SAFETY: as in `pack`.
@@ -180,11 +182,14 @@ fn packing_is_canonical_and_unpacks_to_the_state() {
             stored.push((t, idx));
         }
         assert_eq!(new_roots, by_state.len());
-        // Every entry taken is counted, and halves are shared: fewer entries than
-        // states times their nodes.
-        let taken = store.table.iter().filter(|&&e| e != 0).count();
-        assert_eq!(*store.fill as usize, taken, "{words} words");
-        assert!(taken * 4 < by_state.len() * (inner_nodes(words) + 1) * 3, "{words} words: {taken} entries");
+        // Every entry taken is counted, a root per state, and halves are shared: fewer
+        // nodes than states times their nodes.
+        let taken = |set: &[u64]| set.iter().filter(|&&e| e != 0).count();
+        assert_eq!(store.fill[1] as usize, taken(&store.roots), "{words} words");
+        assert_eq!(taken(&store.roots), by_state.len(), "{words} words");
+        let nodes = taken(&store.nodes);
+        assert_eq!(store.fill[0] as usize, nodes, "{words} words");
+        assert!(nodes * 4 < by_state.len() * inner_nodes(words) * 3, "{words} words: {nodes} nodes");
     }
 }
 
@@ -201,7 +206,11 @@ fn a_full_table_is_reported_and_never_loops() {
         assert_eq!(index == 0xFFFF_FFFF, fresh < 0);
         lost |= fresh < 0;
     }
-    assert_eq!(*store.full, 1, "past its fill limit the table is full");
+    assert_eq!(*store.full, 1, "past its fill limit a set is full");
     assert!(lost, "with every entry taken, an insertion returns the lost index");
-    assert_eq!(store.table.iter().filter(|&&e| e != 0).count(), 64);
+    // The nodes' set fills first (four nodes a state), with every entry taken and
+    // counted; a root above a lost node is lost too.
+    assert_eq!(store.nodes.iter().filter(|&&e| e != 0).count(), 64);
+    assert_eq!(store.fill[0], 64);
+    assert_eq!(store.roots.iter().filter(|&&e| e != 0).count(), store.fill[1] as usize);
 }

@@ -33,17 +33,17 @@ use warpcheck_model::{EvalError, LabelId, Successors};
 const MAX_GRAPH_SUCCESSORS: u64 = 1 << 16;
 /// Target load of the hash table: it has `1/LOAD` entries per state the store holds.
 pub(crate) const LOAD: f64 = 0.75;
-/// The compressed store's table: the share of its entries it may fill (past it the
+/// The compressed store's sets: the share of their entries they may fill (past it the
 /// run fails as a full store), and the states of the breadth-first sample on the CPU
-/// whose inner nodes per state it plans for ([`super::tree::sampled_nodes_per_state`]:
-/// its ids are sized for that many, so a model that shares more runs out of ids first,
-/// one that shares less fills the table first).
+/// whose inner nodes per state the budget plans for
+/// ([`super::tree::sampled_nodes_per_state`]: the set of roots is sized for that many
+/// states, and the set of nodes takes the rest of the budget).
 const TREE_FILL: f64 = 0.9;
 const TREE_SAMPLE: usize = 100_000;
 /// The compressed store's room for levels (their first ids, which counterexamples are
 /// rebuilt from): a run of more levels still explores, without counterexamples.
 const LEVEL_ROOM: u32 = 1 << 22;
-/// The most entries of the compressed store's table: node indices are 32 bits, two of
+/// The most entries of each of the compressed store's sets: indices are 32 bits, two of
 /// them reserved (`WC_NODE_ONES`, `WC_NODE_LOST` in tree.cu).
 const TREE_MAX_ENTRIES: u64 = 0xFFFF_FFF0;
 
@@ -253,23 +253,31 @@ pub(crate) struct TableArgs {
     pub level_room: u32,
 }
 
-/// The compressed store's table (`struct WcTree` in tree.cu); zero for the flat store.
+/// The compressed store's sets (`struct WcTree` in tree.cu); zero for the flat store.
 #[repr(C)]
 #[derive(Clone, Copy, Default)]
 pub(crate) struct TreeArgs {
-    pub table: u64,
-    pub capacity: u64,
-    pub fill: u64,
+    pub nodes: SetArgs,
+    pub roots: SetArgs,
     pub full: u64,
-    pub roots: u64,
-    pub fill_limit: u32,
     pub find_only: u32,
 }
 
-// SAFETY: `#[repr(C)]` with only `u64`, `u32` and `TreeArgs` fields, in the order and
-// of the types of `struct WcTable` in kernel.cu (C pads `limit`, `parts` and
-// `fill_limit` to 8 bytes as Rust does), so its bytes are the kernels' parameter as it
-// is.
+/// One set of the compressed store (`struct WcSet` in tree.cu).
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+pub(crate) struct SetArgs {
+    pub table: u64,
+    pub capacity: u64,
+    pub fill: u64,
+    pub fill_limit: u32,
+}
+
+// SAFETY: `#[repr(C)]` with only `u64`, `u32` and `TreeArgs` fields (of `SetArgs`,
+// `u64` and `u32` fields), in the order and of the types of `struct WcTable` in
+// kernel.cu and `struct WcTree` and `WcSet` in tree.cu (C pads `limit`, `parts`,
+// `fill_limit` and `find_only` to 8 bytes as Rust does), so its bytes are the kernels'
+// parameter as it is.
 unsafe impl DeviceRepr for TableArgs {}
 
 /// Compiles (or finds in the cache) the kernels of `model` with `invariants` for
@@ -330,8 +338,9 @@ pub struct Store {
     pub states: CudaSlice<u32>,
     pub parents: CudaSlice<u32>,
     _table: CudaSlice<u64>,
-    /// The compressed store's bitmap of roots (see tree.cu); one word otherwise.
-    _roots: CudaSlice<u32>,
+    /// The compressed store's set of inner nodes (see tree.cu; `_table` is its set of
+    /// roots); one entry otherwise.
+    _nodes: CudaSlice<u64>,
     /// The compressed store: entries its table holds (`[0]`), and the first id of each
     /// level; unused otherwise.
     fill: CudaSlice<u32>,
@@ -539,25 +548,27 @@ pub fn explore<M: CudaModel>(
     // Size the store: every state costs its words, its parent and 1/LOAD table entries.
     let (free, _) = ctx.mem_get_info().map_err(cuda)?;
     let budget = options.memory.unwrap_or((free as f64 * 0.9) as u64).saturating_sub(64 << 20);
-    // Compressed: table entries for the planned inner nodes per state, filled up to
+    // Compressed: a root and the planned inner nodes per state, their sets filled up to
     // TREE_FILL (a state's index is in host memory: at most half of what is available).
     let nodes_per_state =
         if compressed { super::tree::sampled_nodes_per_state(model, TREE_SAMPLE).clamp(0.02, 8.0) } else { 0.0 };
-    let tree_entries_per_state = (1.0 + nodes_per_state) / TREE_FILL;
-    let per_state = if compressed { 8.0 * tree_entries_per_state } else { 4.0 * words as f64 + 4.0 + 8.0 / LOAD };
+    let per_state =
+        if compressed { 8.0 * (1.0 + nodes_per_state) / TREE_FILL } else { 4.0 * words as f64 + 4.0 + 8.0 / LOAD };
     // With the graph: first edge and degree, the caller's arrays and the edge room too.
     let graph_per_state = graph.map_or(0.0, |g| 12.0 + g.extra_bytes_per_state + 4.0 * g.edges_per_state);
     let mut capacity = ((budget as f64 / (per_state + graph_per_state)) as u64).min(u32::MAX as u64 - 4);
     if compressed {
         let host = warpcheck_store::memory::available().unwrap_or(u64::MAX) / 2;
-        capacity = capacity.min(host / 4);
+        capacity = capacity.min(host / 4).min((TREE_MAX_ENTRIES as f64 * TREE_FILL) as u64);
     }
-    let entries = if compressed {
-        let entries = ((capacity as f64 * tree_entries_per_state) as u64).min(TREE_MAX_ENTRIES);
-        capacity = capacity.min((entries as f64 * TREE_FILL) as u64);
-        entries
+    // Compressed: the set of roots holds the states, the set of inner nodes takes the
+    // rest of the budget (room for more nodes than planned, should the sample share less).
+    let (entries, node_entries) = if compressed {
+        let roots = ((capacity as f64 / TREE_FILL).ceil() as u64).min(TREE_MAX_ENTRIES);
+        let rest = budget.saturating_sub(roots * 8 + LEVEL_ROOM as u64 * 4) / 8;
+        (roots, rest.clamp(1, TREE_MAX_ENTRIES))
     } else {
-        ((capacity as f64 / LOAD) as u64).max(capacity + 1)
+        (((capacity as f64 / LOAD) as u64).max(capacity + 1), 1)
     };
     if capacity < 2 {
         return Err(GpuError::Full { states: 0, capacity, bytes: budget });
@@ -569,9 +580,9 @@ pub fn explore<M: CudaModel>(
     let states = alloc(if compressed { 1 } else { capacity as usize * words })?;
     let parents = alloc(if compressed { 1 } else { capacity as usize })?;
     let table = stream.alloc_zeros::<u64>(entries as usize).map_err(cuda)?;
-    let fill = stream.alloc_zeros::<u32>(1).map_err(cuda)?;
+    let nodes = stream.alloc_zeros::<u64>(node_entries as usize).map_err(cuda)?;
+    let fill = stream.alloc_zeros::<u32>(2).map_err(cuda)?;
     let levels = stream.alloc_zeros::<u32>(if compressed { LEVEL_ROOM as usize } else { 1 }).map_err(cuda)?;
-    let roots = stream.alloc_zeros::<u32>(if compressed { entries.div_ceil(32) as usize } else { 1 }).map_err(cuda)?;
     let ctl = stream.alloc_zeros::<u32>(8).map_err(cuda)?;
     let counters = stream.alloc_zeros::<u64>(4).map_err(cuda)?;
     let viol_first = stream.clone_htod(&vec![u32::MAX; categories]).map_err(cuda)?;
@@ -591,13 +602,17 @@ pub fn explore<M: CudaModel>(
         let host = HostSlots::new(pinning, capacity)?;
         let (limit, slots_address) = (host.limit(), host.address());
         slots = Some(RefCell::new(host));
-        let tree = TreeArgs {
-            table: args.table,
+        let set = |table: u64, entries: u64, fill: u64| SetArgs {
+            table,
             capacity: entries,
-            fill: ptr(&fill, &stream),
-            full: args.full,
-            roots: ptr(&roots, &stream),
+            fill,
             fill_limit: (entries as f64 * TREE_FILL) as u32,
+        };
+        let fill = ptr(&fill, &stream);
+        let tree = TreeArgs {
+            nodes: set(ptr(&nodes, &stream), node_entries, fill),
+            roots: set(args.table, entries, fill + 4),
+            full: args.full,
             find_only: 0,
         };
         let levels = ptr(&levels, &stream);
@@ -617,7 +632,7 @@ pub fn explore<M: CudaModel>(
         args
     };
     let reserved = if compressed {
-        entries * 8 + entries.div_ceil(32) * 4 + LEVEL_ROOM as u64 * 4
+        (entries + node_entries) * 8 + LEVEL_ROOM as u64 * 4
     } else {
         capacity * (4 * words as u64 + 4) + entries * 8
     };
@@ -653,7 +668,7 @@ pub fn explore<M: CudaModel>(
         states,
         parents,
         _table: table,
-        _roots: roots,
+        _nodes: nodes,
         fill,
         levels,
         slots,
@@ -717,12 +732,12 @@ pub fn explore<M: CudaModel>(
     gpu.kernel_registers = expand.num_regs().unwrap_or(-1);
     gpu.kernel_local_bytes = expand.local_size_bytes().unwrap_or(-1);
     if compressed {
-        let mut taken = [0u32];
+        let mut taken = [0u32; 2];
         stream.memcpy_dtoh(&store.fill, &mut taken).map_err(cuda)?;
         let states = gpu.report.table_entries.max(1);
         gpu.store = "compressed";
-        gpu.tree_nodes = Some((taken[0] as u64).saturating_sub(gpu.report.table_entries));
-        gpu.bytes_per_state = 8.0 * taken[0] as f64 / TREE_FILL / states as f64;
+        gpu.tree_nodes = Some(taken[0] as u64);
+        gpu.bytes_per_state = 8.0 * (taken[0] as u64 + taken[1] as u64) as f64 / TREE_FILL / states as f64;
         gpu.host_bytes_per_state = 4.0;
     } else {
         gpu.store = "flat";
@@ -1081,15 +1096,15 @@ impl<M: CudaModel> Run<'_, M> {
         Ok(ids)
     }
 
-    /// The compressed store: the root key of state `id` (its table entry, complemented).
+    /// The compressed store: the root key of state `id` (its entry, complemented).
     fn root_key(&self, id: u32) -> Result<u64, GpuError> {
         // No kernel writes the slots or the table while they are read.
         self.stream.synchronize().map_err(cuda)?;
         let slot = self.store.slots.as_ref().expect("the compressed store has slots").borrow_mut().get(id) as u64;
         let mut entry = [0u64];
-        let at = self.store.args.get().tree.table + 8 * slot;
-        // SAFETY: `slot` is a state's root entry, inside the table of `capacity` entries
-        // at `tree.table`; no kernel is running.
+        let at = self.store.args.get().tree.roots.table + 8 * slot;
+        // SAFETY: `slot` is a state's entry in the set of roots (`capacity` entries at
+        // `tree.roots.table`); no kernel is running.
         unsafe { cudarc::driver::result::memcpy_dtoh_sync(&mut entry, at) }.map_err(cuda)?;
         Ok(!entry[0])
     }

@@ -13,10 +13,10 @@
 // the end sets `full` (the run then fails; no state is ever silently dropped).
 //
 // With WC_TREE defined, the store is compressed (tree.cu, tree.rs): `slots[id]` names
-// the table entry of state id's root, a pair of halves stored once in the same table,
-// and a successor is packed against the tree of the state it came from. The table
-// keeps no ids, so an insertion says only whether the state is new. It keeps no parents
-// either: `levels[k]` is the first id of level k (wc_advance notes it), and a
+// the entry of state id's root in the set of roots, a pair of halves (each a word or
+// an entry of the set of inner nodes), and a successor is packed against the tree of
+// the state it came from. The sets keep no ids, so an insertion says only whether the
+// state is new. The store keeps no parents either: `levels[k]` is the first id of level k (wc_advance notes it), and a
 // counterexample is rebuilt backwards, a level at a time, by `wc_find_parent`.
 //
 // With WC_GRAPH defined (LTL, see ltl.cu; state graphs, state_graph.rs), expanding a
@@ -72,8 +72,8 @@ struct WcTable {
   u32 room;
   u32 own;
   u32 parts;
-  // The compressed store only (WC_TREE): state `id`'s root is the table entry
-  // `slots[id]` of `tree`, `levels` holds the levels' first ids (room for
+  // The compressed store only (WC_TREE): state `id`'s root is entry `slots[id]` of
+  // `tree.roots` (`slots` in host memory mapped for the device), `levels` holds the levels' first ids (room for
   // `level_room`), and `states` and `parents` are unused.
   u32 *slots;
   WcTree tree;
@@ -250,7 +250,7 @@ __device__ __forceinline__ u32 wc_insert_root(const WcTable *tab, u64 root, u32 
 
 // Unpacks state `id` into `t` and its inner nodes' indices into `idx`.
 __device__ __forceinline__ void wc_unpack(const WcTable *tab, u64 id, u32 *t, u32 *idx) {
-  wc_tree_unpack(&tab->tree, wc_node_key(&tab->tree, tab->slots[id]), t, idx);
+  wc_tree_unpack(&tab->tree, wc_key(&tab->tree.roots, tab->slots[id]), t, idx);
 }
 #endif
 
