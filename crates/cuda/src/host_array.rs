@@ -21,9 +21,12 @@ const CHUNK_ALIGN: usize = 2 << 20;
 /// A growing `u32` array in host memory, mapped for the device at its host address.
 pub struct HostArray {
     ctx: Arc<CudaContext>,
+    /// Value 0, at a multiple of `CHUNK_ALIGN` inside `mapping`.
     base: *mut u32,
-    /// Reserved bytes (a multiple of `CHUNK_ALIGN`).
+    /// Reserved bytes from `base` (a multiple of `CHUNK_ALIGN`).
     reserved: usize,
+    /// The mapping's start and length, for `munmap`.
+    mapping: (*mut c_void, usize),
     /// Each pinned chunk's start and length in bytes, in order and contiguous.
     chunks: Vec<(usize, usize)>,
 }
@@ -45,25 +48,30 @@ impl HostArray {
             ));
         }
         let reserved = (len.max(1) * 4).next_multiple_of(CHUNK_ALIGN);
+        let size = reserved + CHUNK_ALIGN;
         // SAFETY: an anonymous private mapping of fresh address space; nothing else is
         // at the address the kernel picks, and `Drop` unmaps exactly this range.
-        let base = unsafe {
+        let mapping = unsafe {
             libc::mmap(
                 std::ptr::null_mut(),
-                reserved,
+                size,
                 libc::PROT_READ | libc::PROT_WRITE,
                 libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
                 -1,
                 0,
             )
         };
-        if base == libc::MAP_FAILED {
+        if mapping == libc::MAP_FAILED {
             return Err(CudaError::Internal(format!(
                 "could not reserve {reserved} bytes of host address space: {}",
                 std::io::Error::last_os_error()
             )));
         }
-        Ok(HostArray { ctx: ctx.clone(), base: base.cast(), reserved, chunks: Vec::new() })
+        let base = (mapping as usize).next_multiple_of(CHUNK_ALIGN) as *mut u32;
+        // SAFETY: `base..base + reserved` lies inside the mapping; a failed madvise only
+        // means small pages (huge ones fault in and pin many times faster).
+        unsafe { libc::madvise(base.cast(), reserved, libc::MADV_HUGEPAGE) };
+        Ok(HostArray { ctx: ctx.clone(), base, reserved, mapping: (mapping, size), chunks: Vec::new() })
     }
 
     /// The address of value 0, on the host and on the device alike.
@@ -124,7 +132,7 @@ impl Drop for HostArray {
             let _ = unsafe { sys::cuMemHostUnregister(self.base.cast::<u8>().add(at).cast()) };
         }
         // SAFETY: the range `mmap` returned in `reserve`, unmapped once.
-        unsafe { libc::munmap(self.base.cast(), self.reserved) };
+        unsafe { libc::munmap(self.mapping.0, self.mapping.1) };
     }
 }
 
