@@ -46,9 +46,10 @@ pub struct RunArgs {
     /// The CUDA device to use (the first of `--gpus`).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub device: usize,
-    /// GPUs to explore on, from `--device` on: a number or `all` (default: 1). The
-    /// state store is partitioned over them by a hash of the state, so that its room
-    /// grows with the GPUs; `check --ltl` and the graph commands use `--device` alone.
+    /// GPUs to explore on, from `--device` on: a number or `all` (default: all; one with
+    /// `--gpu-store compressed`). The state store is partitioned over them by a hash of
+    /// the state, so that its room grows with the GPUs; `check --ltl` and the graph
+    /// commands use `--device` alone.
     #[arg(long, value_name = "N|all", value_parser = parse_gpus)]
     pub gpus: Option<Gpus>,
     /// Partitions of the GPU state store, spread round robin over the GPUs (default:
@@ -367,14 +368,8 @@ fn run_gpu<M: CudaModel>(
 ) -> Result<GpuReport, warpcheck_explore::gpu::GpuError> {
     let progress = progress::ProgressLine::new(args.quiet || args.json);
     let update = |p: &warpcheck_explore::Progress| progress.update(p);
-    let gpus = match args.gpus {
-        None => 1,
-        Some(Gpus::Count(n)) => n as usize,
-        Some(Gpus::All) => {
-            let visible = warpcheck_explore::gpu::device_count().map_or(1, |n| n.max(1) as usize);
-            visible.saturating_sub(args.device).max(1)
-        }
-    };
+    let visible = || warpcheck_explore::gpu::device_count().map_or(1, |n| n.max(1) as usize);
+    let gpus = gpu_count(args.gpus, args.gpu_store, args.device, visible);
     let options = GpuOptions {
         device: args.device,
         gpus,
@@ -393,6 +388,16 @@ fn run_gpu<M: CudaModel>(
     let result = warpcheck_explore::gpu::explore_gpu(model, &options);
     progress.finish();
     result
+}
+
+/// The GPUs to explore on: `--gpus`, by default every visible one from `--device` on
+/// (one for the compressed store, which holds its states on one GPU).
+fn gpu_count(gpus: Option<Gpus>, store: GpuStoreArg, device: usize, visible: impl Fn() -> usize) -> usize {
+    match gpus {
+        Some(Gpus::Count(n)) => n as usize,
+        None if store == GpuStoreArg::Compressed => 1,
+        None | Some(Gpus::All) => visible().saturating_sub(device).max(1),
+    }
 }
 
 /// Runs the parallel CPU engine; says whether its successor code was native.
@@ -453,5 +458,22 @@ pub fn native_code<M: CudaModel>(code: SuccessorCode, model: &M) -> Result<Optio
                 Ok(None)
             }
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_visible_gpu_from_the_device_on_unless_told_or_compressed() {
+        let four = || 4;
+        assert_eq!(gpu_count(None, GpuStoreArg::Auto, 0, four), 4);
+        assert_eq!(gpu_count(None, GpuStoreArg::Flat, 1, four), 3);
+        assert_eq!(gpu_count(None, GpuStoreArg::Compressed, 0, four), 1);
+        assert_eq!(gpu_count(Some(Gpus::All), GpuStoreArg::Auto, 3, four), 1);
+        assert_eq!(gpu_count(Some(Gpus::All), GpuStoreArg::Auto, 7, four), 1);
+        assert_eq!(gpu_count(Some(Gpus::Count(2)), GpuStoreArg::Compressed, 0, four), 2);
+        assert_eq!(gpu_count(None, GpuStoreArg::Auto, 0, || 1), 1);
     }
 }

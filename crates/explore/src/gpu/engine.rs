@@ -367,25 +367,30 @@ pub fn ptr<T>(s: &CudaSlice<T>, stream: &CudaStream) -> u64 {
 }
 
 /// Explores `model` breadth first on the GPU, or with more than one GPU or partition
-/// in `options`, over a partitioned store ([`crate::gpu::partitioned`]).
+/// in `options`, over a partitioned store ([`crate::gpu::partitioned`]). With
+/// [`GpuStore::Auto`], a flat store that fills hands the search to the compressed one
+/// on the first GPU.
 pub fn explore_gpu<M: CudaModel>(model: &M, options: &GpuOptions<'_>) -> Result<GpuReport, GpuError> {
-    if options.gpus > 1 || options.partitions > 1 {
-        if options.store == GpuStore::Compressed {
-            return Err(GpuError::Options("the compressed GPU store explores on one GPU only".into()));
-        }
-        return super::partitioned::explore_partitioned(model, options);
+    let partitioned = options.gpus > 1 || options.partitions > 1;
+    if partitioned && options.store == GpuStore::Compressed {
+        return Err(GpuError::Options("the compressed GPU store explores on one GPU only".into()));
     }
     let start = Instant::now();
-    match explore(model, options, None) {
+    let first = match partitioned {
+        true => super::partitioned::explore_partitioned(model, options),
+        false => explore(model, options, None).map(|(report, _)| report),
+    };
+    match first {
         Err(GpuError::Full { states, .. }) if options.store == GpuStore::Auto && model.state_words() >= 3 => {
-            let compressed = GpuOptions { store: GpuStore::Compressed, ..options.clone_settings() };
+            let compressed =
+                GpuOptions { store: GpuStore::Compressed, gpus: 1, partitions: 0, ..options.clone_settings() };
             let (mut report, _) = explore(model, &compressed, None)?;
             report.flat_full_at = Some(states);
             // The whole run, the flat attempt included.
             report.report.seconds = start.elapsed().as_secs_f64();
             Ok(report)
         }
-        result => result.map(|(report, _)| report),
+        result => result,
     }
 }
 
