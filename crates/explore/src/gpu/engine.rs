@@ -199,6 +199,12 @@ pub enum GpuError {
     )]
     Full { states: u64, capacity: u64, bytes: u64 },
     #[error(
+        "the compressed GPU store's index of states in host memory is full: it has room for {capacity} states (4 \
+         bytes each, pinned) and {states} were found before the last level could be expanded; free host memory, or \
+         use the CPU"
+    )]
+    HostFull { states: u64, capacity: u64 },
+    #[error(
         "the GPU product graph is full: it has room for {capacity} edges ({bytes} bytes of device memory) and the \
          {states} states found so far need more; give more device memory (--memory) or use the CPU"
     )]
@@ -348,6 +354,10 @@ pub struct Store {
     /// The compressed store: for each id its root's table entry, in host memory mapped
     /// for the device, pinned as the search grows (`args.limit` ids of it).
     slots: Option<RefCell<HostSlots>>,
+    /// States the store was sized for, and whether host memory (for the slots) bounded
+    /// them rather than the device's.
+    capacity: u64,
+    host_bound: bool,
     /// Device bytes of the states, parents and table.
     reserved: u64,
     /// The control block (see kernel.cu): states found, overflow flag, the level being
@@ -562,9 +572,12 @@ pub fn explore<M: CudaModel>(
     // With the graph: first edge and degree, the caller's arrays and the edge room too.
     let graph_per_state = graph.map_or(0.0, |g| 12.0 + g.extra_bytes_per_state + 4.0 * g.edges_per_state);
     let mut capacity = ((budget as f64 / (per_state + graph_per_state)) as u64).min(u32::MAX as u64 - 4);
+    let mut host_bound = false;
     if compressed {
-        let host = warpcheck_store::memory::available().unwrap_or(u64::MAX) / 2;
-        capacity = capacity.min(host / 4).min((TREE_MAX_ENTRIES as f64 * TREE_FILL) as u64);
+        capacity = capacity.min((TREE_MAX_ENTRIES as f64 * TREE_FILL) as u64);
+        let host = warpcheck_store::memory::available().unwrap_or(u64::MAX) / 2 / 4;
+        host_bound = host < capacity;
+        capacity = capacity.min(host);
     }
     // Compressed: the set of roots holds the states, the set of inner nodes takes the
     // rest of the budget (room for more nodes than planned, should the sample share less).
@@ -677,6 +690,8 @@ pub fn explore<M: CudaModel>(
         fill,
         levels,
         slots,
+        capacity,
+        host_bound,
         reserved,
         ctl,
         counters,
@@ -1028,8 +1043,15 @@ impl<M: CudaModel> Run<'_, M> {
         }
     }
 
+    /// The error of a store that cannot take the successors of `states`: its host
+    /// slots (pinned short of the planned states, or bounded by the host's memory), or
+    /// its device memory.
     fn full(&self, states: u64) -> GpuError {
-        GpuError::Full { states, capacity: self.store.args.get().limit as u64, bytes: self.store.reserved }
+        let (store, limit) = (self.store, self.store.args.get().limit as u64);
+        if store.slots.is_some() && states >= limit && (limit < store.capacity || store.host_bound) {
+            return GpuError::HostFull { states, capacity: limit };
+        }
+        GpuError::Full { states, capacity: limit, bytes: store.reserved }
     }
 
     /// The violations found, with a shortest counterexample each.
@@ -1230,7 +1252,17 @@ fn first_error<M: CudaModel>(model: &M, state: &[u32]) -> Option<EvalError> {
 
 #[cfg(test)]
 mod tests {
-    use super::level_of;
+    use super::{level_of, GpuError};
+
+    #[test]
+    fn a_full_store_says_which_memory_ran_out() {
+        let host = GpuError::HostFull { states: 10, capacity: 8 }.to_string();
+        assert!(host.contains("in host memory is full: it has room for 8 states"), "{host}");
+        assert!(host.contains("10 were found"), "{host}");
+        let device = GpuError::Full { states: 10, capacity: 8, bytes: 64 }.to_string();
+        assert!(device.contains("(64 bytes of device memory)"), "{device}");
+        assert!(device.contains("--memory"), "{device}");
+    }
 
     #[test]
     fn a_state_is_in_the_last_level_starting_at_or_before_it() {
