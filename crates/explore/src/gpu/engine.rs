@@ -918,7 +918,8 @@ impl<M: CudaModel> Run<'_, M> {
                         break;
                     }
                     STOP_ROOM => {
-                        // Host slots pinned for the level's successors: on the device again.
+                        // Host slots pinned for the level's successors (at most twice as
+                        // many as before): on the device again; else in chunks, below.
                         let (lo, hi) = (ctl[3] as u64, ctl[0] as u64);
                         let need = hi + (hi - lo) * bound + 1;
                         if self.grow_slots(need)? >= need {
@@ -953,7 +954,16 @@ impl<M: CudaModel> Run<'_, M> {
             let mut at = lo;
             while at < hi {
                 // Room for every successor of the chunk, whatever the table holds.
-                let limit = self.grow_slots(found + (hi - at) as u64 * bound + 1)?;
+                let mut limit = self.grow_slots(found + (hi - at) as u64 * bound + 1)?;
+                // The compressed store: at least one state's successors, pinning more
+                // as long as more can be pinned.
+                while limit < found + bound + 1 {
+                    let grown = self.grow_slots(found + bound + 1)?;
+                    if grown == limit {
+                        break;
+                    }
+                    limit = grown;
+                }
                 let room = limit.saturating_sub(found) / bound;
                 if room == 0 && self.prefix_on_full {
                     // States `0..at` are expanded, their successors recorded.
@@ -994,13 +1004,18 @@ impl<M: CudaModel> Run<'_, M> {
         Ok(())
     }
 
-    /// The compressed store: pins host slots for `need` ids (at most the capacity, as
-    /// far as the host's memory allows) and raises the store's limit to them. Returns
-    /// the limit, which for the flat store is fixed.
+    /// The compressed store: pins host slots towards `need` ids, at most twice as many
+    /// as are pinned (a bound on successors far above what a level finds must not pin
+    /// the whole capacity), and raises the store's limit to them. Returns the limit,
+    /// which for the flat store is fixed.
     fn grow_slots(&self, need: u64) -> Result<u64, GpuError> {
-        let Some(slots) = &self.store.slots else { return Ok(self.store.args.get().limit as u64) };
+        let limit = self.store.args.get().limit as u64;
+        let Some(slots) = &self.store.slots else { return Ok(limit) };
+        if need <= limit {
+            return Ok(limit);
+        }
         self.stream.synchronize().map_err(cuda)?;
-        let limit = slots.borrow_mut().grow(need);
+        let limit = slots.borrow_mut().grow(need.min(2 * limit.max(1)));
         self.store.args.set(TableArgs { limit: limit as u32, ..self.store.args.get() });
         Ok(limit)
     }
