@@ -13,13 +13,36 @@ use warpcheck_cuda::{CudaError, HostArray};
 
 use super::engine::GpuError;
 
-type Growth = JoinHandle<(HostArray, Result<usize, CudaError>)>;
+/// What the slots need of their array: [`HostArray`], or a stand-in in tests.
+pub(crate) trait Pinnable: Send + 'static {
+    fn address(&self) -> u64;
+    fn mapped(&self) -> usize;
+    fn grow_to(&mut self, len: usize) -> Result<usize, CudaError>;
+    fn read(&self, len: usize) -> &[u32];
+}
+
+impl Pinnable for HostArray {
+    fn address(&self) -> u64 {
+        HostArray::address(self)
+    }
+    fn mapped(&self) -> usize {
+        HostArray::mapped(self)
+    }
+    fn grow_to(&mut self, len: usize) -> Result<usize, CudaError> {
+        HostArray::grow_to(self, len)
+    }
+    fn read(&self, len: usize) -> &[u32] {
+        HostArray::read(self, len)
+    }
+}
+
+type Growth<A> = JoinHandle<(A, Result<usize, CudaError>)>;
 
 /// The slots of up to `capacity` ids, of which `limit` are pinned.
-pub(crate) struct HostSlots {
+pub(crate) struct HostSlots<A: Pinnable = HostArray> {
     /// `None` while a growth runs (the thread owns the array then).
-    array: Option<HostArray>,
-    growing: Option<Growth>,
+    array: Option<A>,
+    growing: Option<Growth<A>>,
     address: u64,
     limit: u64,
     capacity: u64,
@@ -40,8 +63,15 @@ impl HostSlots {
     /// The slots begun by [`Self::start`], for at most `capacity` ids.
     pub fn new(started: JoinHandle<Result<HostArray, CudaError>>, capacity: u64) -> Result<HostSlots, GpuError> {
         let array = started.join().map_err(|_| GpuError::Cuda("pinning host memory failed".into()))??;
+        Ok(HostSlots::over(array, capacity))
+    }
+}
+
+impl<A: Pinnable> HostSlots<A> {
+    /// The slots in `array`, for at most `capacity` ids.
+    fn over(array: A, capacity: u64) -> HostSlots<A> {
         let limit = (array.mapped() as u64).min(capacity);
-        Ok(HostSlots { address: array.address(), array: Some(array), growing: None, limit, capacity })
+        HostSlots { address: array.address(), array: Some(array), growing: None, limit, capacity }
     }
 
     /// The address of id 0's slot, on the host and the device alike.
@@ -103,5 +133,90 @@ impl HostSlots {
         self.settle(true);
         let array = self.array.as_ref().expect("no growth runs");
         array.read(id as usize + 1)[id as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc::{channel, Receiver};
+
+    /// An array that maps whole multiples of 8 values, at least doubling, and fails
+    /// past `most`; a growth waits for a message on `go` (when given, until the
+    /// sender is dropped).
+    struct Fake {
+        values: Vec<u32>,
+        most: usize,
+        go: Option<Receiver<()>>,
+    }
+
+    impl Pinnable for Fake {
+        fn address(&self) -> u64 {
+            0x1000
+        }
+        fn mapped(&self) -> usize {
+            self.values.len()
+        }
+        fn grow_to(&mut self, len: usize) -> Result<usize, CudaError> {
+            if let Some(go) = &self.go {
+                let _ = go.recv();
+            }
+            let len = len.max(2 * self.values.len()).next_multiple_of(8);
+            if len > self.most {
+                return Err(CudaError::Internal("no more host memory".into()));
+            }
+            let start = self.values.len() as u32;
+            self.values.extend(start..len as u32);
+            Ok(len)
+        }
+        fn read(&self, len: usize) -> &[u32] {
+            &self.values[..len.min(self.values.len())]
+        }
+    }
+
+    fn fake(mapped: usize, most: usize, go: Option<Receiver<()>>) -> Fake {
+        Fake { values: (0..mapped as u32).collect(), most, go }
+    }
+
+    #[test]
+    fn growth_ahead_starts_past_half_and_counts_only_once_settled() {
+        let (tx, rx) = channel();
+        let mut slots = HostSlots::over(fake(16, 1 << 20, Some(rx)), 1000);
+        assert_eq!(slots.limit(), 16);
+        slots.grow_ahead(7);
+        assert!(slots.growing.is_none(), "under half used: nothing to pin yet");
+        slots.grow_ahead(8);
+        assert!(slots.growing.is_some());
+        slots.grow_ahead(15);
+        assert_eq!(slots.limit(), 16, "the kernels keep the old limit while pinning runs");
+        tx.send(()).unwrap();
+        slots.settle(true);
+        assert_eq!(slots.limit(), 32);
+        assert_eq!(slots.get(31), 31, "the array is back, with its values");
+    }
+
+    #[test]
+    fn growth_waits_for_the_background_then_reaches_the_need_within_the_capacity() {
+        let (tx, rx) = channel();
+        let mut slots = HostSlots::over(fake(16, 1 << 20, Some(rx)), 100);
+        slots.grow_ahead(10);
+        tx.send(()).unwrap(); // the background growth, to 32
+        drop(tx); // the others at once
+        assert_eq!(slots.grow(70), 72);
+        assert_eq!(slots.grow(500), 100, "never past the capacity");
+        assert_eq!(slots.grow(10), 100);
+    }
+
+    #[test]
+    fn a_failed_growth_keeps_the_limit_and_the_array() {
+        let mut slots = HostSlots::over(fake(16, 40, None), 1000);
+        slots.grow_ahead(12);
+        slots.settle(true);
+        assert_eq!(slots.limit(), 32);
+        slots.grow_ahead(30); // wants 64: more than the host has
+        slots.settle(true);
+        assert_eq!(slots.limit(), 32);
+        assert_eq!(slots.grow(40), 32, "the search then ends as full");
+        assert_eq!(slots.get(31), 31);
     }
 }
