@@ -56,8 +56,8 @@ pub enum GpuStore {
     Auto,
     /// Every state whole: its words, its parent and a hash table entry.
     Flat,
-    /// Tree-compressed states (tree.cu): a state costs its root's table entry and the
-    /// inner nodes it does not share on the device, and one index in host memory.
+    /// Tree-compressed states (tree.cu): a state costs its root's entry and the inner
+    /// nodes it does not share on the device, and one index in host memory.
     Compressed,
 }
 /// Launch and compilation settings. The defaults are what measured best; the
@@ -151,7 +151,7 @@ pub struct GpuReport {
     pub generate_seconds: Option<f64>,
     pub launches: u64,
     /// Device bytes per stored state: the state, its parent and its share of the table
-    /// at its target load (compressed: the table entries it took, at the table's fill
+    /// at its target load (compressed: the entries it took in the sets, at their fill
     /// limit).
     pub bytes_per_state: f64,
     /// Host bytes per stored state (the compressed store's index of its root; none for
@@ -347,18 +347,18 @@ pub struct Store {
     /// The compressed store's set of inner nodes (see tree.cu; `_table` is its set of
     /// roots); one entry otherwise.
     _nodes: CudaSlice<u64>,
-    /// The compressed store: entries its table holds (`[0]`), and the first id of each
-    /// level; unused otherwise.
+    /// The compressed store: the entries its sets hold (`[0]` nodes, `[1]` roots), and
+    /// the first id of each level; unused otherwise.
     fill: CudaSlice<u32>,
     levels: CudaSlice<u32>,
-    /// The compressed store: for each id its root's table entry, in host memory mapped
-    /// for the device, pinned as the search grows (`args.limit` ids of it).
+    /// The compressed store: for each id its root's entry in the set of roots, in host
+    /// memory mapped for the device, pinned as the search grows (`args.limit` ids).
     slots: Option<RefCell<HostSlots>>,
     /// States the store was sized for, and whether host memory (for the slots) bounded
     /// them rather than the device's.
     capacity: u64,
     host_bound: bool,
-    /// Device bytes of the states, parents and table.
+    /// Device bytes of the states, parents and table (compressed: of the sets).
     reserved: u64,
     /// The control block (see kernel.cu): states found, overflow flag, the level being
     /// expanded, why the device-driven search stopped, levels, [6] edge overflow flag.
