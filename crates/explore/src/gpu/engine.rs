@@ -1052,21 +1052,28 @@ impl<M: CudaModel> Run<'_, M> {
 
     /// The error for a set overflow flag (`ctl[1]`): edges (`ctl[6]`) or states.
     fn overflow(&self, ctl: &[u32]) -> GpuError {
+        let states = ctl[0] as u64;
         match self.edge_bytes {
-            Some(bytes) if ctl[6] != 0 => GpuError::EdgesFull { states: ctl[0] as u64, capacity: bytes / 4, bytes },
-            _ => self.full(ctl[0] as u64),
+            Some(bytes) if ctl[6] != 0 => GpuError::EdgesFull { states, capacity: bytes / 4, bytes },
+            // The compressed store's sets filled before its ids ran out: device memory.
+            _ if states < self.store.args.get().limit as u64 => self.device_full(states),
+            _ => self.full(states),
         }
     }
 
-    /// The error of a store that cannot take the successors of `states`: its host
-    /// slots (pinned short of the planned states, or bounded by the host's memory), or
-    /// its device memory.
+    /// The error of a store with no room for the successors of the next states: its
+    /// host slots (pinned short of the planned states, or bounded by the host's
+    /// memory), or its device memory.
     fn full(&self, states: u64) -> GpuError {
         let (store, limit) = (self.store, self.store.args.get().limit as u64);
-        if store.slots.is_some() && states >= limit && (limit < store.capacity || store.host_bound) {
+        if store.slots.is_some() && (limit < store.capacity || store.host_bound) {
             return GpuError::HostFull { states, capacity: limit };
         }
-        GpuError::Full { states, capacity: limit, bytes: store.reserved }
+        self.device_full(states)
+    }
+
+    fn device_full(&self, states: u64) -> GpuError {
+        GpuError::Full { states, capacity: self.store.capacity, bytes: self.store.reserved }
     }
 
     /// The violations found, with a shortest counterexample each.
