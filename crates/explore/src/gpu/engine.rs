@@ -563,30 +563,18 @@ pub fn explore<M: CudaModel>(
     // Size the store: every state costs its words, its parent and 1/LOAD table entries.
     let (free, _) = ctx.mem_get_info().map_err(cuda)?;
     let budget = options.memory.unwrap_or((free as f64 * 0.9) as u64).saturating_sub(64 << 20);
-    // Compressed: a root and the planned inner nodes per state, their sets filled up to
-    // TREE_FILL (a state's index is in host memory: at most half of what is available).
-    let nodes_per_state =
-        if compressed { super::tree::sampled_nodes_per_state(model, TREE_SAMPLE).clamp(0.02, 8.0) } else { 0.0 };
-    let per_state =
-        if compressed { 8.0 * (1.0 + nodes_per_state) / TREE_FILL } else { 4.0 * words as f64 + 4.0 + 8.0 / LOAD };
-    // With the graph: first edge and degree, the caller's arrays and the edge room too.
-    let graph_per_state = graph.map_or(0.0, |g| 12.0 + g.extra_bytes_per_state + 4.0 * g.edges_per_state);
-    let mut capacity = ((budget as f64 / (per_state + graph_per_state)) as u64).min(u32::MAX as u64 - 4);
-    let mut host_bound = false;
-    if compressed {
-        capacity = capacity.min((TREE_MAX_ENTRIES as f64 * TREE_FILL) as u64);
-        let host = warpcheck_store::memory::available().unwrap_or(u64::MAX) / 2 / 4;
-        host_bound = host < capacity;
-        capacity = capacity.min(host);
-    }
-    // Compressed: the set of roots holds the states, the set of inner nodes takes the
-    // rest of the budget (room for more nodes than planned, should the sample share less).
-    let (entries, node_entries) = if compressed {
-        let roots = ((capacity as f64 / TREE_FILL).ceil() as u64).min(TREE_MAX_ENTRIES);
-        let rest = budget.saturating_sub(roots * 8 + LEVEL_ROOM as u64 * 4) / 8;
-        (roots, rest.clamp(1, TREE_MAX_ENTRIES))
+    let (capacity, entries, node_entries, host_bound) = if compressed {
+        let nodes_per_state = super::tree::sampled_nodes_per_state(model, TREE_SAMPLE);
+        // A state's index is in host memory: at most half of what is available.
+        let host_ids = warpcheck_store::memory::available().unwrap_or(u64::MAX) / 2 / 4;
+        let sets = CompressedSizing::for_budget(budget, nodes_per_state, host_ids);
+        (sets.capacity, sets.roots, sets.nodes, sets.host_bound)
     } else {
-        (((capacity as f64 / LOAD) as u64).max(capacity + 1), 1)
+        let per_state = 4.0 * words as f64 + 4.0 + 8.0 / LOAD;
+        // With the graph: first edge and degree, the caller's arrays and the edge room too.
+        let graph_per_state = graph.map_or(0.0, |g| 12.0 + g.extra_bytes_per_state + 4.0 * g.edges_per_state);
+        let capacity = ((budget as f64 / (per_state + graph_per_state)) as u64).min(u32::MAX as u64 - 4);
+        (capacity, ((capacity as f64 / LOAD) as u64).max(capacity + 1), 1, false)
     };
     if capacity < 2 {
         return Err(GpuError::Full { states: 0, capacity, bytes: budget });
@@ -768,6 +756,39 @@ pub fn explore<M: CudaModel>(
     gpu.report.seconds = start.elapsed().as_secs_f64();
     let session = Session { ctx, stream, module, store, graph: graph_store, sms: sms as u32, words, tables };
     Ok((gpu, session))
+}
+
+/// The compressed store's sizes for a device budget.
+#[derive(Debug, PartialEq)]
+struct CompressedSizing {
+    /// States it holds (the set of roots' fill limit), and whether the host memory
+    /// for their indices bounded them rather than the device's.
+    capacity: u64,
+    host_bound: bool,
+    /// Entries of the set of roots and of the set of inner nodes.
+    roots: u64,
+    nodes: u64,
+}
+
+impl CompressedSizing {
+    /// Sizes for `budget` bytes of device memory, `nodes_per_state` inner nodes per
+    /// state planned (the sample's), and room for `host_ids` indices in host memory.
+    /// The levels' first ids come off the budget; a root and the planned nodes per
+    /// state, their sets filled up to TREE_FILL, set the states; the set of roots holds
+    /// them, the set of inner nodes takes the rest of the budget (room for more nodes
+    /// than planned, should the sample share less).
+    fn for_budget(budget: u64, nodes_per_state: f64, host_ids: u64) -> CompressedSizing {
+        let budget = budget.saturating_sub(LEVEL_ROOM as u64 * 4);
+        let per_state = 8.0 * (1.0 + nodes_per_state.clamp(0.02, 8.0)) / TREE_FILL;
+        let capacity = ((budget as f64 / per_state) as u64)
+            .min(u32::MAX as u64 - 4)
+            .min((TREE_MAX_ENTRIES as f64 * TREE_FILL) as u64);
+        let host_bound = host_ids < capacity;
+        let capacity = capacity.min(host_ids);
+        let roots = ((capacity as f64 / TREE_FILL).ceil() as u64).min(TREE_MAX_ENTRIES);
+        let nodes = (budget.saturating_sub(roots * 8) / 8).clamp(1, TREE_MAX_ENTRIES);
+        CompressedSizing { capacity, host_bound, roots, nodes }
+    }
 }
 
 /// The CUDA source over the compressed store for states of `words` words (the
@@ -1274,7 +1295,28 @@ fn first_error<M: CudaModel>(model: &M, state: &[u32]) -> Option<EvalError> {
 
 #[cfg(test)]
 mod tests {
-    use super::{level_of, GpuError};
+    use super::{level_of, CompressedSizing, GpuError, LEVEL_ROOM, TREE_FILL, TREE_MAX_ENTRIES};
+
+    #[test]
+    fn the_compressed_sets_take_the_budget_and_plan_the_sampled_nodes() {
+        let room = LEVEL_ROOM as u64 * 4;
+        for (budget, nodes_per_state) in [(200u64 << 20, 0.027), (1 << 30, 1.0), (78 << 30, 0.1), (20 << 20, 0.5)] {
+            let s = CompressedSizing::for_budget(budget, nodes_per_state, u64::MAX);
+            assert!((s.roots + s.nodes) * 8 + room <= budget, "{budget}: {s:?}");
+            assert!((s.roots as f64 * TREE_FILL) as u64 >= s.capacity, "{budget}: {s:?}");
+            // The set of nodes has room for the planned nodes of every state.
+            let planned = s.capacity as f64 * nodes_per_state.max(0.02) / TREE_FILL;
+            assert!(s.nodes as f64 >= planned.min(TREE_MAX_ENTRIES as f64) * 0.999, "{budget}: {s:?}");
+            assert!(!s.host_bound && s.capacity > 1000, "{budget}: {s:?}");
+        }
+        // A full card: indices bound the states, the nodes take the rest.
+        let s = CompressedSizing::for_budget(78 << 30, 0.1, u64::MAX);
+        assert_eq!(s.capacity, (TREE_MAX_ENTRIES as f64 * TREE_FILL) as u64);
+        assert!(s.nodes > s.capacity, "{s:?}");
+        // Host memory for the indices binds.
+        let s = CompressedSizing::for_budget(78 << 30, 0.1, 1_000_000);
+        assert_eq!((s.capacity, s.host_bound), (1_000_000, true));
+    }
 
     #[test]
     fn a_full_store_says_which_memory_ran_out() {
