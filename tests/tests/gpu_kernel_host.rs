@@ -49,20 +49,24 @@ static inline void __syncthreads() {}
 #define __shared__ static
 "#;
 
-/// The partitioned search's device-driven loop over `parts` partitions of host
-/// buffers, the owners reading the senders' outboxes directly (peer access), as
-/// partitioned.rs connects them: per level every partition's `wc_advance_parts`, then
-/// `wc_expand`, then `wc_gather_fills` and `wc_receive`. `out`: states held in all,
-/// transitions, deadlocks, error steps, why it stopped, levels, a full store or outbox.
+/// The partitioned search over `parts` partitions of host buffers, wired as
+/// partitioned.rs connects them. Direct (peer access): the device-driven loop, per
+/// level every partition's `wc_advance_parts`, then `wc_expand`, then
+/// `wc_gather_fills` and `wc_receive` reading the senders' outboxes. Staged: levels
+/// from the host, each partition's `wc_expand` over its level, then the outbox segments
+/// copied into the owners' inboxes as transport.rs copies them (the senders' fills in
+/// the second half of their fill words, the owners' in the first), then `wc_receive`
+/// from the inboxes. `out`: states held in all, transitions, deadlocks, error steps,
+/// why it stopped, levels, a full store or outbox.
 const PARTITIONED_DRIVER: &str = r#"
 #define WC_CTL 8
 extern "C" void wc_host_explore_parts(const u32 *initial, u32 initials, u64 bound, u32 capacity, u32 room,
-                                      u32 parts, u32 flags, u64 *out) {
+                                      u32 parts, u32 flags, u32 staged, u64 *out) {
   u32 senders = parts - 1, categories = 2 + WC_ASSERTIONS + WC_INVARIANTS;
   u64 entries = 2 * (u64)capacity + 1;
   WcTable *tab = (WcTable *)calloc(parts, sizeof(WcTable));
   u32 **ctl = (u32 **)calloc(parts, sizeof(u32 *));
-  u32 **outbox = (u32 **)calloc(parts, sizeof(u32 *));
+  u32 **outbox = (u32 **)calloc(parts, sizeof(u32 *)), **inbox = (u32 **)calloc(parts, sizeof(u32 *));
   u64 **counters = (u64 **)calloc(parts, sizeof(u64 *)), **viol = (u64 **)calloc(parts, sizeof(u64 *));
   u32 **first = (u32 **)calloc(parts, sizeof(u32 *)), **prev = (u32 **)calloc(parts, sizeof(u32 *));
   u32 ***out_data = (u32 ***)calloc(parts, sizeof(u32 **)), ***out_fill = (u32 ***)calloc(parts, sizeof(u32 **));
@@ -73,6 +77,7 @@ extern "C" void wc_host_explore_parts(const u32 *initial, u32 initials, u64 boun
   for (u32 p = 0; p < parts; p++) {
     ctl[p] = (u32 *)calloc(WC_CTL + 2 * senders, 4);
     outbox[p] = (u32 *)calloc(senders * seg + 1, 4);
+    inbox[p] = (u32 *)calloc(senders * seg + 1, 4);
     counters[p] = (u64 *)calloc(4, 8);
     viol[p] = (u64 *)calloc(categories, 8);
     first[p] = (u32 *)malloc(4 * categories);
@@ -101,10 +106,16 @@ extern "C" void wc_host_explore_parts(const u32 *initial, u32 initials, u64 boun
       if (q == p) continue;
       u32 s = q - (q > p), back = p - (p > q);  // q's segment in p's outbox, p's in q's
       out_data[p][q] = outbox[p] + s * seg;
-      out_fill[p][q] = ctl[p] + WC_CTL + s;
-      in_data[p][s] = outbox[q] + back * seg;
-      in_fill[p][s] = ctl[p] + WC_CTL + senders + s;
-      peer_fill[p][s] = ctl[q] + WC_CTL + back;
+      if (staged) {
+        out_fill[p][q] = ctl[p] + WC_CTL + senders + s;
+        in_data[p][s] = inbox[p] + s * seg;
+        in_fill[p][s] = ctl[p] + WC_CTL + s;
+      } else {
+        out_fill[p][q] = ctl[p] + WC_CTL + s;
+        in_data[p][s] = outbox[q] + back * seg;
+        in_fill[p][s] = ctl[p] + WC_CTL + senders + s;
+        peer_fill[p][s] = ctl[q] + WC_CTL + back;
+      }
     }
     tab[p].out_data = out_data[p];
     tab[p].out_fill = out_fill[p];
@@ -112,8 +123,44 @@ extern "C" void wc_host_explore_parts(const u32 *initial, u32 initials, u64 boun
   gridDim.x = 1; blockDim.x = 1; blockIdx.x = 0; threadIdx.x = 0;
   for (u32 p = 0; p < parts; p++)
     for (u32 i = 0; i < initials; i++) wc_seed(tab[p], initial + (u64)i * WC_WORDS);
+  u32 *at = (u32 *)calloc(parts, 4), *hi = (u32 *)calloc(parts, 4), levels = 0, why = 0;
   // A bound on levels, so that a search that never stops fails instead of hanging.
-  for (u32 level = 0; level < 1000000; level++) {
+  for (u32 level = 0; staged && level < 1000000; level++) {
+    // The next level of each partition starts where the last ended; it must fit the
+    // outbox segments and every store (the host's chunks, in one here).
+    u64 total = 0;
+    for (u32 p = 0; p < parts; p++) { at[p] = hi[p]; hi[p] = ctl[p][0]; total += hi[p] - at[p]; }
+    if (total == 0) { why = 1; break; }
+    for (u32 p = 0; p < parts; p++)
+      if ((u64)(hi[p] - at[p]) * bound > room || ctl[p][0] >= capacity || total * bound > capacity - ctl[p][0])
+        why = 2;
+    if (why) break;
+    levels++;
+    gridDim.x = 4;
+    for (u32 p = 0; p < parts; p++)
+      for (u32 b = 0; b < gridDim.x; b++) {
+        blockIdx.x = b;
+        wc_expand(tab[p], at[p], hi[p], 0, counters[p], first[p], viol[p], flags);
+      }
+    // The transport: each sender's segment for an owner into the owner's inbox segment
+    // for that sender, and its count into the owner's fill.
+    for (u32 to = 0; to < parts; to++)
+      for (u32 from = 0; from < parts; from++) {
+        if (from == to) continue;
+        u32 s = to - (to > from), back = from - (from > to);
+        u32 n = ctl[from][WC_CTL + senders + s];
+        memcpy(inbox[to] + back * seg, outbox[from] + s * seg, (size_t)n * (WC_WORDS + 1) * 4);
+        ctl[to][WC_CTL + back] = n;
+      }
+    gridDim.x = 3;
+    for (u32 p = 0; p < parts; p++)
+      for (u32 b = 0; b < gridDim.x; b++) {
+        blockIdx.x = b;
+        wc_receive(tab[p], 0, in_data[p], in_fill[p]);
+      }
+    for (u32 p = 0; p < parts; p++) memset(ctl[p] + WC_CTL, 0, 8 * senders);
+  }
+  for (u32 level = 0; !staged && level < 1000000; level++) {
     for (u32 p = 0; p < parts; p++) wc_advance_parts(tab[p], ctl[p], ctl, (const u64 *const *)viol, categories, 0, prev[p], bound);
     int stopped = 1;
     for (u32 p = 0; p < parts; p++) stopped &= ctl[p][4] != 0;
@@ -143,12 +190,13 @@ extern "C" void wc_host_explore_parts(const u32 *initial, u32 initials, u64 boun
     out[0] += ctl[p][0]; out[1] += counters[p][0]; out[2] += counters[p][1]; out[3] += counters[p][2];
     out[6] |= ctl[p][1] | ctl[p][6];
   }
-  out[4] = ctl[0][4]; out[5] = ctl[0][5];
+  out[4] = staged ? why : ctl[0][4]; out[5] = staged ? levels : ctl[0][5];
   for (u32 p = 0; p < parts; p++) {
     free(tab[p].states); free(tab[p].parents); free(tab[p].table); free(tab[p].parent_parts);
-    free(ctl[p]); free(outbox[p]); free(counters[p]); free(viol[p]); free(first[p]); free(prev[p]);
+    free(ctl[p]); free(outbox[p]); free(inbox[p]); free(counters[p]); free(viol[p]); free(first[p]); free(prev[p]);
     free(out_data[p]); free(out_fill[p]); free(in_data[p]); free(in_fill[p]); free(peer_fill[p]);
   }
+  free(at); free(hi); free(inbox);
   free(tab); free(ctl); free(outbox); free(counters); free(viol); free(first); free(prev);
   free(out_data); free(out_fill); free(in_data); free(in_fill); free(peer_fill);
 }
@@ -445,8 +493,9 @@ fn kernels_on_the_host_agree_with_the_cpu_engine_on_the_semantic_rule_models() {
 }
 
 /// Explores `model` with the partitioned kernels on the host, in `parts` partitions,
-/// with stores and outbox segments doubled until the search is done.
-fn emulate_partitioned(model: &impl CudaModel, parts: u32) -> Counts {
+/// with the direct or the `staged` exchange, with stores and outbox segments doubled
+/// until the search is done.
+fn emulate_partitioned(model: &impl CudaModel, parts: u32, staged: bool) -> Counts {
     let generated = model.cuda_source(&[]).expect("generated code");
     let words = model.state_words().max(1);
     let kernels = partitioned_source(&generated, &Tuning::from_env());
@@ -458,7 +507,7 @@ fn emulate_partitioned(model: &impl CudaModel, parts: u32) -> Counts {
         // SAFETY: `wc_host_explore_parts` has this signature in PARTITIONED_DRIVER;
         // `initial` holds `initials` states and `out` the seven values it writes.
         unsafe {
-            let run: Symbol<unsafe extern "C" fn(*const u32, u32, u64, u32, u32, u32, u32, *mut u64)> =
+            let run: Symbol<unsafe extern "C" fn(*const u32, u32, u64, u32, u32, u32, u32, u32, *mut u64)> =
                 library.get(b"wc_host_explore_parts").expect("the driver");
             run(
                 initial.as_ptr(),
@@ -468,6 +517,7 @@ fn emulate_partitioned(model: &impl CudaModel, parts: u32) -> Counts {
                 room,
                 parts,
                 CHECK_DEADLOCK,
+                staged as u32,
                 out.as_mut_ptr(),
             );
         }
@@ -484,7 +534,8 @@ fn emulate_partitioned(model: &impl CudaModel, parts: u32) -> Counts {
 }
 
 /// The partitioned search (several GPUs, or partitions of one) on the host, in two and
-/// three partitions, each owner reading the senders' outboxes: BEEM's counts.
+/// three partitions, each owner reading the senders' outboxes (direct) or its inbox
+/// after the host copied them (staged): BEEM's counts.
 #[test]
 fn partitioned_kernels_on_the_host_reproduce_beem_counts() {
     let beem = beem_dir();
@@ -497,12 +548,15 @@ fn partitioned_kernels_on_the_host_reproduce_beem_counts() {
         let model = load_file(&r.model_path(&beem)).model;
         let want = Counts { states: r.states, transitions: r.transitions, deadlocks: r.deadlocks.unwrap_or(0) };
         let parts = 2 + (i % 2) as u32;
-        let got = emulate_partitioned(&model, parts);
-        runs += 1;
-        if got != want {
-            failures.push(format!("{} ({parts} partitions): {got:?}, reference {want:?}", r.instance));
+        for staged in [false, true] {
+            let got = emulate_partitioned(&model, parts, staged);
+            runs += 1;
+            if got != want {
+                failures
+                    .push(format!("{} ({parts} partitions, staged {staged}): {got:?}, reference {want:?}", r.instance));
+            }
         }
     }
-    assert!(runs >= 10, "only {runs} instances");
+    assert!(runs >= 20, "only {runs} runs");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
