@@ -204,7 +204,7 @@ extern "C" void wc_host_explore_parts(const u32 *initial, u32 initials, u64 boun
 
 /// The engine's level loop over host buffers; `out`: states found, transitions,
 /// deadlocks, error steps, accepting states, why it stopped, levels, the full flag,
-/// table entries taken (compressed), the first deadlock's id. Then `wc_host_path`
+/// entries taken in the sets (compressed), the first deadlock's id. Then `wc_host_path`
 /// rebuilds the path to that deadlock as the engine's host does (the parents, or the
 /// compressed store's levels and `wc_find_parent`) and unpacks its states.
 const DRIVER: &str = r#"
@@ -303,7 +303,7 @@ extern "C" u32 wc_host_path(u32 id, u32 *out, u32 room) {
 "#;
 
 /// Counts of one emulated run: states (the error state included), transitions,
-/// deadlocks, and the compressed store's table entries.
+/// deadlocks.
 #[derive(Debug, PartialEq, Eq)]
 struct Counts {
     states: u64,
@@ -367,6 +367,14 @@ fn load(generated: &warpcheck_model::cuda::CudaSource, kernels: &str, driver: &s
     library
 }
 
+/// BEEM's reference rows of DiVinE 2.4's counts up to `states` states, smallest first.
+fn divine_references_up_to(beem: &std::path::Path, states: u64) -> Vec<Reference> {
+    let mut rows: Vec<Reference> =
+        references(beem).into_iter().filter(|r| r.states <= states && r.source == "divine-2.4").collect();
+    rows.sort_by_key(|r| r.states);
+    rows
+}
+
 /// The model's initial states back to back, each padded to `words`, and their number.
 fn initial_states(model: &impl CudaModel, words: usize) -> (Vec<u32>, u32) {
     let mut initial = Vec::new();
@@ -384,9 +392,7 @@ fn initial_states(model: &impl CudaModel, words: usize) -> (Vec<u32>, u32) {
 #[test]
 fn kernels_on_the_host_reproduce_beem_counts_with_both_stores() {
     let beem = beem_dir();
-    let mut rows: Vec<Reference> =
-        references(&beem).into_iter().filter(|r| r.states <= 60_000 && r.source == "divine-2.4").collect();
-    rows.sort_by_key(|r| r.states);
+    let rows = divine_references_up_to(&beem, 60_000);
     let (mut compressed_runs, mut traces) = (0, 0);
     let (mut all_nodes, mut unshared) = (0.0, 0.0);
     let mut failures = Vec::new();
@@ -539,9 +545,7 @@ fn emulate_partitioned(model: &impl CudaModel, parts: u32, staged: bool) -> Coun
 #[test]
 fn partitioned_kernels_on_the_host_reproduce_beem_counts() {
     let beem = beem_dir();
-    let mut rows: Vec<Reference> =
-        references(&beem).into_iter().filter(|r| r.states <= 30_000 && r.source == "divine-2.4").collect();
-    rows.sort_by_key(|r| r.states);
+    let rows = divine_references_up_to(&beem, 30_000);
     let mut failures = Vec::new();
     let mut runs = 0;
     for (i, r) in rows.iter().enumerate().step_by(4) {

@@ -84,12 +84,7 @@ impl HostArray {
         self.chunks.last().map_or(0, |&(at, bytes)| (at + bytes) / 4)
     }
 
-    /// The values the array can grow to.
-    pub fn reserved(&self) -> usize {
-        self.reserved / 4
-    }
-
-    /// Pins and maps at least the first `len` values (at most [`Self::reserved`]),
+    /// Pins and maps at least the first `len` values (at most the reserved ones),
     /// and at least twice as many as before; returns how many are mapped. A failure leaves the mapped ones as they were.
     pub fn grow_to(&mut self, len: usize) -> Result<usize, CudaError> {
         let mapped = self.mapped() * 4;

@@ -16,8 +16,9 @@
 // the entry of state id's root in the set of roots, a pair of halves (each a word or
 // an entry of the set of inner nodes), and a successor is packed against the tree of
 // the state it came from. The sets keep no ids, so an insertion says only whether the
-// state is new. The store keeps no parents either: `levels[k]` is the first id of level k (wc_advance notes it), and a
-// counterexample is rebuilt backwards, a level at a time, by `wc_find_parent`.
+// state is new. The store keeps no parents either: `levels[k]` is the first id of
+// level k (wc_advance notes it), and a counterexample is rebuilt backwards, a level at
+// a time, by `wc_find_parent`.
 //
 // With WC_GRAPH defined (LTL, see ltl.cu; state graphs, state_graph.rs), expanding a
 // state also records its successors' ids as the graph's adjacency: `first[id]`,
@@ -73,8 +74,8 @@ struct WcTable {
   u32 own;
   u32 parts;
   // The compressed store only (WC_TREE): state `id`'s root is entry `slots[id]` of
-  // `tree.roots` (`slots` in host memory mapped for the device), `levels` holds the levels' first ids (room for
-  // `level_room`), and `states` and `parents` are unused.
+  // `tree.roots` (`slots` in host memory mapped for the device), `levels` holds the
+  // levels' first ids (room for `level_room`), and `states` and `parents` are unused.
   u32 *slots;
   WcTree tree;
   u32 *levels;
@@ -232,10 +233,10 @@ __device__ __forceinline__ u32 wc_insert_hashed(const WcTable *tab, const u32 *t
 }
 
 #ifdef WC_TREE
-// Inserts the state of root key `root`, found from `parent`, unless the store holds it
-// already; returns its new id, WC_BUSY when it was there (the compressed store keeps
-// no id per root), or WC_LOST when the store is full.
-__device__ __forceinline__ u32 wc_insert_root(const WcTable *tab, u64 root, u32 parent) {
+// Inserts the state of root key `root` unless the store holds it already; returns its
+// new id, WC_BUSY when it was there (the compressed store keeps no id per root), or
+// WC_LOST when the store is full.
+__device__ __forceinline__ u32 wc_insert_root(const WcTable *tab, u64 root) {
   u32 slot;
   int fresh = wc_put_root(&tab->tree, root, &slot);
   if (fresh <= 0) return fresh ? WC_LOST : WC_BUSY;
@@ -389,7 +390,7 @@ WC_EMIT_FN void wc_emit(WcSink *k, const u32 *t) {
     for (int i = 0; i < WC_TREE_INNER; i++) stored &= idx[i] != WC_NODE_LOST;
     if (stored && root == k->target) atomicMin(k->found, k->parent);
   } else {
-    wc_insert_root(k->tab, root, k->parent);
+    wc_insert_root(k->tab, root);
   }
 #elif defined(WC_PARTITIONED)
   u64 h = wc_hash(t);
@@ -591,7 +592,7 @@ extern "C" __global__ void wc_seed(WcTable tab, const u32 *initial) {
 #endif
 #ifdef WC_TREE
   u32 idx[WC_TREE_INNER];
-  wc_insert_root(&tab, wc_tree_pack(&tab.tree, s, 0, 0, idx), WC_BUSY);
+  wc_insert_root(&tab, wc_tree_pack(&tab.tree, s, 0, 0, idx));
 #else
   wc_insert(&tab, s, WC_BUSY);
 #endif
