@@ -36,6 +36,7 @@ static inline u64 atomicExch(u64 *p, u64 v) { u64 o = *p; *p = v; return o; }
 static inline u32 atomicAdd(u32 *p, u32 v) { u32 o = *p; *p = o + v; return o; }
 static inline u64 atomicAdd(u64 *p, u64 v) { u64 o = *p; *p = o + v; return o; }
 static inline u32 atomicMin(u32 *p, u32 v) { u32 o = *p; if (v < o) *p = v; return o; }
+static inline u64 atomicMin(u64 *p, u64 v) { u64 o = *p; if (v < o) *p = v; return o; }
 static inline u32 atomicOr(u32 *p, u32 v) { u32 o = *p; *p = o | v; return o; }
 static inline void __threadfence() {}
 static inline void __syncwarp() {}
@@ -208,12 +209,20 @@ extern "C" void wc_host_explore_parts(const u32 *initial, u32 initials, u64 boun
 /// rebuilds the path to that deadlock as the engine's host does (the parents, or the
 /// compressed store's levels and `wc_find_parent`) and unpacks its states.
 const DRIVER: &str = r#"
-static u32 *states, *parents, *levels, ctl[8], fill[2];
-static u64 *table, *nodes;
+static u32 *states, *parents;
+static wc_id *levels, ctl[8];
+static u64 *table, *nodes, *slots, fill[2];
 static WcTable tab;
+// The first id: the compressed store's ids are 64-bit, and start just below 2^32 here,
+// so that a 32-bit truncation anywhere in the kernels shows in the counts and paths.
+#ifdef WC_TREE
+static const u64 id_base = 0xFFFFFFFDull;
+#else
+static const u64 id_base = 0;
+#endif
 static void wc_host_free() {
-  free(states); free(parents); free(table); free(nodes); free(levels);
-  states = parents = levels = 0; table = nodes = 0;
+  free(states); free(parents); free(table); free(nodes); free(levels); free(slots);
+  states = parents = 0; levels = 0; table = nodes = slots = 0;
 }
 extern "C" void wc_host_explore(const u32 *initial, u32 initials, u64 bound, u32 capacity, u32 flags, u64 *out) {
   wc_host_free();
@@ -222,26 +231,28 @@ extern "C" void wc_host_explore(const u32 *initial, u32 initials, u64 bound, u32
   parents = (u32 *)calloc(capacity, 4);
   table = (u64 *)calloc(entries, 8);
   nodes = (u64 *)calloc(entries, 8);
-  levels = (u32 *)calloc(capacity + 1, 4);
+  levels = (wc_id *)calloc(capacity + 1, sizeof(wc_id));
+  slots = (u64 *)calloc(capacity, 8);
   u32 categories = 2 + WC_ASSERTIONS + WC_INVARIANTS;
   memset(ctl, 0, sizeof ctl);
+  ctl[0] = ctl[3] = (wc_id)id_base;
   fill[0] = fill[1] = 0;
   u64 counters[4] = {0}, viol_count[64] = {0};
-  u32 viol_first[64];
+  wc_id viol_first[64];
   memset(viol_first, 0xFF, sizeof viol_first);
   memset(&tab, 0, sizeof tab);
   tab.count = &ctl[0];
-  tab.full = &ctl[1];
-  tab.limit = capacity;
+  tab.full = (u32 *)&ctl[1];  // the low half of a 64-bit word (little-endian)
+  tab.limit = id_base + capacity;
 #ifdef WC_TREE
-  tab.slots = states;
+  tab.slots = (u64 *)((unsigned long)slots - id_base * 8);  // slots[id_base] is slots[0]
   tab.tree.roots.table = table;
   tab.tree.nodes.table = nodes;
   tab.tree.roots.capacity = tab.tree.nodes.capacity = entries;
   tab.tree.nodes.fill = &fill[0];
   tab.tree.roots.fill = &fill[1];
-  tab.tree.roots.fill_limit = tab.tree.nodes.fill_limit = (u32)(entries * 9 / 10);
-  tab.tree.full = &ctl[1];
+  tab.tree.roots.fill_limit = tab.tree.nodes.fill_limit = entries * 9 / 10;
+  tab.tree.full = (u32 *)&ctl[1];
   tab.levels = levels;
   tab.level_room = capacity + 1;
 #else
@@ -255,34 +266,36 @@ extern "C" void wc_host_explore(const u32 *initial, u32 initials, u64 bound, u32
   gridDim.x = 5;
   // A bound on levels, so that a search that never stops fails instead of hanging.
   for (u32 level = 0; level < 1000000; level++) {
-    wc_advance(ctl, bound, capacity, viol_count, categories, 0, tab.levels, tab.level_room);
+    wc_advance(ctl, bound, (wc_id)(id_base + capacity), viol_count, categories, 0, tab.levels, tab.level_room);
     if (ctl[4]) break;
     for (u32 b = 0; b < gridDim.x; b++) {
       blockIdx.x = b;
       wc_expand(tab, 0, 0, ctl, counters, viol_first, viol_count, flags);
     }
   }
-  out[0] = ctl[0]; out[1] = counters[0]; out[2] = counters[1]; out[3] = counters[2]; out[4] = counters[3];
-  out[5] = ctl[4]; out[6] = ctl[5]; out[7] = ctl[1]; out[8] = fill[0] + fill[1]; out[9] = viol_first[0];
+  out[0] = ctl[0] - id_base; out[1] = counters[0]; out[2] = counters[1]; out[3] = counters[2]; out[4] = counters[3];
+  out[5] = ctl[4]; out[6] = ctl[5]; out[7] = ctl[1]; out[8] = fill[0] + fill[1];
+  out[9] = viol_first[0] == ~(wc_id)0 ? ~0ull : viol_first[0];
 }
 // The states of the path to state `id` into `out` (room for `room` states): its length.
-extern "C" u32 wc_host_path(u32 id, u32 *out, u32 room) {
-  u32 ids[4096], n = 0;
+extern "C" u32 wc_host_path(u64 id, u32 *out, u32 room) {
+  wc_id ids[4096];
+  u32 n = 0;
   ids[n++] = id;
 #ifdef WC_TREE
-  u32 started = ctl[5], level = 0;
+  u32 started = (u32)ctl[5], level = 0;
   while (level + 1 < started && levels[level + 1] <= id) level++;
   WcTable find = tab;
   find.tree.find_only = 1;
   gridDim.x = 3;
   for (u32 k = level; k-- > 0;) {
-    u32 found = 0xFFFFFFFFu;
-    u64 target = wc_key(&tab.tree.roots, tab.slots[ids[n - 1]]);
+    wc_id found = ~(wc_id)0;
+    u64 target = tab.slots[ids[n - 1]];
     for (u32 b = 0; b < gridDim.x; b++) {
       blockIdx.x = b;
       wc_find_parent(find, levels[k], levels[k + 1], target, &found);
     }
-    if (found == 0xFFFFFFFFu || n == 4096) return 0;
+    if (found == ~(wc_id)0 || n == 4096) return 0;
     ids[n++] = found;
   }
 #else
@@ -339,13 +352,13 @@ fn emulate(model: &impl CudaModel, compressed: bool) -> (Counts, u64, Option<Vec
         assert_eq!((out[5], out[7]), (1, 0), "the search ends done, with no overflow");
         let error_state = (out[3] > 0) as u64;
         let counts = Counts { states: out[0] + error_state, transitions: out[1], deadlocks: out[2] + error_state };
-        let path = (out[9] != u32::MAX as u64).then(|| {
+        let path = (out[9] != u64::MAX).then(|| {
             let mut states = vec![0u32; 4096 * words];
             // SAFETY: as above; `states` has room for the 4,096 states the driver may write.
             let n = unsafe {
-                let path: Symbol<unsafe extern "C" fn(u32, *mut u32, u32) -> u32> =
+                let path: Symbol<unsafe extern "C" fn(u64, *mut u32, u32) -> u32> =
                     library.get(b"wc_host_path").expect("the path");
-                path(out[9] as u32, states.as_mut_ptr(), 4096)
+                path(out[9], states.as_mut_ptr(), 4096)
             };
             assert!(n > 0, "the path to the deadlock was rebuilt");
             states.chunks(words).take(n as usize).map(|s| s[..model.state_words()].to_vec()).collect()

@@ -162,7 +162,7 @@ pub fn print_stats(model: &impl Model, r: &Report, engine: &Engine<'_>) {
             match g.tree_nodes {
                 Some(nodes) => println!(
                     "memory:       {:.1} device bytes/state, compressed (root and {:.2} inner nodes per state), \
-                     and {:.0} host bytes/state (its index); room for {} states",
+                     and {:.0} host bytes/state (its root key); room for {} states",
                     g.bytes_per_state,
                     nodes as f64 / r.states.max(1) as f64,
                     g.host_bytes_per_state,

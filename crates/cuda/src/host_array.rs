@@ -1,4 +1,4 @@
-//! [`HostArray`]: an array of `u32` in host memory that kernels read and write in
+//! [`HostArray`]: an array of `u64` in host memory that kernels read and write in
 //! place, at the same address as on the host. A large virtual range is reserved once
 //! (no memory is committed), and pinned and mapped for the device a chunk at a time as
 //! it grows, so that a run that needs little pins little. It is how a GPU store keeps
@@ -17,12 +17,14 @@ use crate::CudaError;
 
 /// Chunks are multiples of this (the largest page size the host is likely to use).
 const CHUNK_ALIGN: usize = 2 << 20;
+/// Bytes per value.
+const VALUE: usize = 8;
 
-/// A growing `u32` array in host memory, mapped for the device at its host address.
+/// A growing `u64` array in host memory, mapped for the device at its host address.
 pub struct HostArray {
     ctx: Arc<CudaContext>,
     /// Value 0, at a multiple of `CHUNK_ALIGN` inside `mapping`.
-    base: *mut u32,
+    base: *mut u64,
     /// Reserved bytes from `base` (a multiple of `CHUNK_ALIGN`).
     reserved: usize,
     /// The mapping's start and length, for `munmap`.
@@ -47,7 +49,7 @@ impl HostArray {
                 "this device cannot address registered host memory at its host address".into(),
             ));
         }
-        let reserved = (len.max(1) * 4).next_multiple_of(CHUNK_ALIGN);
+        let reserved = (len.max(1) * VALUE).next_multiple_of(CHUNK_ALIGN);
         let size = reserved + CHUNK_ALIGN;
         // SAFETY: an anonymous private mapping of fresh address space; nothing else is
         // at the address the kernel picks, and `Drop` unmaps exactly this range.
@@ -67,7 +69,7 @@ impl HostArray {
                 std::io::Error::last_os_error()
             )));
         }
-        let base = (mapping as usize).next_multiple_of(CHUNK_ALIGN) as *mut u32;
+        let base = (mapping as usize).next_multiple_of(CHUNK_ALIGN) as *mut u64;
         // SAFETY: `base..base + reserved` lies inside the mapping; a failed madvise only
         // means small pages (huge ones fault in and pin many times faster).
         unsafe { libc::madvise(base.cast(), reserved, libc::MADV_HUGEPAGE) };
@@ -81,14 +83,14 @@ impl HostArray {
 
     /// The values pinned and mapped so far (the ones kernels may touch).
     pub fn mapped(&self) -> usize {
-        self.chunks.last().map_or(0, |&(at, bytes)| (at + bytes) / 4)
+        self.chunks.last().map_or(0, |&(at, bytes)| (at + bytes) / VALUE)
     }
 
     /// Pins and maps at least the first `len` values (at most the reserved ones),
     /// and at least twice as many as before; returns how many are mapped. A failure leaves the mapped ones as they were.
     pub fn grow_to(&mut self, len: usize) -> Result<usize, CudaError> {
-        let mapped = self.mapped() * 4;
-        let want = (len * 4).min(self.reserved);
+        let mapped = self.mapped() * VALUE;
+        let want = len.saturating_mul(VALUE).min(self.reserved);
         if want <= mapped {
             return Ok(self.mapped());
         }
@@ -110,7 +112,7 @@ impl HostArray {
 
     /// The first `len` values (at most the mapped ones). Only while no kernel that
     /// writes them runs.
-    pub fn read(&self, len: usize) -> &[u32] {
+    pub fn read(&self, len: usize) -> &[u64] {
         let len = len.min(self.mapped());
         // SAFETY: the first `mapped` values are committed host memory owned by `self`;
         // the caller's contract excludes concurrent device writes.

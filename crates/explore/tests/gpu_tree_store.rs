@@ -24,35 +24,31 @@ static inline u32 atomicExch(u32 *p, u32 v) { u32 o = *p; *p = v; return o; }
 const HARNESS: &str = r#"
 template <typename T> inline T wc_claim(T *counter) { return (*counter)++; }
 static WcTree tree;
-extern "C" void wc_test_init(u64 *nodes, u64 *roots, u64 capacity, u32 *fill, u32 *full, u32 fill_limit) {
+extern "C" void wc_test_init(u64 *nodes, u64 *roots, u64 capacity, u64 *fill, u32 *full, u64 fill_limit) {
   tree.nodes.table = nodes; tree.roots.table = roots;
   tree.nodes.capacity = tree.roots.capacity = capacity;
   tree.nodes.fill = fill; tree.roots.fill = fill + 1;
   tree.nodes.fill_limit = tree.roots.fill_limit = fill_limit;
   tree.full = full;
 }
-// Stores a state's root as the engine does (wc_insert_root): its index, and whether
-// the state is new.
-extern "C" u32 wc_test_root(u64 key, int *fresh) {
-  u32 index;
-  *fresh = wc_put_root(&tree, key, &index);
-  return *fresh < 0 ? WC_NODE_LOST : index;
-}
+// Stores a state's root as the engine does (wc_insert_root): 1 when the state is
+// new, 0 when it was there, -1 when the store is full.
+extern "C" int wc_test_root(u64 key) { return wc_put_root(&tree, key); }
 "#;
 
 struct Store {
     _library: Library,
     nodes: Vec<u64>,
     roots: Vec<u64>,
-    fill: Box<[u32; 2]>,
+    fill: Box<[u64; 2]>,
     full: Box<u32>,
     pack: unsafe extern "C" fn(*const u32, *const u32, *const u32, *mut u32) -> u64,
     unpack: unsafe extern "C" fn(u64, *mut u32, *mut u32),
-    put: unsafe extern "C" fn(u64, *mut i32) -> u32,
+    put: unsafe extern "C" fn(u64) -> i32,
 }
 
 impl Store {
-    fn new(words: usize, capacity: usize, fill_limit: u32) -> Store {
+    fn new(words: usize, capacity: usize, fill_limit: u64) -> Store {
         let unit = format!(
             "{SHIM}{TABLE_SOURCE}{HARNESS}{}\
              extern \"C\" u64 wc_test_pack(const u32 *t, const u32 *p, const u32 *pidx, u32 *idx) \
@@ -71,8 +67,8 @@ impl Store {
             let pack: Symbol<unsafe extern "C" fn(*const u32, *const u32, *const u32, *mut u32) -> u64> =
                 library.get(b"wc_test_pack").unwrap();
             let unpack: Symbol<unsafe extern "C" fn(u64, *mut u32, *mut u32)> = library.get(b"wc_test_unpack").unwrap();
-            let put: Symbol<unsafe extern "C" fn(u64, *mut i32) -> u32> = library.get(b"wc_test_root").unwrap();
-            let init: Symbol<unsafe extern "C" fn(*mut u64, *mut u64, u64, *mut u32, *mut u32, u32)> =
+            let put: Symbol<unsafe extern "C" fn(u64) -> i32> = library.get(b"wc_test_root").unwrap();
+            let init: Symbol<unsafe extern "C" fn(*mut u64, *mut u64, u64, *mut u64, *mut u32, u64)> =
                 library.get(b"wc_test_init").unwrap();
             let (pack, unpack, put, init) = (*pack, *unpack, *put, *init);
             let mut store = Store {
@@ -109,13 +105,11 @@ impl Store {
         (t, idx)
     }
 
-    /// Stores a state's root: its index, and 1 when the state is new, 0 when it was
-    /// there, -1 when the store is full.
-    fn put(&mut self, key: u64) -> (u32, i32) {
-        let mut fresh = 0;
+    /// Stores a state's root: 1 when the state is new, 0 when it was there, -1 when
+    /// the store is full.
+    fn put(&mut self, key: u64) -> i32 {
         // SAFETY: as in `pack`.
-        let index = unsafe { (self.put)(key, &mut fresh) };
-        (index, fresh)
+        unsafe { (self.put)(key) }
     }
 }
 
@@ -176,7 +170,7 @@ fn packing_is_canonical_and_unpacks_to_the_state() {
             }
             let seen = by_state.insert(t.clone(), root);
             assert!(seen.is_none_or(|r| r == root), "{words} words: one state with two roots");
-            let (_, fresh) = store.put(root);
+            let fresh = store.put(root);
             assert_eq!(fresh, seen.is_none() as i32, "{words} words: a root is new exactly when its state is");
             new_roots += fresh as usize;
             stored.push((t, idx));
@@ -202,12 +196,12 @@ fn a_full_table_is_reported_and_never_loops() {
     for _ in 0..500 {
         let t: Vec<u32> = (0..words).map(|_| rng.next() as u32).collect();
         let (root, _) = store.pack(&t, None);
-        let (index, fresh) = store.put(root);
-        assert_eq!(index == 0xFFFF_FFFF, fresh < 0);
+        let fresh = store.put(root);
+        assert!((-1..=1).contains(&fresh), "{fresh}");
         lost |= fresh < 0;
     }
     assert_eq!(*store.full, 1, "past its fill limit a set is full");
-    assert!(lost, "with every entry taken, an insertion returns the lost index");
+    assert!(lost, "with every entry taken, an insertion says the store is full");
     // The nodes' set fills first (four nodes a state), with every entry taken and
     // counted; a root above a lost node is lost too.
     assert_eq!(store.nodes.iter().filter(|&&e| e != 0).count(), 64);

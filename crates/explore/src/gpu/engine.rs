@@ -43,9 +43,13 @@ const TREE_SAMPLE: usize = 100_000;
 /// The compressed store's room for levels (their first ids, which counterexamples are
 /// rebuilt from): a run of more levels still explores, without counterexamples.
 const LEVEL_ROOM: u32 = 1 << 22;
-/// The most entries of each of the compressed store's sets: indices are 32 bits, two of
-/// them reserved (`WC_NODE_ONES`, `WC_NODE_LOST` in tree.cu).
+/// The most entries of the compressed store's set of inner nodes: their indices are 32
+/// bits, two of them reserved (`WC_NODE_ONES`, `WC_NODE_LOST` in tree.cu). The set of
+/// roots has no such bound: a state's id is 64-bit and names its root key.
 const TREE_MAX_ENTRIES: u64 = 0xFFFF_FFF0;
+/// The most states of the compressed store: the root keys' reserved address range in
+/// host memory (8 bytes each, 128 GiB).
+const MAX_HOST_SLOTS: u64 = 1 << 34;
 
 /// The GPU's state store.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -245,7 +249,8 @@ pub(crate) struct TableArgs {
     pub capacity: u64,
     pub count: u64,
     pub full: u64,
-    pub limit: u32,
+    /// The ids below which new states may be numbered.
+    pub limit: u64,
     pub parent_parts: u64,
     pub out_data: u64,
     pub out_fill: u64,
@@ -276,14 +281,13 @@ pub(crate) struct SetArgs {
     pub table: u64,
     pub capacity: u64,
     pub fill: u64,
-    pub fill_limit: u32,
+    pub fill_limit: u64,
 }
 
 // SAFETY: `#[repr(C)]` with only `u64`, `u32` and `TreeArgs` fields (of `SetArgs`,
 // `u64` and `u32` fields), in the order and of the types of `struct WcTable` in
-// kernel.cu and `struct WcTree` and `WcSet` in tree.cu (C pads `limit`, `parts`,
-// `fill_limit` and `find_only` to 8 bytes as Rust does), so its bytes are the kernels'
-// parameter as it is.
+// kernel.cu and `struct WcTree` and `WcSet` in tree.cu (C pads `parts` and `find_only`
+// to 8 bytes as Rust does), so its bytes are the kernels' parameter as it is.
 unsafe impl DeviceRepr for TableArgs {}
 
 /// Compiles (or finds in the cache) the kernels of `model` with `invariants` for
@@ -348,12 +352,16 @@ pub struct Store {
     /// roots); one entry otherwise.
     _nodes: CudaSlice<u64>,
     /// The compressed store: the entries its sets hold (`[0]` nodes, `[1]` roots), and
-    /// the first id of each level; unused otherwise.
-    fill: CudaSlice<u32>,
+    /// the first id of each level (64-bit, as two words each); unused otherwise.
+    fill: CudaSlice<u64>,
     levels: CudaSlice<u32>,
-    /// The compressed store: for each id its root's entry in the set of roots, in host
-    /// memory mapped for the device, pinned as the search grows (`args.limit` ids).
+    /// The compressed store: for each id its root key, in host memory mapped for the
+    /// device, pinned as the search grows (`args.limit` ids).
     slots: Option<RefCell<HostSlots>>,
+    /// Whether the kernels' ids (`wc_id`) are 64-bit (the compressed store): then the
+    /// control block, the levels' first ids and the violations' first ids are of
+    /// 64-bit words, each two `u32`s here, low half first.
+    wide: bool,
     /// States the store was sized for, and whether host memory (for the slots) bounded
     /// them rather than the device's.
     capacity: u64,
@@ -361,8 +369,9 @@ pub struct Store {
     /// Device bytes of the states, parents and table (compressed: of the sets).
     reserved: u64,
     /// The control block (see kernel.cu): states found, overflow flag, the level being
-    /// expanded, why the device-driven search stopped, levels, [6] edge overflow flag.
-    /// Read after each batch.
+    /// expanded, why the device-driven search stopped, levels, [6] edge overflow flag;
+    /// 8 words of `wc_id` (16 `u32`s, the last 8 unused when ids are 32-bit). Read
+    /// after each batch.
     pub ctl: CudaSlice<u32>,
     counters: CudaSlice<u64>,
     viol_first: CudaSlice<u32>,
@@ -536,7 +545,9 @@ pub fn explore<M: CudaModel>(
     // The compressed store's host slots: the first chunk pinned while the kernels compile
     // and the store is sized.
     let tuning = Tuning::from_env();
-    let pinning = compressed.then(|| HostSlots::start(&ctx, tuning.host_slots as usize));
+    // A state's root key is in host memory: room for as many as three quarters of it hold.
+    let host_ids = warpcheck_store::memory::available().unwrap_or(u64::MAX) / 4 * 3 / 8;
+    let pinning = compressed.then(|| HostSlots::start(&ctx, host_ids.min(MAX_HOST_SLOTS), tuning.host_slots as usize));
     let (major, minor) = ctx.compute_capability().map_err(cuda)?;
     let compile_start = Instant::now();
     let mut source =
@@ -565,9 +576,7 @@ pub fn explore<M: CudaModel>(
     let budget = options.memory.unwrap_or((free as f64 * 0.9) as u64).saturating_sub(64 << 20);
     let (capacity, entries, node_entries, host_bound) = if compressed {
         let nodes_per_state = super::tree::sampled_nodes_per_state(model, TREE_SAMPLE);
-        // A state's index is in host memory: at most half of what is available.
-        let host_ids = warpcheck_store::memory::available().unwrap_or(u64::MAX) / 2 / 4;
-        let sets = CompressedSizing::for_budget(budget, nodes_per_state, host_ids);
+        let sets = CompressedSizing::for_budget(budget, nodes_per_state, host_ids.min(MAX_HOST_SLOTS));
         (sets.capacity, sets.roots, sets.nodes, sets.host_bound)
     } else {
         let per_state = 4.0 * words as f64 + 4.0 + 8.0 / LOAD;
@@ -587,11 +596,12 @@ pub fn explore<M: CudaModel>(
     let parents = alloc(if compressed { 1 } else { capacity as usize })?;
     let table = stream.alloc_zeros::<u64>(entries as usize).map_err(cuda)?;
     let nodes = stream.alloc_zeros::<u64>(node_entries as usize).map_err(cuda)?;
-    let fill = stream.alloc_zeros::<u32>(2).map_err(cuda)?;
-    let levels = stream.alloc_zeros::<u32>(if compressed { LEVEL_ROOM as usize } else { 1 }).map_err(cuda)?;
-    let ctl = stream.alloc_zeros::<u32>(8).map_err(cuda)?;
+    let fill = stream.alloc_zeros::<u64>(2).map_err(cuda)?;
+    let levels = stream.alloc_zeros::<u32>(if compressed { 2 * LEVEL_ROOM as usize } else { 1 }).map_err(cuda)?;
+    let ctl = stream.alloc_zeros::<u32>(16).map_err(cuda)?;
     let counters = stream.alloc_zeros::<u64>(4).map_err(cuda)?;
-    let viol_first = stream.clone_htod(&vec![u32::MAX; categories]).map_err(cuda)?;
+    let id_words = if compressed { 2 } else { 1 };
+    let viol_first = stream.clone_htod(&vec![u32::MAX; categories * id_words]).map_err(cuda)?;
     let viol_count = stream.alloc_zeros::<u64>(categories).map_err(cuda)?;
     let args = TableArgs {
         states: ptr(&states, &stream),
@@ -599,8 +609,9 @@ pub fn explore<M: CudaModel>(
         table: ptr(&table, &stream),
         capacity: entries,
         count: ptr(&ctl, &stream),
-        full: ptr(&ctl, &stream) + 4,
-        limit: capacity as u32,
+        // The overflow word, ctl[1] (its low half when ids are 64-bit).
+        full: ptr(&ctl, &stream) + 4 * id_words as u64,
+        limit: capacity,
         ..TableArgs::default()
     };
     let mut slots = None;
@@ -612,12 +623,12 @@ pub fn explore<M: CudaModel>(
             table,
             capacity: entries,
             fill,
-            fill_limit: (entries as f64 * TREE_FILL) as u32,
+            fill_limit: (entries as f64 * TREE_FILL) as u64,
         };
         let fill = ptr(&fill, &stream);
         let tree = TreeArgs {
             nodes: set(ptr(&nodes, &stream), node_entries, fill),
-            roots: set(args.table, entries, fill + 4),
+            roots: set(args.table, entries, fill + 8),
             full: args.full,
             find_only: 0,
         };
@@ -627,7 +638,7 @@ pub fn explore<M: CudaModel>(
             parents: 0,
             table: 0,
             capacity: 0,
-            limit: limit as u32,
+            limit,
             slots: slots_address,
             tree,
             levels,
@@ -638,7 +649,7 @@ pub fn explore<M: CudaModel>(
         args
     };
     let reserved = if compressed {
-        (entries + node_entries) * 8 + LEVEL_ROOM as u64 * 4
+        (entries + node_entries) * 8 + LEVEL_ROOM as u64 * 8
     } else {
         capacity * (4 * words as u64 + 4) + entries * 8
     };
@@ -678,6 +689,7 @@ pub fn explore<M: CudaModel>(
         fill,
         levels,
         slots,
+        wide: compressed,
         capacity,
         host_bound,
         reserved,
@@ -740,13 +752,13 @@ pub fn explore<M: CudaModel>(
     gpu.kernel_registers = expand.num_regs().unwrap_or(-1);
     gpu.kernel_local_bytes = expand.local_size_bytes().unwrap_or(-1);
     if compressed {
-        let mut taken = [0u32; 2];
+        let mut taken = [0u64; 2];
         stream.memcpy_dtoh(&store.fill, &mut taken).map_err(cuda)?;
         let states = gpu.report.table_entries.max(1);
         gpu.store = "compressed";
-        gpu.tree_nodes = Some(taken[0] as u64);
-        gpu.bytes_per_state = 8.0 * (taken[0] as u64 + taken[1] as u64) as f64 / TREE_FILL / states as f64;
-        gpu.host_bytes_per_state = 4.0;
+        gpu.tree_nodes = Some(taken[0]);
+        gpu.bytes_per_state = 8.0 * (taken[0] + taken[1]) as f64 / TREE_FILL / states as f64;
+        gpu.host_bytes_per_state = 8.0;
     } else {
         gpu.store = "flat";
         gpu.bytes_per_state = 4.0 * words as f64 + 4.0 + 8.0 * entries as f64 / capacity as f64;
@@ -762,7 +774,7 @@ pub fn explore<M: CudaModel>(
 #[derive(Debug, PartialEq)]
 struct CompressedSizing {
     /// States it holds (the set of roots' fill limit), and whether the host memory
-    /// for their indices bounded them rather than the device's.
+    /// for their root keys bounded them rather than the device's.
     capacity: u64,
     host_bound: bool,
     /// Entries of the set of roots and of the set of inner nodes.
@@ -772,7 +784,7 @@ struct CompressedSizing {
 
 impl CompressedSizing {
     /// Sizes for `budget` bytes of device memory, `nodes_per_state` inner nodes per
-    /// state planned (the sample's), and room for `host_ids` indices in host memory.
+    /// state planned (the sample's), and room for `host_ids` root keys in host memory.
     /// The levels' first ids come off the budget; a root and the planned nodes per
     /// state, their sets filled up to TREE_FILL, set the states; the set of roots holds
     /// them, the set of inner nodes takes the rest of the budget (room for more nodes
@@ -780,12 +792,10 @@ impl CompressedSizing {
     fn for_budget(budget: u64, nodes_per_state: f64, host_ids: u64) -> CompressedSizing {
         let budget = budget.saturating_sub(LEVEL_ROOM as u64 * 4);
         let per_state = 8.0 * (1.0 + nodes_per_state.clamp(0.02, 8.0)) / TREE_FILL;
-        let capacity = ((budget as f64 / per_state) as u64)
-            .min(u32::MAX as u64 - 4)
-            .min((TREE_MAX_ENTRIES as f64 * TREE_FILL) as u64);
+        let capacity = (budget as f64 / per_state) as u64;
         let host_bound = host_ids < capacity;
         let capacity = capacity.min(host_ids);
-        let roots = ((capacity as f64 / TREE_FILL).ceil() as u64).min(TREE_MAX_ENTRIES);
+        let roots = (capacity as f64 / TREE_FILL).ceil() as u64;
         let nodes = (budget.saturating_sub(roots * 8) / 8).clamp(1, TREE_MAX_ENTRIES);
         CompressedSizing { capacity, host_bound, roots, nodes }
     }
@@ -852,6 +862,22 @@ impl<M: CudaModel> Run<'_, M> {
         Ok(host)
     }
 
+    /// Ids as the device wrote them (`words`: a `u32` each, or two, low half first,
+    /// when they are 64-bit).
+    fn ids_of(&self, words: &[u32]) -> Vec<u64> {
+        match self.store.wide {
+            true => words.chunks_exact(2).map(|w| w[0] as u64 | (w[1] as u64) << 32).collect(),
+            false => words.iter().map(|&w| w as u64).collect(),
+        }
+    }
+
+    /// The control block's 8 words.
+    fn read_ctl(&self) -> Result<Vec<u64>, GpuError> {
+        let mut ids = self.ids_of(&self.read(&self.store.ctl)?);
+        ids.truncate(8);
+        Ok(ids)
+    }
+
     fn read_one(&self, s: &CudaSlice<u32>, index: usize) -> Result<u32, GpuError> {
         let mut host = [0u32];
         self.stream.memcpy_dtoh(&s.slice(index..index + 1), &mut host).map_err(cuda)?;
@@ -860,10 +886,10 @@ impl<M: CudaModel> Run<'_, M> {
 
     /// Enqueues the expansion kernel over ids `lo..hi`, or with `device_range` over the
     /// level the control block names (with a grid sized for the whole GPU).
-    fn enqueue_expand(&self, lo: u32, hi: u32, device_range: bool, flags: u32) -> Result<(), GpuError> {
+    fn enqueue_expand(&self, lo: u64, hi: u64, device_range: bool, flags: u32) -> Result<(), GpuError> {
         let block = self.tuning.block;
         let most = self.sms * self.tuning.blocks_per_sm;
-        let blocks = if device_range { most } else { (hi - lo).div_ceil(block).clamp(1, most) };
+        let blocks = if device_range { most } else { (hi - lo).div_ceil(block as u64).clamp(1, most as u64) as u32 };
         let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 };
         let s = self.store;
         let stream = self.stream;
@@ -871,7 +897,9 @@ impl<M: CudaModel> Run<'_, M> {
             (ptr(&s.counters, stream), ptr(&s.viol_first, stream), ptr(&s.viol_count, stream));
         let ctl = if device_range { ptr(&s.ctl, stream) } else { 0u64 };
         let table = s.args.get();
-        let args: [&dyn KernelArg; 8] = [&table, &lo, &hi, &ctl, &counters, &viol_first, &viol_count, &flags];
+        let (lo32, hi32) = (lo as u32, hi as u32);
+        let (lo, hi): (&dyn KernelArg, &dyn KernelArg) = if s.wide { (&lo, &hi) } else { (&lo32, &hi32) };
+        let args: [&dyn KernelArg; 8] = [&table, lo, hi, &ctl, &counters, &viol_first, &viol_count, &flags];
         // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_expand`'s parameters in
         // kernel.cu's order and types; the addresses are of the run's `Store`, which
         // outlives the search; ids stay below the store's limit (checked room, and the
@@ -899,10 +927,11 @@ impl<M: CudaModel> Run<'_, M> {
         let categories = s.viol_count.len() as u32;
         let stop = self.options.stop_at_first as u32;
         let table = s.args.get();
+        let limit32 = table.limit as u32;
+        let limit: &dyn KernelArg = if s.wide { &table.limit } else { &limit32 };
         for _ in 0..levels {
             let (levels, room) = (table.levels, table.level_room);
-            let args: [&dyn KernelArg; 8] =
-                [&ctl, &bound, &table.limit, &viol_count, &categories, &stop, &levels, &room];
+            let args: [&dyn KernelArg; 8] = [&ctl, &bound, limit, &viol_count, &categories, &stop, &levels, &room];
             // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_advance`'s parameters
             // in kernel.cu's order and types, addresses of the run's live `Store`.
             unsafe { warpcheck_cuda::launch(stream, self.advance, ONE_THREAD, &args) }.map_err(cuda)?;
@@ -917,7 +946,7 @@ impl<M: CudaModel> Run<'_, M> {
             if checks.deadlock { CHECK_DEADLOCK } else { 0 } | if checks.assertions { CHECK_ASSERTIONS } else { 0 };
         let bound = self.generated.max_successors;
         let mut gpu = GpuReport { generate_seconds: self.options.profile.then_some(0.0), ..GpuReport::default() };
-        let mut ctl = self.read(&self.store.ctl)?;
+        let mut ctl = self.read_ctl()?;
         let mut stopped = false;
         let mut last_progress = Instant::now();
         'levels: loop {
@@ -926,13 +955,13 @@ impl<M: CudaModel> Run<'_, M> {
             if !self.options.profile {
                 gpu.kernel_seconds += self.timed(|| self.enqueue_levels(LEVELS_PER_BATCH, flags))?;
                 gpu.launches += 2 * LEVELS_PER_BATCH as u64;
-                ctl = self.read(&self.store.ctl)?;
+                ctl = self.read_ctl()?;
                 if ctl[1] != 0 {
                     return Err(self.overflow(&ctl));
                 }
                 self.grow_slots_ahead(ctl[0]);
                 self.report_progress(&mut last_progress, start, &ctl)?;
-                match ctl[4] {
+                match ctl[4] as u32 {
                     STOP_DONE => break,
                     STOP_VIOLATION => {
                         stopped = true;
@@ -941,7 +970,7 @@ impl<M: CudaModel> Run<'_, M> {
                     STOP_ROOM => {
                         // Host slots pinned for the level's successors (at most twice as
                         // many as before): on the device again; else in chunks, below.
-                        let (lo, hi) = (ctl[3] as u64, ctl[0] as u64);
+                        let (lo, hi) = (ctl[3], ctl[0]);
                         let need = hi + (hi - lo) * bound + 1;
                         if self.grow_slots(need)? >= need {
                             ctl[4] = 0;
@@ -960,22 +989,22 @@ impl<M: CudaModel> Run<'_, M> {
                 break;
             }
             // The compressed store: the level's first id, as wc_advance notes it.
-            if self.tree.is_some() && ctl[5] < LEVEL_ROOM {
-                let at = ptr(&self.store.levels, self.stream) + 4 * ctl[5] as u64;
+            if self.tree.is_some() && ctl[5] < LEVEL_ROOM as u64 {
+                let at = ptr(&self.store.levels, self.stream) + 8 * ctl[5];
                 self.stream.synchronize().map_err(cuda)?;
-                // SAFETY: `at` is inside the `LEVEL_ROOM`-word levels buffer and no kernel
-                // is running.
+                // SAFETY: `at` is inside the levels buffer (`LEVEL_ROOM` 64-bit ids) and
+                // no kernel is running.
                 unsafe { cudarc::driver::result::memcpy_htod_sync(at, &[lo]) }.map_err(cuda)?;
             }
             if let Some(g) = gpu.generate_seconds.as_mut() {
                 *g += self.timed(|| self.enqueue_expand(lo, hi, false, flags | GENERATE_ONLY))?;
                 gpu.launches += 1;
             }
-            let mut found = hi as u64;
+            let mut found = hi;
             let mut at = lo;
             while at < hi {
                 // Room for every successor of the chunk, whatever the table holds.
-                let mut limit = self.grow_slots(found + (hi - at) as u64 * bound + 1)?;
+                let mut limit = self.grow_slots(found + (hi - at) * bound + 1)?;
                 // The compressed store: at least one state's successors, pinning more
                 // as long as more can be pinned.
                 while limit < found + bound + 1 {
@@ -988,40 +1017,44 @@ impl<M: CudaModel> Run<'_, M> {
                 let room = limit.saturating_sub(found) / bound;
                 if room == 0 && self.prefix_on_full {
                     // States `0..at` are expanded, their successors recorded.
-                    gpu.prefix = Some(at as u64);
-                    ctl[0] = found as u32;
+                    gpu.prefix = Some(at);
+                    ctl[0] = found;
                     stopped = true;
                     break 'levels;
                 }
                 if room == 0 {
                     return Err(self.full(found));
                 }
-                let end = (at as u64 + room).min(hi as u64) as u32;
+                let end = (at + room).min(hi);
                 gpu.kernel_seconds += self.timed(|| self.enqueue_expand(at, end, false, flags))?;
                 gpu.launches += 1;
                 at = end;
-                let now = self.read(&self.store.ctl)?;
-                found = now[0] as u64;
+                let now = self.read_ctl()?;
+                found = now[0];
                 if now[1] != 0 {
                     return Err(self.overflow(&now));
                 }
             }
             // The level is done: hand the search back to the device.
-            ctl = vec![found as u32, 0, lo, hi, 0, ctl[5] + 1, 0, 0];
+            ctl = vec![found, 0, lo, hi, 0, ctl[5] + 1, 0, 0];
             self.write_ctl(&ctl)?;
             self.report_progress(&mut last_progress, start, &ctl)?;
         }
         let counters = self.read(&self.store.counters)?;
-        gpu.report = report(&counters, ctl[0] as u64, ctl[5], !stopped, self.violations()?);
+        gpu.report = report(&counters, ctl[0], ctl[5] as u32, !stopped, self.violations()?);
         Ok(gpu)
     }
 
     /// Writes the control block (8 words) when no kernel runs.
-    fn write_ctl(&self, ctl: &[u32]) -> Result<(), GpuError> {
+    fn write_ctl(&self, ctl: &[u64]) -> Result<(), GpuError> {
+        let words: Vec<u32> = match self.store.wide {
+            true => ctl[..8].iter().flat_map(|&w| [w as u32, (w >> 32) as u32]).collect(),
+            false => ctl[..8].iter().map(|&w| w as u32).collect(),
+        };
         self.stream.synchronize().map_err(cuda)?;
-        // SAFETY: `ctl` is an 8-word device buffer and no kernel is running.
-        unsafe { cudarc::driver::result::memcpy_htod_sync(ptr(&self.store.ctl, self.stream), &ctl[..8]) }
-            .map_err(cuda)?;
+        // SAFETY: `ctl` is a 16-word device buffer, `words` at most 16 words, and no
+        // kernel is running.
+        unsafe { cudarc::driver::result::memcpy_htod_sync(ptr(&self.store.ctl, self.stream), &words) }.map_err(cuda)?;
         Ok(())
     }
 
@@ -1030,24 +1063,24 @@ impl<M: CudaModel> Run<'_, M> {
     /// the whole capacity), and raises the store's limit to them. Returns the limit,
     /// which for the flat store is fixed.
     fn grow_slots(&self, need: u64) -> Result<u64, GpuError> {
-        let limit = self.store.args.get().limit as u64;
+        let limit = self.store.args.get().limit;
         let Some(slots) = &self.store.slots else { return Ok(limit) };
         if need <= limit {
             return Ok(limit);
         }
         self.stream.synchronize().map_err(cuda)?;
         let limit = slots.borrow_mut().grow(need.min(2 * limit.max(1)));
-        self.store.args.set(TableArgs { limit: limit as u32, ..self.store.args.get() });
+        self.store.args.set(TableArgs { limit, ..self.store.args.get() });
         Ok(limit)
     }
 
     /// The compressed store, between batches of levels: takes slots pinned in the
     /// background, and starts pinning more when half are used.
-    fn grow_slots_ahead(&self, found: u32) {
+    fn grow_slots_ahead(&self, found: u64) {
         if let Some(slots) = &self.store.slots {
             let mut slots = slots.borrow_mut();
-            slots.grow_ahead(found as u64);
-            self.store.args.set(TableArgs { limit: slots.limit() as u32, ..self.store.args.get() });
+            slots.grow_ahead(found);
+            self.store.args.set(TableArgs { limit: slots.limit(), ..self.store.args.get() });
         }
     }
 
@@ -1055,7 +1088,7 @@ impl<M: CudaModel> Run<'_, M> {
         Ok(self.read(&self.store.viol_count)?.iter().any(|&c| c > 0))
     }
 
-    fn report_progress(&self, last: &mut Instant, start: Instant, ctl: &[u32]) -> Result<(), GpuError> {
+    fn report_progress(&self, last: &mut Instant, start: Instant, ctl: &[u64]) -> Result<(), GpuError> {
         let Some(progress) = self.options.progress else { return Ok(()) };
         if last.elapsed().as_millis() < 250 {
             return Ok(());
@@ -1063,21 +1096,21 @@ impl<M: CudaModel> Run<'_, M> {
         *last = Instant::now();
         let counters = self.read(&self.store.counters)?;
         progress(&Progress {
-            states: ctl[0] as u64,
+            states: ctl[0],
             transitions: counters[0],
-            level: ctl[5].saturating_sub(1),
+            level: (ctl[5] as u32).saturating_sub(1),
             seconds: start.elapsed().as_secs_f64(),
         });
         Ok(())
     }
 
     /// The error for a set overflow flag (`ctl[1]`): edges (`ctl[6]`) or states.
-    fn overflow(&self, ctl: &[u32]) -> GpuError {
-        let states = ctl[0] as u64;
+    fn overflow(&self, ctl: &[u64]) -> GpuError {
+        let states = ctl[0];
         match self.edge_bytes {
             Some(bytes) if ctl[6] != 0 => GpuError::EdgesFull { states, capacity: bytes / 4, bytes },
             // The compressed store's sets filled before its ids ran out: device memory.
-            _ if states < self.store.args.get().limit as u64 => self.device_full(states),
+            _ if states < self.store.args.get().limit => self.device_full(states),
             _ => self.full(states),
         }
     }
@@ -1086,7 +1119,7 @@ impl<M: CudaModel> Run<'_, M> {
     /// host slots (pinned short of the planned states, or bounded by the host's
     /// memory), or its device memory.
     fn full(&self, states: u64) -> GpuError {
-        let (store, limit) = (self.store, self.store.args.get().limit as u64);
+        let (store, limit) = (self.store, self.store.args.get().limit);
         if store.slots.is_some() && (limit < store.capacity || store.host_bound) {
             return GpuError::HostFull { states, capacity: limit };
         }
@@ -1099,7 +1132,7 @@ impl<M: CudaModel> Run<'_, M> {
 
     /// The violations found, with a shortest counterexample each.
     fn violations(&self) -> Result<Vec<Violation>, GpuError> {
-        let first = self.read(&self.store.viol_first)?;
+        let first = self.ids_of(&self.read(&self.store.viol_first)?);
         let counts = self.read(&self.store.viol_count)?;
         let model = self.model;
         let mut found = Vec::new();
@@ -1123,41 +1156,44 @@ impl<M: CudaModel> Run<'_, M> {
 
     /// The compressed store: the ids of a shortest path from an initial state to `id`,
     /// each state's parent the least id of the level before with a step to it.
-    fn found_path(&self, tree: &TreeKernels, id: u32) -> Result<Vec<u32>, GpuError> {
+    fn found_path(&self, tree: &TreeKernels, id: u64) -> Result<Vec<u64>, GpuError> {
         let stream = self.stream;
-        let ctl = self.read(&self.store.ctl)?;
+        let ctl = self.read_ctl()?;
         let started = ctl[5] as usize;
         if started >= LEVEL_ROOM as usize {
             return Err(GpuError::Options(format!(
-                "the compressed GPU store rebuilds counterexamples of at most {LEVEL_ROOM} levels; this search has                  {started}: use --gpu-store flat or the CPU"
+                "the compressed GPU store rebuilds counterexamples of at most {LEVEL_ROOM} levels; this search has \
+                 {started}: use --gpu-store flat or the CPU"
             )));
         }
         // levels[k]: the first id of level k; the last level ends at the states found.
-        let mut starts = vec![0u32; started];
-        stream.memcpy_dtoh(&self.store.levels.slice(..started), &mut starts).map_err(cuda)?;
+        let mut words = vec![0u32; 2 * started];
+        stream.memcpy_dtoh(&self.store.levels.slice(..2 * started), &mut words).map_err(cuda)?;
+        let mut starts = self.ids_of(&words);
         starts.push(ctl[0]);
         let level = level_of(&starts, id);
         let mut ids = vec![id];
-        let mut found = stream.alloc_zeros::<u32>(1).map_err(cuda)?;
+        let mut found = stream.alloc_zeros::<u64>(1).map_err(cuda)?;
         let found_ptr = ptr(&found, stream);
         let table = self.store.args.get();
         let args = TableArgs { tree: TreeArgs { find_only: 1, ..table.tree }, ..table };
         for k in (0..level).rev() {
             let target = self.root_key(*ids.last().unwrap())?;
             let (lo, hi) = (starts[k], starts[k + 1]);
-            stream.memcpy_htod(&[u32::MAX], &mut found).map_err(cuda)?;
+            stream.memcpy_htod(&[u64::MAX], &mut found).map_err(cuda)?;
             let most = tree.find_parent.max_threads_per_block().map_err(cuda)? as u32;
             let block = self.tuning.block.min(most / 32 * 32).max(32);
-            let blocks = (hi - lo).div_ceil(block).clamp(1, self.sms * self.tuning.blocks_per_sm);
+            let blocks =
+                (hi - lo).div_ceil(block as u64).clamp(1, (self.sms * self.tuning.blocks_per_sm) as u64) as u32;
             let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 };
             // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_find_parent(WcTable,
-            // u32, u32, u64, u32 *)` with the run's live store (lookups only: `find_only`)
-            // and a one-word result buffer.
+            // wc_id, wc_id, u64, wc_id *)` (64-bit ids) with the run's live store (lookups
+            // only: `find_only`) and a one-id result buffer.
             unsafe { warpcheck_cuda::launch(stream, &tree.find_parent, cfg, &[&args, &lo, &hi, &target, &found_ptr]) }
                 .map_err(cuda)?;
-            let mut parent = [0u32];
+            let mut parent = [0u64];
             stream.memcpy_dtoh(&found, &mut parent).map_err(cuda)?;
-            if parent[0] == u32::MAX {
+            if parent[0] == u64::MAX {
                 return Err(GpuError::Cuda(format!("no parent of state {} in level {k}", ids.last().unwrap())));
             }
             ids.push(parent[0]);
@@ -1166,21 +1202,15 @@ impl<M: CudaModel> Run<'_, M> {
         Ok(ids)
     }
 
-    /// The compressed store: the root key of state `id` (its entry, complemented).
-    fn root_key(&self, id: u32) -> Result<u64, GpuError> {
-        // No kernel writes the slots or the table while they are read.
+    /// The compressed store: the root key of state `id`.
+    fn root_key(&self, id: u64) -> Result<u64, GpuError> {
+        // No kernel writes the slots while they are read.
         self.stream.synchronize().map_err(cuda)?;
-        let slot = self.store.slots.as_ref().expect("the compressed store has slots").borrow_mut().get(id) as u64;
-        let mut entry = [0u64];
-        let at = self.store.args.get().tree.roots.table + 8 * slot;
-        // SAFETY: `slot` is a state's entry in the set of roots (`capacity` entries at
-        // `tree.roots.table`); no kernel is running.
-        unsafe { cudarc::driver::result::memcpy_dtoh_sync(&mut entry, at) }.map_err(cuda)?;
-        Ok(!entry[0])
+        Ok(self.store.slots.as_ref().expect("the compressed store has slots").borrow_mut().get(id))
     }
 
     /// The compressed store's states `ids`, unpacked on the device.
-    fn unpacked(&self, unpack: &CudaFunction, ids: &[u32]) -> Result<Vec<Vec<u32>>, GpuError> {
+    fn unpacked(&self, unpack: &CudaFunction, ids: &[u64]) -> Result<Vec<Vec<u32>>, GpuError> {
         let stream = self.stream;
         let n = ids.len() as u32;
         let on_device = stream.clone_htod(ids).map_err(cuda)?;
@@ -1188,8 +1218,8 @@ impl<M: CudaModel> Run<'_, M> {
         let (ids_ptr, out_ptr) = (ptr(&on_device, stream), ptr(&out, stream));
         let cfg = LaunchConfig { grid_dim: (n.div_ceil(128), 1, 1), block_dim: (128, 1, 1), shared_mem_bytes: 0 };
         // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_unpack_ids(WcTable,
-        // const u32 *, u32, u32 *)` with the run's live store, `n` ids below its count
-        // and room for `n` states of `WC_WORDS` words.
+        // const wc_id *, u32, u32 *)` (64-bit ids) with the run's live store, `n` ids
+        // below its count and room for `n` states of `WC_WORDS` words.
         unsafe { warpcheck_cuda::launch(stream, unpack, cfg, &[&self.store.args.get(), &ids_ptr, &n, &out_ptr]) }
             .map_err(cuda)?;
         let mut words = vec![0u32; ids.len() * self.words];
@@ -1199,12 +1229,12 @@ impl<M: CudaModel> Run<'_, M> {
 
     /// The states from the initial state to state `id`, through the parent links (the
     /// compressed store: found level by level).
-    fn path_to(&self, id: u32) -> Result<Vec<Vec<u32>>, GpuError> {
+    fn path_to(&self, id: u64) -> Result<Vec<Vec<u32>>, GpuError> {
         if let Some(tree) = &self.tree {
             let ids = self.found_path(tree, id)?;
             return self.unpacked(&tree.unpack, &ids);
         }
-        let mut ids = vec![id];
+        let mut ids = vec![id as u32];
         loop {
             let parent = self.read_one(&self.store.parents, *ids.last().unwrap() as usize)?;
             if parent == u32::MAX {
@@ -1228,7 +1258,7 @@ impl<M: CudaModel> Run<'_, M> {
 /// The breadth-first level of state `id`, given each level's first id (`starts`, in
 /// order, with the end of the last level after them): the last level starting at or
 /// before `id`.
-fn level_of(starts: &[u32], id: u32) -> usize {
+fn level_of(starts: &[u64], id: u64) -> usize {
     starts.partition_point(|&first| first <= id).saturating_sub(1)
 }
 
@@ -1309,10 +1339,15 @@ mod tests {
             assert!(s.nodes as f64 >= planned.min(TREE_MAX_ENTRIES as f64) * 0.999, "{budget}: {s:?}");
             assert!(!s.host_bound && s.capacity > 1000, "{budget}: {s:?}");
         }
-        // A full card: indices bound the states, the nodes take the rest.
+        // A full card: more than 2^32 states (64-bit ids, roots named by their keys),
+        // the nodes' indices still 32-bit.
         let s = CompressedSizing::for_budget(78 << 30, 0.1, u64::MAX);
-        assert_eq!(s.capacity, (TREE_MAX_ENTRIES as f64 * TREE_FILL) as u64);
-        assert!(s.nodes > s.capacity, "{s:?}");
+        assert!(s.capacity > 8_000_000_000 && s.roots > u32::MAX as u64, "{s:?}");
+        assert!(s.nodes <= TREE_MAX_ENTRIES, "{s:?}");
+        // Nodes past their indices' room: the set of nodes is as large as they allow.
+        let s = CompressedSizing::for_budget(78 << 30, 1.5, u64::MAX);
+        assert_eq!(s.nodes, TREE_MAX_ENTRIES, "{s:?}");
+        assert!((s.roots + s.nodes) * 8 + room <= 78 << 30, "{s:?}");
         // Host memory for the indices binds.
         let s = CompressedSizing::for_budget(78 << 30, 0.1, 1_000_000);
         assert_eq!((s.capacity, s.host_bound), (1_000_000, true));

@@ -1,6 +1,6 @@
-//! The compressed store's slots: for each state id, the table entry of its root, kept
-//! in host memory that the kernels use in place ([`HostArray`]), so that a state costs
-//! the device only its table entries. Pinning host memory is slow (the host faults in
+//! The compressed store's slots: for each state id, its root key, kept in host memory
+//! that the kernels use in place ([`HostArray`]), so that a state costs the device only
+//! its sets' entries. Pinning host memory is slow (the host faults in
 //! and locks every page), so the slots grow in the background: the first chunk while
 //! the kernels compile, each later one while the device explores, and the search waits
 //! for pinning only when a level needs more ids than are pinned.
@@ -18,7 +18,7 @@ pub(crate) trait Pinnable: Send + 'static {
     fn address(&self) -> u64;
     fn mapped(&self) -> usize;
     fn grow_to(&mut self, len: usize) -> Result<usize, CudaError>;
-    fn read(&self, len: usize) -> &[u32];
+    fn read(&self, len: usize) -> &[u64];
 }
 
 impl Pinnable for HostArray {
@@ -31,7 +31,7 @@ impl Pinnable for HostArray {
     fn grow_to(&mut self, len: usize) -> Result<usize, CudaError> {
         HostArray::grow_to(self, len)
     }
-    fn read(&self, len: usize) -> &[u32] {
+    fn read(&self, len: usize) -> &[u64] {
         HostArray::read(self, len)
     }
 }
@@ -49,12 +49,12 @@ pub(crate) struct HostSlots<A: Pinnable = HostArray> {
 }
 
 impl HostSlots {
-    /// Starts reserving the slots and pinning the first `first` of them, in the
+    /// Starts reserving `reserve` slots and pinning the first `first` of them, in the
     /// background.
-    pub fn start(ctx: &Arc<CudaContext>, first: usize) -> JoinHandle<Result<HostArray, CudaError>> {
+    pub fn start(ctx: &Arc<CudaContext>, reserve: u64, first: usize) -> JoinHandle<Result<HostArray, CudaError>> {
         let ctx = ctx.clone();
         std::thread::spawn(move || {
-            let mut array = HostArray::reserve(&ctx, u32::MAX as usize)?;
+            let mut array = HostArray::reserve(&ctx, reserve as usize)?;
             array.grow_to(first)?;
             Ok(array)
         })
@@ -129,7 +129,7 @@ impl<A: Pinnable> HostSlots<A> {
     }
 
     /// The slot of `id` (below the ids found). The caller makes sure no kernel runs.
-    pub fn get(&mut self, id: u32) -> u32 {
+    pub fn get(&mut self, id: u64) -> u64 {
         self.settle(true);
         let array = self.array.as_ref().expect("no growth runs");
         array.read(id as usize + 1)[id as usize]
@@ -145,7 +145,7 @@ mod tests {
     /// past `most`; a growth waits for a message on `go` (when given, until the
     /// sender is dropped).
     struct Fake {
-        values: Vec<u32>,
+        values: Vec<u64>,
         most: usize,
         go: Option<Receiver<()>>,
     }
@@ -165,17 +165,17 @@ mod tests {
             if len > self.most {
                 return Err(CudaError::Internal("no more host memory".into()));
             }
-            let start = self.values.len() as u32;
-            self.values.extend(start..len as u32);
+            let start = self.values.len() as u64;
+            self.values.extend(start..len as u64);
             Ok(len)
         }
-        fn read(&self, len: usize) -> &[u32] {
+        fn read(&self, len: usize) -> &[u64] {
             &self.values[..len.min(self.values.len())]
         }
     }
 
     fn fake(mapped: usize, most: usize, go: Option<Receiver<()>>) -> Fake {
-        Fake { values: (0..mapped as u32).collect(), most, go }
+        Fake { values: (0..mapped as u64).collect(), most, go }
     }
 
     #[test]

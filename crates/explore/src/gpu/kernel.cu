@@ -12,13 +12,14 @@
 // (acquire). The host guarantees room for every successor of a launch, and an id past
 // the end sets `full` (the run then fails; no state is ever silently dropped).
 //
-// With WC_TREE defined, the store is compressed (tree.cu, tree.rs): `slots[id]` names
-// the entry of state id's root in the set of roots, a pair of halves (each a word or
-// an entry of the set of inner nodes), and a successor is packed against the tree of
-// the state it came from. The sets keep no ids, so an insertion says only whether the
-// state is new. The store keeps no parents either: `levels[k]` is the first id of
-// level k (wc_advance notes it), and a counterexample is rebuilt backwards, a level at
-// a time, by `wc_find_parent`.
+// With WC_TREE defined, the store is compressed (tree.cu, tree.rs): `slots[id]` is
+// state id's root key, a pair of halves (each a word or an entry of the set of inner
+// nodes), and a successor is packed against the tree of the state it came from. The
+// sets keep no ids, so an insertion says only whether the state is new. The store
+// keeps no parents either: `levels[k]` is the first id of level k (wc_advance notes
+// it), and a counterexample is rebuilt backwards, a level at a time, by
+// `wc_find_parent`. Its ids (`wc_id`) are 64-bit, so it holds more than 2^32 states:
+// the control block, the levels' first ids and the violations' ids are 64-bit words.
 //
 // With WC_GRAPH defined (LTL, see ltl.cu; state graphs, state_graph.rs), expanding a
 // state also records its successors' ids as the graph's adjacency: `first[id]`,
@@ -57,14 +58,21 @@ typedef unsigned long long u64;
 
 // @@TREE@@
 
+// A state id: 64-bit in the compressed store, 32-bit otherwise.
+#ifdef WC_TREE
+typedef u64 wc_id;
+#else
+typedef u32 wc_id;
+#endif
+
 struct WcTable {
   u32 *states;
   u32 *parents;
   u64 *table;
   u64 capacity;
-  u32 *count;
-  u32 *full;
-  u32 limit;
+  wc_id *count;
+  u32 *full;  // the control block's overflow word (its low half when ids are 64-bit)
+  u64 limit;
   // Partitioned stores only (WC_PARTITIONED); null or 0 otherwise.
   unsigned char *parent_parts;
   u32 *const *out_data;
@@ -73,12 +81,12 @@ struct WcTable {
   u32 room;
   u32 own;
   u32 parts;
-  // The compressed store only (WC_TREE): state `id`'s root is entry `slots[id]` of
-  // `tree.roots` (`slots` in host memory mapped for the device), `levels` holds the
-  // levels' first ids (room for `level_room`), and `states` and `parents` are unused.
-  u32 *slots;
+  // The compressed store only (WC_TREE): state `id`'s root key is `slots[id]` (in
+  // host memory mapped for the device), `levels` holds the levels' first ids (room for
+  // `level_room`), and `states` and `parents` are unused.
+  u64 *slots;
   WcTree tree;
-  u32 *levels;
+  wc_id *levels;
   u32 level_room;
 };
 
@@ -107,7 +115,7 @@ __device__ __forceinline__ void wc_emit_error(WcSink *k);
 
 struct WcSink {
   const WcTable *tab;
-  u32 parent;
+  wc_id parent;
   int insert;
   u64 transitions;
   u64 errors;
@@ -122,7 +130,7 @@ struct WcSink {
   // wc_find_parent: the root key sought, and where the least id reaching it goes
   // (null while exploring).
   u64 target;
-  u32 *found;
+  wc_id *found;
 #endif
 };
 
@@ -233,25 +241,23 @@ __device__ __forceinline__ u32 wc_insert_hashed(const WcTable *tab, const u32 *t
 }
 
 #ifdef WC_TREE
-// Inserts the state of root key `root` unless the store holds it already; returns its
-// new id, WC_BUSY when it was there (the compressed store keeps no id per root), or
-// WC_LOST when the store is full.
-__device__ __forceinline__ u32 wc_insert_root(const WcTable *tab, u64 root) {
-  u32 slot;
-  int fresh = wc_put_root(&tab->tree, root, &slot);
-  if (fresh <= 0) return fresh ? WC_LOST : WC_BUSY;
-  u32 id = wc_claim(tab->count);
+// Inserts the state of root key `root` unless the store holds it already, under the
+// next id: 1 when it is new, 0 when it was there, -1 when the store is full.
+__device__ __forceinline__ int wc_insert_root(const WcTable *tab, u64 root) {
+  int fresh = wc_put_root(&tab->tree, root);
+  if (fresh <= 0) return fresh;
+  wc_id id = wc_claim(tab->count);
   if (id >= tab->limit) {
     atomicExch(tab->full, 1u);
-    return WC_LOST;
+    return -1;
   }
-  tab->slots[id] = slot;
-  return id;
+  tab->slots[id] = root;
+  return 1;
 }
 
 // Unpacks state `id` into `t` and its inner nodes' indices into `idx`.
 __device__ __forceinline__ void wc_unpack(const WcTable *tab, u64 id, u32 *t, u32 *idx) {
-  wc_tree_unpack(&tab->tree, wc_key(&tab->tree.roots, tab->slots[id]), t, idx);
+  wc_tree_unpack(&tab->tree, tab->slots[id], t, idx);
 }
 #endif
 
@@ -405,7 +411,7 @@ WC_EMIT_FN void wc_emit(WcSink *k, const u32 *t) {
 }
 
 // Violation categories: 0 deadlock, 1 evaluation error, 2.. assertions, then invariants.
-__device__ __forceinline__ void wc_violation(u32 *first, u64 *count, int category, u32 id, u64 n) {
+__device__ __forceinline__ void wc_violation(wc_id *first, u64 *count, int category, wc_id id, u64 n) {
   atomicMin(first + category, id);
   atomicAdd(count + category, n);
 }
@@ -419,7 +425,7 @@ __device__ __forceinline__ u64 wc_warp_sum(u64 v) {
 #define WC_CHECK_ASSERTIONS 2u
 #define WC_PROFILE_GENERATE_ONLY 4u
 
-// The control block `ctl` shared by the host and the level kernels:
+// The control block `ctl` shared by the host and the level kernels, of `wc_id` words:
 // [0] next free id (= states found), [1] overflow flag, [2] first id of the level being
 // expanded, [3] end of that level, [4] why the device-driven search stopped, [5] levels.
 
@@ -427,8 +433,8 @@ __device__ __forceinline__ u64 wc_warp_sum(u64 v) {
 // levels without waiting: the new level is the states found since the last one began.
 // Stops when there is none, when the store might not hold all successors of the level
 // (the host then expands it in chunks), or at a violation when asked to.
-extern "C" __global__ void wc_advance(u32 *ctl, u64 bound, u32 limit, const u64 *viol_count, u32 categories,
-                                      u32 stop_at_violation, u32 *levels, u32 level_room) {
+extern "C" __global__ void wc_advance(wc_id *ctl, u64 bound, wc_id limit, const u64 *viol_count, u32 categories,
+                                      u32 stop_at_violation, wc_id *levels, u32 level_room) {
   if (ctl[4]) return;
   // The compressed store: the next level starts at ctl[3] (noted also when the host
   // expands it in chunks, or as the end after the last).
@@ -444,7 +450,7 @@ extern "C" __global__ void wc_advance(u32 *ctl, u64 bound, u32 limit, const u64 
         ctl[4] = WC_STOP_VIOLATION;
         return;
       }
-  u32 lo = ctl[3], hi = ctl[0];
+  wc_id lo = ctl[3], hi = ctl[0];
   if (lo == hi) {
     ctl[4] = WC_STOP_DONE;
     return;
@@ -464,7 +470,7 @@ struct WcTally {
 };
 
 // Expands state `id`: checks it, generates its successors and inserts them.
-__device__ __forceinline__ void wc_visit(WcSink *k, const WcTable *tab, u64 id, u32 *viol_first, u64 *viol_count,
+__device__ __forceinline__ void wc_visit(WcSink *k, const WcTable *tab, u64 id, wc_id *viol_first, u64 *viol_count,
                                          u32 flags, WcTally *n) {
   u32 s[WC_WORDS];
 #ifdef WC_TREE
@@ -476,25 +482,25 @@ __device__ __forceinline__ void wc_visit(WcSink *k, const WcTable *tab, u64 id, 
   const u32 *src = tab->states + id * WC_WORDS;
   for (int i = 0; i < WC_WORDS; i++) s[i] = src[i];
 #endif
-  k->parent = (u32)id;
+  k->parent = (wc_id)id;
   k->transitions = 0;
   k->errors = 0;
   if (k->insert) {
     if (flags & WC_CHECK_ASSERTIONS) {
       int a = wc_assertion(s);
-      if (a >= 0) wc_violation(viol_first, viol_count, 2 + a, (u32)id, 1);
+      if (a >= 0) wc_violation(viol_first, viol_count, 2 + a, (wc_id)id, 1);
     }
     for (int i = 0; i < WC_INVARIANTS; i++)
-      if (!wc_invariant(i, s)) wc_violation(viol_first, viol_count, 2 + WC_ASSERTIONS + i, (u32)id, 1);
+      if (!wc_invariant(i, s)) wc_violation(viol_first, viol_count, 2 + WC_ASSERTIONS + i, (wc_id)id, 1);
     n->accepting += wc_accepting(s);
   }
   int dead = wc_successors(s, k);
   n->transitions += k->transitions;
   n->errors += k->errors;
-  if (k->insert && k->errors) wc_violation(viol_first, viol_count, 1, (u32)id, k->errors);
+  if (k->insert && k->errors) wc_violation(viol_first, viol_count, 1, (wc_id)id, k->errors);
   if (dead) {
     n->deadlocks++;
-    if (k->insert && (flags & WC_CHECK_DEADLOCK)) wc_violation(viol_first, viol_count, 0, (u32)id, 1);
+    if (k->insert && (flags & WC_CHECK_DEADLOCK)) wc_violation(viol_first, viol_count, 0, (wc_id)id, 1);
   }
 }
 
@@ -533,8 +539,8 @@ __device__ __forceinline__ void wc_graph_commit(u64 id, int live, const u32 *suc
 // Expands the states with ids lo..hi (or, with `ctl`, the level it names, unless the
 // device-driven search has stopped): checks each, generates its successors and
 // inserts them. Counters: transitions, deadlocks, error steps, accepting states.
-extern "C" __global__ void wc_expand(WcTable tab, u32 lo, u32 hi, const u32 *ctl, u64 *counters, u32 *viol_first,
-                                     u64 *viol_count, u32 flags) {
+extern "C" __global__ void wc_expand(WcTable tab, wc_id lo, wc_id hi, const wc_id *ctl, u64 *counters,
+                                     wc_id *viol_first, u64 *viol_count, u32 flags) {
   if (ctl) {
     if (ctl[4]) return;
     lo = ctl[2];
@@ -602,7 +608,7 @@ extern "C" __global__ void wc_seed(WcTable tab, const u32 *initial) {
 // Finds the least id among lo..hi (a breadth-first level) with a successor of root
 // key `target`, into `*found` (atomicMin: left as it is when there is none). The
 // host passes the table with `find_only` set, so that nothing is stored.
-extern "C" __global__ void wc_find_parent(WcTable tab, u32 lo, u32 hi, u64 target, u32 *found) {
+extern "C" __global__ void wc_find_parent(WcTable tab, wc_id lo, wc_id hi, u64 target, wc_id *found) {
   WcSink k;
   k.tab = &tab;
   k.insert = 1;
@@ -612,7 +618,7 @@ extern "C" __global__ void wc_find_parent(WcTable tab, u32 lo, u32 hi, u64 targe
     u32 s[WC_WORDS];
     u32 idx[WC_TREE_INNER];
     wc_unpack(&tab, id, s, idx);
-    k.parent = (u32)id;
+    k.parent = id;
     k.pw = s;
     k.pidx = idx;
     k.transitions = 0;
@@ -622,7 +628,7 @@ extern "C" __global__ void wc_find_parent(WcTable tab, u32 lo, u32 hi, u64 targe
 }
 
 // Unpacks the states `ids[0..n]` into `out` (WC_WORDS words each): a counterexample's.
-extern "C" __global__ void wc_unpack_ids(WcTable tab, const u32 *ids, u32 n, u32 *out) {
+extern "C" __global__ void wc_unpack_ids(WcTable tab, const wc_id *ids, u32 n, u32 *out) {
   u32 i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   u32 idx[WC_TREE_INNER];

@@ -400,7 +400,7 @@ impl Part {
             capacity: sizing.entries,
             count: control,
             full: control + 4,
-            limit: sizing.capacity as u32,
+            limit: sizing.capacity,
             parent_parts: ptr(&parent_parts, stream),
             out_full: control + 4 * 6,
             room: sizing.room as u32,
@@ -539,7 +539,7 @@ impl<M: CudaModel> Run<'_, M> {
         let mut full = false;
         for part in store.iter_mut() {
             let ctl = self.read(part, &part.ctl)?;
-            part.held = ctl[0].min(part.args.limit);
+            part.held = ctl[0].min(part.args.limit as u32);
             full |= ctl[1] != 0;
             if ctl[6] != 0 {
                 return Err(GpuError::Cuda("a partition's inbox overflowed despite the host's bound".into()));
@@ -564,7 +564,7 @@ impl<M: CudaModel> Run<'_, M> {
     /// States per partition that one host step may expand: all their successors fit
     /// every inbox segment and every store (0 when not even one state's do).
     fn chunk(&self, store: &[Part]) -> u64 {
-        let free: Vec<u64> = store.iter().map(|p| (p.args.limit - p.held) as u64).collect();
+        let free: Vec<u64> = store.iter().map(|p| p.args.limit - p.held as u64).collect();
         chunk(&free, self.bound, self.sizing.room)
     }
 

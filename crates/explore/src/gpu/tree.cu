@@ -1,15 +1,16 @@
 // The compressed store's tables (WC_TREE, see tree.rs for the shape): two hash sets
-// of 64-bit pairs, each pair named by its index in its set: the inner nodes of states'
-// trees, and the states' roots (so that each set has 32-bit indices of its own, and
-// a root is stored exactly when its state is). An entry holds the bitwise complement
-// of its key, so that a set starts zeroed and the one key whose complement is 0 (all
-// ones: two raw words of all ones) needs no entry: it has the fixed node index
-// WC_NODE_ONES (a root key is never all ones: its right half is a node index). An
-// entry is written once, by one compare-and-swap, and never changes: a load that sees
-// a value sees the final one (a stale 0 only costs a failed swap). Linear probing from
-// a position given by a hash of the key. Every new entry is counted; past its set's
-// `fill_limit` the store sets `full` and the run fails, so a node is never lost
-// silently.
+// of 64-bit pairs: the inner nodes of states' trees, each named by its 32-bit index in
+// its set, and the states' roots, each a pair of halves (a word or a node index). A
+// state's root key is its name: the store keeps it per state id (`slots`), so the set
+// of roots only answers whether a state is new, and may have more than 2^32 entries.
+// An entry holds the bitwise complement of its key, so that a set starts zeroed and
+// the one key whose complement is 0 (all ones: two raw words of all ones) needs no
+// entry: it has the fixed node index WC_NODE_ONES (a root key is never all ones: its
+// right half is a node index). An entry is written once, by one compare-and-swap, and
+// never changes: a load that sees a value sees the final one (a stale 0 only costs a
+// failed swap). Linear probing from a position given by a hash of the key. Every new
+// entry is counted; past its set's `fill_limit` the store sets `full` and the run
+// fails, so a node is never lost silently.
 
 template <typename T>
 __device__ __forceinline__ T wc_claim(T *counter);
@@ -17,11 +18,13 @@ __device__ __forceinline__ T wc_claim(T *counter);
 #define WC_NODE_ONES 0xFFFFFFFEu
 #define WC_NODE_LOST 0xFFFFFFFFu
 
+#define WC_SET_LOST 0xFFFFFFFFFFFFFFFFull
+
 struct WcSet {
   u64 *table;
-  u64 capacity;  // entries, at most WC_NODE_ONES
-  u32 *fill;     // entries taken
-  u32 fill_limit;
+  u64 capacity;  // entries (the set of nodes: at most WC_NODE_ONES)
+  u64 *fill;     // entries taken
+  u64 fill_limit;
 };
 
 struct WcTree {
@@ -40,29 +43,29 @@ __device__ __forceinline__ u64 wc_mix(u64 k) {
   return k;
 }
 
-// The index of `key` (not all ones) in `set`, storing it if absent (`*fresh` says so);
-// WC_NODE_LOST when the set is full.
-__device__ __forceinline__ u32 wc_put(const WcTree *tree, const WcSet *set, u64 key, int *fresh) {
+// The position of `key` (not all ones) in `set`, storing it if absent (`*fresh` says
+// so); WC_SET_LOST when the set is full.
+__device__ __forceinline__ u64 wc_put(const WcTree *tree, const WcSet *set, u64 key, int *fresh) {
   *fresh = 0;
   u64 stored = ~key;
   u64 pos = __umul64hi(wc_mix(key), set->capacity);
   for (u64 n = 0; n < set->capacity; n++) {
     u64 e = __ldcg(set->table + pos);
-    if (e == stored) return (u32)pos;
+    if (e == stored) return pos;
     if (e == 0) {
-      if (tree->find_only) return WC_NODE_LOST;
+      if (tree->find_only) return WC_SET_LOST;
       u64 old = atomicCAS(set->table + pos, 0ull, stored);
       if (old == 0) {
         if (wc_claim(set->fill) >= set->fill_limit) atomicExch(tree->full, 1u);
         *fresh = 1;
-        return (u32)pos;
+        return pos;
       }
-      if (old == stored) return (u32)pos;
+      if (old == stored) return pos;
     }
     if (++pos == set->capacity) pos = 0;
   }
   atomicExch(tree->full, 1u);
-  return WC_NODE_LOST;
+  return WC_SET_LOST;
 }
 
 // The index of the node of children `a` and `b`.
@@ -70,7 +73,8 @@ __device__ __forceinline__ u32 wc_node(const WcTree *tree, u32 a, u32 b) {
   u64 key = ((u64)a << 32) | b;
   if (key == ~0ull) return WC_NODE_ONES;
   int fresh;
-  return wc_put(tree, &tree->nodes, key, &fresh);
+  u64 pos = wc_put(tree, &tree->nodes, key, &fresh);
+  return pos == WC_SET_LOST ? WC_NODE_LOST : (u32)pos;
 }
 
 // The key at `index` of `set` (a lost entry reads as zeros: its run fails anyway).
@@ -85,14 +89,12 @@ __device__ __forceinline__ u64 wc_node_key(const WcTree *tree, u32 index) {
   return wc_key(&tree->nodes, index);
 }
 
-// Stores the root key `key` of a state, its index in `*index`: 1 when the state is
-// new, 0 when it was there, -1 when the store is full. (Only a set that lost a node
-// can make a root key of all ones.)
-__device__ __forceinline__ int wc_put_root(const WcTree *tree, u64 key, u32 *index) {
+// Stores the root key `key` of a state: 1 when the state is new, 0 when it was there,
+// -1 when the store is full. (Only a set that lost a node can make a root key of all
+// ones.)
+__device__ __forceinline__ int wc_put_root(const WcTree *tree, u64 key) {
   int fresh = 0;
-  u32 i = key == ~0ull ? WC_NODE_LOST : wc_put(tree, &tree->roots, key, &fresh);
-  *index = i;
-  if ((u64)i >= tree->roots.capacity) {
+  if (key == ~0ull || wc_put(tree, &tree->roots, key, &fresh) == WC_SET_LOST) {
     atomicExch(tree->full, 1u);
     return -1;
   }
