@@ -61,7 +61,7 @@ pub enum GpuStore {
     /// Every state whole: its words, its parent and a hash table entry.
     Flat,
     /// Tree-compressed states (tree.cu): a state costs its root's entry and the inner
-    /// nodes it does not share on the device, and one index in host memory.
+    /// nodes it does not share on the device, and its root key in host memory.
     Compressed,
 }
 /// Launch and compilation settings. The defaults are what measured best; the
@@ -71,7 +71,9 @@ pub enum GpuStore {
 /// insertion into every step (with ids taken one atomic per warp it measured 1.0-15x
 /// slower than one out-of-line insertion on all ten models of the GPU set;
 /// `benches/results/gpu-set.md`), `HOST_SLOTS` the ids of host slots the compressed
-/// store pins first (tests make it small, so that the slots grow).
+/// store pins first (tests make it small, so that the slots grow), `NODES_PER_STATE`
+/// the inner nodes per state the compressed store plans for instead of its sample's
+/// (a fraction: fewer plan more states, and leave less room for the nodes).
 #[derive(Clone, Debug)]
 pub struct Tuning {
     pub block: u32,
@@ -79,6 +81,7 @@ pub struct Tuning {
     pub max_registers: Option<u32>,
     pub inline_emit: bool,
     pub host_slots: u32,
+    pub nodes_per_state: Option<f64>,
 }
 
 impl Tuning {
@@ -90,6 +93,7 @@ impl Tuning {
             max_registers: var("MAXRREG"),
             inline_emit: var("INLINE_EMIT") == Some(1),
             host_slots: var("HOST_SLOTS").unwrap_or(64 << 20).max(1),
+            nodes_per_state: std::env::var("WARPCHECK_GPU_NODES_PER_STATE").ok().and_then(|v| v.parse().ok()),
         }
     }
 
@@ -575,7 +579,8 @@ pub fn explore<M: CudaModel>(
     let (free, _) = ctx.mem_get_info().map_err(cuda)?;
     let budget = options.memory.unwrap_or((free as f64 * 0.9) as u64).saturating_sub(64 << 20);
     let (capacity, entries, node_entries, host_bound) = if compressed {
-        let nodes_per_state = super::tree::sampled_nodes_per_state(model, TREE_SAMPLE);
+        let nodes_per_state =
+            tuning.nodes_per_state.unwrap_or_else(|| super::tree::sampled_nodes_per_state(model, TREE_SAMPLE));
         let sets = CompressedSizing::for_budget(budget, nodes_per_state, host_ids.min(MAX_HOST_SLOTS));
         (sets.capacity, sets.roots, sets.nodes, sets.host_bound)
     } else {
