@@ -159,6 +159,12 @@ pub fn print_stats(model: &impl Model, r: &Report, engine: &Engine<'_>) {
             if let Some(states) = g.flat_full_at {
                 println!("note:         the flat store filled at {states} states; explored again compressed");
             }
+            for states in &g.replanned_at {
+                println!(
+                    "note:         the compressed store filled one of its sets at {states} states with room in the \
+                     other; explored again planned for the inner nodes found"
+                );
+            }
             match g.tree_nodes {
                 Some(nodes) => println!(
                     "memory:       {:.1} device bytes/state, compressed (root and {:.2} inner nodes per state), \

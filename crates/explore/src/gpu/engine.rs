@@ -172,6 +172,10 @@ pub struct GpuReport {
     /// `GpuStore::Auto`: the states the flat store held when it filled, before the
     /// search ran again compressed.
     pub flat_full_at: Option<u64>,
+    /// The compressed store: the states found by each run that filled one of its sets
+    /// while the other had room, before the search ran again planned for the share of
+    /// inner nodes it found (see [`explore`]).
+    pub replanned_at: Vec<u64>,
     /// States the store could hold.
     pub capacity: u64,
     /// Registers per thread and local (stack) bytes per thread of the expansion kernel.
@@ -511,34 +515,104 @@ pub fn explore_graph<M: CudaModel>(
 }
 
 /// Explores `model`; with `graph`, also records the product graph on the device.
+///
+/// The compressed store plans its two sets for the inner nodes per state of a sample,
+/// which may be far from the whole space's. When one set fills while the other has
+/// room, the search runs again (at most [`REPLANS`] times) planned for the share it
+/// found, if that plan holds clearly more states.
 pub fn explore<M: CudaModel>(
     model: &M,
     options: &GpuOptions<'_>,
     graph: Option<&GraphSpec>,
 ) -> Result<(GpuReport, Session), GpuError> {
     let start = Instant::now();
+    let mut plan = Tuning::from_env().nodes_per_state;
+    let mut replanned_at = Vec::new();
+    loop {
+        match explore_planned(model, options, graph, plan, start) {
+            Ok((mut report, session)) => {
+                report.replanned_at = replanned_at;
+                return Ok((report, session));
+            }
+            Err(Failure { observed: Some(o), .. }) if replanned_at.len() < REPLANS && o.worth_replanning() => {
+                replanned_at.push(o.states);
+                plan = Some(o.next_plan());
+            }
+            Err(failure) => return Err(failure.error),
+        }
+    }
+}
+
+/// Runs of the compressed store after the first, planned for what a full one found.
+const REPLANS: usize = 2;
+
+/// Why a run failed, and when it was the compressed store filling its device memory,
+/// what it had found.
+struct Failure {
+    error: GpuError,
+    observed: Option<Observed>,
+}
+
+impl From<GpuError> for Failure {
+    fn from(error: GpuError) -> Failure {
+        Failure { error, observed: None }
+    }
+}
+
+/// A full compressed store: the states and inner nodes it held, for its budget.
+struct Observed {
+    states: u64,
+    nodes: u64,
+    budget: u64,
+    host_ids: u64,
+}
+
+impl Observed {
+    /// The inner nodes per state to plan for next: those found, with a tenth more room.
+    fn next_plan(&self) -> f64 {
+        1.1 * self.nodes as f64 / self.states.max(1) as f64
+    }
+
+    /// Whether the next plan holds a twentieth more states than this run found.
+    fn worth_replanning(&self) -> bool {
+        let next = CompressedSizing::for_budget(self.budget, self.next_plan(), self.host_ids);
+        next.capacity as f64 > 1.05 * self.states as f64
+    }
+}
+
+/// One run of [`explore`], the compressed store planned for `plan` inner nodes per
+/// state (or its sample's).
+fn explore_planned<M: CudaModel>(
+    model: &M,
+    options: &GpuOptions<'_>,
+    graph: Option<&GraphSpec>,
+    plan: Option<f64>,
+    start: Instant,
+) -> Result<(GpuReport, Session), Failure> {
     let invariants: Vec<LabelId> = options.checks.invariants.iter().map(|i| i.label).collect();
-    let generated = model.cuda_source(&invariants)?;
+    let generated = model.cuda_source(&invariants).map_err(GpuError::from)?;
     if graph.is_some() && generated.max_successors > MAX_GRAPH_SUCCESSORS {
         return Err(GpuError::Unsupported(Unsupported::Model(format!(
             "a state of this model may have {} successors; recording the state graph on the GPU keeps a state's \
              successors in a per-thread array of at most {MAX_GRAPH_SUCCESSORS}",
             generated.max_successors
-        ))));
+        )))
+        .into());
     }
     let words = model.state_words().max(1);
     let compressed = options.store == GpuStore::Compressed;
     if compressed && graph.is_some() {
-        return Err(GpuError::Options("the compressed GPU store does not record state graphs".into()));
+        return Err(GpuError::Options("the compressed GPU store does not record state graphs".into()).into());
     }
     if compressed && words < 3 {
         return Err(GpuError::Options(format!(
             "the compressed GPU store holds states of 3 words or more; this model's have {words}"
-        )));
+        ))
+        .into());
     }
     let count = device_count()?;
     if options.device >= count as usize {
-        return Err(GpuError::NoDevice(format!("device {} requested, {count} present", options.device)));
+        return Err(GpuError::NoDevice(format!("device {} requested, {count} present", options.device)).into());
     }
     let ctx = CudaContext::new(options.device).map_err(cuda)?;
     // One stream, synchronised by hand: no per-buffer event bookkeeping.
@@ -579,8 +653,7 @@ pub fn explore<M: CudaModel>(
     let (free, _) = ctx.mem_get_info().map_err(cuda)?;
     let budget = options.memory.unwrap_or((free as f64 * 0.9) as u64).saturating_sub(64 << 20);
     let (capacity, entries, node_entries, host_bound) = if compressed {
-        let nodes_per_state =
-            tuning.nodes_per_state.unwrap_or_else(|| super::tree::sampled_nodes_per_state(model, TREE_SAMPLE));
+        let nodes_per_state = plan.unwrap_or_else(|| super::tree::sampled_nodes_per_state(model, TREE_SAMPLE));
         let sets = CompressedSizing::for_budget(budget, nodes_per_state, host_ids.min(MAX_HOST_SLOTS));
         (sets.capacity, sets.roots, sets.nodes, sets.host_bound)
     } else {
@@ -591,7 +664,7 @@ pub fn explore<M: CudaModel>(
         (capacity, ((capacity as f64 / LOAD) as u64).max(capacity + 1), 1, false)
     };
     if capacity < 2 {
-        return Err(GpuError::Full { states: 0, capacity, bytes: budget });
+        return Err(GpuError::Full { states: 0, capacity, bytes: budget }.into());
     }
     // SAFETY: uninitialised device memory is sound to hold (`u32` has no invalid bit
     // patterns), and the kernels write a state and its parent before reading them
@@ -746,7 +819,16 @@ pub fn explore<M: CudaModel>(
         tree,
     };
     let explore_start = Instant::now();
-    let mut gpu = run.search(start)?;
+    let mut gpu = match run.search(start) {
+        Ok(gpu) => gpu,
+        Err(error @ GpuError::Full { states, .. }) if compressed => {
+            let mut taken = [0u64; 2];
+            stream.memcpy_dtoh(&store.fill, &mut taken).map_err(cuda)?;
+            let host_ids = host_ids.min(MAX_HOST_SLOTS);
+            return Err(Failure { error, observed: Some(Observed { states, nodes: taken[0], budget, host_ids }) });
+        }
+        Err(error) => return Err(error.into()),
+    };
     drop(run);
     gpu.explore_seconds = explore_start.elapsed().as_secs_f64();
     gpu.device_name = ctx.name().unwrap_or_default();
@@ -1330,7 +1412,7 @@ fn first_error<M: CudaModel>(model: &M, state: &[u32]) -> Option<EvalError> {
 
 #[cfg(test)]
 mod tests {
-    use super::{level_of, CompressedSizing, GpuError, LEVEL_ROOM, TREE_FILL, TREE_MAX_ENTRIES};
+    use super::{level_of, CompressedSizing, GpuError, Observed, LEVEL_ROOM, TREE_FILL, TREE_MAX_ENTRIES};
 
     #[test]
     fn the_compressed_sets_take_the_budget_and_plan_the_sampled_nodes() {
@@ -1356,6 +1438,30 @@ mod tests {
         // Host memory for the indices binds.
         let s = CompressedSizing::for_budget(78 << 30, 0.1, 1_000_000);
         assert_eq!((s.capacity, s.host_bound), (1_000_000, true));
+    }
+
+    #[test]
+    fn a_full_compressed_store_runs_again_only_when_a_new_plan_holds_more() {
+        let budget = 70 << 30;
+        // Planned for 0.6 inner nodes per state, the set of roots filled with 0.1 found:
+        // planned for 0.11, the store holds two fifths more states.
+        let planned = CompressedSizing::for_budget(budget, 0.6, u64::MAX).capacity;
+        let full = Observed { states: planned, nodes: planned / 10, budget, host_ids: u64::MAX };
+        assert!((full.next_plan() - 0.11).abs() < 1e-6);
+        assert!(full.worth_replanning());
+        assert!(CompressedSizing::for_budget(budget, full.next_plan(), u64::MAX).capacity > planned * 7 / 5);
+        // Filled as planned: the nodes' share found is the plan's; no better plan.
+        let planned = CompressedSizing::for_budget(budget, 0.2, u64::MAX).capacity;
+        let as_planned = Observed { states: planned, nodes: planned / 5, budget, host_ids: u64::MAX };
+        assert!(!as_planned.worth_replanning());
+        // The set of nodes filled first, at a third of the planned states: planned for
+        // the share found, the store holds more than were found.
+        let planned = CompressedSizing::for_budget(budget, 0.1, u64::MAX).capacity;
+        let nodes_first = Observed { states: planned / 3, nodes: planned / 3 * 3 / 10, budget, host_ids: u64::MAX };
+        assert!(nodes_first.worth_replanning());
+        // Host memory bounds the states: no plan holds more.
+        let host_bound = Observed { states: 1000, nodes: 10, budget, host_ids: 1000 };
+        assert!(!host_bound.worth_replanning());
     }
 
     #[test]
