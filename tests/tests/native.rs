@@ -71,7 +71,7 @@ fn native_products_give_the_reference_ltl_verdicts_up_to_5_000_states() {
         let product = load_product(&property_path(&beem, &r.property_file));
         let native = Native::new(&product).map_err(|e| format!("{}: {e}", r.property_file))?;
         for algorithm in [Algorithm::Ndfs, Algorithm::Owcty] {
-            let options = Options { algorithm, max_states: None, memory: None, incremental: None };
+            let options = Options { algorithm, ..Options::default() };
             let outcome = check(&native, &options).map_err(|e| format!("{}: {e}", r.property_file))?;
             let holds = outcome.lasso.is_none();
             if holds != r.holds {

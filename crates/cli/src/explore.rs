@@ -282,10 +282,10 @@ impl ModelCommand for Check<'_> {
                 return ltl::run(&args.run, loaded.model(), summary, &args.search);
             }
         }
-        if args.search.algorithm.is_some() || args.search.incremental.is_some() {
+        if args.search.algorithm.is_some() || args.search.incremental.is_some() || args.search.seed.is_some() {
             return Err(CliError::input(
-                "--algorithm and --incremental choose how an LTL property is checked: each needs a model with a \
-                 property process and no --deadlock, --assert, --invariant or --all",
+                "--algorithm, --incremental and --seed choose how an LTL property is checked: each needs a model \
+                 with a property process and no --deadlock, --assert, --invariant or --all",
             ));
         }
         let mut checks = Checks {

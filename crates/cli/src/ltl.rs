@@ -62,6 +62,12 @@ pub struct SearchArgs {
         value_parser = clap::value_parser!(u64).range(1..)
     )]
     pub incremental: Option<u64>,
+    /// LTL with ndfs or cndfs on the CPU: follow each state's successors in a random
+    /// order fixed by N (every cndfs worker its own), instead of the model's. A search
+    /// that spends long in a region without accepting cycles may finish at once in
+    /// another order; the same N repeats the search.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
 }
 
 impl From<AlgorithmArg> for Algorithm {
@@ -179,6 +185,12 @@ fn check_model<M: CudaModel>(
              --algorithm (nested DFS stops at the first cycle by itself)",
         ));
     }
+    if search.seed.is_some() && search.algorithm.is_some_and(|a| !Algorithm::from(a).on_the_fly()) {
+        return Err(CliError::input(
+            "--seed orders the nested depth-first searches (ndfs, cndfs); owcty and map do not search in depth-first \
+             order",
+        ));
+    }
     let gpu_algorithm = match search.algorithm {
         None | Some(AlgorithmArg::Owcty) => Ok(GpuAlgorithm::Owcty),
         Some(AlgorithmArg::Map) => Ok(GpuAlgorithm::Map),
@@ -190,6 +202,9 @@ fn check_model<M: CudaModel>(
     let gpu_path = match (&gpu_algorithm, incremental) {
         (Err(why), _) => Err(why.clone()),
         (Ok(_), Some(_)) => Err("--incremental grows the product graph on the CPU only".to_string()),
+        (Ok(_), None) if search.seed.is_some() => {
+            Err("--seed orders nested DFS, which runs on the CPU only".to_string())
+        }
         (Ok(_), None) => Ok(()),
     };
     // Without an algorithm named, `auto` checks on the CPU: nested DFS needs no graph.
@@ -218,7 +233,7 @@ fn check_model<M: CudaModel>(
         _ => None,
     };
     let pool = crate::thread_pool(threads)?;
-    let options = Options { algorithm, max_states, memory: args.memory, incremental };
+    let options = Options { algorithm, max_states, memory: args.memory, incremental, seed: search.seed };
     let native = crate::explore::native_code(args.successors, model)?;
     let mut outcome = pool.install(|| match &native {
         Some(native) => check(native, &options),

@@ -23,8 +23,9 @@
 //! worker's red search through it is still running) and then colours `R` red. The
 //! blue search reports a cycle at once when an edge `s → t` reaches a state cyan for
 //! itself with `s` or `t` accepting. Workers differ in the order of successors: worker
-//! 0 takes the model's order, the others a random permutation of their own, so they
-//! spread over the state space and meet rarely. The property holds once every worker's
+//! 0 takes the model's order, the others a random permutation of their own (with
+//! [`Options::seed`], every worker one drawn from the seed), so they spread over the
+//! state space and meet rarely. The property holds once every worker's
 //! blue search is done.
 //!
 //! Departures from the paper: the searches are iterative (explicit stacks, as in
@@ -60,6 +61,7 @@ use warpcheck_model::interface::{Model, Successors};
 use warpcheck_store::{BatchScratch, MemoryBudget, TableFull, TablePlan, TreeCursor, TreeStore, ZeroedSlice};
 
 use crate::ndfs::{cycle_closed_on_stack, Cycle};
+use crate::order::Order;
 use crate::{LtlError, Options};
 
 /// Workers one search runs at most (one cyan bit each in the colour word).
@@ -163,6 +165,8 @@ struct Search<'m, M: Model> {
     transitions: AtomicU64,
     error_transitions: AtomicU64,
     max_states: u64,
+    /// [`Options::seed`].
+    seed: Option<u64>,
     /// Entries of the current table beyond which it grows (or, the largest, is full).
     load_limit: AtomicU64,
     /// Set when the table must grow: the workers park ([`grow`]).
@@ -205,6 +209,7 @@ impl<'m, M: Model> Search<'m, M> {
             transitions: AtomicU64::new(0),
             error_transitions: AtomicU64::new(0),
             max_states: options.max_states.unwrap_or(u64::MAX).min(u32::MAX as u64),
+            seed: options.seed,
             grow: AtomicBool::new(false),
             gate: grow::Gate::new(workers),
             growths: AtomicU32::new(0),
@@ -290,8 +295,7 @@ struct Worker<'s, 'm, M: Model> {
     /// The store this worker's ids belong to.
     stored: Arc<Stored>,
     cyan: u32,
-    /// 0 for the model's successor order, else the state of a xorshift generator.
-    random: u64,
+    order: Order,
     generator: M::Successors<'m>,
     cursor: TreeCursor,
     batch: BatchScratch,
@@ -319,7 +323,11 @@ impl<'s, 'm, M: Model> Worker<'s, 'm, M> {
             cursor: stored.store.cursor(),
             stored,
             cyan: 1 << i,
-            random: if i == 0 { 0 } else { 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(i as u64 + 1) | 1 },
+            order: match search.seed {
+                Some(seed) => Order::seeded(seed.wrapping_add(i as u64)),
+                None if i == 0 => Order::model(),
+                None => Order::raw(0x9E37_79B9_7F4A_7C15u64.wrapping_mul(i as u64 + 1) | 1),
+            },
             generator: search.model.successors(),
             batch: BatchScratch::default(),
             targets: Vec::new(),
@@ -453,16 +461,7 @@ impl<'s, 'm, M: Model> Worker<'s, 'm, M> {
         let out = if red { &mut self.red_succ } else { &mut self.blue_succ };
         let start = out.len();
         out.extend(self.inserted.iter().map(|&(id, _)| id));
-        if self.random != 0 {
-            // Fisher–Yates with xorshift64.
-            let succ = &mut out[start..];
-            for i in (1..succ.len()).rev() {
-                self.random ^= self.random << 13;
-                self.random ^= self.random >> 7;
-                self.random ^= self.random << 17;
-                succ.swap(i, (self.random % (i as u64 + 1)) as usize);
-            }
-        }
+        self.order.arrange(&mut out[start..]);
         Ok((v, steps, errors, search.model.is_accepting(&self.cursor.words)))
     }
 

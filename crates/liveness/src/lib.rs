@@ -44,6 +44,7 @@ pub mod cndfs;
 pub mod gpu;
 pub mod map;
 pub mod ndfs;
+mod order;
 pub mod owcty;
 pub mod product;
 
@@ -128,6 +129,11 @@ pub struct Options {
     /// holds is decided on the whole product, in the last round. `None`: the whole
     /// product at once.
     pub incremental: Option<u64>,
+    /// Nested DFS only (NDFS, CNDFS): search each state's successors in a random order
+    /// fixed by this seed (NDFS; every CNDFS worker, each its own), instead of the
+    /// model's (NDFS, CNDFS's worker 0; the other workers then take orders of their
+    /// own).
+    pub seed: Option<u64>,
 }
 
 /// How much larger each prefix of an incremental check is than the one before.
@@ -218,6 +224,9 @@ fn check_ndfs<M: Model>(model: &M, options: &Options) -> Result<Outcome, LtlErro
     let start = Instant::now();
     let mut product = Product::new(model, options.max_states);
     let mut ndfs = Ndfs::new();
+    if let Some(seed) = options.seed {
+        ndfs = ndfs.seeded(seed);
+    }
     let found = ndfs.search(&mut product, 0)?;
     Ok(Outcome {
         lasso: found.map(|c| lasso(model, |v| product.state(v).to_vec(), &c)),

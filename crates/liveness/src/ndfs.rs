@@ -17,6 +17,7 @@
 //! two stacks. Successors are generated once per search (the red search regenerates
 //! them, as in the paper), which keeps memory to the stacks and the colours.
 
+use crate::order::Order;
 use crate::product::Successors;
 use crate::LtlError;
 
@@ -58,11 +59,19 @@ pub struct Ndfs {
     pub red_visited: u64,
     /// Edges the blue search followed.
     pub edges: u64,
+    /// The order in which the blue search follows a state's successors.
+    order: Order,
 }
 
 impl Ndfs {
     pub fn new() -> Ndfs {
         Ndfs::default()
+    }
+
+    /// The blue search follows each state's successors in the random order of `seed`
+    /// (see [`crate::Options::seed`]).
+    pub fn seeded(self, seed: u64) -> Ndfs {
+        Ndfs { order: Order::seeded(seed), ..self }
     }
 
     /// Searches for an accepting cycle reachable from `root` (not already searched).
@@ -112,6 +121,7 @@ impl Ndfs {
         self.visited += 1;
         let start = self.blue_succ.len();
         g.successors(v, &mut self.blue_succ)?;
+        self.order.arrange(&mut self.blue_succ[start..]);
         self.grow(g);
         self.blue.push(Frame { v, start, next: start, end: self.blue_succ.len() });
         Ok(())

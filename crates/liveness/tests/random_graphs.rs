@@ -52,12 +52,18 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
 
     #[test]
-    fn all_algorithms_agree_with_the_oracle((g, accepting) in graphs()) {
+    fn all_algorithms_agree_with_the_oracle((g, accepting) in graphs(), seed in any::<u64>()) {
         let expected = oracle(&g, &accepting);
         let mut explicit = Explicit { graph: &g, accepting: &accepting, within: None };
         let found = Ndfs::new().search(&mut explicit, 0).unwrap();
         prop_assert_eq!(found.is_some(), expected);
         if let Some(c) = &found {
+            check_lasso(&g, &accepting, c);
+        }
+        // In a random successor order too.
+        let seeded = Ndfs::new().seeded(seed).search(&mut explicit, 0).unwrap();
+        prop_assert_eq!(seeded.is_some(), expected);
+        if let Some(c) = &seeded {
             check_lasso(&g, &accepting, c);
         }
         let sequential = owcty(&g, &accepting);
