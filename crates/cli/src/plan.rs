@@ -162,6 +162,7 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
             crate::thread_pool(threads)?.install(|| warpcheck_pddl::search(&task, &options)).map_err(|e| match e {
                 SearchError::StateLimit { .. } => CliError::Resource(format!("{e} with --max-states or --memory")),
                 SearchError::TimeLimit { .. } => CliError::Resource(format!("{e} (--time-limit)")),
+                SearchError::OutOfRange { .. } => CliError::Resource(e.to_string()),
             })?
         }
     };
@@ -252,6 +253,12 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
 /// Whether the search asked for runs on the GPU: blind, without a bound on states,
 /// and with a time limit only where the costs are not all 1 (else the reason).
 fn gpu_path(args: &PlanArgs, task: &Task) -> Result<(), String> {
+    if !task.numeric.is_empty() {
+        return Err(format!(
+            "the task has {} numeric fluent(s), and the GPU search does not support numeric fluents yet",
+            task.numeric.len()
+        ));
+    }
     if let Some(h) = args.heuristic.filter(|&h| h != HeuristicArg::Blind) {
         return Err(format!("A* with {} runs on the CPU only (the GPU searches blind)", h.name()));
     }

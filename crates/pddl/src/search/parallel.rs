@@ -51,7 +51,13 @@ enum Goals {
 }
 
 /// The candidates of the stored states `parents`.
-fn expand(task: &Task, successors: &Successors, store: &Store, parents: &[u32], goals: Goals) -> Candidates {
+fn expand(
+    task: &Task,
+    successors: &Successors,
+    store: &Store,
+    parents: &[u32],
+    goals: Goals,
+) -> Result<Candidates, SearchError> {
     let mut c = Candidates::default();
     let (mut applicable, mut next): (Vec<u32>, State) = (Vec::new(), Vec::new());
     for &id in parents {
@@ -61,7 +67,7 @@ fn expand(task: &Task, successors: &Successors, store: &Store, parents: &[u32], 
         c.generated.push(applicable.len() as u32);
         for (k, &a) in applicable.iter().enumerate() {
             let action = &task.actions[a as usize];
-            action.apply(state, &mut next);
+            action.apply(state, &mut next).map_err(|e| super::out_of_range(task, a, e))?;
             let hash = super::hash_state(&next);
             if store.find(&next, hash).is_some_and(|known| store.g[known as usize] <= g.saturating_add(action.cost)) {
                 continue;
@@ -74,11 +80,17 @@ fn expand(task: &Task, successors: &Successors, store: &Store, parents: &[u32], 
             c.words.extend_from_slice(&next);
         }
     }
-    c
+    Ok(c)
 }
 
 /// The candidates of `parents` in pieces on the pool, in order.
-fn expand_all(task: &Task, successors: &Successors, store: &Store, parents: &[u32], goals: Goals) -> Vec<Candidates> {
+fn expand_all(
+    task: &Task,
+    successors: &Successors,
+    store: &Store,
+    parents: &[u32],
+    goals: Goals,
+) -> Result<Vec<Candidates>, SearchError> {
     parents.par_chunks(PIECE).map(|piece| expand(task, successors, store, piece, goals)).collect()
 }
 
@@ -102,7 +114,7 @@ pub(super) fn breadth_first(
     while first < store.len() {
         let end = store.len().min(first + chunk);
         let parents: Vec<u32> = (first as u32..end as u32).collect();
-        let pieces = expand_all(task, &successors, &store, &parents, Goals::All);
+        let pieces = expand_all(task, &successors, &store, &parents, Goals::All)?;
         let mut id = first as u32;
         for c in &pieces {
             let mut k = 0;
@@ -173,7 +185,7 @@ pub(super) fn uniform_cost(
             if options.deadline.is_some_and(|d| Instant::now() > d) {
                 return Err(SearchError::TimeLimit { expanded: out.expanded });
             }
-            for c in expand_all(task, &successors, &store, &parents, Goals::ZeroCost) {
+            for c in expand_all(task, &successors, &store, &parents, Goals::ZeroCost)? {
                 out.expanded += c.generated.len() as u64;
                 out.generated += c.generated.iter().map(|&n| u64::from(n)).sum::<u64>();
                 for k in 0..c.parent.len() {
