@@ -112,6 +112,9 @@ struct PlanReport {
     /// The grounded task's facts and actions.
     facts: usize,
     actions: usize,
+    /// The grounded task's numeric fluents (32-bit integers) and the range proven for
+    /// each (`null` bounds: none proven).
+    numeric: Vec<NumericReport>,
     /// `astar`, or without a heuristic `breadth-first` (every action costs 1) or
     /// `uniform-cost`.
     search: &'static str,
@@ -124,6 +127,14 @@ struct PlanReport {
     /// alone (on the GPU: compiling its kernels, setting up and searching).
     seconds: f64,
     search_seconds: f64,
+}
+
+/// A numeric fluent in the `--json` report.
+#[derive(Serialize)]
+struct NumericReport {
+    name: String,
+    lower: Option<i64>,
+    upper: Option<i64>,
 }
 
 /// Runs `plan`.
@@ -203,6 +214,11 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
         states: outcome.stored,
         facts: task.facts.len(),
         actions: task.actions.len(),
+        numeric: task
+            .numeric
+            .iter()
+            .map(|v| NumericReport { name: v.name.clone(), lower: v.lower, upper: v.upper })
+            .collect(),
         search: match (astar, task.unit_cost()) {
             (true, _) => "astar",
             (false, true) => "breadth-first",
@@ -246,8 +262,26 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
     };
     println!("states:    {} ({search})", report.states);
     println!("task:      {} facts, {} actions", report.facts, report.actions);
+    if !report.numeric.is_empty() {
+        println!("numeric:   {}", numeric_summary(&report.numeric));
+    }
     println!("seconds:   {:.3} ({:.3} searching)", report.seconds, report.search_seconds);
     Ok(verdict)
+}
+
+/// The numeric fluents in a line: each with its proven range when there are few, else
+/// how many have one.
+fn numeric_summary(numeric: &[NumericReport]) -> String {
+    let bound = |b: Option<i64>, none: &str| b.map_or(none.to_string(), |b| b.to_string());
+    if numeric.len() <= 3 {
+        let each: Vec<String> = numeric
+            .iter()
+            .map(|v| format!("{} in [{}, {}]", v.name, bound(v.lower, "-inf"), bound(v.upper, "inf")))
+            .collect();
+        return format!("{} (32-bit integers)", each.join(", "));
+    }
+    let proven = numeric.iter().filter(|v| v.lower.is_some() && v.upper.is_some()).count();
+    format!("{} fluents as 32-bit integers, {proven} with a proven range", numeric.len())
 }
 
 /// Whether the search asked for runs on the GPU: blind, without a bound on states,
