@@ -103,7 +103,7 @@ fn bad_input_is_a_diagnostic_with_line_and_column() {
         ("(define (domain d) (:predicates (at ?x))\n  (:action a :parameters (?x)\n   :precondition (on ?x) :effect (at ?x)))", "unknown predicate `on`", ":3:19"),
         ("(define (domain d) (:predicates (at ?x))\n (:action a :parameters (?x)\n  :effect (at ?x ?x)))", "wrong number of arguments: `at` takes 1, given 2", ":3:11"),
         ("(define (domain d) (:predicates (at ?x - place)))", "undefined type `place`", ":1:42"),
-        ("(define (domain d) (:requirements :fluents) (:predicates (at ?x)))", "requirement `:fluents` is not supported yet", ":1:35"),
+        ("(define (domain d) (:requirements :durative-actions) (:predicates (at ?x)))", "requirement `:durative-actions` is not supported yet", ":1:35"),
     ];
     for (source, message, at) in cases {
         let domain = temp("d.pddl", source);

@@ -161,8 +161,7 @@ impl Grounder<'_> {
             let order = x.checked_cmp(*y).ok_or_else(|| self.error("arithmetic overflow", span))?;
             return Ok(constant(cmp.holds(order) == positive));
         }
-        let span = a.span();
-        let (x, y) = (self.integer(x, span)?, self.integer(y, span)?);
+        let (x, y) = (self.integer(x, a.span())?, self.integer(y, b.span())?);
         Ok(match (positive, cmp.negated()) {
             (true, _) => task::Formula::Compare(cmp, x, y),
             (false, Some(not)) => task::Formula::Compare(not, x, y),
