@@ -193,6 +193,20 @@ fn a_value_past_i32_is_an_error() {
         assert_eq!(e, expected, "{heuristic:?} on {threads} thread(s)");
         assert!(e.to_string().contains("outside the range of 32-bit integers"), "{e}");
     }
+    // Breadth first, on one thread or several, a goal met before the value out of
+    // range (the successors in action order) ends the search with the plan, one after
+    // it with the error.
+    let finish = "(:action finish :parameters () :precondition (> (x) 0) :effect (done))";
+    let grow = "(:action grow :parameters () :effect (increase (x) (step)))";
+    for (first, second, plan) in [(finish, grow, true), (grow, finish, false)] {
+        let domain = format!("(define (domain d) (:predicates (done)) (:functions (x) (step)) {first} {second})");
+        let problem =
+            "(define (problem p) (:domain d) (:init (= (x) 2000000000) (= (step) 1000000000)) (:goal (done)))";
+        for threads in [1, 2] {
+            let got = optimum(&domain, problem, Heuristic::Blind, threads);
+            assert_eq!(got.is_ok(), plan, "{first} first, {threads} thread(s): {got:?}");
+        }
+    }
     // A step of 1 reaches 5: the plan is 5 grows and the finish.
     let (_, _, t) = task(GROW, &GROW_PROBLEM.replace("1000000000", "1"));
     assert_eq!(search(&t, &SearchOptions::default()).unwrap().cost, Some(6));

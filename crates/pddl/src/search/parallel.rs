@@ -6,12 +6,15 @@
 //!
 //! - [`breadth_first`] (unit costs): chunks of ids in breadth-first order, the goal
 //!   tested when a state is generated. The store, the counters, the plan and the
-//!   limits' errors are the sequential search's exactly.
+//!   limits' errors (a numeric value out of range included) are the sequential
+//!   search's exactly.
 //! - [`uniform_cost`]: Dijkstra by `g`-buckets. The cheapest bucket is a stack: a
 //!   chunk is taken from its top, goal-tested and expanded together; successors over
 //!   zero-cost actions are goal-tested when generated and go on top (deepest first,
 //!   as the sequential search takes them). The cost is the sequential search's; the
-//!   plan may be another optimal one, and the counters count whole chunks.
+//!   plan may be another optimal one, and the counters count whole chunks. A numeric
+//!   value out of range in a chunk ends the search with its error, where the
+//!   sequential search might have reached a goal of the same cost first.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -40,6 +43,9 @@ struct Candidates {
     goal: Vec<bool>,
     hash: Vec<u64>,
     words: Vec<u32>,
+    /// A successor's numeric fluent out of range: the parent whose expansion met it
+    /// (the piece stops there, its earlier successors kept) and the error.
+    out_of_range: Option<(u32, SearchError)>,
 }
 
 /// Which candidates are tested against the goal when generated.
@@ -51,13 +57,7 @@ enum Goals {
 }
 
 /// The candidates of the stored states `parents`.
-fn expand(
-    task: &Task,
-    successors: &Successors,
-    store: &Store,
-    parents: &[u32],
-    goals: Goals,
-) -> Result<Candidates, SearchError> {
+fn expand(task: &Task, successors: &Successors, store: &Store, parents: &[u32], goals: Goals) -> Candidates {
     let mut c = Candidates::default();
     let (mut applicable, mut next): (Vec<u32>, State) = (Vec::new(), Vec::new());
     for &id in parents {
@@ -67,7 +67,10 @@ fn expand(
         c.generated.push(applicable.len() as u32);
         for (k, &a) in applicable.iter().enumerate() {
             let action = &task.actions[a as usize];
-            action.apply(state, &mut next).map_err(|e| super::out_of_range(task, a, e))?;
+            if let Err(e) = action.apply(state, &mut next) {
+                c.out_of_range = Some((id, super::out_of_range(task, a, e)));
+                return c;
+            }
             let hash = super::hash_state(&next);
             if store.find(&next, hash).is_some_and(|known| store.g[known as usize] <= g.saturating_add(action.cost)) {
                 continue;
@@ -80,17 +83,11 @@ fn expand(
             c.words.extend_from_slice(&next);
         }
     }
-    Ok(c)
+    c
 }
 
 /// The candidates of `parents` in pieces on the pool, in order.
-fn expand_all(
-    task: &Task,
-    successors: &Successors,
-    store: &Store,
-    parents: &[u32],
-    goals: Goals,
-) -> Result<Vec<Candidates>, SearchError> {
+fn expand_all(task: &Task, successors: &Successors, store: &Store, parents: &[u32], goals: Goals) -> Vec<Candidates> {
     parents.par_chunks(PIECE).map(|piece| expand(task, successors, store, piece, goals)).collect()
 }
 
@@ -114,7 +111,7 @@ pub(super) fn breadth_first(
     while first < store.len() {
         let end = store.len().min(first + chunk);
         let parents: Vec<u32> = (first as u32..end as u32).collect();
-        let pieces = expand_all(task, &successors, &store, &parents, Goals::All)?;
+        let pieces = expand_all(task, &successors, &store, &parents, Goals::All);
         let mut id = first as u32;
         for c in &pieces {
             let mut k = 0;
@@ -132,6 +129,13 @@ pub(super) fn breadth_first(
                         return Ok(found(&store, s, g, out));
                     }
                     k += 1;
+                }
+                // The sequential search meets the value out of range here, after the
+                // parent's earlier successors.
+                if let Some((parent, e)) = &c.out_of_range {
+                    if *parent == id {
+                        return Err(e.clone());
+                    }
                 }
                 out.generated += u64::from(generated);
                 id += 1;
@@ -185,7 +189,10 @@ pub(super) fn uniform_cost(
             if options.deadline.is_some_and(|d| Instant::now() > d) {
                 return Err(SearchError::TimeLimit { expanded: out.expanded });
             }
-            for c in expand_all(task, &successors, &store, &parents, Goals::ZeroCost)? {
+            for c in expand_all(task, &successors, &store, &parents, Goals::ZeroCost) {
+                if let Some((_, e)) = c.out_of_range {
+                    return Err(e);
+                }
                 out.expanded += c.generated.len() as u64;
                 out.generated += c.generated.iter().map(|&n| u64::from(n)).sum::<u64>();
                 for k in 0..c.parent.len() {
