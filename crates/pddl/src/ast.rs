@@ -256,6 +256,16 @@ impl Problem {
 }
 
 impl Problem {
+    /// A ground atom or function as PDDL writes it: `(name o1 o2)`.
+    pub fn ground_name(&self, name: &str, objects: &[usize]) -> String {
+        let mut text = format!("({name}");
+        for &o in objects {
+            text.push(' ');
+            text.push_str(&self.objects[o].name);
+        }
+        text + ")"
+    }
+
     /// The objects that fit a type set.
     pub fn objects_fitting(&self, types: &TypeSet) -> Vec<usize> {
         match types.as_slice() {

@@ -310,13 +310,8 @@ impl Grounder<'_> {
     }
 
     fn atom_name(&self, key: &[u32]) -> String {
-        let mut s = format!("({}", self.domain.predicates[key[0] as usize].name);
-        for &o in &key[1..] {
-            s.push(' ');
-            s.push_str(&self.problem.objects[o as usize].name);
-        }
-        s.push(')');
-        s
+        let objects: Vec<usize> = key[1..].iter().map(|&o| o as usize).collect();
+        self.problem.ground_name(&self.domain.predicates[key[0] as usize].name, &objects)
     }
 
     /// Static atoms: true in `:init`; fluent atoms: their fact, if reached.

@@ -240,12 +240,7 @@ impl Replay<'_> {
     }
 
     fn name(&self, f: usize, objects: &[usize]) -> String {
-        let mut name = format!("({}", self.domain.functions[f].name);
-        for &o in objects {
-            name.push(' ');
-            name.push_str(&self.problem.objects[o].name);
-        }
-        name + ")"
+        self.problem.ground_name(&self.domain.functions[f].name, objects)
     }
 
     fn effects(&self, effects: &[Effect], binding: &mut Vec<usize>, out: &mut Changes) -> Result<(), String> {

@@ -59,12 +59,7 @@ impl Grounder<'_> {
     }
 
     fn function_name(&self, f: usize, objects: &[usize]) -> String {
-        let mut name = format!("({}", self.domain.functions[f].name);
-        for &o in objects {
-            name.push(' ');
-            name.push_str(&self.problem.objects[o].name);
-        }
-        name + ")"
+        self.problem.ground_name(&self.domain.functions[f].name, objects)
     }
 
     fn fold(&mut self, e: &Expr, binding: &[usize]) -> Result<Num, Fold> {
