@@ -54,8 +54,9 @@ struct Grounder<'a> {
 /// An index of atoms: predicate, mask of the argument positions given, position wanted.
 type IndexKey = (usize, u32, usize);
 
-/// Grounds `problem` of `domain` into a [`Task`]. Fails on an action cost whose
-/// function has no value in `:init`.
+/// Grounds `problem` of `domain` into a [`Task`]. Fails on numbers the task cannot
+/// hold (module `numeric`: a cost that is not a non-negative integer, a changing
+/// fluent's value outside `i32`, an expression that could overflow `i64`).
 pub fn ground(domain: &Domain, problem: &Problem) -> Result<Task, Diagnostic> {
     let mut fluent = vec![false; domain.predicates.len()];
     for a in &domain.actions {
@@ -141,7 +142,7 @@ pub fn ground(domain: &Domain, problem: &Problem) -> Result<Task, Diagnostic> {
             return Err(d);
         }
         if effects.inapplicable {
-            continue; // an effect reads or changes an undefined value
+            continue; // an effect or the cost reads or changes an undefined value
         }
         let cost = problem.step_cost(effects.cost);
         let name = std::iter::once(schema.name.as_str())
@@ -289,7 +290,7 @@ struct Effects {
     conditional: Vec<ConditionalEffect>,
     numeric: Vec<task::NumericEffect>,
     cost: u64,
-    /// A numeric effect reads or changes an undefined value.
+    /// A numeric effect or the cost reads or changes an undefined value.
     inapplicable: bool,
 }
 
@@ -584,10 +585,10 @@ impl Grounder<'_> {
                         self.effects(body, binding, &both, out)?;
                     }
                 }
-                Effect::Cost(amount) => {
-                    let c = self.cost(amount, binding)?;
-                    out.cost = out.cost.saturating_add(c);
-                }
+                Effect::Cost(amount) => match self.cost(amount, binding)? {
+                    Some(c) => out.cost = out.cost.saturating_add(c),
+                    None => out.inapplicable = true,
+                },
                 Effect::Numeric(..) => self.numeric_effect(e, binding, out)?,
             }
         }

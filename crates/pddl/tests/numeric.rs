@@ -239,6 +239,14 @@ fn undefined_values_make_comparisons_false_and_steps_inapplicable() {
         validate(&d, &p, &step("(raise q)")),
         Err(ValidationError::Precondition { step: 1, text: "(raise q)".into() })
     );
+    // A cost without a value: the straight road of `fuel-low` has no distance, so its
+    // drive is not applicable and, with 2 fuel for 3 drives, the task is unsolvable.
+    let fuel = read("fuel-domain.pddl");
+    let low = read("fuel-low.pddl").replace("(= (distance a d) 5)", "");
+    assert_eq!(optimum(&fuel, &low, Heuristic::LmCut, 1).unwrap(), None);
+    let (d, p, _) = task(&fuel, &low);
+    let e = validate(&d, &p, &step("(drive t a d)")).unwrap_err();
+    assert!(matches!(&e, ValidationError::BadStep { step: 1, why, .. } if why.contains("cost")), "{e:?}");
     // Without the guard, the step's effect changes the undefined value.
     let unguarded = domain.replace(":precondition (< (level ?x) 3)", "");
     let (d, p, _) = task(&unguarded, &problem("(bumped p)"));

@@ -5,7 +5,7 @@
 //! allocated on first use, numbered in order of use) whose initial value must be an
 //! integer in the `i32` range. A value that is undefined (a function without a value in
 //! `:init`, a division by zero) makes a comparison false, whatever its polarity, and an
-//! action whose effect reads or changes it inapplicable, as the validator
+//! action whose effect (or cost) reads or changes it inapplicable, as the validator
 //! ([`crate::validate`]) holds it. Constants that meet a fluent must be integers, and
 //! every expression's magnitude over `i32` fluents must fit an `i64`
 //! ([`NumExpr::magnitude`]), so that the search evaluates it without overflow.
@@ -212,22 +212,18 @@ impl Grounder<'_> {
         Ok(())
     }
 
-    /// The amount of an `(increase (total-cost) e)`: a non-negative integer.
-    pub(super) fn cost(&mut self, e: &Expr, binding: &[usize]) -> Result<u64, Diagnostic> {
+    /// The amount of an `(increase (total-cost) e)`: a non-negative integer; `None`
+    /// when it reads an undefined value (the action is then not applicable).
+    pub(super) fn cost(&mut self, e: &Expr, binding: &[usize]) -> Result<Option<u64>, Diagnostic> {
         let span = e.span();
         match self.fold(e, binding) {
-            Ok(Num::Const(r)) => r.to_integer().and_then(|c| u64::try_from(c).ok()).ok_or_else(|| {
+            Ok(Num::Const(r)) => r.to_integer().and_then(|c| u64::try_from(c).ok()).map(Some).ok_or_else(|| {
                 Diagnostic::new(format!("the action cost {r} is not a non-negative integer"), self.file, span)
                     .label("this cost")
             }),
             // The parser refuses a cost that reads a changing fluent.
             Ok(Num::Dyn(_)) => Err(Diagnostic::new("the action cost is not static", self.file, span)),
-            Err(Fold::Undefined) => Err(Diagnostic::new(
-                "the cost has no value: a function it reads has no value in the problem's `:init`",
-                self.file,
-                span,
-            )
-            .label("this cost")),
+            Err(Fold::Undefined) => Ok(None),
             Err(Fold::Error(d)) => Err(d),
         }
     }
