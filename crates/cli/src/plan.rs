@@ -1,5 +1,6 @@
 //! `warpcheck plan DOMAIN.pddl PROBLEM.pddl`: a cost-optimal plan of a PDDL task
-//! (parse, ground by relaxed reachability, A* with LM-cut or h_max, or a blind
+//! (numeric fluents on the CPU only; parse, ground by relaxed reachability, A* with
+//! LM-cut or h_max, or a blind
 //! breadth-first or cost-layered search; on the GPU, breadth first through the
 //! exploration engine with the goal as a violated invariant when every action costs 1,
 //! else the GPU's cost-layered search `warpcheck_pddl::search::gpu`), printed only
@@ -52,8 +53,9 @@ pub struct PlanArgs {
     #[arg(long, short = 't')]
     pub threads: Option<usize>,
     /// Where to search: `cpu`; `gpu` (blind search on the device: breadth first when
-    /// every action costs 1, by cost layers otherwise); `auto` (the GPU when a device is
-    /// present and the search asked for runs there, else the CPU).
+    /// every action costs 1, by cost layers otherwise; not for tasks with numeric
+    /// fluents); `auto` (the GPU when a device is present and the search asked for runs
+    /// there, else the CPU).
     #[arg(long, value_enum, default_value_t = Backend::Cpu)]
     pub backend: Backend,
     /// The CUDA device to use.

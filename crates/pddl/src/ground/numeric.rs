@@ -201,6 +201,11 @@ impl Grounder<'_> {
             }
             Err(Fold::Error(d)) => return Err(d),
         };
+        // The old value plus the amount must fit an `i64` too (a bare constant has no
+        // operator whose magnitude `fold` checked).
+        if value.magnitude() > MAGNITUDE {
+            return Err(Diagnostic::new("this amount can exceed the range of 64-bit integers", self.file, *span));
+        }
         if out.numeric.iter().any(|e| e.var == target) {
             return Err(Diagnostic::new(
                 format!("two numeric effects of one action on `{name}` are not supported"),
