@@ -3,8 +3,9 @@
 //! objects, actions of at most 4 parameters) are grounded and searched (at most 2000
 //! states), and a plan found must pass the lifted validator at the cost the search
 //! reports: a differential check of the grounder against the validator. The task as a
-//! model builds its CUDA source (the action table), and its successors of the initial
-//! state are the search's first expansion.
+//! model builds its CUDA source (the action table; refused for a task with numeric
+//! fluents), and its successors of the initial state are the search's first expansion
+//! (a numeric value out of range an error there as in the search).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -39,15 +40,20 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let model = PlanningModel::new(task.clone());
-    let source = model.cuda_source(&[UNSOLVED]).expect("a grounded task's table");
-    assert!(source.tables[0].data.len() >= 4 + task.actions.len());
-    let mut successors = 0;
-    let deadlock = model.successors().successors(&task.init, |_, next| {
-        assert!(next.is_ok());
-        successors += 1;
+    match model.cuda_source(&[UNSOLVED]) {
+        Ok(source) => assert!(source.tables[0].data.len() >= 4 + task.actions.len()),
+        Err(e) => assert!(!task.numeric.is_empty(), "{e:?}"),
+    }
+    let (mut successors, mut out_of_range) = (0, 0);
+    let deadlock = model.successors().successors(&task.init, |_, next| match next {
+        Ok(_) => successors += 1,
+        Err(_) => out_of_range += 1,
     });
-    let applicable = task.actions.iter().filter(|a| a.precondition.holds(&task.init)).count();
-    assert_eq!((successors, deadlock), (applicable, applicable == 0));
+    let applicable: Vec<_> = task.actions.iter().filter(|a| a.precondition.holds(&task.init)).collect();
+    let mut next = Vec::new();
+    let failing = applicable.iter().filter(|a| a.apply(&task.init, &mut next).is_err()).count();
+    assert_eq!((successors + out_of_range, out_of_range), (applicable.len(), failing));
+    assert_eq!(deadlock, applicable.is_empty());
     let Ok(outcome) = search(&task, &SearchOptions { max_states: Some(2000), ..Default::default() }) else {
         return;
     };

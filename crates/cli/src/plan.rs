@@ -1,5 +1,6 @@
 //! `warpcheck plan DOMAIN.pddl PROBLEM.pddl`: a cost-optimal plan of a PDDL task
-//! (parse, ground by relaxed reachability, A* with LM-cut or h_max, or a blind
+//! (numeric fluents on the CPU only; parse, ground by relaxed reachability, A* with
+//! LM-cut or h_max, or a blind
 //! breadth-first or cost-layered search; on the GPU, breadth first through the
 //! exploration engine with the goal as a violated invariant when every action costs 1,
 //! else the GPU's cost-layered search `warpcheck_pddl::search::gpu`), printed only
@@ -52,8 +53,9 @@ pub struct PlanArgs {
     #[arg(long, short = 't')]
     pub threads: Option<usize>,
     /// Where to search: `cpu`; `gpu` (blind search on the device: breadth first when
-    /// every action costs 1, by cost layers otherwise); `auto` (the GPU when a device is
-    /// present and the search asked for runs there, else the CPU).
+    /// every action costs 1, by cost layers otherwise; not for tasks with numeric
+    /// fluents); `auto` (the GPU when a device is present and the search asked for runs
+    /// there, else the CPU).
     #[arg(long, value_enum, default_value_t = Backend::Cpu)]
     pub backend: Backend,
     /// The CUDA device to use.
@@ -112,6 +114,9 @@ struct PlanReport {
     /// The grounded task's facts and actions.
     facts: usize,
     actions: usize,
+    /// The grounded task's numeric fluents (32-bit integers) and the range proven for
+    /// each (`null` bounds: none proven).
+    numeric: Vec<NumericReport>,
     /// `astar`, or without a heuristic `breadth-first` (every action costs 1) or
     /// `uniform-cost`.
     search: &'static str,
@@ -124,6 +129,14 @@ struct PlanReport {
     /// alone (on the GPU: compiling its kernels, setting up and searching).
     seconds: f64,
     search_seconds: f64,
+}
+
+/// A numeric fluent in the `--json` report.
+#[derive(Serialize)]
+struct NumericReport {
+    name: String,
+    lower: Option<i64>,
+    upper: Option<i64>,
 }
 
 /// Runs `plan`.
@@ -162,6 +175,7 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
             crate::thread_pool(threads)?.install(|| warpcheck_pddl::search(&task, &options)).map_err(|e| match e {
                 SearchError::StateLimit { .. } => CliError::Resource(format!("{e} with --max-states or --memory")),
                 SearchError::TimeLimit { .. } => CliError::Resource(format!("{e} (--time-limit)")),
+                SearchError::OutOfRange { .. } => CliError::Resource(e.to_string()),
             })?
         }
     };
@@ -202,6 +216,11 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
         states: outcome.stored,
         facts: task.facts.len(),
         actions: task.actions.len(),
+        numeric: task
+            .numeric
+            .iter()
+            .map(|v| NumericReport { name: v.name.clone(), lower: v.lower, upper: v.upper })
+            .collect(),
         search: match (astar, task.unit_cost()) {
             (true, _) => "astar",
             (false, true) => "breadth-first",
@@ -245,13 +264,37 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
     };
     println!("states:    {} ({search})", report.states);
     println!("task:      {} facts, {} actions", report.facts, report.actions);
+    if !report.numeric.is_empty() {
+        println!("numeric:   {}", numeric_summary(&report.numeric));
+    }
     println!("seconds:   {:.3} ({:.3} searching)", report.seconds, report.search_seconds);
     Ok(verdict)
+}
+
+/// The numeric fluents in a line: each with its proven range when there are few, else
+/// how many have one.
+fn numeric_summary(numeric: &[NumericReport]) -> String {
+    let bound = |b: Option<i64>, none: &str| b.map_or(none.to_string(), |b| b.to_string());
+    if numeric.len() <= 3 {
+        let each: Vec<String> = numeric
+            .iter()
+            .map(|v| format!("{} in [{}, {}]", v.name, bound(v.lower, "-inf"), bound(v.upper, "inf")))
+            .collect();
+        return format!("{} (32-bit integers)", each.join(", "));
+    }
+    let proven = numeric.iter().filter(|v| v.lower.is_some() && v.upper.is_some()).count();
+    format!("{} fluents as 32-bit integers, {proven} with a proven range", numeric.len())
 }
 
 /// Whether the search asked for runs on the GPU: blind, without a bound on states,
 /// and with a time limit only where the costs are not all 1 (else the reason).
 fn gpu_path(args: &PlanArgs, task: &Task) -> Result<(), String> {
+    if !task.numeric.is_empty() {
+        return Err(format!(
+            "the task has {} numeric fluent(s), and the GPU search does not support numeric fluents yet",
+            task.numeric.len()
+        ));
+    }
     if let Some(h) = args.heuristic.filter(|&h| h != HeuristicArg::Blind) {
         return Err(format!("A* with {} runs on the CPU only (the GPU searches blind)", h.name()));
     }

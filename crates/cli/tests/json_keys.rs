@@ -215,7 +215,7 @@ fn cycle_mean_keys() {
 #[test]
 fn plan_keys() {
     let plan = ["solvable", "plan", "cost", "length", "penalty", "net_benefit", "expanded", "generated", "states"];
-    let plan = [&plan[..], &["facts", "actions"]].concat();
+    let plan = [&plan[..], &["facts", "actions", "numeric"]].concat();
     let domain = "examples/plan/delivery-domain.pddl";
     let r = report(&["plan", domain, "examples/plan/delivery-problem.pddl", "--json"], 0);
     assert_eq!(keys(&r), set(&[&plan, &["search", "heuristic", "backend", "device", "seconds", "search_seconds"]]));

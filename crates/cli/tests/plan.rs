@@ -103,7 +103,7 @@ fn bad_input_is_a_diagnostic_with_line_and_column() {
         ("(define (domain d) (:predicates (at ?x))\n  (:action a :parameters (?x)\n   :precondition (on ?x) :effect (at ?x)))", "unknown predicate `on`", ":3:19"),
         ("(define (domain d) (:predicates (at ?x))\n (:action a :parameters (?x)\n  :effect (at ?x ?x)))", "wrong number of arguments: `at` takes 1, given 2", ":3:11"),
         ("(define (domain d) (:predicates (at ?x - place)))", "undefined type `place`", ":1:42"),
-        ("(define (domain d) (:requirements :fluents) (:predicates (at ?x)))", "requirement `:fluents` is not supported yet", ":1:35"),
+        ("(define (domain d) (:requirements :durative-actions) (:predicates (at ?x)))", "requirement `:durative-actions` is not supported yet", ":1:35"),
     ];
     for (source, message, at) in cases {
         let domain = temp("d.pddl", source);
@@ -214,4 +214,53 @@ fn explore_counts_a_planning_tasks_states() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("--invariant: a planning task has no expression language"));
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Numeric fluents (`examples/plan/fuel-*`): the optima their comments derive, the
+/// fluent and its proven range in the report, exit 1 when the truck is stranded, exit
+/// 3 when a value would leave the 32-bit range, and `--backend gpu` refused (exit 2:
+/// the GPU search has no numeric fluents).
+#[test]
+fn numeric_fluents_are_planned_on_the_cpu() {
+    let domain = "examples/plan/fuel-domain.pddl";
+    let cases = [
+        ("fuel-problem", 0, Some(3), 3),
+        ("fuel-low", 0, Some(5), 2),
+        ("fuel-refuel", 0, Some(7), 3),
+        ("fuel-stranded", 1, None, 2),
+    ];
+    // The fuel never exceeds the initial value or, with a station, the capacity.
+    for (problem, code, cost, most) in cases {
+        let problem = format!("examples/plan/{problem}.pddl");
+        let out = warpcheck(&["plan", domain, &problem, "--json"]);
+        assert_eq!(out.status.code(), Some(code), "{problem}: {}", text(&out.stderr));
+        let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(r["cost"].as_u64(), cost, "{problem}");
+        assert_eq!(r["numeric"], serde_json::json!([{"name": "(fuel t)", "lower": 0, "upper": most}]), "{problem}");
+    }
+    let out = warpcheck(&["plan", domain, "examples/plan/fuel-netbenefit.pddl"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.starts_with("(drive t a d)\ncost:      5\n"), "{stdout}");
+    assert!(
+        stdout.contains("\nbenefit:   15 ") && stdout.contains("\nnumeric:   (fuel t) in [0, 3] (32-bit integers)\n"),
+        "{stdout}"
+    );
+    let out = warpcheck(&["plan", domain, "examples/plan/fuel-low.pddl", "--backend", "gpu"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("the GPU search does not support numeric fluents yet"), "{}", text(&out.stderr));
+    let grow = temp(
+        "grow.pddl",
+        "(define (domain grow) (:predicates (done)) (:functions (x))
+           (:action grow :parameters () :effect (increase (x) 1500000000))
+           (:action finish :parameters () :precondition (= (x) 7) :effect (done)))",
+    );
+    let problem = temp("grow-p.pddl", "(define (problem p) (:domain grow) (:init (= (x) 0)) (:goal (done)))");
+    let out = warpcheck(&["plan", &grow, &problem]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("`(x)` would take the value 3000000000 after `(grow)`"),
+        "{}",
+        text(&out.stderr)
+    );
 }

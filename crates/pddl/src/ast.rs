@@ -6,6 +6,7 @@
 use rustc_hash::FxHashMap;
 
 use crate::diagnostic::Span;
+use crate::numeric::{Assign, Cmp, Ratio};
 
 /// A set of types (one, or several from `(either ...)`): an object fits when it has
 /// any of them.
@@ -41,13 +42,17 @@ pub struct Predicate {
     pub params: Vec<TypeSet>,
 }
 
-/// A numeric function (only static costs and `total-cost` are supported).
+/// A numeric function: static (no action changes it: its values come from `:init`),
+/// a numeric fluent (some action's `increase`, `decrease` or `assign` changes it), or
+/// `total-cost`.
 #[derive(Clone, Debug)]
 pub struct Function {
     /// The name.
     pub name: String,
     /// The number of arguments.
     pub arity: usize,
+    /// Some action's effect changes it (`total-cost` excepted).
+    pub fluent: bool,
 }
 
 /// A variable slot (of an action or the goal) or an object.
@@ -98,15 +103,39 @@ pub enum Formula {
     Forall(Vec<Variable>, Box<Formula>),
     /// `(exists (vars) f)`.
     Exists(Vec<Variable>, Box<Formula>),
+    /// `(< e1 e2)` and the like: a comparison of numeric expressions.
+    Compare(Cmp, Expr, Expr),
 }
 
-/// The amount of an `(increase (total-cost) ...)`.
+/// An arithmetic operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    /// Unary minus.
+    Neg,
+}
+
+/// A numeric expression.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CostExpr {
-    /// A non-negative integer.
-    Number(u64),
-    /// A static function's value, from the problem's `:init`.
-    Function(usize, Vec<Term>, Span),
+pub enum Expr {
+    /// A number as written (exact), and where.
+    Number(Ratio, Span),
+    /// `(f t1 ... tn)`: a function's value.
+    Fluent(usize, Vec<Term>, Span),
+    /// An operator over its operands (two, or one for `Neg`), and where it is written.
+    Op(Op, Vec<Expr>, Span),
+}
+
+impl Expr {
+    /// Where it is written.
+    pub fn span(&self) -> Span {
+        match self {
+            Expr::Number(_, span) | Expr::Fluent(_, _, span) | Expr::Op(_, _, span) => *span,
+        }
+    }
 }
 
 /// An effect.
@@ -121,8 +150,11 @@ pub enum Effect {
     /// `(when condition effects)`: the effects happen when the condition holds before
     /// the step.
     When(Formula, Vec<Effect>),
-    /// `(increase (total-cost) amount)`.
-    Cost(CostExpr),
+    /// `(increase (total-cost) amount)`: the amount reads static functions only.
+    Cost(Expr),
+    /// `(increase (f ...) e)`, `(decrease ...)`, `(assign ...)` of a numeric fluent,
+    /// and where the effect is written.
+    Numeric(Assign, usize, Vec<Term>, Expr, Span),
 }
 
 /// An action schema.
@@ -175,8 +207,9 @@ pub struct Problem {
     pub objects_of_type: Vec<Vec<usize>>,
     /// The atoms true initially.
     pub init: Vec<GroundAtom>,
-    /// The values of the static functions: function and arguments.
-    pub function_values: FxHashMap<(usize, Vec<usize>), u64>,
+    /// The functions' values in `:init` (static functions and the numeric fluents'
+    /// initial values): function and arguments.
+    pub function_values: FxHashMap<(usize, Vec<usize>), Ratio>,
     /// The goal (its quantified variables use slots `0..goal_slots`).
     pub goal: Formula,
     /// The number of variable slots of the goal.
@@ -223,6 +256,16 @@ impl Problem {
 }
 
 impl Problem {
+    /// A ground atom or function as PDDL writes it: `(name o1 o2)`.
+    pub fn ground_name(&self, name: &str, objects: &[usize]) -> String {
+        let mut text = format!("({name}");
+        for &o in objects {
+            text.push(' ');
+            text.push_str(&self.objects[o].name);
+        }
+        text + ")"
+    }
+
     /// The objects that fit a type set.
     pub fn objects_fitting(&self, types: &TypeSet) -> Vec<usize> {
         match types.as_slice() {

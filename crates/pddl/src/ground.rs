@@ -9,12 +9,19 @@
 //! precondition's top-level conjunction is tested as soon as its variables are bound,
 //! which prunes most of the cross product. Each round enumerates all bindings afresh
 //! (simple, quadratic in the number of rounds); a semi-naive join is left for later.
+//!
+//! Numeric comparisons may hold in the relaxation whatever their polarity (a sound
+//! over-approximation: the search evaluates them exactly); numeric expressions,
+//! effects and costs are grounded by module `numeric`, and [`crate::bounds`] then
+//! proves what ranges it can for the numeric fluents.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::ast::{Action, Atom, CostExpr, Domain, Effect, Formula, Problem, Term};
+use crate::ast::{Action, Atom, Domain, Effect, Formula, Problem, Term};
 use crate::diagnostic::{Diagnostic, FileKind};
 use crate::task::{self, Condition, ConditionalEffect, Task};
+
+mod numeric;
 
 /// The grounder's view of the lifted task.
 struct Grounder<'a> {
@@ -32,13 +39,24 @@ struct Grounder<'a> {
     /// wanted), the values wanted by the values at the bound positions, over the
     /// static atoms and the fluent atoms reached when the index was built.
     index: FxHashMap<IndexKey, FxHashMap<Vec<u32>, Vec<u32>>>,
+    /// Ground numeric fluents by function and objects: their variable.
+    vars: FxHashMap<(usize, Vec<usize>), u32>,
+    /// The numeric fluents, by variable.
+    numeric: Vec<task::NumericVar>,
+    /// The state word of numeric variable 0 (the facts' words come first).
+    numeric_base: u32,
+    /// The file whose conditions are being grounded (the domain's, then the problem's).
+    file: FileKind,
+    /// The first error met in a condition (whose grounding does not return errors).
+    failure: Option<Diagnostic>,
 }
 
 /// An index of atoms: predicate, mask of the argument positions given, position wanted.
 type IndexKey = (usize, u32, usize);
 
-/// Grounds `problem` of `domain` into a [`Task`]. Fails on an action cost whose
-/// function has no value in `:init`.
+/// Grounds `problem` of `domain` into a [`Task`]. Fails on numbers the task cannot
+/// hold (module `numeric`: a cost that is not a non-negative integer, a changing
+/// fluent's value outside `i32`, an expression that could overflow `i64`).
 pub fn ground(domain: &Domain, problem: &Problem) -> Result<Task, Diagnostic> {
     let mut fluent = vec![false; domain.predicates.len()];
     for a in &domain.actions {
@@ -52,6 +70,11 @@ pub fn ground(domain: &Domain, problem: &Problem) -> Result<Task, Diagnostic> {
         reached: FxHashMap::default(),
         key: Vec::new(),
         index: FxHashMap::default(),
+        vars: FxHashMap::default(),
+        numeric: Vec::new(),
+        numeric_base: 0,
+        file: FileKind::Domain,
+        failure: None,
     };
     for (p, args) in &problem.init {
         let key: Vec<u32> = std::iter::once(*p as u32).chain(args.iter().map(|&o| o as u32)).collect();
@@ -88,8 +111,12 @@ pub fn ground(domain: &Domain, problem: &Problem) -> Result<Task, Diagnostic> {
     for (key, &f) in &g.reached {
         facts[f as usize] = g.atom_name(key);
     }
-    let words = facts.len().div_ceil(32).max(1);
-    let mut init = vec![0u32; words];
+    // The words of the facts, those of a net-benefit task's end phase included
+    // (`compile_soft_goals`); the numeric fluents' words follow.
+    let end_facts = if problem.net_benefit.is_some() { 1 + problem.soft_goals.len() } else { 0 };
+    let fact_words = (facts.len() + end_facts).div_ceil(32).max(1);
+    g.numeric_base = u32::try_from(fact_words).expect("fewer facts than 2^37");
+    let mut init = vec![0u32; fact_words];
     for (p, args) in &problem.init {
         if g.fluent[*p] {
             let key: Vec<u32> = std::iter::once(*p as u32).chain(args.iter().map(|&o| o as u32)).collect();
@@ -103,11 +130,20 @@ pub fn ground(domain: &Domain, problem: &Problem) -> Result<Task, Diagnostic> {
         let mut binding = vec![usize::MAX; schema.slots];
         binding[..args.len()].copy_from_slice(&args);
         let pre = g.formula(&schema.precondition, &mut binding, true);
+        if let Some(d) = g.failure.take() {
+            return Err(d);
+        }
         if pre == task::Formula::FALSE {
             continue;
         }
         let mut effects = Effects::default();
         g.effects(&schema.effects, &mut binding, &task::Formula::TRUE, &mut effects)?;
+        if let Some(d) = g.failure.take() {
+            return Err(d);
+        }
+        if effects.inapplicable {
+            continue; // an effect or the cost reads or changes an undefined value
+        }
         let cost = problem.step_cost(effects.cost);
         let name = std::iter::once(schema.name.as_str())
             .chain(args.iter().map(|&o| problem.objects[o].name.as_str()))
@@ -125,24 +161,32 @@ pub fn ground(domain: &Domain, problem: &Problem) -> Result<Task, Diagnostic> {
             add,
             delete,
             conditional: effects.conditional,
+            numeric: effects.numeric,
             cost,
         });
     }
+    g.file = FileKind::Problem;
     let mut goal_binding = vec![usize::MAX; problem.goal_slots];
     let goal = Condition::from_formula(g.formula(&problem.goal, &mut goal_binding, true));
+    let soft: Vec<(Condition, u64, String)> = problem
+        .soft_goals
+        .iter()
+        .map(|s| {
+            let mut binding = vec![usize::MAX; problem.goal_slots];
+            (Condition::from_formula(g.formula(&s.formula, &mut binding, true)), s.penalty, s.name.clone())
+        })
+        .collect();
+    if let Some(d) = g.failure.take() {
+        return Err(d);
+    }
+    init.extend(g.numeric.iter().map(|v| v.init as u32));
     let end_phase = actions.len();
-    let mut task = Task { facts, actions, init, goal, words, end_phase };
+    let words = fact_words + g.numeric.len();
+    let mut task = Task { facts, actions, init, goal, words, numeric: g.numeric, end_phase };
     if problem.net_benefit.is_some() {
-        let soft: Vec<(Condition, u64, String)> = problem
-            .soft_goals
-            .iter()
-            .map(|s| {
-                let mut binding = vec![usize::MAX; problem.goal_slots];
-                (Condition::from_formula(g.formula(&s.formula, &mut binding, true)), s.penalty, s.name.clone())
-            })
-            .collect();
         compile_soft_goals(&mut task, soft);
     }
+    crate::bounds::prove(&mut task);
     Ok(task)
 }
 
@@ -159,8 +203,8 @@ fn compile_soft_goals(task: &mut Task, soft: Vec<(Condition, u64, String)>) {
     for (_, _, name) in &soft {
         task.facts.push(format!("(:done {name})"));
     }
-    task.words = task.facts.len().div_ceil(32).max(1);
-    task.init.resize(task.words, 0);
+    // `ground` left room for these facts before the numeric fluents' words.
+    debug_assert!(task.facts.len() <= task.fact_words() * 32);
     for a in &mut task.actions {
         a.precondition.negative.push(ended);
         a.precondition.negative.sort_unstable();
@@ -171,6 +215,7 @@ fn compile_soft_goals(task: &mut Task, soft: Vec<(Condition, u64, String)>) {
         add: vec![add],
         delete: vec![],
         conditional: vec![],
+        numeric: vec![],
         cost,
     };
     task.actions.push(step("(:end)".into(), Condition { negative: vec![ended], ..Condition::default() }, ended, 0));
@@ -199,7 +244,7 @@ fn mark_fluents(effects: &[Effect], fluent: &mut [bool]) {
         match e {
             Effect::Add(a) | Effect::Delete(a) => fluent[a.predicate] = true,
             Effect::Forall(_, body) | Effect::When(_, body) => mark_fluents(body, fluent),
-            Effect::Cost(_) => {}
+            Effect::Cost(_) | Effect::Numeric(..) => {}
         }
     }
 }
@@ -243,7 +288,10 @@ struct Effects {
     add: Vec<u32>,
     delete: Vec<u32>,
     conditional: Vec<ConditionalEffect>,
+    numeric: Vec<task::NumericEffect>,
     cost: u64,
+    /// A numeric effect or the cost reads or changes an undefined value.
+    inapplicable: bool,
 }
 
 impl Grounder<'_> {
@@ -263,13 +311,8 @@ impl Grounder<'_> {
     }
 
     fn atom_name(&self, key: &[u32]) -> String {
-        let mut s = format!("({}", self.domain.predicates[key[0] as usize].name);
-        for &o in &key[1..] {
-            s.push(' ');
-            s.push_str(&self.problem.objects[o as usize].name);
-        }
-        s.push(')');
-        s
+        let objects: Vec<usize> = key[1..].iter().map(|&o| o as usize).collect();
+        self.problem.ground_name(&self.domain.predicates[key[0] as usize].name, &objects)
     }
 
     /// Static atoms: true in `:init`; fluent atoms: their fact, if reached.
@@ -388,6 +431,8 @@ impl Grounder<'_> {
             Formula::Or(parts) => parts.iter().all(|p| self.relaxed(p, binding, false)),
             Formula::Imply(a, b) if positive => self.relaxed(a, binding, false) || self.relaxed(b, binding, true),
             Formula::Imply(a, b) => self.relaxed(a, binding, true) && self.relaxed(b, binding, false),
+            // Exactly evaluated by the search; either polarity may hold here.
+            Formula::Compare(..) => true,
             Formula::Forall(vars, body) | Formula::Exists(vars, body) => {
                 let all = matches!(f, Formula::Forall(..)) == positive;
                 let mut result = all;
@@ -452,7 +497,7 @@ impl Grounder<'_> {
                         self.reach_adds_in(body, binding);
                     }
                 }
-                Effect::Delete(_) | Effect::Cost(_) => {}
+                Effect::Delete(_) | Effect::Cost(_) | Effect::Numeric(..) => {}
             }
         }
     }
@@ -467,6 +512,7 @@ impl Grounder<'_> {
                 Err(Some(fact)) => task::Formula::NotFact(fact),
             },
             Formula::Equal(a, b) => constant((Self::object(binding, a) == Self::object(binding, b)) == positive),
+            Formula::Compare(cmp, a, b) => self.compare(*cmp, a, b, binding, positive),
             Formula::Not(inner) => self.formula(inner, binding, !positive),
             Formula::And(parts) | Formula::Or(parts) => {
                 let conjunction = matches!(f, Formula::And(_)) == positive;
@@ -539,24 +585,11 @@ impl Grounder<'_> {
                         self.effects(body, binding, &both, out)?;
                     }
                 }
-                Effect::Cost(CostExpr::Number(n)) => out.cost = out.cost.saturating_add(*n),
-                Effect::Cost(CostExpr::Function(f, args, span)) => {
-                    let objects: Vec<usize> = args.iter().map(|t| Self::object(binding, t)).collect();
-                    let Some(&value) = self.problem.function_values.get(&(*f, objects.clone())) else {
-                        let mut name = self.domain.functions[*f].name.clone();
-                        for o in objects {
-                            name.push(' ');
-                            name.push_str(&self.problem.objects[o].name);
-                        }
-                        return Err(Diagnostic::new(
-                            format!("the cost `({name})` has no value in the problem's `:init`"),
-                            FileKind::Domain,
-                            *span,
-                        )
-                        .label("this cost"));
-                    };
-                    out.cost = out.cost.saturating_add(value);
-                }
+                Effect::Cost(amount) => match self.cost(amount, binding)? {
+                    Some(c) => out.cost = out.cost.saturating_add(c),
+                    None => out.inapplicable = true,
+                },
+                Effect::Numeric(..) => self.numeric_effect(e, binding, out)?,
             }
         }
         Ok(())

@@ -307,6 +307,7 @@ mod tests {
                 add: pick(2, &mut next),
                 delete: pick(1, &mut next),
                 conditional: vec![],
+                numeric: vec![],
                 cost: u64::from(next(4)),
             })
             .collect();
@@ -317,6 +318,7 @@ mod tests {
             init: vec![0b11],
             goal: Condition { positive: pick(3, &mut next), ..Condition::default() },
             words: 1,
+            numeric: vec![],
         }
     }
 

@@ -31,10 +31,12 @@
 //! ```
 
 pub mod ast;
+pub mod bounds;
 pub mod diagnostic;
 pub mod ground;
 pub mod heuristic;
 pub mod model;
+pub mod numeric;
 pub mod parser;
 pub mod search;
 pub mod sexpr;

@@ -9,7 +9,10 @@ use rustc_hash::FxHashMap;
 
 use crate::ast::*;
 use crate::diagnostic::{Diagnostic, FileKind, Span};
+use crate::numeric::{Assign, Cmp, Ratio};
 use crate::sexpr::{self, Sexp};
+
+mod numeric;
 
 /// Requirements that the planner handles.
 const SUPPORTED: &[&str] = &[
@@ -24,14 +27,14 @@ const SUPPORTED: &[&str] = &[
     ":conditional-effects",
     ":adl",
     ":action-costs",
+    ":numeric-fluents",
+    ":fluents",
     ":preferences",
     ":goal-utilities",
 ];
 
 /// Requirements of PDDL that exist but are not handled (yet).
 const UNSUPPORTED: &[&str] = &[
-    ":numeric-fluents",
-    ":fluents",
     ":object-fluents",
     ":durative-actions",
     ":duration-inequalities",
@@ -336,14 +339,15 @@ impl P {
                     Formula::Exists(vars, body)
                 }
             }
-            "=" => {
+            "=" if !args.iter().any(|a| a.list().is_some() || a.atom().and_then(Ratio::parse).is_some()) => {
                 count(2)?;
-                if args.iter().any(|a| a.list().is_some()) {
-                    return Err(self.err("numeric conditions are not supported yet", node.span()));
-                }
                 Formula::Equal(self.term(&args[0], names, scope)?, self.term(&args[1], names, scope)?)
             }
-            "<" | ">" | "<=" | ">=" => return Err(self.err("numeric conditions are not supported yet", node.span())),
+            "<" | ">" | "<=" | ">=" | "=" => {
+                count(2)?;
+                let cmp = Cmp::parse(head).expect("a comparison");
+                Formula::Compare(cmp, self.expr(&args[0], names, scope)?, self.expr(&args[1], names, scope)?)
+            }
             "preference" => return Err(self.err("preferences are not supported yet", node.span())),
             _ => Formula::Atom(self.atom(node, names, scope)?),
         })
@@ -393,54 +397,40 @@ impl P {
                 }
                 out.push(Effect::When(condition, body));
             }
-            "increase" => {
-                let total_cost = names.functions.get("total-cost").copied();
-                let is_total_cost = args.len() == 2
-                    && args[0].head() == Some("total-cost")
-                    && args[0].list().is_some_and(|l| l.len() == 1)
-                    && total_cost.is_some();
-                if !is_total_cost {
-                    return Err(self.err(
-                        "numeric effects other than `(increase (total-cost) ...)` are not supported yet",
-                        node.span(),
-                    ));
+            "increase" | "decrease" | "assign" => {
+                if args.len() != 2 {
+                    return Err(self.err(format!("expected `({head} (FUNCTION ...) EXPRESSION)`"), node.span()));
                 }
-                out.push(Effect::Cost(self.cost(&args[1], names, scope)?));
+                let op = match head {
+                    "increase" => Assign::Increase,
+                    "decrease" => Assign::Decrease,
+                    _ => Assign::Assign,
+                };
+                let Expr::Fluent(f, target, _) = self.expr(&args[0], names, scope)? else {
+                    return Err(self
+                        .err(format!("`{head}` changes a function `(name ...)`"), args[0].span())
+                        .label("expected a function here"));
+                };
+                let value = self.expr(&args[1], names, scope)?;
+                if Some(&f) == names.functions.get("total-cost") {
+                    if op != Assign::Increase {
+                        return Err(self
+                            .err(format!("`{head}` of `(total-cost)` is not supported"), node.span())
+                            .label("action costs only `increase` it"));
+                    }
+                    out.push(Effect::Cost(value));
+                } else {
+                    out.push(Effect::Numeric(op, f, target, value, node.span()));
+                }
             }
-            "decrease" | "assign" | "scale-up" | "scale-down" => {
-                return Err(self.err(
-                    "numeric effects other than `(increase (total-cost) ...)` are not supported yet",
-                    node.span(),
-                ))
+            "scale-up" | "scale-down" => {
+                return Err(self
+                    .err(format!("`{head}` is not supported yet"), node.span())
+                    .label("numeric effects are `increase`, `decrease` and `assign`"))
             }
             _ => out.push(Effect::Add(self.atom(node, names, scope)?)),
         }
         Ok(())
-    }
-
-    fn cost(&self, node: &Sexp, names: &Names, scope: &Scope) -> Result<CostExpr> {
-        match node {
-            Sexp::Atom(text, span) => text.parse::<u64>().map(CostExpr::Number).map_err(|_| {
-                self.err("action costs must be non-negative integers", *span).label("not a non-negative integer")
-            }),
-            Sexp::List(items, span) => {
-                let name = items.first().and_then(Sexp::atom).unwrap_or("");
-                let Some(&f) = names.functions.get(name) else {
-                    return Err(
-                        self.err("action costs other than a number or a static function are not supported yet", *span)
-                    );
-                };
-                let arity = names.function_arity[f];
-                if items.len() - 1 != arity {
-                    return Err(self.err(
-                        format!("wrong number of arguments: `{name}` takes {arity}, given {}", items.len() - 1),
-                        *span,
-                    ));
-                }
-                let args = items[1..].iter().map(|t| self.term(t, names, scope)).collect::<Result<_>>()?;
-                Ok(CostExpr::Function(f, args, *span))
-            }
-        }
     }
 }
 
@@ -536,7 +526,7 @@ impl DomainParser {
                         if function_index.insert(name.to_string(), functions.len()).is_some() {
                             return Err(p.err(format!("function `{name}` declared twice"), decl.span()));
                         }
-                        functions.push(Function { name: name.to_string(), arity });
+                        functions.push(Function { name: name.to_string(), arity, fluent: false });
                     }
                 }
                 Some(":action") => action_nodes.push(section),
@@ -567,7 +557,7 @@ impl DomainParser {
             }
             actions.push(action);
         }
-        Ok(Domain {
+        let mut domain = Domain {
             name: name.to_string(),
             types,
             constants,
@@ -575,7 +565,9 @@ impl DomainParser {
             predicates,
             functions,
             actions,
-        })
+        };
+        numeric::check_domain(p, &mut domain)?;
+        Ok(domain)
     }
 
     fn action(&self, node: &Sexp, names: &Names) -> Result<Action> {
@@ -680,16 +672,15 @@ impl ProblemParser<'_> {
                                 else {
                                     return Err(p.err("expected `(= (function ...) number)`", fact.span()));
                                 };
-                                let CostExpr::Function(func, args, _) = p.cost(lhs, &names, &scope)? else {
+                                let Expr::Fluent(func, args, _) = p.expr(lhs, &names, &scope)? else {
                                     return Err(p.err("expected a function `(name ...)`", lhs.span()));
                                 };
                                 let objs = args.iter().map(|t| match t {
                                     Term::Object(o) => *o,
                                     Term::Var(_) => unreachable!("no variables in scope in `:init`"),
                                 });
-                                let v = value.parse::<u64>().map_err(|_| {
-                                    p.err("function values must be non-negative integers", *vspan)
-                                        .label("not supported yet")
+                                let v = Ratio::parse(value).ok_or_else(|| {
+                                    p.err("expected a number", *vspan).label("a function's value is a number")
                                 })?;
                                 function_values.insert((func, objs.collect()), v);
                             }
@@ -727,9 +718,11 @@ impl ProblemParser<'_> {
                             return Err(p.err(format!("the preference `{name}` is named twice"), items[1].span()));
                         }
                         let formula = p.formula(&items[2], &names, &mut scope)?;
+                        numeric::check_formula(p, d, &formula)?;
                         soft_goals.push(SoftGoal { name: name.to_string(), formula, penalty: 0 });
                         first_preference = first_preference.or(Some(part.span()));
                     }
+                    hard.iter().try_for_each(|f| numeric::check_formula(p, d, f))?;
                     goal = Some(if hard.len() == 1 { hard.remove(0) } else { Formula::And(hard) });
                     goal_slots = scope.slots;
                 }

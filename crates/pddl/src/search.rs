@@ -76,6 +76,28 @@ pub enum SearchError {
         /// States expanded when it passed.
         expanded: u64,
     },
+    /// A numeric effect's result leaves the `i32` range that a state word holds.
+    #[error(
+        "the numeric fluent `{fluent}` would take the value {value} after `{action}`, outside the range of \
+         32-bit integers that the search's states hold"
+    )]
+    OutOfRange {
+        /// The fluent, `(f objects...)`.
+        fluent: String,
+        /// The value it would take.
+        value: i64,
+        /// The action, `(a objects...)`.
+        action: String,
+    },
+}
+
+/// The error of action `a`'s numeric effect out of range.
+fn out_of_range(task: &Task, a: u32, e: crate::task::OutOfRange) -> SearchError {
+    SearchError::OutOfRange {
+        fluent: task.numeric[e.var as usize].name.clone(),
+        value: e.value,
+        action: task.actions[a as usize].name.clone(),
+    }
 }
 
 /// `Err` when the deadline has passed: read at the first expansion and every 1024th
@@ -300,7 +322,10 @@ impl Successors {
             tests += self.candidates(&state);
             self.applicable(task, &state, &mut applicable);
             for &a in &applicable {
-                task.actions[a as usize].apply(&state, &mut next);
+                // The search reports a value out of range; the sample skips it.
+                if task.actions[a as usize].apply(&state, &mut next).is_err() {
+                    continue;
+                }
                 if states.len() < SAMPLE_STATES && states.insert(next.clone()) {
                     queue.push_back(next.clone());
                 }
@@ -318,7 +343,8 @@ impl Successors {
 
     pub(crate) fn applicable(&self, task: &Task, state: &[u32], out: &mut Vec<u32>) {
         out.clear();
-        for (w, &word) in state.iter().enumerate() {
+        // The facts' words only: the numeric fluents' words key no action.
+        for (w, &word) in state[..task.fact_words()].iter().enumerate() {
             let mut bits = word;
             while bits != 0 {
                 let f = w * 32 + bits.trailing_zeros() as usize;
@@ -395,7 +421,7 @@ fn breadth_first(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, 
         check_time(options, out.expanded)?;
         successors.applicable(task, &state, &mut applicable);
         for &a in &applicable {
-            task.actions[a as usize].apply(&state, &mut next);
+            task.actions[a as usize].apply(&state, &mut next).map_err(|e| out_of_range(task, a, e))?;
             out.generated += 1;
             let g = store.g[id as usize] + 1;
             let (s, new) = store.insert(&next, id, a, g).map_err(|_| limit_error(limit, out.expanded))?;
@@ -461,7 +487,7 @@ fn astar(
         fresh.clear();
         for &a in &applicable {
             let action = &task.actions[a as usize];
-            action.apply(&state, &mut next);
+            action.apply(&state, &mut next).map_err(|e| out_of_range(task, a, e))?;
             out.generated += 1;
             let g2 = g.saturating_add(action.cost);
             let (s, new) = store.insert(&next, id, a, g2).map_err(|_| limit_error(limit, out.expanded))?;
@@ -529,7 +555,7 @@ pub fn reachable_layers(task: &Task, max_states: usize) -> Result<Vec<u64>, Sear
         successors.applicable(task, &state, &mut applicable);
         expanded += 1;
         for &a in &applicable {
-            task.actions[a as usize].apply(&state, &mut next);
+            task.actions[a as usize].apply(&state, &mut next).map_err(|e| out_of_range(task, a, e))?;
             store.insert(&next, id as u32, a, 0).map_err(|_| limit_error(max_states, expanded))?;
         }
         id += 1;
@@ -556,6 +582,7 @@ mod tests {
                 add: vec![i + 1],
                 delete: vec![i],
                 conditional: vec![],
+                numeric: vec![],
                 cost: if unit { 1 } else { u64::from(i % 3) },
             })
             .collect();
@@ -568,6 +595,7 @@ mod tests {
             init,
             goal: Condition { positive: vec![n - 1], ..Condition::default() },
             words,
+            numeric: vec![],
             end_phase: n as usize - 1,
         }
     }
@@ -626,7 +654,7 @@ mod tests {
                 rarest.applicable(&task, &state, &mut b);
                 assert_eq!(a, b, "{domain} {problem}: the applicable actions");
                 for &x in &a {
-                    task.actions[x as usize].apply(&state, &mut next);
+                    task.actions[x as usize].apply(&state, &mut next).unwrap();
                     if seen.insert(next.clone()) {
                         states.push_back(next.clone());
                     }

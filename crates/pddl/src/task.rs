@@ -1,10 +1,16 @@
 //! The grounded task: facts numbered `0..facts.len()`, a state is the set of true facts
-//! as a bitset of `u32` words, and each ground action has a precondition, add and
-//! delete lists, conditional effects and a cost. PDDL's step semantics: every
-//! condition is read in the state before the step, deletes apply before adds (an atom
-//! both deleted and added stays true).
+//! as a bitset of `u32` words followed by one word per numeric fluent (a two's
+//! complement `i32`), and each ground action has a precondition, add and delete lists,
+//! conditional effects, numeric effects and a cost. PDDL's step semantics: every
+//! condition and every numeric effect's value is read in the state before the step,
+//! deletes apply before adds (an atom both deleted and added stays true). A numeric
+//! effect whose result leaves the `i32` range is an error ([`OutOfRange`]), never a
+//! wrapped value.
 
-/// A state: bit `f` of word `f / 32` is set when fact `f` is true.
+use crate::numeric::{Assign, Cmp};
+
+/// A state: bit `f` of word `f / 32` is set when fact `f` is true; the numeric fluents'
+/// words follow.
 pub type State = Vec<u32>;
 
 /// Whether fact `f` is true in `state`.
@@ -23,6 +29,60 @@ fn clear(state: &mut [u32], f: u32) {
     state[(f / 32) as usize] &= !(1 << (f % 32));
 }
 
+/// An integer expression over the numeric fluents of a state. The grounder builds
+/// only expressions whose [`NumExpr::magnitude`], with every fluent anywhere in the
+/// `i32` range, fits an `i64`: evaluation cannot overflow.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NumExpr {
+    /// A constant.
+    Const(i64),
+    /// The fluent held in state word `w`.
+    Var(u32),
+    Add(Box<NumExpr>, Box<NumExpr>),
+    Sub(Box<NumExpr>, Box<NumExpr>),
+    Mul(Box<NumExpr>, Box<NumExpr>),
+    Neg(Box<NumExpr>),
+}
+
+impl NumExpr {
+    /// The value in `state`.
+    pub fn eval(&self, state: &[u32]) -> i64 {
+        match self {
+            NumExpr::Const(c) => *c,
+            NumExpr::Var(w) => i64::from(state[*w as usize] as i32),
+            NumExpr::Add(a, b) => a.eval(state) + b.eval(state),
+            NumExpr::Sub(a, b) => a.eval(state) - b.eval(state),
+            NumExpr::Mul(a, b) => a.eval(state) * b.eval(state),
+            NumExpr::Neg(a) => -a.eval(state),
+        }
+    }
+
+    /// A bound on the absolute value whatever the fluents' values in the `i32` range
+    /// (saturating).
+    pub fn magnitude(&self) -> u128 {
+        match self {
+            NumExpr::Const(c) => u128::from(c.unsigned_abs()),
+            NumExpr::Var(_) => 1 << 31,
+            NumExpr::Add(a, b) | NumExpr::Sub(a, b) => a.magnitude().saturating_add(b.magnitude()),
+            NumExpr::Mul(a, b) => a.magnitude().saturating_mul(b.magnitude()),
+            NumExpr::Neg(a) => a.magnitude(),
+        }
+    }
+
+    /// Calls `visit` with each word read.
+    pub fn each_var(&self, visit: &mut impl FnMut(u32)) {
+        match self {
+            NumExpr::Const(_) => {}
+            NumExpr::Var(w) => visit(*w),
+            NumExpr::Add(a, b) | NumExpr::Sub(a, b) | NumExpr::Mul(a, b) => {
+                a.each_var(visit);
+                b.each_var(visit);
+            }
+            NumExpr::Neg(a) => a.each_var(visit),
+        }
+    }
+}
+
 /// A ground condition in negation normal form.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Formula {
@@ -34,6 +94,8 @@ pub enum Formula {
     And(Vec<Formula>),
     /// One holds; `Or([])` is false.
     Or(Vec<Formula>),
+    /// A comparison of two integer expressions.
+    Compare(Cmp, NumExpr, NumExpr),
 }
 
 impl Formula {
@@ -49,6 +111,7 @@ impl Formula {
             Formula::NotFact(f) => !has(state, *f),
             Formula::And(parts) => parts.iter().all(|p| p.holds(state)),
             Formula::Or(parts) => parts.iter().any(|p| p.holds(state)),
+            Formula::Compare(cmp, a, b) => cmp.holds(a.eval(state).cmp(&b.eval(state))),
         }
     }
 }
@@ -110,6 +173,42 @@ pub struct ConditionalEffect {
     pub delete: Vec<u32>,
 }
 
+/// A numeric effect: the fluent in state word `word` (numeric variable `var`) is
+/// assigned, increased or decreased by `value`, read in the state before the step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NumericEffect {
+    /// The variable (an index into [`Task::numeric`]).
+    pub var: u32,
+    /// Its state word.
+    pub word: u32,
+    pub op: Assign,
+    pub value: NumExpr,
+}
+
+/// A numeric effect's result outside the `i32` range that a state word holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutOfRange {
+    /// The variable (an index into [`Task::numeric`]).
+    pub var: u32,
+    /// The value it would take.
+    pub value: i64,
+}
+
+/// A numeric fluent of the grounded task: an integer state variable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NumericVar {
+    /// As PDDL writes it: `(fuel-left truck-1)`.
+    pub name: String,
+    /// Its state word.
+    pub word: u32,
+    /// Its value in the initial state.
+    pub init: i32,
+    /// Bounds that hold in every reachable state (`None`: none proven), from
+    /// [`crate::bounds`]; the state word holds any `i32` whatever they are.
+    pub lower: Option<i64>,
+    pub upper: Option<i64>,
+}
+
 /// A ground action.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Action {
@@ -123,13 +222,16 @@ pub struct Action {
     pub delete: Vec<u32>,
     /// Conditional effects.
     pub conditional: Vec<ConditionalEffect>,
+    /// Numeric effects, on distinct variables.
+    pub numeric: Vec<NumericEffect>,
     /// The cost (1 per action when the problem has no `total-cost` metric).
     pub cost: u64,
 }
 
 impl Action {
-    /// The successor of `state` by this action (applicable or not) into `out`.
-    pub fn apply(&self, state: &[u32], out: &mut State) {
+    /// The successor of `state` by this action (applicable or not) into `out`; `Err`
+    /// when a numeric effect's result leaves the `i32` range (`out` is then not a state).
+    pub fn apply(&self, state: &[u32], out: &mut State) -> Result<(), OutOfRange> {
         out.clear();
         out.extend_from_slice(state);
         let fired: Vec<&ConditionalEffect> = self.conditional.iter().filter(|c| c.condition.holds(state)).collect();
@@ -139,6 +241,19 @@ impl Action {
         for &f in self.add.iter().chain(fired.iter().flat_map(|c| c.add.iter())) {
             set(out, f);
         }
+        for e in &self.numeric {
+            let old = i64::from(state[e.word as usize] as i32);
+            let value = e.value.eval(state);
+            // No overflow: the grounder bounds `value`'s magnitude far below `i64`'s.
+            let new = match e.op {
+                Assign::Assign => value,
+                Assign::Increase => old + value,
+                Assign::Decrease => old - value,
+            };
+            let new = i32::try_from(new).map_err(|_| OutOfRange { var: e.var, value: new })?;
+            out[e.word as usize] = new as u32;
+        }
+        Ok(())
     }
 }
 
@@ -153,8 +268,10 @@ pub struct Task {
     pub init: State,
     /// The goal.
     pub goal: Condition,
-    /// Words per state: `ceil(facts / 32)`, at least 1.
+    /// Words per state: `ceil(facts / 32)`, at least 1, then one per numeric fluent.
     pub words: usize,
+    /// The numeric fluents, in the order of their state words.
+    pub numeric: Vec<NumericVar>,
     /// The actions from `end_phase` on are a net-benefit task's end phase (see
     /// `ground`), not actions of the domain: `actions.len()` for other tasks.
     pub end_phase: usize,
@@ -165,6 +282,16 @@ impl Task {
     /// a net-benefit task's end phase left out.
     pub fn plan_names(&self, plan: &[usize]) -> Vec<String> {
         plan.iter().filter(|&&a| a < self.end_phase).map(|&a| self.actions[a].name.clone()).collect()
+    }
+
+    /// The words of the facts, before the numeric fluents' words.
+    pub fn fact_words(&self) -> usize {
+        self.words - self.numeric.len()
+    }
+
+    /// The numeric fluents' values in `state`, as `(name) = value`.
+    pub fn describe_numeric(&self, state: &[u32]) -> Vec<String> {
+        self.numeric.iter().map(|v| format!("{} = {}", v.name, state[v.word as usize] as i32)).collect()
     }
 
     /// Whether every action costs 1 (breadth-first search is then optimal).
@@ -194,12 +321,39 @@ mod tests {
                 add: vec![33],
                 delete: vec![],
             }],
+            numeric: vec![],
             cost: 1,
         };
         let mut out = Vec::new();
-        a.apply(&[0b11, 0], &mut out);
+        a.apply(&[0b11, 0], &mut out).unwrap();
         assert_eq!(out, vec![0b01, 0b10]);
-        a.apply(&[0b01, 0], &mut out);
+        a.apply(&[0b01, 0], &mut out).unwrap();
         assert_eq!(out, vec![0b01, 0]);
+    }
+
+    #[test]
+    fn numeric_effects_read_the_old_state_and_refuse_to_wrap() {
+        // Word 1 := word 1 + word 2, word 2 := word 1 (the old value).
+        let var = |w: u32| NumExpr::Var(w);
+        let effect = |v: u32, op, value| NumericEffect { var: v, word: v + 1, op, value };
+        let a = Action {
+            name: "(a)".into(),
+            precondition: Condition::default(),
+            add: vec![],
+            delete: vec![],
+            conditional: vec![],
+            numeric: vec![effect(0, Assign::Increase, var(2)), effect(1, Assign::Assign, var(1))],
+            cost: 1,
+        };
+        let mut out = Vec::new();
+        a.apply(&[0, 5, (-3i32) as u32], &mut out).unwrap();
+        assert_eq!(out, vec![0, 2, 5]);
+        assert_eq!(a.apply(&[0, i32::MAX as u32, 1], &mut out), Err(OutOfRange { var: 0, value: 1 << 31 }));
+        let down = Action { numeric: vec![effect(0, Assign::Decrease, var(2))], ..a };
+        let min = i64::from(i32::MIN) - 1;
+        assert_eq!(down.apply(&[0, i32::MIN as u32, 1], &mut out), Err(OutOfRange { var: 0, value: min }));
+        let cmp = Formula::Compare(Cmp::Less, var(1), NumExpr::Mul(Box::new(var(2)), Box::new(NumExpr::Const(2))));
+        assert!(cmp.holds(&[0, (-7i32) as u32, (-3i32) as u32]));
+        assert!(!cmp.holds(&[0, (-6i32) as u32, (-3i32) as u32]));
     }
 }

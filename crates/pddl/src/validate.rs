@@ -6,10 +6,17 @@
 //! effects computed in the old state and applied deletes first; the goal is checked at
 //! the end and the cost recomputed from the `increase` effects and `:init`'s function
 //! values (or 1 per step without a `total-cost` metric).
+//!
+//! Numeric fluents are simulated on exact rationals ([`Ratio`]), every function's
+//! value (static or not) kept in the state: each numeric effect's new value is computed
+//! in the old state. A comparison that reads an undefined value (no value in `:init`, a
+//! division by zero, an overflow of `i128` fractions) is false, negated or not; a step
+//! whose effect reads or changes an undefined value is invalid.
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::ast::{Atom, CostExpr, Domain, Effect, Formula, Problem, Term, Variable};
+use crate::ast::{Atom, Domain, Effect, Expr, Formula, Op, Problem, Term, Variable};
+use crate::numeric::{Assign, Ratio};
 
 /// Why a plan is not a valid plan of the task.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -43,8 +50,20 @@ pub enum ValidationError {
 type AtomKey = (usize, Vec<usize>);
 
 struct Replay<'a> {
+    domain: &'a Domain,
     problem: &'a Problem,
     state: FxHashSet<AtomKey>,
+    /// Every function's value, by function and objects.
+    values: FxHashMap<AtomKey, Ratio>,
+}
+
+/// What one step does, computed in the state before it.
+#[derive(Default)]
+struct Changes {
+    adds: Vec<AtomKey>,
+    deletes: Vec<AtomKey>,
+    values: Vec<(AtomKey, Ratio)>,
+    cost: u64,
 }
 
 /// Replays `plan` (steps like `(move a b)`, case-insensitive) from the initial state of
@@ -72,8 +91,13 @@ pub fn validate_net_benefit(
 }
 
 /// The replay: the plan's cost and the final state, the goal checked.
-fn replay<'a>(domain: &Domain, problem: &'a Problem, plan: &[String]) -> Result<(u64, Replay<'a>), ValidationError> {
-    let mut replay = Replay { problem, state: problem.init.iter().cloned().collect() };
+fn replay<'a>(domain: &'a Domain, problem: &'a Problem, plan: &[String]) -> Result<(u64, Replay<'a>), ValidationError> {
+    let mut replay = Replay {
+        domain,
+        problem,
+        state: problem.init.iter().cloned().collect(),
+        values: problem.function_values.clone(),
+    };
     let mut cost = 0u64;
     for (i, text) in plan.iter().enumerate() {
         let step = i + 1;
@@ -112,15 +136,14 @@ fn replay<'a>(domain: &Domain, problem: &'a Problem, plan: &[String]) -> Result<
         if !replay.holds(&action.precondition, &mut binding) {
             return Err(ValidationError::Precondition { step, text: text.clone() });
         }
-        let mut adds = Vec::new();
-        let mut deletes = Vec::new();
-        let mut step_cost = 0u64;
-        replay.effects(&action.effects, &mut binding, &mut adds, &mut deletes, &mut step_cost).map_err(bad)?;
-        for d in deletes {
+        let mut changes = Changes::default();
+        replay.effects(&action.effects, &mut binding, &mut changes).map_err(bad)?;
+        for d in changes.deletes {
             replay.state.remove(&d);
         }
-        replay.state.extend(adds);
-        cost = cost.saturating_add(problem.step_cost(step_cost));
+        replay.state.extend(changes.adds);
+        replay.values.extend(changes.values);
+        cost = cost.saturating_add(problem.step_cost(changes.cost));
     }
     let mut binding = vec![usize::MAX; problem.goal_slots];
     if !replay.holds(&problem.goal, &mut binding) {
@@ -162,52 +185,102 @@ impl Replay<'_> {
     }
 
     fn holds(&self, f: &Formula, binding: &mut Vec<usize>) -> bool {
+        self.truth(f, binding, true)
+    }
+
+    /// Whether `f` holds (`positive`) or fails (not `positive`): a comparison with an
+    /// undefined value does neither.
+    fn truth(&self, f: &Formula, binding: &mut Vec<usize>, positive: bool) -> bool {
         match f {
-            Formula::Atom(a) => self.state.contains(&Self::key(a, binding)),
-            Formula::Equal(a, b) => Self::object(binding, a) == Self::object(binding, b),
-            Formula::Not(inner) => !self.holds(inner, binding),
-            Formula::And(parts) => parts.iter().all(|p| self.holds(p, binding)),
-            Formula::Or(parts) => parts.iter().any(|p| self.holds(p, binding)),
-            Formula::Imply(a, b) => !self.holds(a, binding) || self.holds(b, binding),
-            Formula::Forall(vars, body) => self.every(vars, binding, &mut |b| self.holds(body, b)),
-            Formula::Exists(vars, body) => !self.every(vars, binding, &mut |b| !self.holds(body, b)),
+            Formula::Atom(a) => self.state.contains(&Self::key(a, binding)) == positive,
+            Formula::Equal(a, b) => (Self::object(binding, a) == Self::object(binding, b)) == positive,
+            Formula::Not(inner) => self.truth(inner, binding, !positive),
+            Formula::And(parts) | Formula::Or(parts) => {
+                if matches!(f, Formula::And(_)) == positive {
+                    parts.iter().all(|p| self.truth(p, binding, positive))
+                } else {
+                    parts.iter().any(|p| self.truth(p, binding, positive))
+                }
+            }
+            Formula::Imply(a, b) if positive => self.truth(a, binding, false) || self.truth(b, binding, true),
+            Formula::Imply(a, b) => self.truth(a, binding, true) && self.truth(b, binding, false),
+            Formula::Forall(vars, body) | Formula::Exists(vars, body) => {
+                if matches!(f, Formula::Forall(..)) == positive {
+                    self.every(vars, binding, &mut |b| self.truth(body, b, positive))
+                } else {
+                    !self.every(vars, binding, &mut |b| !self.truth(body, b, positive))
+                }
+            }
+            Formula::Compare(cmp, a, b) => match (self.value(a, binding), self.value(b, binding)) {
+                (Some(x), Some(y)) => x.checked_cmp(y).is_some_and(|order| cmp.holds(order) == positive),
+                _ => false,
+            },
         }
     }
 
-    fn effects(
-        &self,
-        effects: &[Effect],
-        binding: &mut Vec<usize>,
-        adds: &mut Vec<AtomKey>,
-        deletes: &mut Vec<AtomKey>,
-        cost: &mut u64,
-    ) -> Result<(), String> {
+    /// The value of `e`; `None` when undefined.
+    fn value(&self, e: &Expr, binding: &[usize]) -> Option<Ratio> {
+        match e {
+            Expr::Number(r, _) => Some(*r),
+            Expr::Fluent(f, args, _) => {
+                self.values.get(&(*f, args.iter().map(|t| Self::object(binding, t)).collect())).copied()
+            }
+            Expr::Op(op, operands, _) => {
+                let a = self.value(&operands[0], binding)?;
+                let b = || self.value(&operands[1], binding);
+                match op {
+                    Op::Neg => a.checked_neg(),
+                    Op::Add => a.checked_add(b()?),
+                    Op::Sub => a.checked_sub(b()?),
+                    Op::Mul => a.checked_mul(b()?),
+                    Op::Div => a.checked_div(b()?),
+                }
+            }
+        }
+    }
+
+    fn name(&self, f: usize, objects: &[usize]) -> String {
+        self.problem.ground_name(&self.domain.functions[f].name, objects)
+    }
+
+    fn effects(&self, effects: &[Effect], binding: &mut Vec<usize>, out: &mut Changes) -> Result<(), String> {
         for e in effects {
             match e {
-                Effect::Add(a) => adds.push(Self::key(a, binding)),
-                Effect::Delete(a) => deletes.push(Self::key(a, binding)),
+                Effect::Add(a) => out.adds.push(Self::key(a, binding)),
+                Effect::Delete(a) => out.deletes.push(Self::key(a, binding)),
                 Effect::When(c, body) => {
                     if self.holds(c, binding) {
-                        self.effects(body, binding, adds, deletes, cost)?;
+                        self.effects(body, binding, out)?;
                     }
                 }
                 Effect::Forall(vars, body) => {
                     let mut result = Ok(());
                     self.every(vars, binding, &mut |b| {
-                        result = self.effects(body, b, adds, deletes, cost);
+                        result = self.effects(body, b, out);
                         result.is_ok()
                     });
                     result?;
                 }
-                Effect::Cost(CostExpr::Number(n)) => *cost = cost.saturating_add(*n),
-                Effect::Cost(CostExpr::Function(f, args, _)) => {
-                    let objects: Vec<usize> = args.iter().map(|t| Self::object(binding, t)).collect();
-                    let value = self
-                        .problem
-                        .function_values
-                        .get(&(*f, objects))
-                        .ok_or_else(|| "has a cost without a value in `:init`".to_string())?;
-                    *cost = cost.saturating_add(*value);
+                Effect::Cost(amount) => {
+                    let value = self.value(amount, binding).ok_or("has a cost without a value")?;
+                    let c = value
+                        .to_integer()
+                        .and_then(|c| u64::try_from(c).ok())
+                        .ok_or(format!("has the cost {value}, not a non-negative integer"))?;
+                    out.cost = out.cost.saturating_add(c);
+                }
+                Effect::Numeric(op, f, args, amount, _) => {
+                    let key: AtomKey = (*f, args.iter().map(|t| Self::object(binding, t)).collect());
+                    let undefined = || format!("changes `{}` by an undefined value", self.name(*f, &key.1));
+                    let amount = self.value(amount, binding).ok_or_else(undefined)?;
+                    let old = self.values.get(&key).copied();
+                    let new = match (op, old) {
+                        (Assign::Assign, _) => Some(amount),
+                        (Assign::Increase, Some(old)) => old.checked_add(amount),
+                        (Assign::Decrease, Some(old)) => old.checked_sub(amount),
+                        (_, None) => None,
+                    };
+                    out.values.push((key.clone(), new.ok_or_else(undefined)?));
                 }
             }
         }

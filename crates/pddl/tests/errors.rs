@@ -21,10 +21,10 @@ fn domain_errors_name_what_and_where() {
         ("(define (domain d)\n (:predicates (at ?x))\n (:action a :parameters (?x)\n  :effect (at ?x ?x)))", "wrong number of arguments: `at` takes 1, given 2", 4, 11),
         ("(define (domain d)\n (:predicates (at ?x - place)))", "undefined type `place`", 2, 24),
         ("(define (domain d)\n (:predicates (at ?x))\n (:action a :parameters ()\n  :effect (at ?y)))", "unknown variable `?y`", 4, 15),
-        ("(define (domain d)\n (:predicates (at ?x))\n (:action a :parameters (?x)\n  :effect (increase (fuel) 1)))", "numeric effects other than `(increase (total-cost) ...)` are not supported yet", 4, 11),
-        ("(define (domain d)\n (:requirements :strips :numeric-fluents))", "requirement `:numeric-fluents` is not supported yet", 2, 25),
+        ("(define (domain d)\n (:predicates (at ?x))\n (:action a :parameters (?x)\n  :effect (increase (fuel) 1)))", "unknown function `fuel`", 4, 22),
+        ("(define (domain d)\n (:requirements :strips :durative-actions))", "requirement `:durative-actions` is not supported yet", 2, 25),
         ("(define (domain d)\n (:requirements :magic))", "unknown requirement `:magic`", 2, 17),
-        ("(define (domain d)\n (:predicates (at ?x))\n (:action a :parameters (?x)\n  :precondition (> (fuel) 1) :effect (at ?x)))", "numeric conditions are not supported yet", 4, 17),
+        ("(define (domain d)\n (:predicates (at ?x))\n (:action a :parameters (?x)\n  :precondition (> (fuel) 1) :effect (at ?x)))", "unknown function `fuel`", 4, 21),
         ("(define (domain d) (:derived (p) (q)))", "derived predicates are not supported yet", 1, 20),
         ("(define (domain d) (:predicates (p) (p)))", "predicate `p` declared twice", 1, 37),
     ];

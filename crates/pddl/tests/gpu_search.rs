@@ -47,7 +47,7 @@ fn replay(task: &Task, plan: &[usize]) -> Option<u64> {
         if !action.precondition.holds(&state) {
             return None;
         }
-        action.apply(&state, &mut next);
+        action.apply(&state, &mut next).ok()?;
         std::mem::swap(&mut state, &mut next);
     }
     task.goal.holds(&state).then(|| plan.iter().map(|&a| task.actions[a].cost).sum())
@@ -222,6 +222,7 @@ fn a_round_past_the_full_store_ends() {
             add: vec![f],
             delete: Vec::new(),
             conditional: Vec::new(),
+            numeric: Vec::new(),
             cost: 1,
         })
         .collect::<Vec<_>>();
@@ -232,6 +233,7 @@ fn a_round_past_the_full_store_ends() {
         init: vec![1, 0],
         goal: Condition { positive: vec![38, 39], negative: Vec::new(), rest: None },
         words: 2,
+        numeric: Vec::new(),
     };
     let (sender, receiver) = std::sync::mpsc::channel();
     let solver = task.clone();
@@ -253,6 +255,7 @@ fn costs_past_the_device_range_are_errors() {
         add: vec![to],
         delete: vec![from],
         conditional: Vec::new(),
+        numeric: Vec::new(),
         cost,
     };
     let task = |costs: [u64; 2]| Task {
@@ -262,6 +265,7 @@ fn costs_past_the_device_range_are_errors() {
         init: vec![1],
         goal: Condition { positive: vec![2], negative: Vec::new(), rest: None },
         words: 1,
+        numeric: Vec::new(),
     };
     assert_eq!(emulated(&task([1, 2]), 16, u32::MAX, 1).unwrap().0.cost, Some(3));
     let half = u64::from(u32::MAX / 2 + 1);

@@ -203,7 +203,7 @@ fn on_random_tasks_the_invariant_search_finds_optimal_plans() {
             for name in &plan {
                 let action = task.actions.iter().find(|a| &a.name == name).expect("a step names an action");
                 assert!(action.precondition.holds(&state), "seed {seed}: {name} not applicable");
-                action.apply(&state, &mut next);
+                action.apply(&state, &mut next).unwrap();
                 std::mem::swap(&mut state, &mut next);
             }
             assert!(task.goal.holds(&state), "seed {seed}: the plan misses the goal");
@@ -262,6 +262,7 @@ fn the_gpu_refuses_to_record_the_graph_of_a_task_with_too_many_actions() {
         add: vec![1],
         delete: vec![0],
         conditional: Vec::new(),
+        numeric: Vec::new(),
         cost: 1,
     };
     let actions: Vec<Action> = (0..70_000).map(action).collect();
@@ -272,6 +273,7 @@ fn the_gpu_refuses_to_record_the_graph_of_a_task_with_too_many_actions() {
         init: vec![1],
         goal: Condition { positive: vec![1], negative: Vec::new(), rest: None },
         words: 1,
+        numeric: Vec::new(),
     };
     let spec = GraphSpec { source: "", extra_bytes_per_state: 0.0, edges_per_state: 8.0, prefix_on_full: false };
     match explore_graph(&PlanningModel::new(task), &GpuOptions::default(), &spec) {

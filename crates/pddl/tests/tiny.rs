@@ -66,7 +66,7 @@ fn reachable(task: &Task, max: usize) -> Vec<Vec<u32>> {
     while i < states.len() && states.len() < max {
         let s = states[i].clone();
         for a in task.actions.iter().filter(|a| a.precondition.holds(&s)) {
-            a.apply(&s, &mut next);
+            a.apply(&s, &mut next).unwrap();
             if seen.insert(next.clone()) {
                 states.push(next.clone());
             }

@@ -60,8 +60,11 @@ impl Successors for PlanSteps<'_> {
         let task = &*self.model.task;
         self.model.applicable.applicable(task, state, &mut self.applicable);
         for &a in &self.applicable {
-            task.actions[a as usize].apply(state, &mut self.next);
-            emit(Step::of(std::slice::from_ref(&a)), Ok(&self.next));
+            let step = Step::of(std::slice::from_ref(&a));
+            match task.actions[a as usize].apply(state, &mut self.next) {
+                Ok(()) => emit(step, Ok(&self.next)),
+                Err(_) => emit(step, Err(EvalError::Arithmetic { what: "a numeric fluent leaves the range of i32" })),
+            }
         }
         self.applicable.is_empty()
     }
@@ -82,11 +85,14 @@ impl Describe for PlanningModel {
         let name = |f: u32| &self.task.facts[f as usize];
         let removed = facts.clone().filter(|&f| has(before, f) && !has(after, f)).map(|f| format!("- {}", name(f)));
         let added = facts.filter(|&f| !has(before, f) && has(after, f)).map(|f| format!("+ {}", name(f)));
-        removed.chain(added).collect()
+        let changed = self.task.numeric.iter().filter(|v| before[v.word as usize] != after[v.word as usize]);
+        let numeric = changed.map(|v| format!("{} = {}", v.name, after[v.word as usize] as i32));
+        removed.chain(added).chain(numeric).collect()
     }
 
     fn describe_state(&self, state: &[u32]) -> Vec<String> {
-        self.task.describe(state).into_iter().map(str::to_string).collect()
+        let facts = self.task.describe(state).into_iter().map(str::to_string);
+        facts.chain(self.task.describe_numeric(state)).collect()
     }
 }
 

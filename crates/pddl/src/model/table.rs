@@ -12,16 +12,23 @@ const ANY: u32 = 3 << 30;
 /// The largest fact or operand count a code word holds.
 const ARG: u32 = (1 << 30) - 1;
 
-/// Why a task has no table: a number past what a code word holds.
+/// Why a task has no table: numeric fluents (plan.c has no integer state variables),
+/// or a number past what a code word holds.
 #[derive(Debug)]
-pub struct TooLarge(pub String);
+pub struct NoTable(pub String);
 
 /// The table of `task` with its index of actions by one positive precondition
 /// (`index`, the CPU's), and the depth of the postfix stack its conditions need.
-pub fn build(task: &Task, index: &Successors) -> Result<(Vec<u32>, usize), TooLarge> {
+pub fn build(task: &Task, index: &Successors) -> Result<(Vec<u32>, usize), NoTable> {
+    if !task.numeric.is_empty() {
+        return Err(NoTable(format!(
+            "the task has {} numeric fluent(s), which the GPU successor code does not support yet",
+            task.numeric.len()
+        )));
+    }
     let mut t = Table { words: vec![0; 4 + task.actions.len()], depth: 1 };
-    t.words[0] = u32::try_from(task.actions.len()).map_err(|_| TooLarge("too many actions".into()))?;
-    t.words[1] = u32::try_from(task.facts.len()).map_err(|_| TooLarge("too many facts".into()))?;
+    t.words[0] = u32::try_from(task.actions.len()).map_err(|_| NoTable("too many actions".into()))?;
+    t.words[1] = u32::try_from(task.facts.len()).map_err(|_| NoTable("too many facts".into()))?;
     t.words[2] = t.here();
     t.condition(&task.goal)?;
     for (a, action) in task.actions.iter().enumerate() {
@@ -82,7 +89,7 @@ impl Table {
         }
     }
 
-    fn condition(&mut self, c: &Condition) -> Result<(), TooLarge> {
+    fn condition(&mut self, c: &Condition) -> Result<(), NoTable> {
         let at = self.words.len();
         self.words.push(0);
         self.pairs(&c.positive);
@@ -99,10 +106,10 @@ impl Table {
 }
 
 /// Appends `f` as postfix code; returns the stack depth it needs.
-fn postfix(f: &Formula, code: &mut Vec<u32>) -> Result<usize, TooLarge> {
+fn postfix(f: &Formula, code: &mut Vec<u32>) -> Result<usize, NoTable> {
     let arg = |n: usize| match u32::try_from(n) {
         Ok(n) if n <= ARG => Ok(n),
-        _ => Err(TooLarge(format!("a condition part of {n} exceeds the table's {ARG}"))),
+        _ => Err(NoTable(format!("a condition part of {n} exceeds the table's {ARG}"))),
     };
     Ok(match f {
         Formula::Fact(x) => {
@@ -113,6 +120,7 @@ fn postfix(f: &Formula, code: &mut Vec<u32>) -> Result<usize, TooLarge> {
             code.push(NOT_FACT | arg(*x as usize)?);
             1
         }
+        Formula::Compare(..) => return Err(NoTable("a numeric comparison (GPU code: not supported yet)".into())),
         Formula::And(parts) | Formula::Or(parts) => {
             // Operand i sits on i values already pushed.
             let mut depth = 1;

@@ -400,10 +400,7 @@ fn plan_to(task: &Task, kernels: &mut impl Kernels, goal: u32, stored: usize) ->
     for pair in path.windows(2) {
         let ((g0, s0), (g1, s1)) = (&pair[0], &pair[1]);
         let step = task.actions.iter().position(|a| {
-            a.cost == u64::from(g1 - g0) && a.precondition.holds(s0) && {
-                a.apply(s0, &mut next);
-                next == *s1
-            }
+            a.cost == u64::from(g1 - g0) && a.precondition.holds(s0) && a.apply(s0, &mut next).is_ok() && next == *s1
         });
         let step = step.ok_or_else(|| {
             GpuSearchError::Failed(format!(

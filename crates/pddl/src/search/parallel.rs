@@ -6,12 +6,15 @@
 //!
 //! - [`breadth_first`] (unit costs): chunks of ids in breadth-first order, the goal
 //!   tested when a state is generated. The store, the counters, the plan and the
-//!   limits' errors are the sequential search's exactly.
+//!   limits' errors (a numeric value out of range included) are the sequential
+//!   search's exactly.
 //! - [`uniform_cost`]: Dijkstra by `g`-buckets. The cheapest bucket is a stack: a
 //!   chunk is taken from its top, goal-tested and expanded together; successors over
 //!   zero-cost actions are goal-tested when generated and go on top (deepest first,
 //!   as the sequential search takes them). The cost is the sequential search's; the
-//!   plan may be another optimal one, and the counters count whole chunks.
+//!   plan may be another optimal one, and the counters count whole chunks. A numeric
+//!   value out of range in a chunk ends the search with its error, where the
+//!   sequential search might have reached a goal of the same cost first.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -40,6 +43,9 @@ struct Candidates {
     goal: Vec<bool>,
     hash: Vec<u64>,
     words: Vec<u32>,
+    /// A successor's numeric fluent out of range: the parent whose expansion met it
+    /// (the piece stops there, its earlier successors kept) and the error.
+    out_of_range: Option<(u32, SearchError)>,
 }
 
 /// Which candidates are tested against the goal when generated.
@@ -61,7 +67,10 @@ fn expand(task: &Task, successors: &Successors, store: &Store, parents: &[u32], 
         c.generated.push(applicable.len() as u32);
         for (k, &a) in applicable.iter().enumerate() {
             let action = &task.actions[a as usize];
-            action.apply(state, &mut next);
+            if let Err(e) = action.apply(state, &mut next) {
+                c.out_of_range = Some((id, super::out_of_range(task, a, e)));
+                return c;
+            }
             let hash = super::hash_state(&next);
             if store.find(&next, hash).is_some_and(|known| store.g[known as usize] <= g.saturating_add(action.cost)) {
                 continue;
@@ -121,6 +130,13 @@ pub(super) fn breadth_first(
                     }
                     k += 1;
                 }
+                // The sequential search meets the value out of range here, after the
+                // parent's earlier successors.
+                if let Some((parent, e)) = &c.out_of_range {
+                    if *parent == id {
+                        return Err(e.clone());
+                    }
+                }
                 out.generated += u64::from(generated);
                 id += 1;
             }
@@ -174,6 +190,9 @@ pub(super) fn uniform_cost(
                 return Err(SearchError::TimeLimit { expanded: out.expanded });
             }
             for c in expand_all(task, &successors, &store, &parents, Goals::ZeroCost) {
+                if let Some((_, e)) = c.out_of_range {
+                    return Err(e);
+                }
                 out.expanded += c.generated.len() as u64;
                 out.generated += c.generated.iter().map(|&n| u64::from(n)).sum::<u64>();
                 for k in 0..c.parent.len() {

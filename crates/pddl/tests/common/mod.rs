@@ -225,6 +225,7 @@ fn random_task_sized(seed: u64, adl: bool, costs: bool, facts: (u32, u32), actio
             add: r.pick(2, facts),
             delete: r.pick(2, facts),
             conditional,
+            numeric: vec![],
             cost: if costs { u64::from(r.below(5)) } else { 1 },
         });
     }
@@ -237,5 +238,6 @@ fn random_task_sized(seed: u64, adl: bool, costs: bool, facts: (u32, u32), actio
         init,
         goal: Condition { positive: r.pick(if costs { 1 } else { 2 }, facts), negative: Vec::new(), rest: goal_rest },
         words: 1,
+        numeric: vec![],
     }
 }

@@ -1,0 +1,235 @@
+//! Grounding of numeric expressions, comparisons, numeric effects and action costs.
+//!
+//! Static functions (no action changes them) are folded exactly ([`Ratio`]) from
+//! `:init`; a ground numeric fluent becomes an integer state variable (one state word,
+//! allocated on first use, numbered in order of use) whose initial value must be an
+//! integer in the `i32` range. A value that is undefined (a function without a value in
+//! `:init`, a division by zero) makes a comparison false, whatever its polarity, and an
+//! action whose effect (or cost) reads or changes it inapplicable, as the validator
+//! ([`crate::validate`]) holds it. Constants that meet a fluent must be integers, and
+//! every expression's magnitude over `i32` fluents must fit an `i64`
+//! ([`NumExpr::magnitude`]), so that the search evaluates it without overflow.
+
+use super::{constant, Effects, Grounder};
+use crate::ast::{Effect, Expr, Op};
+use crate::diagnostic::{Diagnostic, Span};
+use crate::numeric::{Assign, Cmp, Ratio};
+use crate::task::{self, NumExpr, NumericEffect};
+
+/// A ground expression: a constant, or one over numeric fluents.
+enum Num {
+    Const(Ratio),
+    Dyn(NumExpr),
+}
+
+/// Why an expression has no ground value.
+pub(super) enum Fold {
+    /// It reads an undefined value.
+    Undefined,
+    /// The planner does not take it.
+    Error(Diagnostic),
+}
+
+/// The largest magnitude of an expression the search evaluates: far below `i64::MAX`,
+/// so that an effect's old value plus its amount cannot overflow either.
+const MAGNITUDE: u128 = 1 << 62;
+
+impl Grounder<'_> {
+    fn error(&self, message: impl Into<String>, span: Span) -> Fold {
+        Fold::Error(Diagnostic::new(message, self.file, span))
+    }
+
+    /// The variable of the fluent `(f objects)`; `Undefined` when `:init` gives it no value.
+    fn variable(&mut self, f: usize, objects: Vec<usize>, span: Span) -> Result<u32, Fold> {
+        if let Some(&v) = self.vars.get(&(f, objects.clone())) {
+            return Ok(v);
+        }
+        let Some(value) = self.problem.function_values.get(&(f, objects.clone())) else {
+            return Err(Fold::Undefined);
+        };
+        let name = self.function_name(f, &objects);
+        let init = value.to_integer().and_then(|v| i32::try_from(v).ok()).ok_or_else(|| {
+            self.error(format!("the initial value {value} of `{name}` is not an integer in the range of `i32`"), span)
+        })?;
+        let v = self.numeric.len() as u32;
+        let word = self.numeric_base + v;
+        self.numeric.push(task::NumericVar { name, word, init, lower: None, upper: None });
+        self.vars.insert((f, objects), v);
+        Ok(v)
+    }
+
+    fn function_name(&self, f: usize, objects: &[usize]) -> String {
+        self.problem.ground_name(&self.domain.functions[f].name, objects)
+    }
+
+    fn fold(&mut self, e: &Expr, binding: &[usize]) -> Result<Num, Fold> {
+        match e {
+            Expr::Number(r, _) => Ok(Num::Const(*r)),
+            Expr::Fluent(f, args, span) => {
+                let objects: Vec<usize> = args.iter().map(|t| Self::object(binding, t)).collect();
+                if self.domain.functions[*f].fluent {
+                    let v = self.variable(*f, objects, *span)?;
+                    Ok(Num::Dyn(NumExpr::Var(self.numeric_base + v)))
+                } else {
+                    let value = self.problem.function_values.get(&(*f, objects));
+                    value.map(|r| Num::Const(*r)).ok_or(Fold::Undefined)
+                }
+            }
+            Expr::Op(op, operands, span) => {
+                let mut folded = Vec::with_capacity(operands.len());
+                for o in operands {
+                    folded.push(self.fold(o, binding)?);
+                }
+                if let [Num::Const(a)] = folded[..] {
+                    return a.checked_neg().map(Num::Const).ok_or_else(|| self.error("arithmetic overflow", *span));
+                }
+                if let [Num::Const(a), Num::Const(b)] = folded[..] {
+                    let value = match op {
+                        Op::Add => a.checked_add(b),
+                        Op::Sub => a.checked_sub(b),
+                        Op::Mul => a.checked_mul(b),
+                        Op::Div if b == Ratio::ZERO => return Err(Fold::Undefined),
+                        Op::Div => a.checked_div(b),
+                        Op::Neg => unreachable!("one operand"),
+                    };
+                    return value.map(Num::Const).ok_or_else(|| self.error("arithmetic overflow", *span));
+                }
+                let mut dynamic = Vec::with_capacity(folded.len());
+                for n in folded {
+                    dynamic.push(Box::new(self.integer(n, *span)?));
+                }
+                let e = match (op, dynamic.pop(), dynamic.pop()) {
+                    (Op::Neg, Some(a), None) => NumExpr::Neg(a),
+                    (Op::Add, Some(b), Some(a)) => NumExpr::Add(a, b),
+                    (Op::Sub, Some(b), Some(a)) => NumExpr::Sub(a, b),
+                    (Op::Mul, Some(b), Some(a)) => NumExpr::Mul(a, b),
+                    // The parser refuses a division of a fluent.
+                    _ => return Err(self.error("division of a changing numeric fluent is not supported", *span)),
+                };
+                if e.magnitude() > MAGNITUDE {
+                    return Err(self.error("this expression can exceed the range of 64-bit integers", *span));
+                }
+                Ok(Num::Dyn(e))
+            }
+        }
+    }
+
+    /// `n` as an integer expression: a constant must be an integer.
+    fn integer(&self, n: Num, span: Span) -> Result<NumExpr, Fold> {
+        match n {
+            Num::Dyn(e) => Ok(e),
+            Num::Const(r) => r.to_integer().map(NumExpr::Const).ok_or_else(|| {
+                self.error(
+                    format!(
+                        "the value {r} is not an integer: with changing numeric fluents only integers are supported"
+                    ),
+                    span,
+                )
+            }),
+        }
+    }
+
+    /// A comparison, read positively or negated: folded when static, false when it
+    /// reads an undefined value.
+    pub(super) fn compare(&mut self, cmp: Cmp, a: &Expr, b: &Expr, binding: &[usize], positive: bool) -> task::Formula {
+        match self.compare_or_fail(cmp, a, b, binding, positive) {
+            Ok(f) => f,
+            Err(Fold::Undefined) => task::Formula::FALSE,
+            Err(Fold::Error(d)) => {
+                self.failure.get_or_insert(d);
+                task::Formula::FALSE
+            }
+        }
+    }
+
+    fn compare_or_fail(
+        &mut self,
+        cmp: Cmp,
+        a: &Expr,
+        b: &Expr,
+        binding: &[usize],
+        positive: bool,
+    ) -> Result<task::Formula, Fold> {
+        let (x, y) = (self.fold(a, binding)?, self.fold(b, binding)?);
+        if let (Num::Const(x), Num::Const(y)) = (&x, &y) {
+            let span = a.span();
+            let order = x.checked_cmp(*y).ok_or_else(|| self.error("arithmetic overflow", span))?;
+            return Ok(constant(cmp.holds(order) == positive));
+        }
+        let (x, y) = (self.integer(x, a.span())?, self.integer(y, b.span())?);
+        Ok(match (positive, cmp.negated()) {
+            (true, _) => task::Formula::Compare(cmp, x, y),
+            (false, Some(not)) => task::Formula::Compare(not, x, y),
+            (false, None) => task::Formula::Or(vec![
+                task::Formula::Compare(Cmp::Less, x.clone(), y.clone()),
+                task::Formula::Compare(Cmp::Greater, x, y),
+            ]),
+        })
+    }
+
+    /// The ground numeric effect `effect` (an [`Effect::Numeric`]) into `out`; an
+    /// undefined value makes the action inapplicable.
+    pub(super) fn numeric_effect(
+        &mut self,
+        effect: &Effect,
+        binding: &[usize],
+        out: &mut Effects,
+    ) -> Result<(), Diagnostic> {
+        let Effect::Numeric(op, f, args, value, span) = effect else { return Ok(()) };
+        let objects: Vec<usize> = args.iter().map(|t| Self::object(binding, t)).collect();
+        let name = self.function_name(*f, &objects);
+        let target = match self.variable(*f, objects, *span) {
+            Ok(v) => v,
+            Err(Fold::Undefined) if *op == Assign::Assign => {
+                return Err(Diagnostic::new(
+                    format!("`{name}` has no value in `:init`: assigning it a first value is not supported"),
+                    self.file,
+                    *span,
+                ))
+            }
+            Err(Fold::Undefined) => {
+                out.inapplicable = true;
+                return Ok(());
+            }
+            Err(Fold::Error(d)) => return Err(d),
+        };
+        let value = match self.fold(value, binding).and_then(|n| self.integer(n, *span)) {
+            Ok(v) => v,
+            Err(Fold::Undefined) => {
+                out.inapplicable = true;
+                return Ok(());
+            }
+            Err(Fold::Error(d)) => return Err(d),
+        };
+        // The old value plus the amount must fit an `i64` too (a bare constant has no
+        // operator whose magnitude `fold` checked).
+        if value.magnitude() > MAGNITUDE {
+            return Err(Diagnostic::new("this amount can exceed the range of 64-bit integers", self.file, *span));
+        }
+        if out.numeric.iter().any(|e| e.var == target) {
+            return Err(Diagnostic::new(
+                format!("two numeric effects of one action on `{name}` are not supported"),
+                self.file,
+                *span,
+            ));
+        }
+        out.numeric.push(NumericEffect { var: target, word: self.numeric_base + target, op: *op, value });
+        Ok(())
+    }
+
+    /// The amount of an `(increase (total-cost) e)`: a non-negative integer; `None`
+    /// when it reads an undefined value (the action is then not applicable).
+    pub(super) fn cost(&mut self, e: &Expr, binding: &[usize]) -> Result<Option<u64>, Diagnostic> {
+        let span = e.span();
+        match self.fold(e, binding) {
+            Ok(Num::Const(r)) => r.to_integer().and_then(|c| u64::try_from(c).ok()).map(Some).ok_or_else(|| {
+                Diagnostic::new(format!("the action cost {r} is not a non-negative integer"), self.file, span)
+                    .label("this cost")
+            }),
+            // The parser refuses a cost that reads a changing fluent.
+            Ok(Num::Dyn(_)) => Err(Diagnostic::new("the action cost is not static", self.file, span)),
+            Err(Fold::Undefined) => Ok(None),
+            Err(Fold::Error(d)) => Err(d),
+        }
+    }
+}
