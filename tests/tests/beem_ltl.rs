@@ -26,7 +26,10 @@
 //!   product graph (faster on many cores, more memory; their times then overlap);
 //! - `WARPCHECK_LTL_INCREMENTAL=N`: the OWCTY and MAP variants on breadth-first
 //!   prefixes of the product of N, 8N, 64N, ... states, until they find a cycle or
-//!   the prefix is the whole product (lines of a cycle found in a prefix say so).
+//!   the prefix is the whole product (lines of a cycle found in a prefix say so);
+//! - `WARPCHECK_LTL_SEED=N`: every algorithm in the random successor order of seed N
+//!   (OWCTY and MAP on depth-first prefixes, of `WARPCHECK_LTL_INCREMENTAL` expanded
+//!   states first, default 1,000,000).
 
 use std::collections::HashMap;
 
@@ -64,12 +67,14 @@ fn failures_of<T: Sync>(items: &[T], job: impl Fn(&T) -> Result<(), String> + Sy
     }
 }
 
-/// How to check property files: which algorithms, whether in prefixes, whether to
-/// print a line per algorithm.
+/// How to check property files: which algorithms, whether in prefixes, in which
+/// successor order (`seed`: every algorithm through `check` with `Options::seed`, so
+/// OWCTY and MAP on depth-first prefixes), whether to print a line per algorithm.
 #[derive(Clone)]
 struct Plan {
     algorithms: Vec<Algorithm>,
     incremental: Option<u64>,
+    seed: Option<u64>,
     verbose: bool,
 }
 
@@ -77,7 +82,12 @@ impl Plan {
     /// The plan of the ignored tests: `WARPCHECK_LTL_ALGORITHMS`,
     /// `WARPCHECK_LTL_INCREMENTAL`, verbose.
     fn from_env() -> Plan {
-        Plan { algorithms: algorithms(), incremental: env_u64("WARPCHECK_LTL_INCREMENTAL"), verbose: true }
+        Plan {
+            algorithms: algorithms(),
+            incremental: env_u64("WARPCHECK_LTL_INCREMENTAL"),
+            seed: env_u64("WARPCHECK_LTL_SEED"),
+            verbose: true,
+        }
     }
 }
 
@@ -94,12 +104,11 @@ fn verdict_of(beem: &std::path::Path, file: &str, plan: &Plan) -> Result<bool, S
     let model = load_product(&property_path(beem, file));
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads()).build().unwrap();
     let (graph_algorithms, others): (Vec<Algorithm>, Vec<Algorithm>) =
-        plan.algorithms.iter().partition(|&&a| !a.on_the_fly());
+        plan.algorithms.iter().partition(|&&a| !a.on_the_fly() && plan.seed.is_none());
     let mut verdicts = Vec::new();
     for algorithm in others {
-        let outcome = pool
-            .install(|| check(&model, &Options { algorithm, ..Options::default() }))
-            .map_err(|e| format!("{file}: {e}"))?;
+        let options = Options { algorithm, seed: plan.seed, incremental: plan.incremental, ..Options::default() };
+        let outcome = pool.install(|| check(&model, &options)).map_err(|e| format!("{file}: {e}"))?;
         verdicts.push(report(&model, file, algorithm, &outcome, verbose)?);
     }
     let options = Options { memory: env_u64("WARPCHECK_LTL_MEMORY"), ..Options::default() };
@@ -214,7 +223,7 @@ fn check_rows(beem: &std::path::Path, rows: &[LtlReference], plan: &Plan) -> usi
 
 #[test]
 fn small_property_files_give_the_reference_verdicts() {
-    let plan = Plan { algorithms: Algorithm::ALL.to_vec(), incremental: None, verbose: false };
+    let plan = Plan { algorithms: Algorithm::ALL.to_vec(), incremental: None, seed: None, verbose: false };
     assert_eq!(check_references(0, Some(200_000), &plan), 158, "ltl-reference.csv changed: update the expected number");
 }
 
@@ -224,8 +233,34 @@ fn small_property_files_give_the_reference_verdicts() {
 #[test]
 fn small_property_files_give_the_reference_verdicts_in_prefixes() {
     let graph_algorithms = Algorithm::ALL.into_iter().filter(|&a| !a.on_the_fly()).collect();
-    let plan = Plan { algorithms: graph_algorithms, incremental: Some(64), verbose: false };
+    let plan = Plan { algorithms: graph_algorithms, incremental: Some(64), seed: None, verbose: false };
     assert_eq!(check_references(0, Some(200_000), &plan), 158, "ltl-reference.csv changed: update the expected number");
+}
+
+/// In a seeded random successor order: nested DFS and CNDFS, and OWCTY and MAP on
+/// depth-first prefixes of 64, 512, ... expanded states: the same verdicts, the
+/// violations found in a prefix (a valid lasso) and the properties that hold decided
+/// when the depth-first search expanded every state.
+#[test]
+fn small_property_files_give_the_reference_verdicts_with_a_seed() {
+    let plan = Plan { algorithms: Algorithm::ALL.to_vec(), incremental: Some(64), seed: Some(11), verbose: false };
+    assert_eq!(check_references(0, Some(200_000), &plan), 158, "ltl-reference.csv changed: update the expected number");
+}
+
+/// OWCTY and MAP decide anderson.7.prop4 on a depth-first prefix in a seed's order: its
+/// product has more than 3.4 billion states, and its breadth-first prefixes of 800
+/// million states hold no accepting cycle.
+#[test]
+fn graph_algorithms_decide_a_deep_violation_on_a_depth_first_prefix() {
+    let beem = beem_dir();
+    let model = load_product(&property_path(&beem, "anderson.7.prop4"));
+    for algorithm in Algorithm::ALL.into_iter().filter(|a| !a.on_the_fly()) {
+        let options = Options { algorithm, seed: Some(1), incremental: Some(100_000), ..Options::default() };
+        let outcome = check(&model, &options).unwrap_or_else(|e| panic!("{}: {e}", algorithm.name()));
+        assert!(!outcome.holds() && outcome.partial, "{}: violated on a prefix", algorithm.name());
+        assert!(outcome.states < 1_000_000, "{}: {} states", algorithm.name(), outcome.states);
+        validate_lasso(&model, outcome.lasso.as_ref().expect("a lasso")).unwrap_or_else(|e| panic!("{e}"));
+    }
 }
 
 #[test]

@@ -62,10 +62,12 @@ pub struct SearchArgs {
         value_parser = clap::value_parser!(u64).range(1..)
     )]
     pub incremental: Option<u64>,
-    /// LTL with ndfs or cndfs on the CPU: follow each state's successors in a random
-    /// order fixed by N (every cndfs worker its own), instead of the model's. A search
-    /// that spends long in a region without accepting cycles may finish at once in
-    /// another order; the same N repeats the search.
+    /// LTL on the CPU: follow each state's successors in a random order fixed by N,
+    /// instead of the model's: nested DFS (every cndfs worker its own order), or, with
+    /// owcty and map, the depth-first prefixes of the product they check (the first of
+    /// `--incremental` STATES, default 1000000, each next one 8 times larger) instead of
+    /// breadth-first ones. A search that spends long in a region without accepting
+    /// cycles may finish at once in another order; the same N repeats the search.
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
 }
@@ -185,12 +187,6 @@ fn check_model<M: CudaModel>(
              --algorithm (nested DFS stops at the first cycle by itself)",
         ));
     }
-    if search.seed.is_some() && search.algorithm.is_some_and(|a| !Algorithm::from(a).on_the_fly()) {
-        return Err(CliError::input(
-            "--seed orders the nested depth-first searches (ndfs, cndfs); owcty and map do not search in depth-first \
-             order",
-        ));
-    }
     let gpu_algorithm = match search.algorithm {
         None | Some(AlgorithmArg::Owcty) => Ok(GpuAlgorithm::Owcty),
         Some(AlgorithmArg::Map) => Ok(GpuAlgorithm::Map),
@@ -201,10 +197,8 @@ fn check_model<M: CudaModel>(
     };
     let gpu_path = match (&gpu_algorithm, incremental) {
         (Err(why), _) => Err(why.clone()),
+        (Ok(_), _) if search.seed.is_some() => Err("--seed orders depth-first searches, on the CPU only".to_string()),
         (Ok(_), Some(_)) => Err("--incremental grows the product graph on the CPU only".to_string()),
-        (Ok(_), None) if search.seed.is_some() => {
-            Err("--seed orders nested DFS, which runs on the CPU only".to_string())
-        }
         (Ok(_), None) => Ok(()),
     };
     // Without an algorithm named, `auto` checks on the CPU: nested DFS needs no graph.

@@ -486,6 +486,32 @@ fn ltl_usage_errors_and_limits() {
 }
 
 #[test]
+fn ltl_seed_orders_every_depth_first_search() {
+    let violated = "tests/models/ltl/violated_early_cycle.dve";
+    for algorithm in ["ndfs", "cndfs", "owcty", "map"] {
+        let out = warpcheck(&["check", violated, "--algorithm", algorithm, "--seed", "3", "--json"]);
+        assert_eq!(out.status.code(), Some(1), "{algorithm}: {}", text(&out.stderr));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+        assert_eq!(report["verdict"], "violated", "{algorithm}");
+    }
+    // OWCTY and MAP decide a property that holds once the depth-first search has
+    // expanded every state (not a prefix).
+    let holds = "tests/models/ltl/holds_deep_chain.dve";
+    for algorithm in ["owcty", "map-seq"] {
+        let out = warpcheck(&["check", holds, "--algorithm", algorithm, "--seed", "3", "--incremental=4", "--json"]);
+        assert_eq!(out.status.code(), Some(0), "{algorithm}: {}", text(&out.stderr));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+        assert_eq!((report["verdict"].as_str(), report["partial"].as_bool()), (Some("holds"), Some(false)));
+    }
+    let out = warpcheck(&["check", violated, "--backend", "gpu", "--algorithm", "owcty", "--seed", "3"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--seed orders depth-first searches"), "{}", text(&out.stderr));
+    let out = warpcheck(&["check", "examples/peterson.dve", "--seed", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("needs a model with a property process"), "{}", text(&out.stderr));
+}
+
+#[test]
 fn ltl_incremental_finds_the_cycle_in_a_prefix() {
     let model = "tests/models/ltl/violated_early_cycle.dve";
     let out = warpcheck(&["check", model, "--algorithm", "owcty", "--incremental=8", "--json"]);

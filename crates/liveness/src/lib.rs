@@ -41,6 +41,7 @@
 //! ```
 
 pub mod cndfs;
+pub mod depth_first;
 pub mod gpu;
 pub mod map;
 pub mod ndfs;
@@ -51,6 +52,7 @@ pub mod product;
 use std::time::Instant;
 
 use warpcheck_explore::{GraphOptions, Lasso, ParallelStateGraph, PrefixBuilder, StateGraphError};
+use warpcheck_graph::Csr;
 use warpcheck_model::interface::Model;
 use warpcheck_store::MemoryBudget;
 
@@ -129,10 +131,11 @@ pub struct Options {
     /// holds is decided on the whole product, in the last round. `None`: the whole
     /// product at once.
     pub incremental: Option<u64>,
-    /// Nested DFS only (NDFS, CNDFS): search each state's successors in a random order
-    /// fixed by this seed (NDFS; every CNDFS worker, each its own), instead of the
-    /// model's (NDFS, CNDFS's worker 0; the other workers then take orders of their
-    /// own).
+    /// Search each state's successors in a random order fixed by this seed, instead of
+    /// the model's: NDFS; every CNDFS worker, each its own (without a seed, worker 0
+    /// takes the model's order and the others orders of their own); OWCTY and MAP then
+    /// check depth-first prefixes in this order ([`depth_first`]; `incremental` is
+    /// the first prefix's expanded states) instead of breadth-first ones.
     pub seed: Option<u64>,
 }
 
@@ -155,6 +158,8 @@ pub enum LtlError {
     TooManyStates { limit: u64 },
     #[error("the product graph's store: {0}")]
     StoreFull(StateGraphError),
+    #[error("the depth-first prefix's graph: {0}")]
+    PrefixGraph(warpcheck_graph::GraphError),
     #[error("{full}: {}", if .0.capacity >= 1 << 32 {
         "the largest table the store's 32-bit ids allow, so the product is too large for this search"
     } else {
@@ -210,11 +215,12 @@ pub fn check<M: Model>(model: &M, options: &Options) -> Result<Outcome, LtlError
     match options.algorithm {
         Algorithm::Ndfs => check_ndfs(model, options),
         Algorithm::Cndfs => check_cndfs(model, options),
+        _ if options.seed.is_some() => depth_first::check_depth_first(model, options),
         _ => check_graph(model, options),
     }
 }
 
-fn lasso<M: Model>(model: &M, state: impl Fn(u32) -> Vec<u32>, cycle: &Cycle) -> Lasso {
+pub(crate) fn lasso<M: Model>(model: &M, state: impl Fn(u32) -> Vec<u32>, cycle: &Cycle) -> Lasso {
     let stem: Vec<Vec<u32>> = cycle.stem.iter().map(|&v| state(v)).collect();
     let states: Vec<Vec<u32>> = cycle.cycle.iter().map(|&v| state(v)).collect();
     Lasso::build(model, &stem, &states)
@@ -335,8 +341,28 @@ pub fn check_product_graph<M: Model>(model: &M, graph: &ProductGraph, algorithm:
     let start = Instant::now();
     let sg = &graph.built.graph;
     let csr = sg.graph.forward();
-    let accepting = &graph.built.accepting;
-    let (cycle, iterations, remaining) = match algorithm {
+    let (cycle, iterations, remaining) = cycle_on(csr, &graph.built.accepting, algorithm);
+    let lasso = cycle.map(|c| lasso(model, |v| graph.built.state(v), &c));
+    let error_transitions = sg.error_state.map_or(0, |e| csr.edge_iter().filter(|&(_, t)| t == e).count() as u64);
+    Outcome {
+        lasso,
+        states: graph.built.states() as u64,
+        transitions: csr.edges(),
+        error_transitions,
+        iterations: Some(iterations),
+        remaining,
+        graph_seconds: Some(graph.seconds),
+        seconds: graph.seconds + start.elapsed().as_secs_f64(),
+        partial: !graph.built.complete,
+        table_growths: Some(graph.built.growths),
+    }
+}
+
+/// OWCTY or MAP (`algorithm`, sequential or parallel) on an explicit graph: an
+/// accepting cycle if there is one, the iterations or rounds, and OWCTY's fixpoint's
+/// size.
+pub(crate) fn cycle_on(csr: &Csr, accepting: &[bool], algorithm: Algorithm) -> (Option<Cycle>, u32, Option<u64>) {
+    match algorithm {
         Algorithm::Map | Algorithm::MapSequential => {
             let result =
                 if algorithm.parallel() { map::map_parallel(csr, accepting) } else { map::map(csr, accepting) };
@@ -356,19 +382,5 @@ pub fn check_product_graph<M: Model>(model: &M, graph: &ProductGraph, algorithm:
             });
             (cycle, result.iterations, Some(result.size as u64))
         }
-    };
-    let lasso = cycle.map(|c| lasso(model, |v| graph.built.state(v), &c));
-    let error_transitions = sg.error_state.map_or(0, |e| csr.edge_iter().filter(|&(_, t)| t == e).count() as u64);
-    Outcome {
-        lasso,
-        states: graph.built.states() as u64,
-        transitions: csr.edges(),
-        error_transitions,
-        iterations: Some(iterations),
-        remaining,
-        graph_seconds: Some(graph.seconds),
-        seconds: graph.seconds + start.elapsed().as_secs_f64(),
-        partial: !graph.built.complete,
-        table_growths: Some(graph.built.growths),
     }
 }
