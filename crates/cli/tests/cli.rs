@@ -503,6 +503,10 @@ fn ltl_seed_orders_every_depth_first_search() {
         let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
         assert_eq!((report["verdict"].as_str(), report["partial"].as_bool()), (Some("holds"), Some(false)));
     }
+    // A prefix past the memory given: exit 3 with the reason, not an abort.
+    let out = warpcheck(&["check", violated, "--algorithm", "owcty", "--seed", "3", "--memory", "1000"]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("need more than 1000 bytes"), "{}", text(&out.stderr));
     let out = warpcheck(&["check", violated, "--backend", "gpu", "--algorithm", "owcty", "--seed", "3"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("--seed orders depth-first searches"), "{}", text(&out.stderr));

@@ -12,6 +12,7 @@ use std::time::Instant;
 
 use warpcheck_graph::Csr;
 use warpcheck_model::interface::Model;
+use warpcheck_store::MemoryBudget;
 
 use crate::order::Order;
 use crate::product::{Product, Successors};
@@ -31,73 +32,109 @@ pub struct Prefix {
 
 /// Searches `product` depth first from its initial state, in the order of `seed` (the
 /// model's without one), expanding at most `states` states; the graph of what it
-/// expanded.
+/// expanded. Fails with [`LtlError::PrefixMemory`] when the states, edges and graph
+/// would take more than `budget` bytes.
 pub fn depth_first_prefix<M: Model>(
     product: &mut Product<'_, M>,
     states: u64,
     seed: Option<u64>,
+    budget: u64,
 ) -> Result<Prefix, LtlError> {
-    let mut order = seed.map_or(Order::model(), Order::seeded);
-    struct Frame {
-        start: usize,
-        next: usize,
-        end: usize,
-    }
-    let mut expanded = vec![false; product.vertices()];
-    let (mut edges, mut succ, mut stack) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut count, mut cut) = (0u64, false);
-    let mut expand = |v: u32, succ: &mut Vec<u32>, expanded: &mut Vec<bool>, product: &mut Product<'_, M>| {
-        let start = succ.len();
-        product.successors(v, succ)?;
-        order.arrange(&mut succ[start..]);
-        edges.extend(succ[start..].iter().map(|&t| (v, t)));
-        if expanded.len() < product.vertices() {
-            expanded.resize(product.vertices(), false);
-        }
-        expanded[v as usize] = true;
-        Ok::<_, LtlError>(Frame { start, next: start, end: succ.len() })
+    let mut search = Search {
+        order: seed.map_or(Order::model(), Order::seeded),
+        expanded: vec![false; product.vertices()],
+        edges: Vec::new(),
+        succ: Vec::new(),
     };
+    let (mut stack, mut count, mut cut) = (Vec::new(), 0u64, states == 0);
     if states > 0 {
-        stack.push(expand(0, &mut succ, &mut expanded, product)?);
+        stack.push(search.expand(product, 0)?);
         count = 1;
-    } else {
-        cut = true;
     }
     while let Some(top) = stack.last_mut() {
         if top.next < top.end {
-            let t = succ[top.next];
+            let t = search.succ[top.next];
             top.next += 1;
-            if !expanded[t as usize] {
+            if !search.expanded[t as usize] {
                 if count < states {
-                    stack.push(expand(t, &mut succ, &mut expanded, product)?);
+                    stack.push(search.expand(product, t)?);
                     count += 1;
+                    if count % 4096 == 0 && search.bytes(product) > budget {
+                        return Err(LtlError::PrefixMemory { bytes: budget });
+                    }
                 } else {
                     cut = true;
                 }
             }
         } else {
             let frame = stack.pop().expect("the loop holds a frame");
-            succ.truncate(frame.start);
+            search.succ.truncate(frame.start);
         }
     }
+    if search.bytes(product) > budget {
+        return Err(LtlError::PrefixMemory { bytes: budget });
+    }
     let vertices = product.vertices();
-    expanded.resize(vertices, false);
-    let accepting = (0..vertices).map(|v| expanded[v] && product.is_accepting(v as u32)).collect();
-    let csr = Csr::from_edges(vertices as u64, &edges).map_err(LtlError::PrefixGraph)?;
+    search.expanded.resize(vertices, false);
+    let accepting = (0..vertices).map(|v| search.expanded[v] && product.is_accepting(v as u32)).collect();
+    let csr = Csr::from_edges(vertices as u64, &search.edges).map_err(LtlError::PrefixGraph)?;
     Ok(Prefix { csr, accepting, complete: !cut, expanded: count })
+}
+
+/// A frame of the depth-first stack: its state's successors are `succ[start..end]`,
+/// the next to follow `next`.
+struct Frame {
+    start: usize,
+    next: usize,
+    end: usize,
+}
+
+/// What a depth-first prefix's search keeps besides its stack.
+struct Search {
+    order: Order,
+    /// Per vertex, whether it was expanded.
+    expanded: Vec<bool>,
+    /// The expanded states' edges.
+    edges: Vec<(u32, u32)>,
+    /// The successors of the states on the stack, back to back.
+    succ: Vec<u32>,
+}
+
+impl Search {
+    /// Expands `v`: its successors in the search's order, and their edges.
+    fn expand<M: Model>(&mut self, product: &mut Product<'_, M>, v: u32) -> Result<Frame, LtlError> {
+        let start = self.succ.len();
+        product.successors(v, &mut self.succ)?;
+        self.order.arrange(&mut self.succ[start..]);
+        self.edges.extend(self.succ[start..].iter().map(|&t| (v, t)));
+        if self.expanded.len() < product.vertices() {
+            self.expanded.resize(product.vertices(), false);
+        }
+        self.expanded[v as usize] = true;
+        Ok(Frame { start, next: start, end: self.succ.len() })
+    }
+
+    /// The bytes the states and edges take, and the graph built from them will take
+    /// (its targets and offsets, and a flag per vertex).
+    fn bytes<M: Model>(&self, product: &Product<'_, M>) -> u64 {
+        let (edges, vertices) = (self.edges.len() as u64, product.vertices() as u64);
+        product.store_bytes() as u64 + 12 * edges + 10 * vertices + 4 * self.succ.len() as u64
+    }
 }
 
 /// OWCTY or MAP (`options.algorithm`) on depth-first prefixes in the order of
 /// `options.seed` (the model's without one): the first of `options.incremental`
 /// states (default 1,000,000), each next one [`PREFIX_GROWTH`] times larger, until
-/// one holds an accepting cycle or is the whole product.
+/// one holds an accepting cycle or is the whole product, within `options.memory`
+/// (default: half of the available memory).
 pub fn check_depth_first<M: Model>(model: &M, options: &Options) -> Result<Outcome, LtlError> {
     let start = Instant::now();
     let mut product = Product::new(model, options.max_states);
+    let budget = MemoryBudget::or_default(options.memory).bytes();
     let mut states = options.incremental.unwrap_or(DEFAULT_PREFIX).max(1);
     loop {
         let graph_start = Instant::now();
-        let prefix = depth_first_prefix(&mut product, states, options.seed)?;
+        let prefix = depth_first_prefix(&mut product, states, options.seed, budget)?;
         let graph_seconds = graph_start.elapsed().as_secs_f64();
         let (cycle, iterations, remaining) = cycle_on(&prefix.csr, &prefix.accepting, options.algorithm);
         if cycle.is_some() || prefix.complete {

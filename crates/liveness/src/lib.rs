@@ -160,6 +160,8 @@ pub enum LtlError {
     StoreFull(StateGraphError),
     #[error("the depth-first prefix's graph: {0}")]
     PrefixGraph(warpcheck_graph::GraphError),
+    #[error("the depth-first prefix's states and graph need more than {bytes} bytes: give the search more memory with --memory, or start with a smaller prefix (--incremental)")]
+    PrefixMemory { bytes: u64 },
     #[error("{full}: {}", if .0.capacity >= 1 << 32 {
         "the largest table the store's 32-bit ids allow, so the product is too large for this search"
     } else {
