@@ -366,10 +366,6 @@ pub struct Store {
     /// The compressed store: for each id its root key, in host memory mapped for the
     /// device, pinned as the search grows (`args.limit` ids).
     slots: Option<RefCell<HostSlots>>,
-    /// Whether the kernels' ids (`wc_id`) are 64-bit (the compressed store): then the
-    /// control block, the levels' first ids and the violations' first ids are of
-    /// 64-bit words, each two `u32`s here, low half first.
-    wide: bool,
     /// States the store was sized for, and whether host memory (for the slots) bounded
     /// them rather than the device's.
     capacity: u64,
@@ -386,6 +382,15 @@ pub struct Store {
     viol_count: CudaSlice<u64>,
     /// The kernels' view of the store; its `limit` grows with `slots`.
     args: Cell<TableArgs>,
+}
+
+impl Store {
+    /// Whether the kernels' ids (`wc_id`) are 64-bit: the compressed store's. Then the
+    /// control block, the levels' first ids and the violations' first ids are 64-bit
+    /// words, each two `u32`s here, low half first.
+    fn wide(&self) -> bool {
+        self.slots.is_some()
+    }
 }
 
 pub fn ptr<T>(s: &CudaSlice<T>, stream: &CudaStream) -> u64 {
@@ -624,8 +629,8 @@ fn explore_planned<M: CudaModel>(
     // and the store is sized.
     let tuning = Tuning::from_env();
     // A state's root key is in host memory: room for as many as three quarters of it hold.
-    let host_ids = warpcheck_store::memory::available().unwrap_or(u64::MAX) / 4 * 3 / 8;
-    let pinning = compressed.then(|| HostSlots::start(&ctx, host_ids.min(MAX_HOST_SLOTS), tuning.host_slots as usize));
+    let host_ids = (warpcheck_store::memory::available().unwrap_or(u64::MAX) / 4 * 3 / 8).min(MAX_HOST_SLOTS);
+    let pinning = compressed.then(|| HostSlots::start(&ctx, host_ids, tuning.host_slots as usize));
     let (major, minor) = ctx.compute_capability().map_err(cuda)?;
     let compile_start = Instant::now();
     let mut source =
@@ -654,7 +659,7 @@ fn explore_planned<M: CudaModel>(
     let budget = options.memory.unwrap_or((free as f64 * 0.9) as u64).saturating_sub(64 << 20);
     let (capacity, entries, node_entries, host_bound) = if compressed {
         let nodes_per_state = plan.unwrap_or_else(|| super::tree::sampled_nodes_per_state(model, TREE_SAMPLE));
-        let sets = CompressedSizing::for_budget(budget, nodes_per_state, host_ids.min(MAX_HOST_SLOTS));
+        let sets = CompressedSizing::for_budget(budget, nodes_per_state, host_ids);
         (sets.capacity, sets.roots, sets.nodes, sets.host_bound)
     } else {
         let per_state = 4.0 * words as f64 + 4.0 + 8.0 / LOAD;
@@ -767,7 +772,6 @@ fn explore_planned<M: CudaModel>(
         fill,
         levels,
         slots,
-        wide: compressed,
         capacity,
         host_bound,
         reserved,
@@ -824,7 +828,6 @@ fn explore_planned<M: CudaModel>(
         Err(error @ GpuError::Full { states, .. }) if compressed => {
             let mut taken = [0u64; 2];
             stream.memcpy_dtoh(&store.fill, &mut taken).map_err(cuda)?;
-            let host_ids = host_ids.min(MAX_HOST_SLOTS);
             return Err(Failure { error, observed: Some(Observed { states, nodes: taken[0], budget, host_ids }) });
         }
         Err(error) => return Err(error.into()),
@@ -952,7 +955,7 @@ impl<M: CudaModel> Run<'_, M> {
     /// Ids as the device wrote them (`words`: a `u32` each, or two, low half first,
     /// when they are 64-bit).
     fn ids_of(&self, words: &[u32]) -> Vec<u64> {
-        match self.store.wide {
+        match self.store.wide() {
             true => words.chunks_exact(2).map(|w| w[0] as u64 | (w[1] as u64) << 32).collect(),
             false => words.iter().map(|&w| w as u64).collect(),
         }
@@ -985,7 +988,7 @@ impl<M: CudaModel> Run<'_, M> {
         let ctl = if device_range { ptr(&s.ctl, stream) } else { 0u64 };
         let table = s.args.get();
         let (lo32, hi32) = (lo as u32, hi as u32);
-        let (lo, hi): (&dyn KernelArg, &dyn KernelArg) = if s.wide { (&lo, &hi) } else { (&lo32, &hi32) };
+        let (lo, hi): (&dyn KernelArg, &dyn KernelArg) = if s.wide() { (&lo, &hi) } else { (&lo32, &hi32) };
         let args: [&dyn KernelArg; 8] = [&table, lo, hi, &ctl, &counters, &viol_first, &viol_count, &flags];
         // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_expand`'s parameters in
         // kernel.cu's order and types; the addresses are of the run's `Store`, which
@@ -1015,7 +1018,7 @@ impl<M: CudaModel> Run<'_, M> {
         let stop = self.options.stop_at_first as u32;
         let table = s.args.get();
         let limit32 = table.limit as u32;
-        let limit: &dyn KernelArg = if s.wide { &table.limit } else { &limit32 };
+        let limit: &dyn KernelArg = if s.wide() { &table.limit } else { &limit32 };
         for _ in 0..levels {
             let (levels, room) = (table.levels, table.level_room);
             let args: [&dyn KernelArg; 8] = [&ctl, &bound, limit, &viol_count, &categories, &stop, &levels, &room];
@@ -1134,7 +1137,7 @@ impl<M: CudaModel> Run<'_, M> {
 
     /// Writes the control block (8 words) when no kernel runs.
     fn write_ctl(&self, ctl: &[u64]) -> Result<(), GpuError> {
-        let words: Vec<u32> = match self.store.wide {
+        let words: Vec<u32> = match self.store.wide() {
             true => ctl[..8].iter().flat_map(|&w| [w as u32, (w >> 32) as u32]).collect(),
             false => ctl[..8].iter().map(|&w| w as u32).collect(),
         };
