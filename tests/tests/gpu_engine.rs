@@ -26,7 +26,8 @@ fn max_states() -> u64 {
 }
 
 /// The engine's options of these tests: one GPU, unless `WARPCHECK_TEST_GPUS` or
-/// `WARPCHECK_TEST_PARTITIONS` ask for the partitioned engine.
+/// `WARPCHECK_TEST_PARTITIONS` ask for the partitioned engine; the store of
+/// `WARPCHECK_TEST_GPU_STORE`, with `WARPCHECK_TEST_GPU_MEMORY` bytes of device memory.
 fn gpu_options() -> GpuOptions<'static> {
     let var = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<usize>().ok());
     let store = match std::env::var("WARPCHECK_TEST_GPU_STORE").as_deref() {
@@ -38,6 +39,7 @@ fn gpu_options() -> GpuOptions<'static> {
         gpus: var("WARPCHECK_TEST_GPUS").unwrap_or(1),
         partitions: var("WARPCHECK_TEST_PARTITIONS").unwrap_or(0),
         store,
+        memory: var("WARPCHECK_TEST_GPU_MEMORY").map(|bytes| bytes as u64),
         ..GpuOptions::default()
     }
 }

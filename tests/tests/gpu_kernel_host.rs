@@ -211,7 +211,7 @@ extern "C" void wc_host_explore_parts(const u32 *initial, u32 initials, u64 boun
 const DRIVER: &str = r#"
 static u32 *states, *parents;
 static wc_id *levels, ctl[8];
-static u64 *table, *nodes, *slots, fill[2];
+static u64 *table, *nodes, *slots, *spill, fill[2];
 static WcTable tab;
 // The first id: the compressed store's ids are 64-bit, and start just below 2^32 here,
 // so that a 32-bit truncation anywhere in the kernels shows in the counts and paths.
@@ -221,15 +221,23 @@ static const u64 id_base = 0xFFFFFFFDull;
 static const u64 id_base = 0;
 #endif
 static void wc_host_free() {
-  free(states); free(parents); free(table); free(nodes); free(levels); free(slots);
-  states = parents = 0; levels = 0; table = nodes = slots = 0;
+  free(states); free(parents); free(table); free(nodes); free(levels); free(slots); free(spill);
+  states = parents = 0; levels = 0; table = nodes = slots = spill = 0;
 }
 extern "C" void wc_host_explore(const u32 *initial, u32 initials, u64 bound, u32 capacity, u32 flags, u64 *out) {
   wc_host_free();
   u64 entries = 2 * (u64)capacity + 1;
   states = (u32 *)calloc((size_t)capacity * WC_WORDS, 4);
   parents = (u32 *)calloc(capacity, 4);
-  table = (u64 *)calloc(entries, 8);
+  // The compressed store keeps the last third of its set of roots apart, as in host
+  // memory past the device's; the flat store's table is whole.
+#ifdef WC_TREE
+  u64 spilled = entries / 3;
+#else
+  u64 spilled = 0;
+#endif
+  table = (u64 *)calloc(entries - spilled, 8);
+  spill = (u64 *)calloc(spilled + 1, 8);
   nodes = (u64 *)calloc(entries, 8);
   levels = (wc_id *)calloc(capacity + 1, sizeof(wc_id));
   slots = (u64 *)calloc(capacity, 8);
@@ -249,6 +257,8 @@ extern "C" void wc_host_explore(const u32 *initial, u32 initials, u64 bound, u32
   tab.tree.roots.table = table;
   tab.tree.nodes.table = nodes;
   tab.tree.roots.capacity = tab.tree.nodes.capacity = entries;
+  tab.tree.roots.spill = spill;
+  tab.tree.roots.spilled = spilled;
   tab.tree.nodes.fill = &fill[0];
   tab.tree.roots.fill = &fill[1];
   tab.tree.roots.fill_limit = tab.tree.nodes.fill_limit = entries * 9 / 10;

@@ -161,17 +161,25 @@ pub fn print_stats(model: &impl Model, r: &Report, engine: &Engine<'_>) {
             }
             for states in &g.replanned_at {
                 println!(
-                    "note:         the compressed store filled one of its sets at {states} states with room in the \
-                     other; explored again planned for the inner nodes found"
+                    "note:         the compressed store filled at {states} states; explored again, planned for the \
+                     inner nodes it found"
+                );
+            }
+            if g.host_roots > 0 {
+                println!(
+                    "note:         {:.0}% of the set of roots ({} entries) in host memory, past the device's",
+                    100.0 * g.host_roots as f64 / r.table_capacity.max(1) as f64,
+                    g.host_roots
                 );
             }
             match g.tree_nodes {
                 Some(nodes) => println!(
                     "memory:       {:.1} device bytes/state, compressed (root and {:.2} inner nodes per state), \
-                     and {:.0} host bytes/state (its root key); room for {} states",
+                     and {:.1} host bytes/state ({}); room for {} states",
                     g.bytes_per_state,
                     nodes as f64 / r.states.max(1) as f64,
                     g.host_bytes_per_state,
+                    if g.host_roots > 0 { "its root key and its share of the roots past the device" } else { "its root key" },
                     g.capacity
                 ),
                 None => println!(

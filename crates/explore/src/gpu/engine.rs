@@ -21,7 +21,7 @@ use warpcheck_cuda::driver::{
     CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig,
 };
 use warpcheck_cuda::nvrtc;
-use warpcheck_cuda::KernelArg;
+use warpcheck_cuda::{HostArray, KernelArg};
 pub use warpcheck_cuda::ONE_THREAD;
 use warpcheck_model::cuda::{CudaModel, CudaSource, Unsupported};
 use warpcheck_model::{EvalError, LabelId, Successors};
@@ -73,7 +73,9 @@ pub enum GpuStore {
 /// `benches/results/gpu-set.md`), `HOST_SLOTS` the ids of host slots the compressed
 /// store pins first (tests make it small, so that the slots grow), `NODES_PER_STATE`
 /// the inner nodes per state the compressed store plans for instead of its sample's
-/// (a fraction: fewer plan more states, and leave less room for the nodes).
+/// (a fraction: fewer plan more states, and leave less room for the nodes),
+/// `SPILL_SHARE` the share of the set of roots the compressed store keeps in host memory
+/// from its first plan on (a fraction; otherwise only a plan past device memory does).
 #[derive(Clone, Debug)]
 pub struct Tuning {
     pub block: u32,
@@ -82,18 +84,22 @@ pub struct Tuning {
     pub inline_emit: bool,
     pub host_slots: u32,
     pub nodes_per_state: Option<f64>,
+    pub spill_share: Option<f64>,
 }
 
 impl Tuning {
     pub fn from_env() -> Tuning {
         let var = |name: &str| std::env::var(format!("WARPCHECK_GPU_{name}")).ok().and_then(|v| v.parse::<u32>().ok());
+        let fraction =
+            |name: &str| std::env::var(format!("WARPCHECK_GPU_{name}")).ok().and_then(|v| v.parse::<f64>().ok());
         Tuning {
             block: var("BLOCK").unwrap_or(256).clamp(32, 1024) / 32 * 32,
             blocks_per_sm: var("BLOCKS_PER_SM").unwrap_or(16).max(1),
             max_registers: var("MAXRREG"),
             inline_emit: var("INLINE_EMIT") == Some(1),
             host_slots: var("HOST_SLOTS").unwrap_or(64 << 20).max(1),
-            nodes_per_state: std::env::var("WARPCHECK_GPU_NODES_PER_STATE").ok().and_then(|v| v.parse().ok()),
+            nodes_per_state: fraction("NODES_PER_STATE"),
+            spill_share: fraction("SPILL_SHARE").map(|s| s.clamp(0.0, 1.0)),
         }
     }
 
@@ -169,12 +175,15 @@ pub struct GpuReport {
     pub store: &'static str,
     /// The compressed store: the inner nodes stored besides the states' roots.
     pub tree_nodes: Option<u64>,
+    /// The compressed store: entries of its set of roots in host memory (past device
+    /// memory; 0 when the device held them all).
+    pub host_roots: u64,
     /// `GpuStore::Auto`: the states the flat store held when it filled, before the
     /// search ran again compressed.
     pub flat_full_at: Option<u64>,
-    /// The compressed store: the states found by each run that filled one of its sets
-    /// while the other had room, before the search ran again planned for the share of
-    /// inner nodes it found (see [`explore`]).
+    /// The compressed store: the states found by each run that filled, before the
+    /// search ran again planned for the share of inner nodes it found, on the device or
+    /// with roots in host memory (see [`explore`]).
     pub replanned_at: Vec<u64>,
     /// States the store could hold.
     pub capacity: u64,
@@ -211,9 +220,9 @@ pub enum GpuError {
     )]
     Full { states: u64, capacity: u64, bytes: u64 },
     #[error(
-        "the compressed GPU store's index of states in host memory is full: it has room for {capacity} states (4 \
-         bytes each, pinned) and {states} were found before the last level could be expanded; free host memory, or \
-         use the CPU"
+        "the compressed GPU store's host memory is full: with the device's, it has room for {capacity} states (a \
+         root key of 8 bytes each, pinned, and the roots past device memory) and {states} were found before the \
+         last level could be expanded; free host memory, or use the CPU"
     )]
     HostFull { states: u64, capacity: u64 },
     #[error(
@@ -290,6 +299,9 @@ pub(crate) struct SetArgs {
     pub capacity: u64,
     pub fill: u64,
     pub fill_limit: u64,
+    /// The last `spilled` entries, in host memory mapped for the device (roots only).
+    pub spill: u64,
+    pub spilled: u64,
 }
 
 // SAFETY: `#[repr(C)]` with only `u64`, `u32` and `TreeArgs` fields (of `SetArgs`,
@@ -366,6 +378,10 @@ pub struct Store {
     /// The compressed store: for each id its root key, in host memory mapped for the
     /// device, pinned as the search grows (`args.limit` ids).
     slots: Option<RefCell<HostSlots>>,
+    /// The compressed store: the entries of the set of roots past device memory, in
+    /// host memory mapped for the device (`spilled` of them).
+    _spill: Option<HostArray>,
+    spilled: u64,
     /// States the store was sized for, and whether host memory (for the slots) bounded
     /// them rather than the device's.
     capacity: u64,
@@ -522,16 +538,19 @@ pub fn explore_graph<M: CudaModel>(
 /// Explores `model`; with `graph`, also records the product graph on the device.
 ///
 /// The compressed store plans its two sets for the inner nodes per state of a sample,
-/// which may be far from the whole space's. When one set fills while the other has
-/// room, the search runs again (at most [`REPLANS`] times) planned for the share it
-/// found, if that plan holds clearly more states.
+/// which may be far from the whole space's, on the device alone. When it fills, the
+/// search runs again (at most [`REPLANS`] times) planned for the share of nodes it
+/// found, if that plan holds clearly more states: on the device alone if it can, else
+/// with part of the set of roots in host memory ([`Spill::Host`]).
 pub fn explore<M: CudaModel>(
     model: &M,
     options: &GpuOptions<'_>,
     graph: Option<&GraphSpec>,
 ) -> Result<(GpuReport, Session), GpuError> {
     let start = Instant::now();
-    let mut plan = Tuning::from_env().nodes_per_state;
+    let tuning = Tuning::from_env();
+    let first = tuning.spill_share.map_or(Spill::Never, Spill::Share);
+    let mut plan = Plan { nodes_per_state: tuning.nodes_per_state, spill: first };
     let mut replanned_at = Vec::new();
     loop {
         match explore_planned(model, options, graph, plan, start) {
@@ -539,20 +558,42 @@ pub fn explore<M: CudaModel>(
                 report.replanned_at = replanned_at;
                 return Ok((report, session));
             }
-            Err(Failure { observed: Some(o), .. }) if replanned_at.len() < REPLANS && o.worth_replanning() => {
-                replanned_at.push(o.states);
-                plan = Some(o.next_plan());
-            }
+            Err(Failure { error, observed: Some(o) }) if replanned_at.len() < REPLANS => match o.next_plan(first) {
+                Some(next) => {
+                    replanned_at.push(o.states);
+                    plan = next;
+                }
+                None => return Err(error),
+            },
             Err(failure) => return Err(failure.error),
         }
     }
 }
 
 /// Runs of the compressed store after the first, planned for what a full one found.
-const REPLANS: usize = 2;
+const REPLANS: usize = 3;
 
-/// Why a run failed, and when it was the compressed store filling its device memory,
-/// what it had found.
+/// How a run of the compressed store is planned: the inner nodes per state its sets
+/// are sized for (`None`: a sample's), and where the set of roots may keep entries.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Plan {
+    nodes_per_state: Option<f64>,
+    spill: Spill,
+}
+
+/// Where the compressed store's set of roots keeps its entries.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Spill {
+    /// On the device only.
+    Never,
+    /// As many in host memory (besides the root keys of the states) as it takes to
+    /// hold the most states: a share of the roots' lookups then crosses the bus.
+    Host,
+    /// This share of the device plan's entries in host memory (`WARPCHECK_GPU_SPILL_SHARE`).
+    Share(f64),
+}
+
+/// Why a run failed, and when it was the compressed store filling, what it had found.
 struct Failure {
     error: GpuError,
     observed: Option<Observed>,
@@ -564,34 +605,40 @@ impl From<GpuError> for Failure {
     }
 }
 
-/// A full compressed store: the states and inner nodes it held, for its budget.
+/// A full compressed store: the states and inner nodes it held, for its device budget
+/// and the host memory it could use.
 struct Observed {
     states: u64,
     nodes: u64,
     budget: u64,
-    host_ids: u64,
+    host_bytes: u64,
 }
 
 impl Observed {
     /// The inner nodes per state to plan for next: those found, with a tenth more room.
-    fn next_plan(&self) -> f64 {
+    fn next_nodes_per_state(&self) -> f64 {
         1.1 * self.nodes as f64 / self.states.max(1) as f64
     }
 
-    /// Whether the next plan holds a twentieth more states than this run found.
-    fn worth_replanning(&self) -> bool {
-        let next = CompressedSizing::for_budget(self.budget, self.next_plan(), self.host_ids);
-        next.capacity as f64 > 1.05 * self.states as f64
+    /// The next plan, for the nodes found: the first of the `first` run's spill and a
+    /// spill to host memory that holds a twentieth more states than this run found.
+    fn next_plan(&self, first: Spill) -> Option<Plan> {
+        let nodes_per_state = self.next_nodes_per_state();
+        [first, Spill::Host].into_iter().map(|spill| Plan { nodes_per_state: Some(nodes_per_state), spill }).find(
+            |plan| {
+                let next = CompressedSizing::for_budget(self.budget, nodes_per_state, self.host_bytes, plan.spill);
+                next.capacity as f64 > 1.05 * self.states as f64
+            },
+        )
     }
 }
 
-/// One run of [`explore`], the compressed store planned for `plan` inner nodes per
-/// state (or its sample's).
+/// One run of [`explore`], the compressed store planned by `plan`.
 fn explore_planned<M: CudaModel>(
     model: &M,
     options: &GpuOptions<'_>,
     graph: Option<&GraphSpec>,
-    plan: Option<f64>,
+    plan: Plan,
     start: Instant,
 ) -> Result<(GpuReport, Session), Failure> {
     let invariants: Vec<LabelId> = options.checks.invariants.iter().map(|i| i.label).collect();
@@ -628,8 +675,9 @@ fn explore_planned<M: CudaModel>(
     // The compressed store's host slots: the first chunk pinned while the kernels compile
     // and the store is sized.
     let tuning = Tuning::from_env();
-    // A state's root key is in host memory: room for as many as three quarters of it hold.
-    let host_ids = (warpcheck_store::memory::available().unwrap_or(u64::MAX) / 4 * 3 / 8).min(MAX_HOST_SLOTS);
+    // A state's root key is in host memory, and spilled roots: three quarters of it.
+    let host_bytes = warpcheck_store::memory::available().unwrap_or(u64::MAX) / 4 * 3;
+    let host_ids = (host_bytes / 8).min(MAX_HOST_SLOTS);
     let pinning = compressed.then(|| HostSlots::start(&ctx, host_ids, tuning.host_slots as usize));
     let (major, minor) = ctx.compute_capability().map_err(cuda)?;
     let compile_start = Instant::now();
@@ -657,9 +705,12 @@ fn explore_planned<M: CudaModel>(
     // Size the store: every state costs its words, its parent and 1/LOAD table entries.
     let (free, _) = ctx.mem_get_info().map_err(cuda)?;
     let budget = options.memory.unwrap_or((free as f64 * 0.9) as u64).saturating_sub(64 << 20);
+    let mut spilled = 0;
     let (capacity, entries, node_entries, host_bound) = if compressed {
-        let nodes_per_state = plan.unwrap_or_else(|| super::tree::sampled_nodes_per_state(model, TREE_SAMPLE));
-        let sets = CompressedSizing::for_budget(budget, nodes_per_state, host_ids);
+        let nodes_per_state =
+            plan.nodes_per_state.unwrap_or_else(|| super::tree::sampled_nodes_per_state(model, TREE_SAMPLE));
+        let sets = CompressedSizing::for_budget(budget, nodes_per_state, host_bytes, plan.spill);
+        spilled = sets.spilled;
         (sets.capacity, sets.roots, sets.nodes, sets.host_bound)
     } else {
         let per_state = 4.0 * words as f64 + 4.0 + 8.0 / LOAD;
@@ -677,7 +728,12 @@ fn explore_planned<M: CudaModel>(
     let alloc = |n: usize| unsafe { stream.alloc::<u32>(n) }.map_err(cuda);
     let states = alloc(if compressed { 1 } else { capacity as usize * words })?;
     let parents = alloc(if compressed { 1 } else { capacity as usize })?;
-    let table = stream.alloc_zeros::<u64>(entries as usize).map_err(cuda)?;
+    let table = stream.alloc_zeros::<u64>((entries - spilled).max(1) as usize).map_err(cuda)?;
+    // The roots past device memory, zeroed (fresh pages) and pinned before the search.
+    let spill = match spilled {
+        0 => None,
+        n => Some(pin_spill(&ctx, n)?),
+    };
     let nodes = stream.alloc_zeros::<u64>(node_entries as usize).map_err(cuda)?;
     let fill = stream.alloc_zeros::<u64>(2).map_err(cuda)?;
     let levels = stream.alloc_zeros::<u32>(if compressed { 2 * LEVEL_ROOM as usize } else { 1 }).map_err(cuda)?;
@@ -707,11 +763,16 @@ fn explore_planned<M: CudaModel>(
             capacity: entries,
             fill,
             fill_limit: (entries as f64 * TREE_FILL) as u64,
+            ..SetArgs::default()
         };
         let fill = ptr(&fill, &stream);
         let tree = TreeArgs {
             nodes: set(ptr(&nodes, &stream), node_entries, fill),
-            roots: set(args.table, entries, fill + 8),
+            roots: SetArgs {
+                spill: spill.as_ref().map_or(0, HostArray::address),
+                spilled,
+                ..set(args.table, entries, fill + 8)
+            },
             full: args.full,
             find_only: 0,
         };
@@ -732,7 +793,7 @@ fn explore_planned<M: CudaModel>(
         args
     };
     let reserved = if compressed {
-        (entries + node_entries) * 8 + LEVEL_ROOM as u64 * 8
+        (entries - spilled + node_entries) * 8 + LEVEL_ROOM as u64 * 8
     } else {
         capacity * (4 * words as u64 + 4) + entries * 8
     };
@@ -772,6 +833,8 @@ fn explore_planned<M: CudaModel>(
         fill,
         levels,
         slots,
+        _spill: spill,
+        spilled,
         capacity,
         host_bound,
         reserved,
@@ -825,10 +888,10 @@ fn explore_planned<M: CudaModel>(
     let explore_start = Instant::now();
     let mut gpu = match run.search(start) {
         Ok(gpu) => gpu,
-        Err(error @ GpuError::Full { states, .. }) if compressed => {
+        Err(error @ (GpuError::Full { states, .. } | GpuError::HostFull { states, .. })) if compressed => {
             let mut taken = [0u64; 2];
             stream.memcpy_dtoh(&store.fill, &mut taken).map_err(cuda)?;
-            return Err(Failure { error, observed: Some(Observed { states, nodes: taken[0], budget, host_ids }) });
+            return Err(Failure { error, observed: Some(Observed { states, nodes: taken[0], budget, host_bytes }) });
         }
         Err(error) => return Err(error.into()),
     };
@@ -847,8 +910,13 @@ fn explore_planned<M: CudaModel>(
         let states = gpu.report.table_entries.max(1);
         gpu.store = "compressed";
         gpu.tree_nodes = Some(taken[0]);
-        gpu.bytes_per_state = 8.0 * (taken[0] + taken[1]) as f64 / TREE_FILL / states as f64;
-        gpu.host_bytes_per_state = 8.0;
+        // Hashing spreads the roots evenly: the spilled share of the entries holds that
+        // share of them.
+        let host_share = spilled as f64 / entries as f64;
+        let device_roots = taken[1] as f64 * (1.0 - host_share);
+        gpu.bytes_per_state = 8.0 * (taken[0] as f64 + device_roots) / TREE_FILL / states as f64;
+        gpu.host_bytes_per_state = 8.0 + 8.0 * taken[1] as f64 * host_share / TREE_FILL / states as f64;
+        gpu.host_roots = spilled;
     } else {
         gpu.store = "flat";
         gpu.bytes_per_state = 4.0 * words as f64 + 4.0 + 8.0 * entries as f64 / capacity as f64;
@@ -860,34 +928,81 @@ fn explore_planned<M: CudaModel>(
     Ok((gpu, session))
 }
 
-/// The compressed store's sizes for a device budget.
+/// Pins `entries` zeroed entries of host memory mapped for the device: the part of the
+/// set of roots past device memory.
+fn pin_spill(ctx: &Arc<CudaContext>, entries: u64) -> Result<HostArray, GpuError> {
+    let pinned = HostArray::reserve(ctx, entries as usize).and_then(|mut array| {
+        array.grow_to(entries as usize)?;
+        Ok(array)
+    });
+    match pinned {
+        Ok(array) if array.mapped() as u64 >= entries => Ok(array),
+        Ok(_) => Err(GpuError::Cuda(format!("could not pin {} bytes of host memory for the set of roots", entries * 8))),
+        Err(e) => Err(GpuError::Cuda(format!(
+            "could not pin {} bytes of host memory for the set of roots: {e}",
+            entries * 8
+        ))),
+    }
+}
+
+/// The compressed store's sizes for a device budget and host memory.
 #[derive(Debug, PartialEq)]
 struct CompressedSizing {
-    /// States it holds (the set of roots' fill limit), and whether the host memory
-    /// for their root keys bounded them rather than the device's.
+    /// States it holds (the set of roots' fill limit), and whether host memory (for
+    /// their root keys and spilled roots) bounded them rather than the device's.
     capacity: u64,
     host_bound: bool,
-    /// Entries of the set of roots and of the set of inner nodes.
+    /// Entries of the set of roots (the last `spilled` of them in host memory) and of
+    /// the set of inner nodes.
     roots: u64,
+    spilled: u64,
     nodes: u64,
 }
 
 impl CompressedSizing {
     /// Sizes for `budget` bytes of device memory, `nodes_per_state` inner nodes per
-    /// state planned (the sample's), and room for `host_ids` root keys in host memory.
-    /// The levels' first ids come off the budget; a root and the planned nodes per
-    /// state, their sets filled up to TREE_FILL, set the states; the set of roots holds
-    /// them, the set of inner nodes takes the rest of the budget (room for more nodes
-    /// than planned, should the sample share less).
-    fn for_budget(budget: u64, nodes_per_state: f64, host_ids: u64) -> CompressedSizing {
+    /// state planned (the sample's), and `host_bytes` of host memory for the states'
+    /// root keys (8 bytes each) and the spilled roots' entries.
+    ///
+    /// On the device alone: the levels' first ids come off the budget; a root and the
+    /// planned nodes per state, their sets filled up to TREE_FILL, set the states; the
+    /// set of roots holds them, the set of inner nodes takes the rest of the budget
+    /// (room for more nodes than planned, should the sample share less). With
+    /// [`Spill::Host`], the device holds the planned nodes and as many roots as fit,
+    /// host memory the root keys and the other roots, sized for the most states both
+    /// memories hold (no spill when that is no more than the device alone holds).
+    fn for_budget(budget: u64, nodes_per_state: f64, host_bytes: u64, spill: Spill) -> CompressedSizing {
         let budget = budget.saturating_sub(LEVEL_ROOM as u64 * 4);
-        let per_state = 8.0 * (1.0 + nodes_per_state.clamp(0.02, 8.0)) / TREE_FILL;
+        let nodes_per_state = nodes_per_state.clamp(0.02, 8.0);
+        let host_ids = (host_bytes / 8).min(MAX_HOST_SLOTS);
+        let per_state = 8.0 * (1.0 + nodes_per_state) / TREE_FILL;
         let capacity = (budget as f64 / per_state) as u64;
         let host_bound = host_ids < capacity;
         let capacity = capacity.min(host_ids);
         let roots = (capacity as f64 / TREE_FILL).ceil() as u64;
         let nodes = (budget.saturating_sub(roots * 8) / 8).clamp(1, TREE_MAX_ENTRIES);
-        CompressedSizing { capacity, host_bound, roots, nodes }
+        let alone = CompressedSizing { capacity, host_bound, roots, spilled: 0, nodes };
+        match spill {
+            Spill::Never => alone,
+            Spill::Share(share) => {
+                let spilled = (roots as f64 * share.clamp(0.0, 1.0)) as u64;
+                let capacity = capacity.min(host_bytes.saturating_sub(spilled * 8) / 8);
+                CompressedSizing { capacity, host_bound: host_bound || capacity < alone.capacity, spilled, ..alone }
+            }
+            Spill::Host => {
+                // Per state: its root key, its root's entry and its planned nodes' entries.
+                let per_state = 8.0 + per_state;
+                let most_by_nodes = TREE_MAX_ENTRIES as f64 * TREE_FILL / nodes_per_state;
+                let capacity = (((host_bytes + budget) as f64 / per_state).min(most_by_nodes) as u64).min(host_ids);
+                if capacity <= alone.capacity {
+                    return alone;
+                }
+                let nodes = ((capacity as f64 * nodes_per_state / TREE_FILL).ceil() as u64).clamp(1, TREE_MAX_ENTRIES);
+                let roots = (capacity as f64 / TREE_FILL).ceil() as u64;
+                let spilled = roots - (budget.saturating_sub(nodes * 8) / 8).min(roots);
+                CompressedSizing { capacity, host_bound: true, roots, spilled, nodes }
+            }
+        }
     }
 }
 
@@ -1210,13 +1325,16 @@ impl<M: CudaModel> Run<'_, M> {
     /// memory), or its device memory.
     fn full(&self, states: u64) -> GpuError {
         let (store, limit) = (self.store, self.store.args.get().limit);
-        if store.slots.is_some() && (limit < store.capacity || store.host_bound) {
+        if store.slots.is_some() && (limit < store.capacity || store.host_bound || store.spilled > 0) {
             return GpuError::HostFull { states, capacity: limit };
         }
         self.device_full(states)
     }
 
     fn device_full(&self, states: u64) -> GpuError {
+        if self.store.spilled > 0 {
+            return GpuError::HostFull { states, capacity: self.store.capacity };
+        }
         GpuError::Full { states, capacity: self.store.capacity, bytes: self.store.reserved }
     }
 
@@ -1415,13 +1533,15 @@ fn first_error<M: CudaModel>(model: &M, state: &[u32]) -> Option<EvalError> {
 
 #[cfg(test)]
 mod tests {
-    use super::{level_of, CompressedSizing, GpuError, Observed, LEVEL_ROOM, TREE_FILL, TREE_MAX_ENTRIES};
+    use super::{level_of, CompressedSizing, GpuError, Observed, Spill, LEVEL_ROOM, TREE_FILL, TREE_MAX_ENTRIES};
+
+    const NO_HOST_BOUND: u64 = u64::MAX / 2;
 
     #[test]
     fn the_compressed_sets_take_the_budget_and_plan_the_sampled_nodes() {
         let room = LEVEL_ROOM as u64 * 4;
         for (budget, nodes_per_state) in [(200u64 << 20, 0.027), (1 << 30, 1.0), (78 << 30, 0.1), (20 << 20, 0.5)] {
-            let s = CompressedSizing::for_budget(budget, nodes_per_state, u64::MAX);
+            let s = CompressedSizing::for_budget(budget, nodes_per_state, NO_HOST_BOUND, Spill::Never);
             assert!((s.roots + s.nodes) * 8 + room <= budget, "{budget}: {s:?}");
             assert!((s.roots as f64 * TREE_FILL) as u64 >= s.capacity, "{budget}: {s:?}");
             // The set of nodes has room for the planned nodes of every state.
@@ -1431,46 +1551,80 @@ mod tests {
         }
         // A full card: more than 2^32 states (64-bit ids, roots named by their keys),
         // the nodes' indices still 32-bit.
-        let s = CompressedSizing::for_budget(78 << 30, 0.1, u64::MAX);
+        let s = CompressedSizing::for_budget(78 << 30, 0.1, NO_HOST_BOUND, Spill::Never);
         assert!(s.capacity > 8_000_000_000 && s.roots > u32::MAX as u64, "{s:?}");
         assert!(s.nodes <= TREE_MAX_ENTRIES, "{s:?}");
         // Nodes past their indices' room: the set of nodes is as large as they allow.
-        let s = CompressedSizing::for_budget(78 << 30, 1.5, u64::MAX);
+        let s = CompressedSizing::for_budget(78 << 30, 1.5, NO_HOST_BOUND, Spill::Never);
         assert_eq!(s.nodes, TREE_MAX_ENTRIES, "{s:?}");
         assert!((s.roots + s.nodes) * 8 + room <= 78 << 30, "{s:?}");
         // Host memory for the indices binds.
-        let s = CompressedSizing::for_budget(78 << 30, 0.1, 1_000_000);
+        let s = CompressedSizing::for_budget(78 << 30, 0.1, 8_000_000, Spill::Never);
         assert_eq!((s.capacity, s.host_bound), (1_000_000, true));
     }
 
     #[test]
     fn a_full_compressed_store_runs_again_only_when_a_new_plan_holds_more() {
         let budget = 70 << 30;
+        let never = |n: f64| CompressedSizing::for_budget(budget, n, NO_HOST_BOUND, Spill::Never).capacity;
+        let observed = |states: u64, nodes: u64, host_bytes: u64| Observed { states, nodes, budget, host_bytes };
         // Planned for 0.6 inner nodes per state, the set of roots filled with 0.1 found:
-        // planned for 0.11, the store holds two fifths more states.
-        let planned = CompressedSizing::for_budget(budget, 0.6, u64::MAX).capacity;
-        let full = Observed { states: planned, nodes: planned / 10, budget, host_ids: u64::MAX };
-        assert!((full.next_plan() - 0.11).abs() < 1e-6);
-        assert!(full.worth_replanning());
-        assert!(CompressedSizing::for_budget(budget, full.next_plan(), u64::MAX).capacity > planned * 7 / 5);
-        // Filled as planned: the nodes' share found is the plan's; no better plan.
-        let planned = CompressedSizing::for_budget(budget, 0.2, u64::MAX).capacity;
-        let as_planned = Observed { states: planned, nodes: planned / 5, budget, host_ids: u64::MAX };
-        assert!(!as_planned.worth_replanning());
+        // planned for 0.11 on the device alone, the store holds two fifths more states.
+        let planned = never(0.6);
+        let full = observed(planned, planned / 10, NO_HOST_BOUND);
+        assert!((full.next_nodes_per_state() - 0.11).abs() < 1e-6);
+        let next = full.next_plan(Spill::Never).unwrap();
+        assert_eq!(next.spill, Spill::Never);
+        assert!(never(next.nodes_per_state.unwrap()) > planned * 7 / 5);
+        // Filled as planned: no better plan on the device; one with roots in host memory.
+        let planned = never(0.2);
+        let as_planned = observed(planned, planned / 5, 128 << 30);
+        let next = as_planned.next_plan(Spill::Never).unwrap();
+        assert_eq!(next.spill, Spill::Host);
+        // ... but not without host memory to spare beside the root keys.
+        let no_room = observed(planned, planned / 5, planned * 8 + (1 << 30));
+        assert_eq!(no_room.next_plan(Spill::Never), None);
         // The set of nodes filled first, at a third of the planned states: planned for
         // the share found, the store holds more than were found.
-        let planned = CompressedSizing::for_budget(budget, 0.1, u64::MAX).capacity;
-        let nodes_first = Observed { states: planned / 3, nodes: planned / 3 * 3 / 10, budget, host_ids: u64::MAX };
-        assert!(nodes_first.worth_replanning());
+        let planned = never(0.1);
+        let nodes_first = observed(planned / 3, planned / 3 * 3 / 10, NO_HOST_BOUND);
+        let next = nodes_first.next_plan(Spill::Never).unwrap();
+        assert_eq!(next.spill, Spill::Never);
+        assert!((next.nodes_per_state.unwrap() - 0.33).abs() < 1e-6, "{next:?}");
         // Host memory bounds the states: no plan holds more.
-        let host_bound = Observed { states: 1000, nodes: 10, budget, host_ids: 1000 };
-        assert!(!host_bound.worth_replanning());
+        let host_bound = observed(1000, 10, 8000);
+        assert_eq!(host_bound.next_plan(Spill::Never), None);
+    }
+
+    #[test]
+    fn roots_past_device_memory_fill_host_memory_beside_the_root_keys() {
+        let (budget, host) = (75u64 << 30, 94u64 << 30);
+        let alone = CompressedSizing::for_budget(budget, 0.15, host, Spill::Never);
+        let s = CompressedSizing::for_budget(budget, 0.15, host, Spill::Host);
+        assert_eq!(alone.spilled, 0);
+        assert!(s.capacity > alone.capacity * 11 / 10, "{alone:?} {s:?}");
+        assert!(s.host_bound && s.spilled > 0 && s.spilled < s.roots, "{s:?}");
+        // Device: the planned nodes and the roots that are not spilled.
+        let room = LEVEL_ROOM as u64 * 4;
+        assert!((s.roots - s.spilled + s.nodes) * 8 + room <= budget, "{s:?}");
+        assert!(s.nodes as f64 >= s.capacity as f64 * 0.15 / TREE_FILL, "{s:?}");
+        assert!((s.roots as f64 * TREE_FILL) as u64 >= s.capacity, "{s:?}");
+        // Host: a root key per state and the spilled roots (within rounding).
+        assert!(s.capacity * 8 + s.spilled * 8 <= host + 64, "{s:?}");
+        assert!(s.capacity * 8 + s.spilled * 8 > host - (host >> 10), "host memory used up: {s:?}");
+        // Little host memory: nothing to gain, the device alone.
+        let small = CompressedSizing::for_budget(budget, 0.15, 16 << 30, Spill::Host);
+        assert_eq!(small, CompressedSizing::for_budget(budget, 0.15, 16 << 30, Spill::Never));
+        // A share: the device plan's states, that share of its roots in host memory.
+        let half = CompressedSizing::for_budget(budget, 0.15, host, Spill::Share(0.5));
+        assert_eq!((half.capacity, half.roots, half.nodes), (alone.capacity, alone.roots, alone.nodes));
+        assert_eq!(half.spilled, alone.roots / 2);
     }
 
     #[test]
     fn a_full_store_says_which_memory_ran_out() {
         let host = GpuError::HostFull { states: 10, capacity: 8 }.to_string();
-        assert!(host.contains("in host memory is full: it has room for 8 states"), "{host}");
+        assert!(host.contains("host memory is full: with the device's, it has room for 8 states"), "{host}");
         assert!(host.contains("10 were found"), "{host}");
         let device = GpuError::Full { states: 10, capacity: 8, bytes: 64 }.to_string();
         assert!(device.contains("(64 bytes of device memory)"), "{device}");

@@ -11,6 +11,11 @@
 // failed swap). Linear probing from a position given by a hash of the key. Every new
 // entry is counted; past its set's `fill_limit` the store sets `full` and the run
 // fails, so a node is never lost silently.
+//
+// Past device memory, the set of roots may keep its last `spilled` entries in host
+// memory mapped for the device (`spill`): one probing sequence runs over both parts,
+// and a position past the device's part is read and written over the bus. The set of
+// nodes never spills (`spilled` 0): its entries are read by index (`wc_key`).
 
 template <typename T>
 __device__ __forceinline__ T wc_claim(T *counter);
@@ -25,6 +30,8 @@ struct WcSet {
   u64 capacity;  // entries (the set of nodes: at most WC_NODE_ONES)
   u64 *fill;     // entries taken
   u64 fill_limit;
+  u64 *spill;   // entries capacity - spilled .. capacity, in host memory
+  u64 spilled;
 };
 
 struct WcTree {
@@ -43,6 +50,12 @@ __device__ __forceinline__ u64 wc_mix(u64 k) {
   return k;
 }
 
+// The entry at position `pos` of `set`.
+__device__ __forceinline__ u64 *wc_entry(const WcSet *set, u64 pos) {
+  u64 split = set->capacity - set->spilled;
+  return pos < split ? set->table + pos : set->spill + (pos - split);
+}
+
 // The position of `key` (not all ones) in `set`, storing it if absent (`*fresh` says
 // so); WC_SET_LOST when the set is full.
 __device__ __forceinline__ u64 wc_put(const WcTree *tree, const WcSet *set, u64 key, int *fresh) {
@@ -50,11 +63,12 @@ __device__ __forceinline__ u64 wc_put(const WcTree *tree, const WcSet *set, u64 
   u64 stored = ~key;
   u64 pos = __umul64hi(wc_mix(key), set->capacity);
   for (u64 n = 0; n < set->capacity; n++) {
-    u64 e = __ldcg(set->table + pos);
+    u64 *at = wc_entry(set, pos);
+    u64 e = __ldcg(at);
     if (e == stored) return pos;
     if (e == 0) {
       if (tree->find_only) return WC_SET_LOST;
-      u64 old = atomicCAS(set->table + pos, 0ull, stored);
+      u64 old = atomicCAS(at, 0ull, stored);
       if (old == 0) {
         if (wc_claim(set->fill) >= set->fill_limit) atomicExch(tree->full, 1u);
         *fresh = 1;
