@@ -179,7 +179,11 @@ pub fn print_stats(model: &impl Model, r: &Report, engine: &Engine<'_>) {
                     g.bytes_per_state,
                     nodes as f64 / r.states.max(1) as f64,
                     g.host_bytes_per_state,
-                    if g.host_roots > 0 { "its root key and its share of the roots past the device" } else { "its root key" },
+                    if g.host_roots > 0 {
+                        "its root key and its share of the roots past the device"
+                    } else {
+                        "its root key"
+                    },
                     g.capacity
                 ),
                 None => println!(

@@ -21,8 +21,8 @@ use warpcheck_cuda::driver::{
     CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig,
 };
 use warpcheck_cuda::nvrtc;
-use warpcheck_cuda::{HostArray, KernelArg};
 pub use warpcheck_cuda::ONE_THREAD;
+use warpcheck_cuda::{HostArray, KernelArg};
 use warpcheck_model::cuda::{CudaModel, CudaSource, Unsupported};
 use warpcheck_model::{EvalError, LabelId, Successors};
 
@@ -937,11 +937,12 @@ fn pin_spill(ctx: &Arc<CudaContext>, entries: u64) -> Result<HostArray, GpuError
     });
     match pinned {
         Ok(array) if array.mapped() as u64 >= entries => Ok(array),
-        Ok(_) => Err(GpuError::Cuda(format!("could not pin {} bytes of host memory for the set of roots", entries * 8))),
-        Err(e) => Err(GpuError::Cuda(format!(
-            "could not pin {} bytes of host memory for the set of roots: {e}",
-            entries * 8
-        ))),
+        Ok(_) => {
+            Err(GpuError::Cuda(format!("could not pin {} bytes of host memory for the set of roots", entries * 8)))
+        }
+        Err(e) => {
+            Err(GpuError::Cuda(format!("could not pin {} bytes of host memory for the set of roots: {e}", entries * 8)))
+        }
     }
 }
 
