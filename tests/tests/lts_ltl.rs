@@ -13,8 +13,12 @@ use warpcheck_model::{Model, Product};
 
 const ABC: &str = "des (0, 3, 3)\n(0, \"a\", 1)\n(1, \"b\", 0)\n(1, \"c\", 2)\n";
 
+/// A fresh directory for `name`: one per call, since tests run in parallel threads of
+/// one process and each removes its own.
 fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("warpcheck-lts-ltl-{}-{name}", std::process::id()));
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("warpcheck-lts-ltl-{}-{call}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
