@@ -1,5 +1,5 @@
 //! `warpcheck plan DOMAIN.pddl PROBLEM.pddl`: a cost-optimal plan of a PDDL task
-//! (numeric fluents on the CPU only; parse, ground by relaxed reachability, A* with
+//! (parse, ground by relaxed reachability, A* with
 //! LM-cut or h_max, or a blind
 //! breadth-first or cost-layered search; on the GPU, breadth first through the
 //! exploration engine with the goal as a violated invariant when every action costs 1,
@@ -18,7 +18,7 @@ use crate::backend::{Backend, Placement};
 use crate::error::{CliError, Verdict};
 use crate::json;
 use warpcheck_explore::gpu::{explore_gpu, GpuOptions};
-use warpcheck_explore::{Checks, Invariant};
+use warpcheck_explore::{Checks, Invariant, Trace, ViolationKind};
 use warpcheck_pddl::model::{PlanningModel, UNSOLVED};
 use warpcheck_pddl::search::gpu::{uniform_cost_gpu, GpuSearchError, GpuSearchOptions};
 use warpcheck_pddl::{SearchOutcome, Task};
@@ -53,9 +53,8 @@ pub struct PlanArgs {
     #[arg(long, short = 't')]
     pub threads: Option<usize>,
     /// Where to search: `cpu`; `gpu` (blind search on the device: breadth first when
-    /// every action costs 1, by cost layers otherwise; not for tasks with numeric
-    /// fluents); `auto` (the GPU when a device is present and the search asked for runs
-    /// there, else the CPU).
+    /// every action costs 1, by cost layers otherwise); `auto` (the GPU when a device is
+    /// present and the search asked for runs there, else the CPU).
     #[arg(long, value_enum, default_value_t = Backend::Cpu)]
     pub backend: Backend,
     /// The CUDA device to use.
@@ -289,12 +288,6 @@ fn numeric_summary(numeric: &[NumericReport]) -> String {
 /// Whether the search asked for runs on the GPU: blind, without a bound on states,
 /// and with a time limit only where the costs are not all 1 (else the reason).
 fn gpu_path(args: &PlanArgs, task: &Task) -> Result<(), String> {
-    if !task.numeric.is_empty() {
-        return Err(format!(
-            "the task has {} numeric fluent(s), and the GPU search does not support numeric fluents yet",
-            task.numeric.len()
-        ));
-    }
     if let Some(h) = args.heuristic.filter(|&h| h != HeuristicArg::Blind) {
         return Err(format!("A* with {} runs on the CPU only (the GPU searches blind)", h.name()));
     }
@@ -324,6 +317,28 @@ fn search_gpu(task: &Task, args: &PlanArgs, deadline: Option<Instant>) -> Result
     })
 }
 
+/// The CPU search's error for the numeric value out of range that ends `trace`,
+/// computed again on its last state.
+fn out_of_range(task: &Task, trace: &Trace) -> String {
+    let action = |name: &str| task.actions.iter().position(|a| a.name == name);
+    let mut state = task.init.clone();
+    let mut next = Vec::new();
+    for step in &trace.steps {
+        match action(&step.step).map(|a| task.actions[a].apply(&state, &mut next)) {
+            Some(Ok(())) => std::mem::swap(&mut state, &mut next),
+            _ => break,
+        }
+    }
+    if let Some(a) = trace.error_step.as_ref().and_then(|(step, _)| action(step)) {
+        if let Err(e) = task.actions[a].apply(&state, &mut next) {
+            let fluent = task.numeric[e.var as usize].name.clone();
+            let action = task.actions[a].name.clone();
+            return SearchError::OutOfRange { fluent, value: e.value, action }.to_string();
+        }
+    }
+    "a numeric fluent would leave the range of 32-bit integers that the search's states hold".into()
+}
+
 /// Breadth-first search on the GPU: the exploration engine with `unsolved` as an
 /// invariant stops at the first level holding a goal state, and its shortest
 /// counterexample is a plan of fewest actions, optimal at unit costs.
@@ -335,6 +350,11 @@ fn search_gpu_breadth_first(task: &Task, args: &PlanArgs) -> Result<SearchOutcom
         GpuOptions { device: args.device, memory: args.memory, checks, stop_at_first: true, ..GpuOptions::default() };
     let run = explore_gpu(&model, &options)?;
     let report = run.report;
+    // The only evaluation error of a planning task: a numeric value out of range.
+    if let Some(v) = report.violations.iter().find(|v| matches!(v.kind, ViolationKind::EvalError(_))) {
+        let trace = v.trace.as_ref().expect("the GPU engine rebuilds every counterexample");
+        return Err(CliError::Resource(out_of_range(task, trace)));
+    }
     let names = report.violations.first().map(|v| {
         let trace = v.trace.as_ref().expect("the GPU engine rebuilds every counterexample");
         trace.steps.iter().map(|s| s.step.clone()).collect::<Vec<String>>()

@@ -163,6 +163,43 @@ fn the_gpu_plans_unit_cost_tasks_breadth_first() {
     let out = warpcheck(&["plan", DOMAIN, netbenefit, "--backend", "gpu", "--json"]);
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!((r["cost"].as_u64(), r["penalty"].as_u64(), r["net_benefit"].as_i64()), (Some(5), Some(5), Some(5)));
+    // Numeric fluents: the CPU's optima, exit 1 when stranded.
+    for (problem, code, cost) in [
+        ("fuel-problem", 0, Some(3)),
+        ("fuel-low", 0, Some(5)),
+        ("fuel-refuel", 0, Some(7)),
+        ("fuel-stranded", 1, None),
+    ] {
+        let problem = format!("examples/plan/{problem}.pddl");
+        let out = warpcheck(&["plan", "examples/plan/fuel-domain.pddl", &problem, "--backend", "gpu", "--json"]);
+        assert_eq!(out.status.code(), Some(code), "{problem}: {}", text(&out.stderr));
+        let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(r["cost"].as_u64(), cost, "{problem}");
+    }
+    // A value past 32 bits: the CPU's message, exit 3, breadth first (unit costs) and
+    // by cost layers.
+    for cost in [false, true] {
+        let effect = if cost { " (increase (total-cost) 2)" } else { "" };
+        let functions = if cost { "(x) (total-cost)" } else { "(x)" };
+        let grow = temp(
+            "grow-gpu.pddl",
+            &format!(
+                "(define (domain grow) (:predicates (done)) (:functions {functions})
+                   (:action grow :parameters () :effect (and (increase (x) 1500000000){effect}))
+                   (:action finish :parameters () :precondition (= (x) 7) :effect (done)))"
+            ),
+        );
+        let init = if cost { " (= (total-cost) 0)" } else { "" };
+        let metric = if cost { " (:metric minimize (total-cost))" } else { "" };
+        let problem = temp(
+            "grow-gpu-p.pddl",
+            &format!("(define (problem p) (:domain grow) (:init (= (x) 0){init}) (:goal (done)){metric})"),
+        );
+        let out = warpcheck(&["plan", &grow, &problem, "--backend", "gpu"]);
+        assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+        let stderr = text(&out.stderr);
+        assert!(stderr.contains("`(x)` would take the value 3000000000 after `(grow)`"), "{stderr}");
+    }
 }
 
 /// `--time-limit` bounds the GPU's cost-layered search, not its breadth-first one.
@@ -218,8 +255,8 @@ fn explore_counts_a_planning_tasks_states() {
 
 /// Numeric fluents (`examples/plan/fuel-*`): the optima their comments derive, the
 /// fluent and its proven range in the report, exit 1 when the truck is stranded, exit
-/// 3 when a value would leave the 32-bit range, and `--backend gpu` refused (exit 2:
-/// the GPU search has no numeric fluents).
+/// 3 when a value would leave the 32-bit range; `--backend gpu` takes them (here, with
+/// no device, only as far as the device).
 #[test]
 fn numeric_fluents_are_planned_on_the_cpu() {
     let domain = "examples/plan/fuel-domain.pddl";
@@ -246,9 +283,9 @@ fn numeric_fluents_are_planned_on_the_cpu() {
         stdout.contains("\nbenefit:   15 ") && stdout.contains("\nnumeric:   (fuel t) in [0, 3] (32-bit integers)\n"),
         "{stdout}"
     );
-    let out = warpcheck(&["plan", domain, "examples/plan/fuel-low.pddl", "--backend", "gpu"]);
+    let out = warpcheck(&["plan", domain, "examples/plan/fuel-low.pddl", "--backend", "gpu", "--device", "99"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("the GPU search does not support numeric fluents yet"), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("no CUDA device"), "{}", text(&out.stderr));
     let grow = temp(
         "grow.pddl",
         "(define (domain grow) (:predicates (done)) (:functions (x))

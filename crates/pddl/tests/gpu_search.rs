@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{data_dir, larger_random_task, random_task};
+use common::{data_dir, larger_random_task, random_numeric_task, random_task};
 use warpcheck_pddl::search::gpu::{
     uniform_cost_emulated, uniform_cost_gpu, Emulation, GpuSearchError, GpuSearchOptions, Rebuilds, CAP,
 };
@@ -275,6 +275,106 @@ fn costs_past_the_device_range_are_errors() {
     assert!(matches!(e, GpuSearchError::Unsupported(_)), "{e}");
 }
 
+/// Numeric fluents on the GPU: on 300 random tasks with two fluents compared in
+/// preconditions and goals and changed by assign, increase and decrease, the emulated
+/// search has the CPU's optimal cost, with a roomy list and with one rebuilt often.
+#[test]
+fn on_random_numeric_tasks_the_emulated_gpu_search_is_optimal() {
+    let (mut solved, mut unsolvable, mut changed) = (0, 0, 0);
+    for seed in 0..300 {
+        let task = random_numeric_task(seed);
+        let cpu = cpu_cost(&task);
+        for (limit, compact, stride, width, cap) in [(1 << 14, u32::MAX, 1, None, CAP), (1 << 14, 2, 7, Some(1), 2)] {
+            let (gpu, _) = configured(&task, limit, compact, stride, width, cap)
+                .unwrap_or_else(|e| panic!("seed {seed}, limit {limit}, compact {compact}: {e}"));
+            assert_eq!(gpu.cost, cpu, "seed {seed}, compact {compact}: cost");
+            if let Some(plan) = &gpu.plan {
+                assert_eq!(replay(&task, plan), cpu, "seed {seed}: the plan's replayed cost");
+                changed += plan.iter().any(|&a| !task.actions[a].numeric.is_empty()) as u32;
+            }
+        }
+        match cpu {
+            Some(_) => solved += 1,
+            None => unsolvable += 1,
+        }
+    }
+    assert!(
+        solved > 60 && unsolvable > 30 && changed > 60,
+        "{solved} solved, {unsolvable} unsolvable, {changed} plans change a fluent"
+    );
+}
+
+/// The hand-checked fuel tasks (`examples/plan/fuel-*`: a guard that changes the
+/// optimum, assign, an unsolvable one, a numeric soft goal) and the first numeric
+/// elevator and openstacks net-benefit tasks: the emulated GPU search has the CPU's
+/// costs.
+#[test]
+fn the_emulated_gpu_search_solves_numeric_tasks_as_the_cpu() {
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/plan");
+    let read = |path: std::path::PathBuf| std::fs::read_to_string(path).unwrap();
+    let mut tasks = Vec::new();
+    let domain = parse_domain(&read(examples.join("fuel-domain.pddl"))).unwrap();
+    for problem in ["fuel-problem", "fuel-low", "fuel-refuel", "fuel-stranded", "fuel-netbenefit"] {
+        let problem_ast = parse_problem(&read(examples.join(format!("{problem}.pddl"))), &domain).unwrap();
+        tasks.push((problem.to_string(), ground(&domain, &problem_ast).unwrap()));
+    }
+    let sets = data_dir().join("ipc2008-netbenefit-opt");
+    for set in ["elevator-net-benefit-optimal-numeric-fluents", "openstacks-net-benefit-optimal-adl-numeric-fluents"] {
+        let domain = parse_domain(&read(sets.join(set).join("domain.pddl"))).unwrap();
+        let problem = parse_problem(&read(sets.join(set).join("instance-1.pddl")), &domain).unwrap();
+        tasks.push((format!("{set} 1"), ground(&domain, &problem).unwrap()));
+    }
+    assert!(tasks.iter().all(|(_, t)| !t.numeric.is_empty()));
+    for (name, task) in &tasks {
+        let cpu = cpu_cost(task);
+        let (gpu, _) = emulated(task, 1 << 20, u32::MAX, 1).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(gpu.cost, cpu, "{name}");
+        if let Some(plan) = &gpu.plan {
+            assert_eq!(replay(task, plan), cpu, "{name}: the plan's replayed cost");
+        }
+    }
+    assert!(tasks.iter().filter(|(name, _)| name.starts_with("fuel")).count() == 5);
+}
+
+/// A numeric effect past the 32-bit range ends the GPU search with the CPU's error:
+/// the fluent, its value and the action.
+#[test]
+fn a_numeric_value_out_of_range_is_the_cpu_error() {
+    use warpcheck_pddl::numeric::{Assign, Cmp};
+    use warpcheck_pddl::task::{Action, Condition, Formula, NumExpr, NumericEffect, NumericVar};
+    // (double): n := n * 1000, from 1; the goal n = 7 is never reached.
+    let grow = Action {
+        name: "(grow)".into(),
+        precondition: Condition::default(),
+        add: Vec::new(),
+        delete: Vec::new(),
+        conditional: Vec::new(),
+        numeric: vec![NumericEffect {
+            var: 0,
+            word: 1,
+            op: Assign::Assign,
+            value: NumExpr::Mul(Box::new(NumExpr::Var(1)), Box::new(NumExpr::Const(1000))),
+        }],
+        cost: 2,
+    };
+    let task = Task {
+        facts: vec!["(f0)".into()],
+        actions: vec![grow],
+        end_phase: 1,
+        init: vec![0, 1],
+        goal: Condition {
+            rest: Some(Formula::Compare(Cmp::Equal, NumExpr::Var(1), NumExpr::Const(7))),
+            ..Condition::default()
+        },
+        words: 2,
+        numeric: vec![NumericVar { name: "(n)".into(), word: 1, init: 1, lower: None, upper: None }],
+    };
+    let cpu = search(&task, &SearchOptions { heuristic: Heuristic::Blind, ..SearchOptions::default() }).unwrap_err();
+    let gpu = emulated(&task, 64, u32::MAX, 1).unwrap_err();
+    assert_eq!(gpu.to_string(), cpu.to_string());
+    assert!(gpu.to_string().contains("`(n)` would take the value 1000000000000 after `(grow)`"), "{gpu}");
+}
+
 /// A deadline that has passed ends the search after its first round with
 /// `TimeLimit`, which counts the expansions done; without one the same task is solved.
 #[test]
@@ -290,13 +390,15 @@ fn a_passed_deadline_ends_the_search() {
 }
 
 /// On a device (`cargo test -p warpcheck-pddl --test gpu_search -- --ignored`): the GPU
-/// search has the CPU's optimal costs on random tasks with costs and on IPC tasks.
+/// search has the CPU's optimal costs on random tasks with costs (half of them with
+/// numeric fluents) and on IPC tasks.
 #[test]
 #[ignore = "needs a CUDA device"]
 fn on_a_device_the_gpu_search_has_the_cpu_costs() {
     let options = GpuSearchOptions { device: 0, memory: Some(256 << 20), deadline: None };
-    for seed in 0..100 {
-        let task = random_task(seed, seed % 2 == 1, true);
+    for seed in 0..200 {
+        // Half of them with numeric fluents.
+        let task = if seed < 100 { random_task(seed, seed % 2 == 1, true) } else { random_numeric_task(seed) };
         let gpu = uniform_cost_gpu(&task, &options).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         assert_eq!(gpu.cost, cpu_cost(&task), "seed {seed}");
         if let Some(plan) = &gpu.plan {
@@ -321,12 +423,14 @@ fn on_a_device_the_gpu_search_has_the_cpu_costs() {
 
 /// The search's CUDA source compiles with NVRTC for sm_90 (no device needed):
 /// `LD_LIBRARY_PATH=DIR_OF_LIBNVRTC cargo test -p warpcheck-pddl --test gpu_search --
-/// --ignored nvrtc`.
+/// --ignored nvrtc`; a task with numeric fluents too.
 #[test]
 #[ignore = "needs NVRTC (libnvrtc)"]
 fn the_search_compiles_with_nvrtc() {
     assert!(warpcheck_cuda::nvrtc::available(), "NVRTC (libnvrtc) is not on the library path");
     let (task, _, _) = ipc_task("elevators-opt08-strips", "p01.pddl");
-    let source = warpcheck_pddl::search::gpu::cuda_source(&task).unwrap();
-    warpcheck_cuda::nvrtc::compile(&source, 90, &[]).unwrap_or_else(|e| panic!("{e}"));
+    for task in [task, random_numeric_task(7)] {
+        let source = warpcheck_pddl::search::gpu::cuda_source(&task).unwrap();
+        warpcheck_cuda::nvrtc::compile(&source, 90, &[]).unwrap_or_else(|e| panic!("{e}"));
+    }
 }

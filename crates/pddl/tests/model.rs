@@ -11,7 +11,7 @@ mod common;
 
 use std::path::Path;
 
-use common::random_task;
+use common::{random_numeric_task, random_task};
 
 use warpcheck_explore::{explore_parallel, Checks, Invariant, Options};
 use warpcheck_model::cuda::host::run_on_host;
@@ -173,8 +173,10 @@ fn the_generated_c_compiles_with_nvrtc() {
     let (task, _, _) = task(&dir.join("domain.pddl"), &dir.join("p01.pddl"));
     let model = PlanningModel::new(task.clone());
     let tuning = Tuning::from_env();
-    let source = tuned_source(&model.cuda_source(&[UNSOLVED]).unwrap(), &tuning);
-    warpcheck_cuda::nvrtc::compile(&source, 90, &tuning.nvrtc_options()).unwrap_or_else(|e| panic!("{e}"));
+    for model in [model, PlanningModel::new(random_numeric_task(7))] {
+        let source = tuned_source(&model.cuda_source(&[UNSOLVED]).unwrap(), &tuning);
+        warpcheck_cuda::nvrtc::compile(&source, 90, &tuning.nvrtc_options()).unwrap_or_else(|e| panic!("{e}"));
+    }
 }
 
 /// Random unit-cost tasks: the plan the exploration engine finds by checking
@@ -224,6 +226,73 @@ fn on_random_tasks_the_generated_c_gives_the_cpu_successors() {
         states += host_agrees(&PlanningModel::new(random_task(1000 + seed, true, false)), &format!("random-{seed}"));
     }
     assert!(states > 60, "{states} states compared");
+}
+
+/// Random tasks with numeric fluents (compared in preconditions and goals; assigned,
+/// increased and decreased) and the fuel examples: the host-compiled C gives the CPU
+/// successors on every reachable state.
+#[test]
+fn on_numeric_tasks_the_generated_c_gives_the_cpu_successors() {
+    let mut states = 0;
+    for seed in 0..40 {
+        states += host_agrees(&PlanningModel::new(random_numeric_task(seed)), &format!("numeric-{seed}"));
+    }
+    assert!(states > 200, "{states} states compared");
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/plan");
+    for problem in ["fuel-problem", "fuel-refuel", "fuel-stranded"] {
+        let (task, _, _) = task(&examples.join("fuel-domain.pddl"), &examples.join(format!("{problem}.pddl")));
+        assert!(!task.numeric.is_empty());
+        host_agrees(&PlanningModel::new(task), problem);
+    }
+}
+
+/// A numeric effect whose value leaves the 32-bit range is an evaluation error of the
+/// generated C (one per such step), as of the CPU successors, and no successor.
+#[test]
+fn a_numeric_value_out_of_range_is_an_evaluation_error_of_the_generated_c() {
+    use warpcheck_pddl::numeric::Assign;
+    use warpcheck_pddl::task::{Action, Condition, NumExpr, NumericEffect, NumericVar};
+    let grow = Action {
+        name: "(grow)".into(),
+        precondition: Condition::default(),
+        add: vec![0],
+        delete: Vec::new(),
+        conditional: Vec::new(),
+        numeric: vec![NumericEffect {
+            var: 0,
+            word: 1,
+            op: Assign::Increase,
+            value: NumExpr::Mul(Box::new(NumExpr::Var(1)), Box::new(NumExpr::Const(999))),
+        }],
+        cost: 1,
+    };
+    let task = Task {
+        facts: vec!["(f0)".into()],
+        actions: vec![grow],
+        end_phase: 1,
+        init: vec![0, 1],
+        goal: Condition { positive: vec![0], ..Condition::default() },
+        words: 2,
+        numeric: vec![NumericVar { name: "(n)".into(), word: 1, init: 1, lower: None, upper: None }],
+    };
+    let model = PlanningModel::new(task);
+    let states: Vec<Vec<u32>> = [1u32, 1000, 1_000_000, 1_000_000_000].iter().map(|&n| vec![1, n]).collect();
+    let source = model.cuda_source(&[UNSOLVED]).unwrap();
+    let dir = std::env::temp_dir().join(format!("wc-plan-host-{}-range", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let host = run_on_host(&source, 2, 1, &states, &dir).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let mut worker = model.successors();
+    for (s, h) in states.iter().zip(&host) {
+        let (mut next, mut errors) = (Vec::new(), 0);
+        let deadlock = worker.successors(s, |_, t| match t {
+            Ok(t) => next.push(t.to_vec()),
+            Err(_) => errors += 1,
+        });
+        assert_eq!((&h.successors, h.errors, h.deadlock), (&next, errors, deadlock), "{s:?}");
+    }
+    assert_eq!(host[3].errors, 1, "999 * 10^9 + 10^9 leaves the range");
+    assert_eq!(host[2].successors, vec![vec![1, 1_000_000_000]]);
 }
 
 /// On a device (`cargo test -p warpcheck-pddl --test model -- --ignored gpu`): the GPU

@@ -149,13 +149,14 @@ impl CudaModel for PlanningModel {
         if labels.iter().any(|&l| l != UNSOLVED) {
             return Err(Unsupported::Model(format!("a planning task has one label, asked for {labels:?}")));
         }
-        let (data, depth) = table::build(&self.task, &self.applicable).map_err(|e| Unsupported::Model(e.0))?;
+        let (data, depths) = table::build(&self.task, &self.applicable).map_err(|e| Unsupported::Model(e.0))?;
         // Rounded up, so that tasks alike share one source (and one compilation).
-        let depth = depth.div_ceil(8) * 8;
+        let depth = depths.conditions.div_ceil(8) * 8;
+        let values = depths.values.div_ceil(8) * 8;
         // Every label asked for is `unsolved`.
         let source = format!(
             "#define WC_WORDS {words}\n#define WC_ASSERTIONS 0\n#define WC_INVARIANTS {n}\n\
-             #define WC_PLAN_STACK {depth}\n{select}{BODY}\n\
+             #define WC_PLAN_STACK {depth}\n#define WC_PLAN_VALUES {values}\n{select}{BODY}\n\
              WC_FN int wc_label(int k, const u32 *s) {{ return k < {n} ? wc_plan_unsolved(s) : -1; }}\n\
              WC_FN int wc_invariant(int k, const u32 *s) {{ return wc_label(k, s) == 1; }}\n",
             words = self.task.words,

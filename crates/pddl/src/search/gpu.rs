@@ -52,6 +52,13 @@ pub enum GpuSearchError {
     /// A path's cost reached 2^32 - 1, past the device's cost range.
     #[error("a path costs more than {}, the GPU search's largest cost", u32::MAX - 1)]
     CostOverflow,
+    /// A numeric effect's result leaves the `i32` range (the CPU search's
+    /// [`crate::SearchError::OutOfRange`]).
+    #[error(
+        "the numeric fluent `{fluent}` would take the value {value} after `{action}`, outside the range of \
+         32-bit integers that the search's states hold"
+    )]
+    OutOfRange { fluent: String, value: i64, action: String },
 }
 
 /// The kernels' argument block (`struct WcUcs` in ucs.cu): device or host addresses.
@@ -77,7 +84,7 @@ pub(crate) struct UcsArgs {
 
 /// The control block (`ctl` in ucs.cu, which says what each word holds).
 type Ctl = [u32; CTL_WORDS];
-const CTL_WORDS: usize = 22;
+const CTL_WORDS: usize = 24;
 const STORED: usize = 0;
 const FULL: usize = 1;
 const LEN: usize = 2;
@@ -100,6 +107,8 @@ const ROUNDS: usize = 17;
 const T: usize = 19;
 const FAR_MIN: usize = 20;
 const DEFER_LO: usize = 21;
+const RANGE: usize = 22;
+const RANGE_ACTION: usize = 23;
 /// Why the rounds stopped (`ctl[STOP]`; `WC_STOP_*` in ucs.cu).
 const RUNNING: u32 = 0;
 const STOP_GOAL: u32 = 1;
@@ -230,7 +239,7 @@ fn drive(
     let mut width = fixed_width.map_or(1, u64::from);
     let mut ctl = [0; CTL_WORDS];
     clear(&mut ctl, true);
-    (ctl[GOAL], ctl[T], ctl[FAR_MIN], ctl[DEFER_LO]) = (NONE, threshold(0, width), NONE, NONE);
+    (ctl[GOAL], ctl[T], ctl[FAR_MIN], ctl[DEFER_LO], ctl[RANGE]) = (NONE, threshold(0, width), NONE, NONE, NONE);
     kernels.write(&ctl)?;
     let mut ctl = check(kernels.start(&task.init)?, kernels.room())?;
     schedule(&mut ctl);
@@ -240,6 +249,9 @@ fn drive(
     let goal = loop {
         let launched = Instant::now();
         ctl = check(kernels.rounds(batch)?, kernels.room())?;
+        if ctl[RANGE] != NONE {
+            return Err(out_of_range(task, kernels, ctl[RANGE], ctl[RANGE_ACTION]));
+        }
         if trace {
             let t = clock.elapsed().as_secs_f64();
             let (rounds, m, lo, hi, len) = (ctl[ROUNDS], ctl[M], ctl[LO], ctl[HI], ctl[LEN]);
@@ -374,6 +386,29 @@ fn check(ctl: Ctl, (capacity, bytes): (u64, u64)) -> Result<Ctl, GpuSearchError>
         return Err(GpuSearchError::CostOverflow);
     }
     Ok(ctl)
+}
+
+/// The error of the numeric effect of `action` out of range in stored state `id`, as
+/// the CPU computes it again.
+fn out_of_range(task: &Task, kernels: &mut impl Kernels, id: u32, action: u32) -> GpuSearchError {
+    let state = match kernels.link(id) {
+        Ok((_, _, state)) => state,
+        Err(e) => return e,
+    };
+    let Some(a) = task.actions.get(action as usize) else {
+        return GpuSearchError::Failed(format!("internal error: the device noted action {action}, of no task"));
+    };
+    match a.apply(&state, &mut Vec::new()) {
+        Err(e) => GpuSearchError::OutOfRange {
+            fluent: task.numeric[e.var as usize].name.clone(),
+            value: e.value,
+            action: a.name.clone(),
+        },
+        Ok(()) => GpuSearchError::Failed(format!(
+            "internal error: the device found {} out of range where the CPU does not",
+            a.name
+        )),
+    }
 }
 
 /// The actions from the initial state to stored state `goal`: the parent links read

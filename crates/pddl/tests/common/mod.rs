@@ -241,3 +241,68 @@ fn random_task_sized(seed: u64, adl: bool, costs: bool, facts: (u32, u32), actio
         numeric: vec![],
     }
 }
+
+/// [`random_task`] with two numeric fluents (state words 1 and 2, initially 0-3): each
+/// action may compare them (`<`, `<=`, `=`, `>=`, `>` over sums, differences, products
+/// and negations) in its precondition and assign, increase or decrease them, and the
+/// goal may compare them too. Increases are guarded by an upper bound and decreases by
+/// a lower one, so that the state space stays finite.
+#[allow(dead_code)] // Used by some of the tests that include this module.
+pub fn random_numeric_task(seed: u64) -> warpcheck_pddl::Task {
+    use warpcheck_pddl::numeric::{Assign, Cmp};
+    use warpcheck_pddl::task::{Formula, NumExpr, NumericEffect, NumericVar};
+    let mut task = random_task(seed, seed % 2 == 1, true);
+    let mut r = Rng(seed.wrapping_mul(0xD1B5_4A32_D192_ED03) | 1);
+    let var = |w: u32| NumExpr::Var(w);
+    let c = |k: i64| NumExpr::Const(k);
+    let cmps = [Cmp::Less, Cmp::LessEq, Cmp::Equal, Cmp::GreaterEq, Cmp::Greater];
+    let expression = |r: &mut Rng| match r.below(5) {
+        0 => var(1 + r.below(2)),
+        1 => NumExpr::Add(Box::new(var(1)), Box::new(var(2))),
+        2 => NumExpr::Sub(Box::new(var(1 + r.below(2))), Box::new(c(i64::from(r.below(3))))),
+        3 => NumExpr::Mul(Box::new(var(1 + r.below(2))), Box::new(c(2))),
+        _ => NumExpr::Neg(Box::new(var(1 + r.below(2)))),
+    };
+    let conjoin = |rest: &mut Option<Formula>, f: Formula| {
+        *rest = Some(match rest.take() {
+            Some(old) => Formula::And(vec![old, f]),
+            None => f,
+        })
+    };
+    for action in &mut task.actions {
+        if r.below(2) == 0 {
+            let f = Formula::Compare(cmps[r.below(5) as usize], expression(&mut r), c(i64::from(r.below(6)) - 1));
+            conjoin(&mut action.precondition.rest, f);
+        }
+        for v in 0..2u32 {
+            let (word, other) = (1 + v, 2 - v);
+            let (op, value, guard) = match r.below(4) {
+                0 => (Assign::Increase, c(1 + i64::from(r.below(2))), Cmp::Less),
+                1 => (Assign::Decrease, c(1), Cmp::Greater),
+                2 => (Assign::Assign, NumExpr::Sub(Box::new(var(other)), Box::new(c(1))), Cmp::Greater),
+                _ => continue,
+            };
+            let bound = if guard == Cmp::Less { 6 } else { 0 };
+            conjoin(
+                &mut action.precondition.rest,
+                Formula::Compare(guard, var(if op == Assign::Assign { other } else { word }), c(bound)),
+            );
+            action.numeric.push(NumericEffect { var: v, word, op, value });
+        }
+    }
+    if r.below(2) == 0 {
+        conjoin(&mut task.goal.rest, Formula::Compare(cmps[r.below(5) as usize], var(1), c(i64::from(r.below(4)))));
+    }
+    task.init.extend([r.below(4), r.below(4)]);
+    task.words = 3;
+    task.numeric = (0..2)
+        .map(|v| NumericVar {
+            name: format!("(n{v})"),
+            word: 1 + v,
+            init: task.init[1 + v as usize] as i32,
+            lower: None,
+            upper: None,
+        })
+        .collect();
+    task
+}

@@ -52,7 +52,8 @@
 // list from the store (every state not closed, at its best g), as it does when more
 // than `compact` entries are left to scan and most are dead; a rebuild always fits
 // (`room` is the store's limit). A store past its limit sets `full`; a cost of
-// 2^32 - 1 or more sets `cost_overflow`.
+// 2^32 - 1 or more sets `cost_overflow`; a numeric effect whose result leaves the
+// 32-bit range notes the state and the action in `range` (the first to claim it).
 
 // The control block `ctl` (the indices are gpu.rs's too).
 #define WC_STORED 0          // states stored
@@ -77,6 +78,8 @@
 #define WC_T 19              // the threshold: states at a g from it on are left out
 #define WC_FAR_MIN 20        // the smallest g of a state left out (since the last rebuild)
 #define WC_DEFER_LO 21       // the first entry a round at m left to the sweep
+#define WC_RANGE 22          // a state with a numeric effect out of range (WC_NONE: none)
+#define WC_RANGE_ACTION 23   // that effect's action
 #define WC_NONE 0xFFFFFFFFu  // no value: an empty minimum, no goal
 
 #define WC_STOP_GOAL 1
@@ -108,6 +111,7 @@ struct WcUcs {
 
 #if defined(__CUDA_ARCH__)
 #define WC_CAS64(p, e, v) atomicCAS((p), (e), (v))
+#define WC_CAS32(p, e, v) atomicCAS((p), (e), (v))
 #define WC_EXCH64(p, v) atomicExch((p), (v))
 #define WC_EXCH32(p, v) atomicExch((p), (v))
 #define WC_ADD32(p, v) atomicAdd((p), (v))
@@ -134,6 +138,7 @@ __device__ __forceinline__ u64 wc_load64(const u64 *p) {
 #else
 // One work item at a time: the atomics are plain reads and writes.
 static inline u64 WC_CAS64(u64 *p, u64 e, u64 v) { u64 o = *p; if (o == e) *p = v; return o; }
+static inline u32 WC_CAS32(u32 *p, u32 e, u32 v) { u32 o = *p; if (o == e) *p = v; return o; }
 static inline u64 WC_EXCH64(u64 *p, u64 v) { u64 o = *p; *p = v; return o; }
 static inline u32 WC_EXCH32(u32 *p, u32 v) { u32 o = *p; *p = v; return o; }
 static inline u32 WC_ADD32(u32 *p, u32 v) { u32 o = *p; *p = o + v; return o; }
@@ -160,7 +165,9 @@ struct WcSink {
   u32 t;
 };
 WC_FN void wc_ucs_emit(WcSink *k, u32 action, const u32 *t);
+WC_FN void wc_ucs_range(WcSink *k, u32 action);
 #define WC_PLAN_EMIT(k, a, t) wc_ucs_emit((k), (a), (t))
+#define WC_PLAN_RANGE(k, a) wc_ucs_range((k), (a))
 
 // @@MODEL@@
 
@@ -274,6 +281,13 @@ WC_FN void wc_ucs_emit(WcSink *k, u32 action, const u32 *t) {
   u32 id = wc_ucs_insert(u, t, link, &fresh);
   if (id == WC_LOST) return;
   if (fresh || wc_ucs_improve(u, id, link)) wc_ucs_push(k, g, id);
+}
+
+// Notes that `action` takes the state being expanded out of the numeric range (the
+// first such note stays; the round then stops the search with an error).
+WC_FN void wc_ucs_range(WcSink *k, u32 action) {
+  const WcUcs *u = k->u;
+  if (WC_CAS32(&u->ctl[WC_RANGE], WC_NONE, k->parent) == WC_NONE) WC_EXCH32(&u->ctl[WC_RANGE_ACTION], action);
 }
 
 // What one thread saw in a round: the smallest g above m, how many such entries and
@@ -390,7 +404,7 @@ WC_FN void wc_ucs_advance(const WcUcs *u) {
   u32 m = c[WC_M], lo = c[WC_LO], hi = c[WC_HI], len = c[WC_LEN], pushed_min = c[WC_PUSHED_MIN];
   c[WC_ROUNDS] = c[WC_ROUNDS] + 1;
   ((volatile u64 *)u->counters)[2] = ((volatile u64 *)u->counters)[2] + (hi - lo);
-  if (c[WC_FULL] || c[WC_COST_OVERFLOW]) {
+  if (c[WC_FULL] || c[WC_COST_OVERFLOW] || c[WC_RANGE] != WC_NONE) {
     c[WC_STOP] = WC_STOP_ERROR;
     return;
   }
