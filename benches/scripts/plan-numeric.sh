@@ -5,6 +5,7 @@
 # (`--time-limit`; `timeout` 30 s later). Lines of OUT:
 # "set instance exit net_benefit seconds search_seconds expanded states numeric_fluents".
 # Usage: benches/scripts/plan-numeric.sh BIN PLANNING_DIR OUT SECONDS [STOP_AFTER]
+# Environment: ARGS, more options for every run (`--backend gpu`, `--heuristic blind`).
 set -u
 B=$1 PD=$2 O=$3 T=$4 STOP=${5:-2}
 : > "$O"
@@ -14,7 +15,7 @@ for set in crew-planning elevator openstacks transport woodworking; do
   dir="$PD/ipc2008-netbenefit-opt/$set-net-benefit-optimal-$suffix"
   misses=0
   for n in $(seq 1 30); do
-    json=$(timeout $((T + 30)) "$B" plan "$dir/domain.pddl" "$dir/instance-$n.pddl" --time-limit "$T" --json 2>/dev/null)
+    json=$(timeout $((T + 30)) "$B" plan "$dir/domain.pddl" "$dir/instance-$n.pddl" --time-limit "$T" ${ARGS:-} --json 2>/dev/null)
     code=$?
     line=$(printf '%s' "$json" | python3 -c '
 import json, sys
