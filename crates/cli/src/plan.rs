@@ -48,8 +48,9 @@ pub struct PlanArgs {
     /// optimal. Default: `lmcut` on the CPU, `blind` on the GPU (its only search).
     #[arg(long, value_enum)]
     pub heuristic: Option<HeuristicArg>,
-    /// Threads computing the heuristic values of each expansion's new states (default:
-    /// all cores).
+    /// Threads of the search: blind search expands states on all of them, A* a batch
+    /// of states of the least f at a time, their new states evaluated on all of them
+    /// (default: all cores).
     #[arg(long, short = 't')]
     pub threads: Option<usize>,
     /// Where to search: `cpu`; `gpu` (blind search on the device: breadth first when

@@ -8,9 +8,9 @@
 //! to 8 words, of their ids beyond); parent links give the plan. The search itself is
 //! sequential but for blind search, which expands chunks of states on all threads
 //! (module `parallel`: breadth-first with the same store, counters and plan as on one;
-//! uniform-cost by buckets of equal `g`, the same cost); the
-//! heuristic values of an expansion's new states are computed on several threads
-//! ([`SearchOptions::threads`]). A
+//! uniform-cost by buckets of equal `g`, the same cost); A* expands a batch of states
+//! of the least f at a time and computes their new states' heuristic values on several
+//! threads ([`SearchOptions::threads`]). A
 //! bound on stored states ends the search with [`SearchError::StateLimit`], never by
 //! dropping states.
 
@@ -37,8 +37,8 @@ pub struct SearchOptions {
     /// What guides the search: [`Heuristic::Blind`] searches breadth first or by
     /// uniform cost, the others run A*.
     pub heuristic: Heuristic,
-    /// Threads of the current rayon pool that expand states (breadth-first search) or
-    /// evaluate the heuristic (the successors of one expansion at once); 0 or 1: the
+    /// Threads of the current rayon pool that expand states (blind search) or evaluate
+    /// the heuristic (the new states of a batch of expansions at once); 0 or 1: the
     /// calling thread alone.
     pub threads: usize,
 }
@@ -442,6 +442,12 @@ fn breadth_first(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, 
 /// deeper states first within a bucket, a state reopened when a cheaper path to it is
 /// found, the goal tested when a state is taken for expansion; dead ends (no relaxed
 /// plan) are stored but never expanded.
+///
+/// On several threads ([`in_parallel`]) it expands a batch at a time: up to [`BATCH`]
+/// states of the least f (all of them before any of their successors), and the new
+/// states of the whole batch are evaluated together, spread over the threads. Any state of the least f may be expanded next, so the cost
+/// stays optimal; ties within the last f-layer are broken more broadly than one at a
+/// time (more expansions there, `expanded` counts them all).
 fn astar(
     task: &Task,
     options: &SearchOptions,
@@ -455,64 +461,83 @@ fn astar(
     evaluate(&store, &[0], &mut h);
     let mut expanded_at: Vec<u64> = vec![u64::MAX];
     let successors = Successors::new(task);
+    let batch_size = if in_parallel(options) { BATCH } else { 1 };
     // f, then -g: the deepest first among equal f.
     let mut open: BTreeMap<(u64, std::cmp::Reverse<u64>), Vec<u32>> = BTreeMap::new();
     if let Some(h0) = h[0] {
         open.insert((h0, std::cmp::Reverse(0)), vec![0]);
     }
     let (mut applicable, mut state, mut next): (Vec<u32>, State, State) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut fresh, mut values) = (Vec::new(), Vec::new());
-    while let Some(mut entry) = open.first_entry() {
-        let (_, std::cmp::Reverse(g)) = *entry.key();
-        let Some(id) = entry.get_mut().pop() else {
-            entry.remove();
-            continue;
-        };
-        let i = id as usize;
-        if store.g[i] != g || expanded_at[i] == g {
-            continue; // a stale entry, or expanded with this g already
-        }
-        expanded_at[i] = g;
-        state.clear();
-        state.extend_from_slice(store.state(id));
-        if task.goal.holds(&state) {
-            out.plan = Some(store.plan(id));
-            out.cost = Some(g);
-            out.stored = store.len();
-            return Ok(out);
-        }
-        out.expanded += 1;
-        check_time(options, out.expanded)?;
-        successors.applicable(task, &state, &mut applicable);
-        fresh.clear();
-        for &a in &applicable {
-            let action = &task.actions[a as usize];
-            action.apply(&state, &mut next).map_err(|e| out_of_range(task, a, e))?;
-            out.generated += 1;
-            let g2 = g.saturating_add(action.cost);
-            let (s, new) = store.insert(&next, id, a, g2).map_err(|_| limit_error(limit, out.expanded))?;
-            let s = s as usize;
-            if new {
-                // Evaluated with the others of this expansion, below.
-                h.push(None);
-                expanded_at.push(u64::MAX);
-                fresh.push(s as u32);
-                continue;
-            } else if g2 < store.g[s] {
-                store.g[s] = g2;
-                store.parent[s] = id;
-                store.action[s] = a;
-            } else {
-                continue;
+    let (mut batch, mut fresh, mut values) = (Vec::new(), Vec::new(), Vec::new());
+    loop {
+        // The batch: states of the least f, deepest first, each with the g it is taken at.
+        batch.clear();
+        let mut least = None;
+        while batch.len() < batch_size {
+            let Some(mut entry) = open.first_entry() else { break };
+            let (f, std::cmp::Reverse(g)) = *entry.key();
+            if least.is_some_and(|least| f > least) {
+                break;
             }
-            if let Some(hs) = h[s] {
-                open.entry((g2.saturating_add(hs), std::cmp::Reverse(g2))).or_default().push(s as u32);
+            let Some(id) = entry.get_mut().pop() else {
+                entry.remove();
+                continue;
+            };
+            let i = id as usize;
+            if store.g[i] != g || expanded_at[i] == g {
+                continue; // a stale entry, or expanded with this g already
+            }
+            expanded_at[i] = g;
+            if task.goal.holds(store.state(id)) {
+                out.plan = Some(store.plan(id));
+                out.cost = Some(g);
+                out.stored = store.len();
+                return Ok(out);
+            }
+            // The least f of a valid entry (stale ones may sit below it).
+            least = Some(f);
+            batch.push((id, g));
+        }
+        if batch.is_empty() {
+            break;
+        }
+        fresh.clear();
+        for &(id, g) in &batch {
+            state.clear();
+            state.extend_from_slice(store.state(id));
+            out.expanded += 1;
+            check_time(options, out.expanded)?;
+            successors.applicable(task, &state, &mut applicable);
+            for &a in &applicable {
+                let action = &task.actions[a as usize];
+                action.apply(&state, &mut next).map_err(|e| out_of_range(task, a, e))?;
+                out.generated += 1;
+                let g2 = g.saturating_add(action.cost);
+                let (s, new) = store.insert(&next, id, a, g2).map_err(|_| limit_error(limit, out.expanded))?;
+                let s = s as usize;
+                if new {
+                    // Evaluated with the others of this batch, below.
+                    h.push(None);
+                    expanded_at.push(u64::MAX);
+                    fresh.push(s as u32);
+                    continue;
+                } else if g2 < store.g[s] {
+                    store.g[s] = g2;
+                    store.parent[s] = id;
+                    store.action[s] = a;
+                } else {
+                    continue;
+                }
+                if let Some(hs) = h[s] {
+                    open.entry((g2.saturating_add(hs), std::cmp::Reverse(g2))).or_default().push(s as u32);
+                }
             }
         }
         evaluate(&store, &fresh, &mut values);
         for (&s, &value) in fresh.iter().zip(&values) {
             h[s as usize] = value;
             if let Some(hs) = value {
+                // Its g may have been lowered since it was found, within the batch.
                 let g2 = store.g[s as usize];
                 open.entry((g2.saturating_add(hs), std::cmp::Reverse(g2))).or_default().push(s);
             }
@@ -521,6 +546,12 @@ fn astar(
     out.stored = store.len();
     Ok(out)
 }
+
+/// States that parallel A* expands before evaluating their new successors together:
+/// several heuristic evaluations for each of 16 threads, and the same on any number of
+/// threads, so that the search (its plan and counts) is the same on any machine of
+/// several cores.
+const BATCH: usize = 64;
 
 /// The heuristic values of the stored states `ids` into `out`, with one evaluator per
 /// thread of the current rayon pool (`evaluators[i]` for pool thread `i`) when there
