@@ -8,6 +8,7 @@
 //!   on several GPUs or as several partitions of one, with the transport seam
 //!   (`transport.rs`: NCCL or device copies) between them;
 //! - `host_slots`: the compressed store's index of states, in pinned host memory;
+//! - `plan`: the compressed store's plans (device and host memory, runs again);
 //! - [`state_graph`]: a model's state graph recorded by the engine on the device and
 //!   copied back as a CSR;
 //!
@@ -21,6 +22,7 @@
 pub mod engine;
 mod host_slots;
 pub mod partitioned;
+mod plan;
 pub mod state_graph;
 mod transport;
 pub mod tree;
