@@ -58,7 +58,8 @@ pub struct RunArgs {
     pub partitions: Option<u32>,
     /// The GPU's state store (one GPU): `flat` (whole states, fastest), `compressed`
     /// (tree-compressed states of 3 words or more: far fewer bytes per state on wide
-    /// states), `auto` (flat, and when it fills, the search again compressed).
+    /// states; past device memory, part of it in host memory, slower), `auto` (flat,
+    /// and when it fills, the search again compressed).
     #[arg(long, value_enum, default_value_t = GpuStoreArg::Auto)]
     pub gpu_store: GpuStoreArg,
     /// GPU: also time successor generation alone (one extra launch per level), to
