@@ -440,12 +440,14 @@ fn breadth_first(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, 
 
 /// A* with an admissible (not necessarily consistent) heuristic: f-value buckets,
 /// deeper states first within a bucket, a state reopened when a cheaper path to it is
-/// found, the goal tested when a state is taken for expansion; dead ends (no relaxed
-/// plan) are stored but never expanded.
+/// found, the goal tested when a state is taken for expansion and when one is reached
+/// at the least f (then no plan costs less); dead ends (no relaxed plan) are stored but
+/// never expanded.
 ///
-/// On several threads ([`in_parallel`]) it expands a batch at a time: up to [`BATCH`]
-/// states of the least f (all of them before any of their successors), and the new
-/// states of the whole batch are evaluated together, spread over the threads. Any state of the least f may be expanded next, so the cost
+/// On several threads ([`in_parallel`]) it expands a batch at a time: up to
+/// [`BATCH_PER_THREAD`] states per thread of the least f (all of them before any of
+/// their successors), and the new states of the whole batch are evaluated together,
+/// spread over the threads; so its counts (not its cost) depend on the threads. Any state of the least f may be expanded next, so the cost
 /// stays optimal; ties within the last f-layer are broken more broadly than one at a
 /// time (more expansions there, `expanded` counts them all).
 fn astar(
@@ -461,7 +463,7 @@ fn astar(
     evaluate(&store, &[0], &mut h);
     let mut expanded_at: Vec<u64> = vec![u64::MAX];
     let successors = Successors::new(task);
-    let batch_size = if in_parallel(options) { BATCH } else { 1 };
+    let batch_size = if in_parallel(options) { BATCH_PER_THREAD * options.threads } else { 1 };
     // f, then -g: the deepest first among equal f.
     let mut open: BTreeMap<(u64, std::cmp::Reverse<u64>), Vec<u32>> = BTreeMap::new();
     if let Some(h0) = h[0] {
@@ -498,9 +500,7 @@ fn astar(
             least = Some(f);
             batch.push((id, g));
         }
-        if batch.is_empty() {
-            break;
-        }
+        let Some(least) = least else { break };
         fresh.clear();
         for &(id, g) in &batch {
             state.clear();
@@ -515,6 +515,15 @@ fn astar(
                 let g2 = g.saturating_add(action.cost);
                 let (s, new) = store.insert(&next, id, a, g2).map_err(|_| limit_error(limit, out.expanded))?;
                 let s = s as usize;
+                // A goal reached at the least f: no plan costs less (every open state
+                // has an f of at least that, and f never overestimates).
+                if (new || g2 < store.g[s]) && g2 <= least && task.goal.holds(&next) {
+                    (store.g[s], store.parent[s], store.action[s]) = (g2, id, a);
+                    out.plan = Some(store.plan(s as u32));
+                    out.cost = Some(g2);
+                    out.stored = store.len();
+                    return Ok(out);
+                }
                 if new {
                     // Evaluated with the others of this batch, below.
                     h.push(None);
@@ -547,11 +556,11 @@ fn astar(
     Ok(out)
 }
 
-/// States that parallel A* expands before evaluating their new successors together:
-/// several heuristic evaluations for each of 16 threads, and the same on any number of
-/// threads, so that the search (its plan and counts) is the same on any machine of
-/// several cores.
-const BATCH: usize = 64;
+/// States per thread that parallel A* expands before evaluating their new successors
+/// together: several heuristic evaluations for each thread, and few enough that the
+/// search still dives into a plateau of equal f almost as the one-thread search does
+/// (at 64 states on two threads, openstacks-adl p11 expanded half as many again).
+const BATCH_PER_THREAD: usize = 4;
 
 /// The heuristic values of the stored states `ids` into `out`, with one evaluator per
 /// thread of the current rayon pool (`evaluators[i]` for pool thread `i`) when there
