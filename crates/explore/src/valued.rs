@@ -2,7 +2,7 @@
 //! input of quantitative analyses such as the optimal cycle mean of `cycle-mean`,
 //! where a transition weighs what a function of its target state says.
 //!
-//! [`state_graph_valued`] is [`state_graph_with_states`](crate::state_graph_with_states)
+//! [`state_graph_valued`] is [`state_graph_with_states`]
 //! followed by one pass per function over the states in vertex order. The functions
 //! are plain closures over state vectors, so any front end supplies them (the DVE
 //! front end compiles an expression into one: `warpcheck_dve::DveModel::state_function`)

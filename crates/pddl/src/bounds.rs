@@ -5,7 +5,7 @@
 //! fluent directly (`(>= (fuel ?v) (demand ?a ?b))` before `(decrease (fuel ?v)
 //! (demand ?a ?b))` keeps the fuel non-negative; `(< (passengers ?l) (capacity ?l))`
 //! before an `increase` by 1 bounds it by the capacity), to a fixpoint. After
-//! [`WIDEN_AFTER`] rounds a bound that still moves is dropped (widening), so the
+//! `WIDEN_AFTER` rounds a bound that still moves is dropped (widening), so the
 //! analysis ends; bounds past ±2^40 count as none.
 //!
 //! Sound by induction over plans: the initial state lies in the intervals, and an

@@ -379,7 +379,7 @@ pub struct Store {
     /// Device bytes of the states, parents and table (compressed: of the sets).
     reserved: u64,
     /// The control block (see kernel.cu): states found, overflow flag, the level being
-    /// expanded, why the device-driven search stopped, levels, [6] edge overflow flag;
+    /// expanded, why the device-driven search stopped, levels, \[6\] edge overflow flag;
     /// 8 words of `wc_id` (16 `u32`s, the last 8 unused when ids are 32-bit). Read
     /// after each batch.
     pub ctl: CudaSlice<u32>,
@@ -460,7 +460,7 @@ pub struct GraphStore {
     pub first: CudaSlice<u64>,
     pub degree: CudaSlice<u32>,
     pub targets: CudaSlice<u32>,
-    /// [0]: edges used.
+    /// \[0\]: edges used.
     pub edges: CudaSlice<u64>,
 }
 
@@ -529,9 +529,9 @@ pub fn explore_graph<M: CudaModel>(
 ///
 /// The compressed store plans its two sets for the inner nodes per state of a sample,
 /// which may be far from the whole space's, on the device alone. When it fills, the
-/// search runs again (at most [`REPLANS`] times) planned for the share of nodes it
+/// search runs again (at most `REPLANS` times) planned for the share of nodes it
 /// found, if that plan holds clearly more states: on the device alone if it can, else
-/// with part of the set of roots in host memory ([`Spill::Host`]).
+/// with part of the set of roots in host memory (`Spill::Host`, see `plan.rs`).
 pub fn explore<M: CudaModel>(
     model: &M,
     options: &GpuOptions<'_>,

@@ -2,7 +2,7 @@
 //! adjacency on the device (`WC_GRAPH` in kernel.cu, as for LTL) and it is copied back
 //! as a forward CSR.
 //!
-//! The graph is [`warpcheck_explore::state_graph`]'s up to vertex numbering: the real
+//! The graph is [`crate::state_graph`]'s up to vertex numbering: the real
 //! states (vertex 0 the initial state, the others in the GPU's discovery order: BFS
 //! levels, nondeterministic within a level), then, when some step raised an evaluation
 //! error, one error state without successors, the last vertex. Edges are the steps,
