@@ -10,7 +10,7 @@
 //! which has no successors and so lies on no cycle, weighs 0.
 //!
 //! The GPU: `--backend gpu` runs Howard's policy iteration on a CUDA device
-//! ([`warpcheck_explore::gpu::howard`]), exact like the others (a certificate per component,
+//! (`warpcheck_explore::gpu::howard`), exact like the others (a certificate per component,
 //! the CPU Howard where it fails); the other algorithms run on the CPU only. `-a
 //! howard-gpu`, the older spelling of `--backend gpu -a howard`, still works (with a
 //! warning) and still names the GPU Howard in reports.

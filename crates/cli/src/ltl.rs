@@ -112,7 +112,7 @@ pub struct FormulaArgs {
     /// (repeatable; a later definition of a name wins).
     #[arg(long = "ap", value_name = "NAME=EXPR")]
     pub aps: Vec<String>,
-    /// Atomic propositions of --ltl from a file: BEEM's model.xml (its <ap> elements),
+    /// Atomic propositions of --ltl from a file: BEEM's model.xml (its `<ap>` elements),
     /// or one `NAME = EXPR` per line (`#` comments). Repeatable; --ap wins.
     #[arg(long = "ap-file", value_name = "FILE")]
     pub ap_files: Vec<PathBuf>,

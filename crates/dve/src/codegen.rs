@@ -4,7 +4,7 @@
 //! The generated text is plain C99 as well as CUDA C: functions are declared with the
 //! `WC_FN` macro, which the includer defines (`__device__ __forceinline__` for NVRTC,
 //! `static inline` for a host C compiler). That lets the host-side tests compile the
-//! very same code with `cc` and hold it to the CPU [`Generator`](warpcheck_model::Generator)
+//! very same code with `cc` and hold it to the CPU `Generator`
 //! state for state, without a GPU.
 //!
 //! The includer also provides, before the generated text: `u32`, `u64`, a type

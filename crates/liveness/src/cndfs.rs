@@ -33,7 +33,7 @@
 //! when expanded.
 //!
 //! The table starts small and grows in place, with the policy of every engine
-//! ([`TablePlan`]): past its load limit, the workers stop the world ([`grow`]): each
+//! ([`TablePlan`]): past its load limit, the workers stop the world (`grow`): each
 //! parks where it is (before an expansion, at a step of its search loops, or while it
 //! waits for red states), the last to park moves the states into a larger store with
 //! their colours, and each worker remaps the ids it holds (its stacks and successor

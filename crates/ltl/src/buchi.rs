@@ -140,7 +140,7 @@ impl Buchi {
 
     /// This automaton over the labels of a model, for [`warpcheck_model::Product`]:
     /// proposition `i` is label `labels[i]`. Literals keep proposition order, so
-    /// guards evaluate as the property process of [`crate::property`] does.
+    /// guards evaluate as the property process of `crate::property` does.
     pub fn over_labels(&self, name: &str, labels: &[warpcheck_model::LabelId]) -> warpcheck_model::Automaton {
         let cube = |c: &Cube| -> Vec<(warpcheck_model::LabelId, bool)> {
             (0..64u32)

@@ -24,7 +24,7 @@
 //! Parallel on the current rayon pool, level by level, with the same numbering as a
 //! sequential search: the states of a level are expanded by chunks on all threads
 //! (successors, rewards and checks, targets kept as vectors), then numbered in order
-//! on one thread ([`StateStore`]), then assembled into rows by chunks again
+//! on one thread (`StateStore`), then assembled into rows by chunks again
 //! ([`assemble`]). The result does not depend on the number of threads; an error is
 //! the one of the first failing state in that order.
 

@@ -1,7 +1,7 @@
 //! Plain edge lists: one `source target` pair per line (blanks or tabs between).
 //!
 //! `#` starts a comment; blank lines are skipped. Without a directive the graph has
-//! `max id + 1` vertices; a comment `# vertices N` (written by [`write`]) fixes the
+//! `max id + 1` vertices; a comment `# vertices N` (written by [`write()`]) fixes the
 //! number, so that isolated vertices at the end survive a round trip.
 
 use std::io::Write;

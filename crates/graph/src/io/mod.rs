@@ -1,4 +1,4 @@
-//! Graph files: [`Format`] chosen by extension or by name, and [`read`] / [`write`].
+//! Graph files: [`Format`] chosen by extension or by name, and [`read`] / [`write()`].
 //!
 //! | format | extensions | content |
 //! |---|---|---|

@@ -1,4 +1,4 @@
-//! LTL model checking on the GPU: the accepting-cycle search of [`warpcheck_liveness`]
+//! LTL model checking on the GPU: the accepting-cycle search of `warpcheck_liveness`
 //! (OWCTY or MAP) with the whole product graph on the device.
 //!
 //! 1. **Generation and graph.** The GPU engine explores the product of the model with

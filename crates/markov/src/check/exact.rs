@@ -1,7 +1,7 @@
-//! Exact answers (`--exact`) on DTMCs and MDPs (CTMCs: [`super::exact_ctmc`]), as fractions: `P [φ U ψ]`, `P [F ψ]`,
+//! Exact answers (`--exact`) on DTMCs and MDPs (CTMCs: `super::exact_ctmc`), as fractions: `P [φ U ψ]`, `P [F ψ]`,
 //! their step-bounded forms and `P [X φ]`; on DTMCs also `R [F φ]` (infinite where φ
-//! is missed with positive probability, as in PRISM). MDP rewards: [`super::exact_reward`]
-//! (`R [F φ]`) and [`super::exact_lra`] (`R [S]`).
+//! is missed with positive probability, as in PRISM). MDP rewards: `super::exact_reward`
+//! (`R [F φ]`) and `super::exact_lra` (`R [S]`).
 //!
 //! Probabilities are read as the simplest fractions within their floating-point
 //! rounding (0.1 is 1/10, 1/3 stays 1/3); a state whose fractions then do not sum to
@@ -9,7 +9,7 @@
 //! precomputation of [`crate::precompute`], then
 //!
 //! - on a DTMC, the linear system of the other states solved by sparse elimination
-//!   over the rationals, in Markowitz order ([`solve`]);
+//!   over the rationals, in Markowitz order (`solve`);
 //! - on an MDP, policy iteration: a policy read off the floating-point solution,
 //!   evaluated exactly, improved while some choice is strictly better. The result is
 //!   the value of an actual policy (so at most `Pmax`, at least `Pmin`) and a fixed

@@ -5,12 +5,12 @@
 //!
 //! | property | DTMC / MDP | CTMC |
 //! |---|---|---|
-//! | `P [F φ]`, `P [φ U ψ]` | precomputation ([`crate::precompute`]), then [`reach`] | on the embedded DTMC |
-//! | `P [X φ]`, `P [F<=k φ]`, `P [φ U<=k ψ]` | k sweeps ([`bounded`]) | uniformisation ([`ctmc`]) |
+//! | `P [F φ]`, `P [φ U ψ]` | precomputation ([`crate::precompute`]), then `reach` | on the embedded DTMC |
+//! | `P [X φ]`, `P [F<=k φ]`, `P [φ U<=k ψ]` | k sweeps (`bounded`) | uniformisation (`ctmc`) |
 //! | `P [φ U[t1,t2] ψ]` | — | uniformisation, twice |
-//! | `R [F φ]`, `T [F φ]` | [`reward`] | on the embedded DTMC |
+//! | `R [F φ]`, `T [F φ]` | `reward` | on the embedded DTMC |
 //! | `R [C<=k]`, `R [I=k]` | k sweeps | uniformisation |
-//! | `S [φ]`, `R [S]` | — | bottom SCCs ([`ctmc`]) |
+//! | `S [φ]`, `R [S]` | — | bottom SCCs (`ctmc`) |
 //!
 //! With `--exact` ([`exact`]), `P` properties of DTMCs and MDPs are answered as
 //! fractions. By default ([`Method::Sound`]) every unbounded value comes with guaranteed bounds

@@ -166,7 +166,7 @@ impl Params {
     }
 }
 
-/// The table of the frogs and of peg solitaire ([`frogs_table`], [`peg_table`]); empty
+/// The table of the frogs and of peg solitaire (`frogs_table`, `peg_table`); empty
 /// for the other puzzles.
 pub fn table(params: &Params) -> Vec<u64> {
     match params.kind {

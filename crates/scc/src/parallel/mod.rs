@@ -2,19 +2,19 @@
 //!
 //! **Subgraph labels.** Each algorithm splits the graph into SCC-closed subgraphs (every
 //! SCC lies wholly inside one) and decomposes them independently. A subgraph is a
-//! [`Task`]: a `u64` label and the list of its vertices; `label[v]` says which live
-//! subgraph `v` belongs to, or [`DONE`] once its component is known. An edge is
+//! `Task`: a `u64` label and the list of its vertices; `label[v]` says which live
+//! subgraph `v` belongs to, or `DONE` once its component is known. An edge is
 //! followed only between vertices of the same label (`u ∼ v` in the thesis), so one
 //! pass can serve all subgraphs, as the thesis's kernel sharing does on the GPU. Labels
 //! are fresh numbers from a counter, never reused, so concurrently live subgraphs never
 //! share one.
 //!
-//! **Work queue, not recursion.** [`rounds`] runs all tasks of a round in parallel
+//! **Work queue, not recursion.** `rounds` runs all tasks of a round in parallel
 //! and collects their children into the next round, until none is left; nothing
 //! recurses on the stack.
 //!
 //! **Within a task**, work lists (BFS levels, trimming waves) are processed by
-//! [`gather`]: sequentially when short, split across the pool when long.
+//! `gather`: sequentially when short, split across the pool when long.
 
 mod reach;
 mod trim;
