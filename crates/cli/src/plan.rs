@@ -321,20 +321,11 @@ fn search_gpu(task: &Task, args: &PlanArgs, deadline: Option<Instant>) -> Result
 /// The CPU search's error for the numeric value out of range that ends `trace`,
 /// computed again on its last state.
 fn out_of_range(task: &Task, trace: &Trace) -> String {
-    let action = |name: &str| task.actions.iter().position(|a| a.name == name);
-    let mut state = task.init.clone();
-    let mut next = Vec::new();
-    for step in &trace.steps {
-        match action(&step.step).map(|a| task.actions[a].apply(&state, &mut next)) {
-            Some(Ok(())) => std::mem::swap(&mut state, &mut next),
-            _ => break,
-        }
-    }
-    if let Some(a) = trace.error_step.as_ref().and_then(|(step, _)| action(step)) {
-        if let Err(e) = task.actions[a].apply(&state, &mut next) {
-            let fluent = task.numeric[e.var as usize].name.clone();
-            let action = task.actions[a].name.clone();
-            return SearchError::OutOfRange { fluent, value: e.value, action }.to_string();
+    let state = trace.steps.last().map_or(&trace.initial, |step| &step.state);
+    let action = trace.error_step.as_ref().and_then(|(step, _)| task.actions.iter().position(|a| &a.name == step));
+    if let Some(a) = action {
+        if let Err(e) = task.actions[a].apply(state, &mut Vec::new()) {
+            return SearchError::out_of_range(task, a as u32, e).to_string();
         }
     }
     "a numeric fluent would leave the range of 32-bit integers that the search's states hold".into()

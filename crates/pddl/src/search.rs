@@ -91,12 +91,14 @@ pub enum SearchError {
     },
 }
 
-/// The error of action `a`'s numeric effect out of range.
-fn out_of_range(task: &Task, a: u32, e: crate::task::OutOfRange) -> SearchError {
-    SearchError::OutOfRange {
-        fluent: task.numeric[e.var as usize].name.clone(),
-        value: e.value,
-        action: task.actions[a as usize].name.clone(),
+impl SearchError {
+    /// The error of action `a`'s numeric effect out of range, `e`.
+    pub fn out_of_range(task: &Task, a: u32, e: crate::task::OutOfRange) -> SearchError {
+        SearchError::OutOfRange {
+            fluent: task.numeric[e.var as usize].name.clone(),
+            value: e.value,
+            action: task.actions[a as usize].name.clone(),
+        }
     }
 }
 
@@ -421,7 +423,7 @@ fn breadth_first(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, 
         check_time(options, out.expanded)?;
         successors.applicable(task, &state, &mut applicable);
         for &a in &applicable {
-            task.actions[a as usize].apply(&state, &mut next).map_err(|e| out_of_range(task, a, e))?;
+            task.actions[a as usize].apply(&state, &mut next).map_err(|e| SearchError::out_of_range(task, a, e))?;
             out.generated += 1;
             let g = store.g[id as usize] + 1;
             let (s, new) = store.insert(&next, id, a, g).map_err(|_| limit_error(limit, out.expanded))?;
@@ -510,7 +512,7 @@ fn astar(
             successors.applicable(task, &state, &mut applicable);
             for &a in &applicable {
                 let action = &task.actions[a as usize];
-                action.apply(&state, &mut next).map_err(|e| out_of_range(task, a, e))?;
+                action.apply(&state, &mut next).map_err(|e| SearchError::out_of_range(task, a, e))?;
                 out.generated += 1;
                 let g2 = g.saturating_add(action.cost);
                 let (s, new) = store.insert(&next, id, a, g2).map_err(|_| limit_error(limit, out.expanded))?;
@@ -595,7 +597,7 @@ pub fn reachable_layers(task: &Task, max_states: usize) -> Result<Vec<u64>, Sear
         successors.applicable(task, &state, &mut applicable);
         expanded += 1;
         for &a in &applicable {
-            task.actions[a as usize].apply(&state, &mut next).map_err(|e| out_of_range(task, a, e))?;
+            task.actions[a as usize].apply(&state, &mut next).map_err(|e| SearchError::out_of_range(task, a, e))?;
             store.insert(&next, id as u32, a, 0).map_err(|_| limit_error(max_states, expanded))?;
         }
         id += 1;

@@ -333,7 +333,6 @@ fn the_emulated_gpu_search_solves_numeric_tasks_as_the_cpu() {
             assert_eq!(replay(task, plan), cpu, "{name}: the plan's replayed cost");
         }
     }
-    assert!(tasks.iter().filter(|(name, _)| name.starts_with("fuel")).count() == 5);
 }
 
 /// A numeric effect past the 32-bit range ends the GPU search with the CPU's error:

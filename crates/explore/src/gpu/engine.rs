@@ -369,9 +369,8 @@ pub struct Store {
     /// device, pinned as the search grows (`args.limit` ids).
     slots: Option<RefCell<HostSlots>>,
     /// The compressed store: the entries of the set of roots past device memory, in
-    /// host memory mapped for the device (`spilled` of them).
+    /// host memory mapped for the device (`args.tree.roots.spilled` of them).
     _spill: Option<HostArray>,
-    spilled: u64,
     /// States the store was sized for, and whether host memory (for the slots) bounded
     /// them rather than the device's.
     capacity: u64,
@@ -396,6 +395,11 @@ impl Store {
     /// words, each two `u32`s here, low half first.
     fn wide(&self) -> bool {
         self.slots.is_some()
+    }
+
+    /// The compressed store: entries of the set of roots in host memory.
+    fn spilled(&self) -> u64 {
+        self.args.get().tree.roots.spilled
     }
 }
 
@@ -543,7 +547,7 @@ pub fn explore<M: CudaModel>(
     let mut plan = Plan { nodes_per_state: tuning.nodes_per_state, spill: first };
     let mut replanned_at = Vec::new();
     loop {
-        match explore_planned(model, options, graph, plan, start) {
+        match explore_planned(model, options, graph, &tuning, plan, start) {
             Ok((mut report, session)) => {
                 report.replanned_at = replanned_at;
                 return Ok((report, session));
@@ -577,6 +581,7 @@ fn explore_planned<M: CudaModel>(
     model: &M,
     options: &GpuOptions<'_>,
     graph: Option<&GraphSpec>,
+    tuning: &Tuning,
     plan: Plan,
     start: Instant,
 ) -> Result<(GpuReport, Session), Failure> {
@@ -613,7 +618,6 @@ fn explore_planned<M: CudaModel>(
     unsafe { ctx.disable_event_tracking() };
     // The compressed store's host slots: the first chunk pinned while the kernels compile
     // and the store is sized.
-    let tuning = Tuning::from_env();
     // A state's root key is in host memory, and spilled roots: three quarters of it.
     let host_bytes = warpcheck_store::memory::available().unwrap_or(u64::MAX) / 4 * 3;
     let host_ids = (host_bytes / 8).min(MAX_HOST_SLOTS);
@@ -621,7 +625,7 @@ fn explore_planned<M: CudaModel>(
     let (major, minor) = ctx.compute_capability().map_err(cuda)?;
     let compile_start = Instant::now();
     let mut source =
-        if compressed { compressed_source(&generated, &tuning, words) } else { tuned_source(&generated, &tuning) };
+        if compressed { compressed_source(&generated, tuning, words) } else { tuned_source(&generated, tuning) };
     if let Some(spec) = graph {
         source = graph_source(&source, &generated, spec);
     }
@@ -636,7 +640,7 @@ fn explore_planned<M: CudaModel>(
     // A block never asks for more registers than a multiprocessor has (only a
     // `WARPCHECK_GPU_BLOCK` over 256 can).
     let most_threads = expand.max_threads_per_block().map_err(cuda)? as u32;
-    let tuning = Tuning { block: tuning.block.min(most_threads / 32 * 32).max(32), ..tuning };
+    let tuning = Tuning { block: tuning.block.min(most_threads / 32 * 32).max(32), ..tuning.clone() };
     let stream = ctx.default_stream();
     let tables = bind_tables(&module, &stream, &generated.tables)?;
     let categories = 2 + model.assertion_labels().len() + invariants.len();
@@ -773,7 +777,6 @@ fn explore_planned<M: CudaModel>(
         levels,
         slots,
         _spill: spill,
-        spilled,
         capacity,
         host_bound,
         reserved,
@@ -1186,14 +1189,14 @@ impl<M: CudaModel> Run<'_, M> {
     /// memory), or its device memory.
     fn full(&self, states: u64) -> GpuError {
         let (store, limit) = (self.store, self.store.args.get().limit);
-        if store.slots.is_some() && (limit < store.capacity || store.host_bound || store.spilled > 0) {
+        if store.slots.is_some() && (limit < store.capacity || store.host_bound || store.spilled() > 0) {
             return GpuError::HostFull { states, capacity: limit };
         }
         self.device_full(states)
     }
 
     fn device_full(&self, states: u64) -> GpuError {
-        if self.store.spilled > 0 {
+        if self.store.spilled() > 0 {
             return GpuError::HostFull { states, capacity: self.store.capacity };
         }
         GpuError::Full { states, capacity: self.store.capacity, bytes: self.store.reserved }

@@ -81,11 +81,9 @@ pub(crate) fn pin_spill(ctx: &Arc<CudaContext>, entries: u64) -> Result<HostArra
     });
     match pinned {
         Ok(array) if array.mapped() as u64 >= entries => Ok(array),
-        Ok(_) => {
-            Err(GpuError::Cuda(format!("could not pin {} bytes of host memory for the set of roots", entries * 8)))
-        }
-        Err(e) => {
-            Err(GpuError::Cuda(format!("could not pin {} bytes of host memory for the set of roots: {e}", entries * 8)))
+        other => {
+            let why = other.err().map_or(String::new(), |e| format!(": {e}"));
+            Err(GpuError::Cuda(format!("could not pin {} bytes of host memory for the set of roots{why}", entries * 8)))
         }
     }
 }

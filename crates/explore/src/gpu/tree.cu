@@ -50,20 +50,24 @@ __device__ __forceinline__ u64 wc_mix(u64 k) {
   return k;
 }
 
-// The entry at position `pos` of `set`.
+// The entry at position `pos` of `set`; with SPILL, of a set that may keep entries in
+// host memory (the set of roots; the set of nodes, looked up far more often, never does).
+template <bool SPILL>
 __device__ __forceinline__ u64 *wc_entry(const WcSet *set, u64 pos) {
+  if (!SPILL) return set->table + pos;
   u64 split = set->capacity - set->spilled;
   return pos < split ? set->table + pos : set->spill + (pos - split);
 }
 
 // The position of `key` (not all ones) in `set`, storing it if absent (`*fresh` says
-// so); WC_SET_LOST when the set is full.
+// so); WC_SET_LOST when the set is full. SPILL: as wc_entry's.
+template <bool SPILL>
 __device__ __forceinline__ u64 wc_put(const WcTree *tree, const WcSet *set, u64 key, int *fresh) {
   *fresh = 0;
   u64 stored = ~key;
   u64 pos = __umul64hi(wc_mix(key), set->capacity);
   for (u64 n = 0; n < set->capacity; n++) {
-    u64 *at = wc_entry(set, pos);
+    u64 *at = wc_entry<SPILL>(set, pos);
     u64 e = __ldcg(at);
     if (e == stored) return pos;
     if (e == 0) {
@@ -87,7 +91,7 @@ __device__ __forceinline__ u32 wc_node(const WcTree *tree, u32 a, u32 b) {
   u64 key = ((u64)a << 32) | b;
   if (key == ~0ull) return WC_NODE_ONES;
   int fresh;
-  u64 pos = wc_put(tree, &tree->nodes, key, &fresh);
+  u64 pos = wc_put<false>(tree, &tree->nodes, key, &fresh);
   return pos == WC_SET_LOST ? WC_NODE_LOST : (u32)pos;
 }
 
@@ -108,7 +112,7 @@ __device__ __forceinline__ u64 wc_node_key(const WcTree *tree, u32 index) {
 // ones.)
 __device__ __forceinline__ int wc_put_root(const WcTree *tree, u64 key) {
   int fresh = 0;
-  if (key == ~0ull || wc_put(tree, &tree->roots, key, &fresh) == WC_SET_LOST) {
+  if (key == ~0ull || wc_put<true>(tree, &tree->roots, key, &fresh) == WC_SET_LOST) {
     atomicExch(tree->full, 1u);
     return -1;
   }

@@ -130,13 +130,19 @@ impl Table {
 
     /// Appends `e` as `[length, tokens...]`.
     fn expression(&mut self, e: &NumExpr) -> Result<(), NoTable> {
-        let at = self.words.len();
-        self.words.push(0);
-        let depth = tokens(e, &mut self.words)?;
+        let depth = expression(e, &mut self.words)?;
         self.depths.values = self.depths.values.max(depth);
-        self.words[at] = (self.words.len() - at - 1) as u32;
         Ok(())
     }
+}
+
+/// Appends `e` as `[length, tokens...]`; returns the stack depth its tokens need.
+fn expression(e: &NumExpr, code: &mut Vec<u32>) -> Result<usize, NoTable> {
+    let at = code.len();
+    code.push(0);
+    let depth = tokens(e, code)?;
+    code[at] = (code.len() - at - 1) as u32;
+    Ok(depth)
 }
 
 /// Appends `e`'s tokens in postfix order; returns the stack depth they need.
@@ -194,10 +200,7 @@ fn postfix(f: &Formula, code: &mut Vec<u32>, values: &mut usize) -> Result<usize
             };
             code.push(COMPARE | cmp);
             for e in [a, b] {
-                let at = code.len();
-                code.push(0);
-                *values = (*values).max(tokens(e, code)?);
-                code[at] = (code.len() - at - 1) as u32;
+                *values = (*values).max(expression(e, code)?);
             }
             1
         }

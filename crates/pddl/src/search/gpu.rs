@@ -25,7 +25,7 @@ pub use device::cuda_source;
 
 use std::time::Instant;
 
-use crate::search::SearchOutcome;
+use crate::search::{SearchError, SearchOutcome};
 use crate::task::{State, Task};
 use warpcheck_model::cuda::{CudaModel, CudaSource};
 
@@ -52,13 +52,10 @@ pub enum GpuSearchError {
     /// A path's cost reached 2^32 - 1, past the device's cost range.
     #[error("a path costs more than {}, the GPU search's largest cost", u32::MAX - 1)]
     CostOverflow,
-    /// A numeric effect's result leaves the `i32` range (the CPU search's
-    /// [`crate::SearchError::OutOfRange`]).
-    #[error(
-        "the numeric fluent `{fluent}` would take the value {value} after `{action}`, outside the range of \
-         32-bit integers that the search's states hold"
-    )]
-    OutOfRange { fluent: String, value: i64, action: String },
+    /// A numeric effect's result leaves the `i32` range: the CPU search's error
+    /// ([`SearchError::OutOfRange`]).
+    #[error(transparent)]
+    OutOfRange(SearchError),
 }
 
 /// The kernels' argument block (`struct WcUcs` in ucs.cu): device or host addresses.
@@ -399,11 +396,7 @@ fn out_of_range(task: &Task, kernels: &mut impl Kernels, id: u32, action: u32) -
         return GpuSearchError::Failed(format!("internal error: the device noted action {action}, of no task"));
     };
     match a.apply(&state, &mut Vec::new()) {
-        Err(e) => GpuSearchError::OutOfRange {
-            fluent: task.numeric[e.var as usize].name.clone(),
-            value: e.value,
-            action: a.name.clone(),
-        },
+        Err(e) => GpuSearchError::OutOfRange(SearchError::out_of_range(task, action, e)),
         Ok(()) => GpuSearchError::Failed(format!(
             "internal error: the device found {} out of range where the CPU does not",
             a.name

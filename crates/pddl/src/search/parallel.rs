@@ -68,7 +68,7 @@ fn expand(task: &Task, successors: &Successors, store: &Store, parents: &[u32], 
         for (k, &a) in applicable.iter().enumerate() {
             let action = &task.actions[a as usize];
             if let Err(e) = action.apply(state, &mut next) {
-                c.out_of_range = Some((id, super::out_of_range(task, a, e)));
+                c.out_of_range = Some((id, SearchError::out_of_range(task, a, e)));
                 return c;
             }
             let hash = super::hash_state(&next);
