@@ -27,6 +27,13 @@ fn layers_of_small_instances() {
     // Reachability has no layers; a stopped search is not complete.
     let r = json(&["puzzle", "top-spin", "8,4", "--algorithm", "reachability", "--json"]);
     assert_eq!((r["states"].as_u64(), r["layers"].is_null()), (Some(5040), true));
+    // Peg solitaire with diagonal jumps (BEEM's peg_solitaire.3): 4 first moves, 28 second
+    // (the DVE model's levels, `tests/tests/peg_solitaire_dve.rs`).
+    let r = json(&["puzzle", "peg-solitaire", "diagonal", "--max-depth", "3", "--backend", "cpu", "--json"]);
+    assert_eq!(
+        (r["puzzle"].as_str(), r["layers"].clone()),
+        (Some("peg-solitaire diagonal"), serde_json::json!([1, 4, 28, 272]))
+    );
     let r = json(&["puzzle", "fore-and-aft", "--max-depth", "3", "--json"]);
     assert_eq!((r["complete"].as_bool(), r["states"].as_u64()), (Some(false), Some(1 + 8 + 12 + 14)));
     let mut keys: Vec<&str> = r.as_object().unwrap().keys().map(String::as_str).collect();
@@ -89,6 +96,7 @@ fn bad_instances_and_limits() {
         (&["puzzle", "pancake", "40"][..], 2, "needs 1 to 20 pancakes"),
         (&["puzzle", "sliding-tile", "1x1"], 2, "invalid instance"),
         (&["puzzle", "chess"], 2, "invalid instance"),
+        (&["puzzle", "peg-solitaire", "french"], 2, "`french` is not a variant; known: diagonal"),
         (&["puzzle", "top-spin", "8,4", "--algorithm", "one-bit-layers"], 2, "no layer-selection property"),
         (&["puzzle", "pancake", "8", "--algorithm", "fastest"], 2, "--algorithm fastest"),
         (&["puzzle", "sliding-tile", "2x3", "--solve", "9 9 9"], 2, "invalid position"),

@@ -5,7 +5,7 @@
 
 use crate::domains::frogs::Frogs;
 use crate::domains::pancake::Pancake;
-use crate::domains::peg_solitaire::PegSolitaire;
+use crate::domains::peg_solitaire::{PegSolitaire, Rules};
 use crate::domains::sliding_tile::SlidingTile;
 use crate::domains::top_spin::TopSpin;
 use crate::search::{search, Options, Report};
@@ -27,7 +27,7 @@ pub const FAMILIES: [(&str, &str); 6] = [
     ("sliding-tile", "RxC, e.g. 3x4"),
     ("top-spin", "n,k or n (k = 4), e.g. 12,4"),
     ("pancake", "n, e.g. 12"),
-    ("peg-solitaire", "no parameter (English 33-hole board)"),
+    ("peg-solitaire", "none (English 33-hole board), or `diagonal` (pegs also jump along diagonals)"),
     ("frogs-and-toads", "no parameter (31 cells)"),
     ("fore-and-aft", "no parameter (17 cells)"),
 ];
@@ -69,7 +69,11 @@ impl AnyPuzzle {
                 Ok(AnyPuzzle::TopSpin(TopSpin::new(number(family, n)?, number(family, k)?)?))
             }
             "pancake" => Ok(AnyPuzzle::Pancake(Pancake::new(number(family, parameter.ok_or_else(|| needs("n"))?)?)?)),
-            "peg-solitaire" => none(AnyPuzzle::PegSolitaire(PegSolitaire::english())),
+            "peg-solitaire" => match parameter.map(str::trim) {
+                None => Ok(AnyPuzzle::PegSolitaire(PegSolitaire::english())),
+                Some("diagonal") => Ok(AnyPuzzle::PegSolitaire(PegSolitaire::with_rules(Rules::Diagonal))),
+                Some(x) => Err(Error::Instance(format!("{family}: `{x}` is not a variant; known: diagonal"))),
+            },
             "frogs-and-toads" => none(AnyPuzzle::Frogs(Frogs::frogs_and_toads())),
             "fore-and-aft" => none(AnyPuzzle::Frogs(Frogs::fore_and_aft())),
             _ => Err(Error::Instance(format!(

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use common::{puzzle_of, rows};
 use warpcheck_puzzle::domains::frogs::{FrogIndex, Frogs};
 use warpcheck_puzzle::domains::pancake::Pancake;
-use warpcheck_puzzle::domains::peg_solitaire::PegSolitaire;
+use warpcheck_puzzle::domains::peg_solitaire::{PegSolitaire, Rules};
 use warpcheck_puzzle::domains::sliding_tile::SlidingTile;
 use warpcheck_puzzle::domains::top_spin::TopSpin;
 use warpcheck_puzzle::gpu::host::{Dialect, Host};
@@ -71,10 +71,16 @@ fn successors_equal_the_rust_ones() {
         let p = Frogs::new(side, FrogIndex::HoleColex).unwrap();
         same_successors(&host, &p, &Params::frogs(&p).unwrap());
     }
-    // Peg solitaire from the centre vacancy and from boards of 17 and 7 pegs.
-    for board in [None, Some(0x1_5A5A_F0F0u64 & 0x1_FFFF_FFFF), Some(0b1011_0001_0000_0001_0100_0000_1000)] {
-        let p = board.map_or_else(PegSolitaire::english, |b| PegSolitaire::from_board(b).unwrap());
-        same_successors(&host, &p, &Params::peg_solitaire(&p).unwrap());
+    // Peg solitaire from the centre vacancy and from boards of 17 and 7 pegs, with and
+    // without diagonal jumps.
+    for rules in [Rules::Orthogonal, Rules::Diagonal] {
+        for board in [None, Some(0x1_5A5A_F0F0u64 & 0x1_FFFF_FFFF), Some(0b1011_0001_0000_0001_0100_0000_1000)] {
+            let p = match board {
+                None => PegSolitaire::with_rules(rules),
+                Some(b) => PegSolitaire::from_board_with(b, rules).unwrap(),
+            };
+            same_successors(&host, &p, &Params::peg_solitaire(&p).unwrap());
+        }
     }
     let thesis = Frogs::new(4, FrogIndex::Multinomial).unwrap();
     assert!(Params::frogs(&thesis).unwrap_err().to_string().contains("colex"));
@@ -120,12 +126,17 @@ fn level_loop_equals_the_cpu_search() {
         let layers = host.bfs(&Params::of(&puzzle).unwrap(), puzzle.start()).unwrap();
         assert_eq!(Some(layers), cpu.layers, "{family} {size}");
     }
-    // Peg solitaire from boards of 6 and 7 pegs (1.4 M and 5.7 M indices).
-    for board in [0b1011_0001_0000_0001_0100_0000_0000u64, 0b1_1000_0000_0011_1000_0000_0110_0000] {
-        let puzzle = AnyPuzzle::PegSolitaire(PegSolitaire::from_board(board).unwrap());
+    // Peg solitaire from boards of 6 and 7 pegs (1.4 M and 5.7 M indices), and with
+    // diagonal jumps from the first.
+    for (board, rules) in [
+        (0b1011_0001_0000_0001_0100_0000_0000u64, Rules::Orthogonal),
+        (0b1_1000_0000_0011_1000_0000_0110_0000, Rules::Orthogonal),
+        (0b1011_0001_0000_0001_0100_0000_0000u64, Rules::Diagonal),
+    ] {
+        let puzzle = AnyPuzzle::PegSolitaire(PegSolitaire::from_board_with(board, rules).unwrap());
         let cpu = puzzle.search(&Options { algorithm: Some(Algorithm::TwoBit), ..Options::default() }).unwrap();
         let layers = host.bfs(&Params::of(&puzzle).unwrap(), puzzle.start()).unwrap();
-        assert_eq!(Some(layers), cpu.layers, "peg solitaire from {board:#b}");
+        assert_eq!(Some(layers), cpu.layers, "peg solitaire ({rules:?}) from {board:#b}");
     }
     // And one through the generic search, to pin `Auto`.
     let p = SlidingTile::new(3, 3).unwrap();

@@ -1,6 +1,6 @@
-//! The peg-solitaire counts beyond the plain BFS (`peg_solitaire.csv`): positions up to
-//! the 8 symmetries of the board, and positions from which one peg in the centre can
-//! still be reached.
+//! The peg-solitaire counts beyond the plain BFS: positions up to the 8 symmetries of the
+//! board, and positions from which one peg in the centre can still be reached
+//! (`peg_solitaire.csv`); moves and dead ends.
 //!
 //! - A position is counted up to symmetry if its board mask is the smallest of its 8
 //!   images (the reachable set from the symmetric central-vacancy start is closed under
@@ -10,15 +10,18 @@
 //!   holes exchanged, and the complement of the single centre peg is the start. The
 //!   complement of a board at depth `d` lies at depth `31 - d`.
 //!
-//! Both need every layer of the search at once (`2^33` bits, 1 GiB, for the English
-//! board).
+//! - [`moves`]: the moves of every reachable board and the boards without one, the
+//!   transitions and deadlocks a model checker reports for BEEM's peg-solitaire models.
+//!
+//! All need every layer of the search at once (`2^33` bits, 1 GiB).
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use super::peg_solitaire::{PegSolitaire, HOLES};
+use super::peg_solitaire::{PegSolitaire, Rules, HOLES};
 use crate::bits::{for_each_bit, par_words};
 use crate::rank::binomial;
-use crate::search::{one_bit, Clock, Options};
+use crate::search::one_bit::{self, Layers};
+use crate::search::{Clock, Options};
 use crate::{Error, Puzzle};
 
 /// Per-depth counts of the four rows of `peg_solitaire.csv`.
@@ -85,47 +88,84 @@ fn canonical(mask: u64, tables: &[[[u64; 256]; 5]]) -> bool {
 /// the four rows.
 pub fn analyse(options: &Options) -> Result<PegCounts, Error> {
     let p = PegSolitaire::english();
-    let clock = Clock::silent();
-    let (report, layers) = one_bit::layers(&p, options.allowed(), true, None, u32::MAX, &clock)?;
-    let all = report.layers.unwrap_or_default();
+    let (all, layers) = search_keeping_layers(&p, options)?;
     let tables = symmetry_tables();
     let full = (1u64 << HOLES) - 1;
-    let depths = all.len();
-    let mut counts = [vec![0; depths], vec![0; depths], vec![0; depths]];
-    for d in 0..depths {
-        let range = layers.ranges[d].clone();
-        let Some(Some(bits)) = layers.bits.get(d) else { continue };
-        let pegs = p.board(range.start).count_ones();
-        let found = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
-        par_words(
-            0..range.end - range.start,
-            || (),
-            |_, w, mask| {
-                let word = bits.words()[w].load(Relaxed) & mask;
-                let mut local = [0u64; 3];
-                for_each_bit(word, w as u64 * 64, |i| {
-                    let board = binomial::unrank(i, HOLES, pegs);
-                    let sym = canonical(board, &tables);
-                    let complement = full & !board;
-                    let finish = p.index_of(complement).is_ok_and(|c| layers.contains(c) == Some(HOLES - 2 - d as u32));
-                    local[0] += u64::from(sym);
-                    local[1] += u64::from(finish);
-                    local[2] += u64::from(sym && finish);
-                });
-                for (f, l) in found.iter().zip(local) {
-                    if l > 0 {
-                        f.fetch_add(l, Relaxed);
-                    }
-                }
-            },
-        );
-        for (c, f) in counts.iter_mut().zip(&found) {
-            c[d] = f.load(Relaxed);
-        }
-    }
-    let [symmetry_classes, centre_finish, centre_finish_classes] = counts;
+    let counts = per_board(&p, &layers, all.len(), |board, d| {
+        let sym = canonical(board, &tables);
+        let complement = full & !board;
+        let finish = p.index_of(complement).is_ok_and(|c| layers.contains(c) == Some(HOLES - 2 - d));
+        [u64::from(sym), u64::from(finish), u64::from(sym && finish)]
+    });
+    let column = |k: usize| counts.iter().map(|c| c[k]).collect();
     debug_assert_eq!(p.size(), (1 << HOLES) - 1);
-    Ok(PegCounts { all, symmetry_classes, centre_finish, centre_finish_classes })
+    Ok(PegCounts { symmetry_classes: column(0), centre_finish: column(1), centre_finish_classes: column(2), all })
+}
+
+/// The state graph of a peg-solitaire game from the central vacancy, as a model
+/// checker counts it: per depth, the reachable boards, their moves (transitions) and
+/// the boards without a move (deadlocks).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveCounts {
+    pub states: Vec<u64>,
+    pub moves: Vec<u64>,
+    pub dead_ends: Vec<u64>,
+}
+
+/// Searches the board under `rules` from the central vacancy, keeping every layer, and
+/// counts each reachable board's moves.
+pub fn moves(rules: Rules, options: &Options) -> Result<MoveCounts, Error> {
+    let p = PegSolitaire::with_rules(rules);
+    let (states, layers) = search_keeping_layers(&p, options)?;
+    let counts = per_board(&p, &layers, states.len(), |board, _| {
+        let moves = p.moves_of(board);
+        [moves, u64::from(moves == 0)]
+    });
+    let column = |k: usize| counts.iter().map(|c| c[k]).collect();
+    Ok(MoveCounts { moves: column(0), dead_ends: column(1), states })
+}
+
+/// The one-bit layered search of `p` with every layer kept: states per depth, layers.
+fn search_keeping_layers(p: &PegSolitaire, options: &Options) -> Result<(Vec<u64>, Layers), Error> {
+    let clock = Clock::silent();
+    let (report, layers) = one_bit::layers(p, options.allowed(), true, None, u32::MAX, &clock)?;
+    Ok((report.layers.unwrap_or_default(), layers))
+}
+
+/// Sums `count(board, depth)` over the reachable boards of each of the first `depths`
+/// layers, on all threads.
+fn per_board<const N: usize>(
+    p: &PegSolitaire,
+    layers: &Layers,
+    depths: usize,
+    count: impl Fn(u64, u32) -> [u64; N] + Sync,
+) -> Vec<[u64; N]> {
+    (0..depths)
+        .map(|d| {
+            let range = layers.ranges[d].clone();
+            let Some(Some(bits)) = layers.bits.get(d) else { return [0; N] };
+            let pegs = p.board(range.start).count_ones();
+            let found: [AtomicU64; N] = std::array::from_fn(|_| AtomicU64::new(0));
+            par_words(
+                0..range.end - range.start,
+                || (),
+                |_, w, mask| {
+                    let word = bits.words()[w].load(Relaxed) & mask;
+                    let mut local = [0u64; N];
+                    for_each_bit(word, w as u64 * 64, |i| {
+                        let c = count(binomial::unrank(i, HOLES, pegs), d as u32);
+                        local.iter_mut().zip(c).for_each(|(l, c)| *l += c);
+                    });
+                    for (f, l) in found.iter().zip(local) {
+                        if l > 0 {
+                            f.fetch_add(l, Relaxed);
+                        }
+                    }
+                },
+            );
+            found.map(|f| f.into_inner())
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -4,8 +4,9 @@
 //! The board is a 7x7 grid without its four 2x2 corners; holes are numbered row-major
 //! `0..33`, the centre is hole 16. A move (one of the board's 76 jumps `(a, b, c)`) takes
 //! a peg from `a` over a peg in `b` into the empty hole `c` and removes the peg in `b`.
-//! The start has pegs everywhere except the centre (or, for tests and for solving from
-//! other positions, any given board).
+//! [`Rules::Diagonal`] adds the 40 jumps along diagonals (116 in all), as BEEM's
+//! `peg_solitaire.3` plays. The start has pegs everywhere except the centre (or, for
+//! tests and for solving from other positions, any given board).
 //!
 //! Every move removes one peg, so the BFS depth of a board is the start's pegs minus
 //! its pegs: the layer-selection property (thesis Def. 32). The index follows it: layer
@@ -35,13 +36,34 @@ fn coordinates() -> Vec<(i32, i32)> {
         .collect()
 }
 
-/// The 76 jumps `(from, over, to)` of the board.
-pub fn jumps() -> Vec<(u32, u32, u32)> {
+/// Which way pegs jump.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rules {
+    /// Along rows and columns: the classic game.
+    Orthogonal,
+    /// Along rows, columns and diagonals.
+    Diagonal,
+}
+
+impl Rules {
+    /// The directions of a jump, orthogonal ones first.
+    fn directions(self) -> &'static [(i32, i32)] {
+        const ALL: [(i32, i32); 8] = [(-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1)];
+        match self {
+            Rules::Orthogonal => &ALL[..4],
+            Rules::Diagonal => &ALL,
+        }
+    }
+}
+
+/// The jumps `(from, over, to)` of the board under `rules` (76 orthogonal, 116 with
+/// the diagonals).
+pub fn jumps(rules: Rules) -> Vec<(u32, u32, u32)> {
     let cells = coordinates();
     let hole = |r: i32, c: i32| cells.iter().position(|&x| x == (r, c)).map(|i| i as u32);
     let mut jumps = Vec::new();
     for (a, &(r, c)) in cells.iter().enumerate() {
-        for (dr, dc) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
+        for &(dr, dc) in rules.directions() {
             if let (Some(b), Some(to)) = (hole(r + dr, c + dc), hole(r + 2 * dr, c + 2 * dc)) {
                 jumps.push((a as u32, b, to));
             }
@@ -53,6 +75,7 @@ pub fn jumps() -> Vec<(u32, u32, u32)> {
 /// English peg solitaire from a start board.
 #[derive(Clone, Debug)]
 pub struct PegSolitaire {
+    rules: Rules,
     start: u64,
     start_pegs: u32,
     /// `offsets[d]` = first index of layer d; one more entry than layers.
@@ -64,11 +87,22 @@ pub struct PegSolitaire {
 impl PegSolitaire {
     /// The classic start: every hole but the centre.
     pub fn english() -> PegSolitaire {
-        PegSolitaire::from_board(((1u64 << HOLES) - 1) & !(1 << CENTRE)).expect("the classic board is valid")
+        PegSolitaire::with_rules(Rules::Orthogonal)
+    }
+
+    /// The classic start under `rules`.
+    pub fn with_rules(rules: Rules) -> PegSolitaire {
+        PegSolitaire::from_board_with(((1u64 << HOLES) - 1) & !(1 << CENTRE), rules)
+            .expect("the classic board is valid")
     }
 
     /// Start from the board `mask` (bit `i` = peg in hole `i`), which needs an empty hole.
     pub fn from_board(mask: u64) -> Result<PegSolitaire, Error> {
+        PegSolitaire::from_board_with(mask, Rules::Orthogonal)
+    }
+
+    /// Start from the board `mask` under `rules`.
+    pub fn from_board_with(mask: u64, rules: Rules) -> Result<PegSolitaire, Error> {
         if mask >> HOLES != 0 || mask.count_ones() == HOLES {
             return Err(Error::Instance("peg solitaire: the start needs 33 holes and at least one empty".into()));
         }
@@ -77,13 +111,18 @@ impl PegSolitaire {
         for d in 0..=start_pegs {
             offsets.push(offsets[d as usize] + binomial::binomial(HOLES, start_pegs - d));
         }
-        let jumps = jumps()
+        let jumps = jumps(rules)
             .into_iter()
             .map(|(a, b, c)| ((1 << a) | (1 << b) | (1 << c), (1 << a) | (1 << b), 1 << c))
             .collect();
-        let mut p = PegSolitaire { start: 0, start_pegs, offsets, jumps };
+        let mut p = PegSolitaire { rules, start: 0, start_pegs, offsets, jumps };
         p.start = p.index_of(mask)?;
         Ok(p)
+    }
+
+    /// How pegs jump.
+    pub fn rules(&self) -> Rules {
+        self.rules
     }
 
     /// The pegs of the start board.
@@ -106,6 +145,11 @@ impl PegSolitaire {
         binomial::unrank(index - self.offsets[d], HOLES, self.start_pegs - d as u32)
     }
 
+    /// The jumps that can be played on `board`.
+    pub fn moves_of(&self, board: u64) -> u64 {
+        self.jumps.iter().filter(|&&(all, pegs, _)| board & all == pegs).count() as u64
+    }
+
     /// The index range of BFS depth `d`.
     pub fn layer(&self, d: u32) -> Range<u64> {
         self.offsets[d as usize]..self.offsets[d as usize + 1]
@@ -121,7 +165,10 @@ impl Puzzle for PegSolitaire {
     type Scratch = ();
 
     fn name(&self) -> String {
-        "peg-solitaire".into()
+        match self.rules {
+            Rules::Orthogonal => "peg-solitaire".into(),
+            Rules::Diagonal => "peg-solitaire diagonal".into(),
+        }
     }
 
     fn size(&self) -> u64 {
@@ -173,7 +220,7 @@ impl Puzzle for PegSolitaire {
     }
 
     fn describe_move(&self, mv: Move) -> String {
-        match jumps().get(mv as usize) {
+        match jumps(self.rules).get(mv as usize) {
             Some((a, b, c)) => format!("jump {a} over {b} to {c}"),
             None => format!("jump {mv}?"),
         }
@@ -224,7 +271,8 @@ mod tests {
     fn board_has_76_jumps_and_the_index_covers_every_board() {
         assert_eq!(coordinates().len(), 33);
         assert_eq!(coordinates()[16], (3, 3));
-        assert_eq!(jumps().len(), 76);
+        assert_eq!(jumps(Rules::Orthogonal).len(), 76);
+        assert_eq!(jumps(Rules::Diagonal).len(), 116);
         let p = PegSolitaire::english();
         assert_eq!(p.size(), (1 << 33) - 1);
         assert_eq!(p.layer(0), 0..33);

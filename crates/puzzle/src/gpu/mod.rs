@@ -39,7 +39,7 @@ use warpcheck_cuda::{device_ptr, grid, CudaError, Device, KernelArg, Timer};
 
 use crate::domains::frogs::Frogs;
 use crate::domains::pancake::Pancake;
-use crate::domains::peg_solitaire::{self, PegSolitaire};
+use crate::domains::peg_solitaire::{self, PegSolitaire, Rules};
 use crate::domains::sliding_tile::SlidingTile;
 use crate::domains::top_spin::TopSpin;
 use crate::rank::permutation::FACTORIAL;
@@ -77,7 +77,7 @@ pub struct Params {
     pub m: u32,
     pub rows: u32,
     pub cols: u32,
-    /// Top-Spin's twist length.
+    /// Top-Spin's twist length; peg solitaire: 1 when pegs also jump along diagonals.
     pub k: u32,
     /// Top-Spin: index = rank mod `m!/2`, even parity.
     pub folded: u32,
@@ -148,10 +148,11 @@ impl Params {
         Ok(Params { bucket: p.per_hole(), cells: p.cells(), pieces: p.pieces(), ..Params::new(p, PZ_FROGS, 0)? })
     }
 
-    /// Peg solitaire on the English board, from any start.
+    /// Peg solitaire on the English board, from any start, under either rules.
     pub fn peg_solitaire(p: &PegSolitaire) -> Result<Params, Error> {
-        let m = peg_solitaire::jumps().len() as u32;
-        Ok(Params { m, cells: peg_solitaire::HOLES, pieces: p.start_pegs(), ..Params::new(p, PZ_PEG, 0)? })
+        let m = peg_solitaire::jumps(p.rules()).len() as u32;
+        let k = u32::from(p.rules() == Rules::Diagonal);
+        Ok(Params { m, k, cells: peg_solitaire::HOLES, pieces: p.start_pegs(), ..Params::new(p, PZ_PEG, 0)? })
     }
 
     /// The kernels' view of `puzzle`, or why it has no GPU path.
@@ -191,7 +192,8 @@ fn peg_table(params: &Params) -> Vec<u64> {
         offset += crate::rank::binomial::binomial(n, params.pieces - d);
         t.push(offset);
     }
-    for (a, b, c) in peg_solitaire::jumps() {
+    let rules = if params.k == 1 { Rules::Diagonal } else { Rules::Orthogonal };
+    for (a, b, c) in peg_solitaire::jumps(rules) {
         t.push((1 << a) | (1 << b) | (1 << c));
         t.push((1 << a) | (1 << b));
     }

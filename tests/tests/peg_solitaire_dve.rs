@@ -1,0 +1,98 @@
+//! BEEM's peg solitaire models against the puzzle's perfect-hash search: the DVE model
+//! explored level by level (a generic engine over the model's 49-cell array) and the
+//! puzzle's bit-vector BFS over board indices (hand-written jumps) must agree on every
+//! layer and on the moves, so that the puzzle's count of a whole space stands for the
+//! model's. `peg_solitaire.2` is the classic game, `peg_solitaire.3` adds diagonal jumps.
+
+use std::collections::HashSet;
+
+use warpcheck_conformance::{beem_dir, load_file};
+use warpcheck_model::Model;
+use warpcheck_puzzle::domains::peg_analysis::moves;
+use warpcheck_puzzle::domains::peg_solitaire::{PegSolitaire, Rules};
+use warpcheck_puzzle::search::{search, Options};
+use warpcheck_puzzle::Puzzle;
+
+/// Layers of the DVE model's breadth-first search down to `depth`, with the steps
+/// (transitions) of the states above `depth` and those of them without a step.
+fn dve_layers(instance: &str, depth: usize) -> (Vec<u64>, u64, u64) {
+    let program = load_file(&beem_dir().join("peg_solitaire").join(format!("{instance}.dve"))).model;
+    let mut successors = program.successors();
+    let mut seen: HashSet<Vec<u32>> = HashSet::new();
+    let mut level = vec![program.initial_state()];
+    seen.insert(level[0].clone());
+    let (mut layers, mut steps, mut dead) = (vec![1u64], 0u64, 0u64);
+    for _ in 0..depth {
+        let mut next = Vec::new();
+        for state in &level {
+            let before = steps;
+            successors.successors(state, |_, s| {
+                let s = s.expect("peg solitaire raises no evaluation error");
+                steps += 1;
+                if seen.insert(s.to_vec()) {
+                    next.push(s.to_vec());
+                }
+            });
+            dead += u64::from(steps == before);
+        }
+        layers.push(next.len() as u64);
+        level = next;
+    }
+    (layers, steps, dead)
+}
+
+/// The puzzle's layers down to `depth`, with the moves of the states above `depth`
+/// and those of them without a move.
+fn puzzle_layers(rules: Rules, depth: u32) -> (Vec<u64>, u64, u64) {
+    let puzzle = PegSolitaire::with_rules(rules);
+    let report = search(&puzzle, &Options { max_depth: Some(depth), ..Options::default() }).unwrap();
+    let (mut moves, mut dead) = (0u64, 0u64);
+    let mut level = vec![puzzle.start()];
+    let mut seen: HashSet<u64> = level.iter().copied().collect();
+    for _ in 0..depth {
+        let mut next = Vec::new();
+        for &s in &level {
+            let before = moves;
+            puzzle.successors(s, &mut (), |_, t| {
+                moves += 1;
+                if seen.insert(t) {
+                    next.push(t);
+                }
+            });
+            dead += u64::from(moves == before);
+        }
+        level = next;
+    }
+    (report.layers.expect("a layered search"), moves, dead)
+}
+
+#[test]
+fn the_puzzle_plays_beems_peg_solitaire_models() {
+    for (instance, rules) in [("peg_solitaire.2", Rules::Orthogonal), ("peg_solitaire.3", Rules::Diagonal)] {
+        let depth = 6;
+        let dve = dve_layers(instance, depth);
+        let puzzle = puzzle_layers(rules, depth as u32);
+        assert_eq!(dve, puzzle, "{instance}: (layers, transitions, states without a move) to depth {depth}");
+    }
+}
+
+/// The whole spaces by the puzzle's search (the English board: 187,636,299 boards;
+/// with diagonals: billions, and 1 GiB of layers) against the engines' counts of the
+/// DVE models in `tests/data/beem-unknown-counts.csv`: states, transitions, deadlocks.
+#[test]
+#[ignore = "minutes on 16 cores: `cargo test --release -p warpcheck-conformance --test peg_solitaire_dve -- --ignored --nocapture`"]
+fn whole_spaces_match_the_engines_counts() {
+    let counts = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/beem-unknown-counts.csv")).unwrap();
+    for (instance, rules) in [("peg_solitaire.2", Rules::Orthogonal), ("peg_solitaire.3", Rules::Diagonal)] {
+        let started = std::time::Instant::now();
+        let c = moves(rules, &Options::default()).unwrap();
+        let got = [c.states.iter().sum::<u64>(), c.moves.iter().sum(), c.dead_ends.iter().sum()];
+        eprintln!("{instance}: {got:?} (states, transitions, deadlocks), {:.1} s", started.elapsed().as_secs_f64());
+        let row = counts
+            .lines()
+            .find(|l| l.starts_with(&format!("{instance},")))
+            .unwrap_or_else(|| panic!("{instance}: no row in beem-unknown-counts.csv"));
+        let want: Vec<u64> = row.split(',').skip(1).take(3).map(|x| x.parse().unwrap()).collect();
+        assert_eq!(got.to_vec(), want, "{instance}: (states, transitions, deadlocks)");
+    }
+}
