@@ -66,6 +66,62 @@ fn puzzle_layers(rules: Rules, depth: u32) -> (Vec<u64>, u64, u64) {
     (report.layers.expect("a layered search"), moves, dead)
 }
 
+/// Holes of the 7x7 grid: the cross of 33 (row-major), as the puzzle numbers them.
+fn holes() -> Vec<usize> {
+    (0..49).filter(|&i| (2..5).contains(&(i / 7)) || (2..5).contains(&(i % 7))).collect()
+}
+
+/// The DVE model's successors of random boards against the puzzle's jumps: on
+/// 3,000 boards (every peg count) the two give the same boards, so every one of the
+/// model's jumps is one of the puzzle's and the other way round.
+#[test]
+fn the_puzzle_has_the_models_jumps() {
+    for (instance, rules) in [("peg_solitaire.2", Rules::Orthogonal), ("peg_solitaire.3", Rules::Diagonal)] {
+        let program = load_file(&beem_dir().join("peg_solitaire").join(format!("{instance}.dve"))).model;
+        let slot = |name: &str, index: u32| {
+            let v = program.variables.iter().find(|v| v.name == name && v.process.is_none()).unwrap();
+            v.first + index
+        };
+        let holes = holes();
+        let puzzle = PegSolitaire::with_rules(rules);
+        let mut successors = program.successors();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut random = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut jumps = 0u64;
+        for k in 0..3000u64 {
+            // A board where each hole has a peg with probability (k mod 34) / 34.
+            let board = (0..33).filter(|_| random() % 34 < k % 34).fold(0u64, |b, h| b | 1 << h);
+            let mut values = program.initial_values.clone();
+            for (h, &cell) in holes.iter().enumerate() {
+                values[slot("a", cell as u32) as usize] = (board >> h & 1) as i32;
+            }
+            values[slot("peg_count", 0) as usize] = board.count_ones() as i32;
+            let state = program.layout.encode(&values);
+            let mut from_model = Vec::new();
+            successors.successors(&state, |_, next| {
+                let values = program.layout.decode(next.expect("no evaluation error"));
+                let pegs = holes.iter().enumerate().filter(|&(_, &c)| values[slot("a", c as u32) as usize] == 1);
+                from_model.push(pegs.fold(0u64, |b, (h, _)| b | 1 << h));
+            });
+            let mut from_puzzle = Vec::new();
+            if (2..=32).contains(&board.count_ones()) {
+                let index = puzzle.index_of(board).unwrap();
+                puzzle.successors(index, &mut (), |_, t| from_puzzle.push(puzzle.board(t)));
+            }
+            from_model.sort_unstable();
+            from_puzzle.sort_unstable();
+            assert_eq!(from_model, from_puzzle, "{instance}: successors of board {board:#035b}");
+            jumps += from_puzzle.len() as u64;
+        }
+        assert!(jumps > 3 * 3000, "{instance}: the boards allow few jumps ({jumps})");
+    }
+}
+
 #[test]
 fn the_puzzle_plays_beems_peg_solitaire_models() {
     for (instance, rules) in [("peg_solitaire.2", Rules::Orthogonal), ("peg_solitaire.3", Rules::Diagonal)] {

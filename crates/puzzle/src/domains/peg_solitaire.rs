@@ -4,7 +4,7 @@
 //! The board is a 7x7 grid without its four 2x2 corners; holes are numbered row-major
 //! `0..33`, the centre is hole 16. A move (one of the board's 76 jumps `(a, b, c)`) takes
 //! a peg from `a` over a peg in `b` into the empty hole `c` and removes the peg in `b`.
-//! [`Rules::Diagonal`] adds the 40 jumps along diagonals (116 in all), as BEEM's
+//! [`Rules::Diagonal`] adds the 60 jumps along diagonals (136 in all), as BEEM's
 //! `peg_solitaire.3` plays. The start has pegs everywhere except the centre (or, for
 //! tests and for solving from other positions, any given board).
 //!
@@ -56,7 +56,7 @@ impl Rules {
     }
 }
 
-/// The jumps `(from, over, to)` of the board under `rules` (76 orthogonal, 116 with
+/// The jumps `(from, over, to)` of the board under `rules` (76 orthogonal, 136 with
 /// the diagonals).
 pub fn jumps(rules: Rules) -> Vec<(u32, u32, u32)> {
     let cells = coordinates();
@@ -272,7 +272,7 @@ mod tests {
         assert_eq!(coordinates().len(), 33);
         assert_eq!(coordinates()[16], (3, 3));
         assert_eq!(jumps(Rules::Orthogonal).len(), 76);
-        assert_eq!(jumps(Rules::Diagonal).len(), 116);
+        assert_eq!(jumps(Rules::Diagonal).len(), 136);
         let p = PegSolitaire::english();
         assert_eq!(p.size(), (1 << 33) - 1);
         assert_eq!(p.layer(0), 0..33);

@@ -115,7 +115,7 @@ int main(void) {
             if (scanf("%llu", &start) != 1) return 3;
             if (!(op[0] == 'B' ? bfs(&z, start) : alternation(&z, start))) return 3;
         } else {
-            u64 count, out[128]; // at least the most moves of any puzzle (116 jumps)
+            u64 count, out[136]; // every move of any puzzle (peg solitaire: at most 136 jumps)
             if (scanf("%llu", &count) != 1) return 4;
             for (u64 c = 0; c < count; c++) {
                 u64 index;
