@@ -72,6 +72,11 @@ pub struct RunArgs {
     /// No progress line.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Write the progress to standard error as plain lines, one every SECONDS seconds,
+    /// even with `--json` or `--quiet` and when standard error is not a terminal (logs
+    /// of long runs)
+    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
+    pub progress_every: Option<f64>,
     /// Exploration order: `bfs` (level by level, shortest counterexamples) or `dfs`.
     #[arg(long, value_enum, default_value_t = OrderArg::Bfs)]
     pub order: OrderArg,
@@ -98,6 +103,14 @@ pub struct RunArgs {
 pub enum Gpus {
     Count(u32),
     All,
+}
+
+/// A number of seconds: finite and not negative.
+fn seconds(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(s) if s.is_finite() && s >= 0.0 => Ok(s),
+        _ => Err(format!("`{text}`: expected a number of seconds, 0 or more")),
+    }
 }
 
 fn parse_gpus(text: &str) -> Result<Gpus, String> {
@@ -367,7 +380,7 @@ fn run_gpu<M: CudaModel>(
     checks: Checks,
     stop_at_first: bool,
 ) -> Result<GpuReport, warpcheck_explore::gpu::GpuError> {
-    let progress = progress::ProgressLine::new(args.quiet || args.json);
+    let progress = progress::ProgressLine::new(args.quiet || args.json, args.progress_every);
     let update = |p: &warpcheck_explore::Progress| progress.update(p);
     let visible = || warpcheck_explore::gpu::device_count().map_or(1, |n| n.max(1) as usize);
     let gpus = gpu_count(args.gpus, args.gpu_store, args.device, visible);
@@ -410,7 +423,7 @@ fn run_cpu<M: CudaModel>(
     traces: bool,
 ) -> Result<(Report, bool), CliError> {
     let table = Options::table_for(MemoryBudget::or_default(args.memory), traces);
-    let progress = progress::ProgressLine::new(args.quiet || args.json);
+    let progress = progress::ProgressLine::new(args.quiet || args.json, args.progress_every);
     let update = |p: &warpcheck_explore::Progress| progress.update(p);
     let options = Options {
         threads: args.threads(),

@@ -254,7 +254,7 @@ fn run_gpu<M: CudaModel>(
     if args.gpus.is_some_and(|g| g != crate::explore::Gpus::Count(1)) || args.partitions.is_some_and(|p| p > 1) {
         crate::backend::note(format!("LTL checking uses one GPU: device {}", args.device));
     }
-    let progress = progress::ProgressLine::new(args.quiet || args.json);
+    let progress = progress::ProgressLine::new(args.quiet || args.json, args.progress_every);
     let update = |p: &warpcheck_explore::Progress| progress.update(p);
     let options =
         GpuOptions { device: args.device, memory: args.memory, progress: Some(&update), ..GpuOptions::default() };

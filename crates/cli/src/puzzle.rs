@@ -108,7 +108,7 @@ pub fn run(args: PuzzleArgs) -> Result<Verdict, CliError> {
     };
     let mut placement = args.backend.place(args.device, gpu_path)?;
     let threads = crate::thread_count(args.threads);
-    let line = progress::ProgressLine::new(args.quiet);
+    let line = progress::ProgressLine::new(args.quiet, None);
     let show = |p: &Progress| {
         line.message(format!("depth {}: {} new, {} states, {:.1} s", p.step, p.new_states, p.states, p.seconds))
     };

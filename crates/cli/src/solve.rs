@@ -175,7 +175,7 @@ pub fn run(args: SolveArgs) -> Result<Verdict, CliError> {
     let given = args.position.as_deref().map(notation::parse).transpose().map_err(error)?;
     let threads = crate::thread_count(args.threads);
     let memory = args.memory.unwrap_or_else(|| warpcheck_store::memory::available().unwrap_or(8 << 30) / 4 * 3);
-    let line = progress::ProgressLine::new(args.quiet);
+    let line = progress::ProgressLine::new(args.quiet, None);
     let started = Instant::now();
     let pool = crate::thread_pool(threads)?;
     let mut placement = args.backend.place(args.device, Ok(()))?;
