@@ -549,7 +549,7 @@ fn ltl_incremental_finds_the_cycle_in_a_prefix() {
 }
 
 /// `--progress-every`: plain progress lines on standard error (not a terminal here),
-/// beside the JSON report, for a run long enough to report progress (over 250 ms).
+/// beside the JSON report: the engine's reports every 250 ms, then the final counts.
 #[test]
 fn progress_lines_for_logs() {
     let dir = std::env::temp_dir().join(format!("warpcheck-progress-{}", std::process::id()));
@@ -557,23 +557,24 @@ fn progress_lines_for_logs() {
     let path = dir.join("grid.dve");
     std::fs::write(
         &path,
-        "int a = 0; int b = 0;\nprocess P { state s; init s; trans\n  s -> s { guard a < 1999; effect a = a + 1; },\n  \
+        "int a = 0; int b = 0;\nprocess P { state s; init s; trans\n  s -> s { guard a < 999; effect a = a + 1; },\n  \
          s -> s { guard b < 999; effect b = b + 1; }; }\nsystem async;\n",
     )
     .unwrap();
     let model = path.to_str().unwrap();
-    let out = warpcheck(&["explore", model, "--json", "--threads", "1", "--progress-every", "0"]);
+    let out = warpcheck(&["explore", model, "--json", "--threads", "2", "--progress-every", "0"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
-    assert_eq!(report["states"], 2_000_000);
+    assert_eq!(report["states"], 1_000_000);
     let lines: Vec<String> = text(&out.stderr).lines().map(str::to_string).collect();
     assert!(
         !lines.is_empty()
             && lines.iter().all(|l| l.contains(" s: ") && l.contains(" states, ") && l.contains(", level ")),
         "{lines:?}"
     );
+    assert!(lines.last().unwrap().contains(" 1000000 states, "), "the last line has the final count: {lines:?}");
     // Without the option, nothing on standard error when it is not a terminal.
-    let out = warpcheck(&["explore", model, "--json", "--threads", "1"]);
+    let out = warpcheck(&["explore", "examples/peterson.dve", "--json"]);
     assert_eq!(text(&out.stderr), "");
     let out = warpcheck(&["explore", model, "--progress-every", "soon"]);
     assert_eq!(out.status.code(), Some(2));

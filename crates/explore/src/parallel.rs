@@ -42,7 +42,7 @@ pub struct Options<'a> {
     pub stop_at_first: bool,
     /// Keep a parent link per state to print counterexamples (4 bytes per table entry).
     pub traces: bool,
-    /// Called now and then with the progress so far.
+    /// Called now and then with the progress so far, and once more with the final counts.
     pub progress: Option<&'a (dyn Fn(&Progress) + Sync)>,
     /// Breadth-first (shortest counterexamples) or depth-first.
     pub order: Order,
@@ -254,6 +254,8 @@ pub fn explore_parallel<M: Model>(model: &M, options: &Options<'_>) -> Result<Re
     if let Some(source) = *shared.full.lock().unwrap() {
         return Err(shared.full_error(source));
     }
+    // The final counts, so that every run reports progress at least once.
+    shared.report_progress(shared.levels.load(Ordering::Relaxed).saturating_sub(1));
     Ok(shared.report())
 }
 
