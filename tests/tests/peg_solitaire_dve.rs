@@ -5,6 +5,7 @@
 //! model's. `peg_solitaire.2` is the classic game, `peg_solitaire.3` adds diagonal jumps.
 
 use std::collections::HashSet;
+use std::hash::Hash;
 
 use warpcheck_conformance::{beem_dir, load_file};
 use warpcheck_model::Model;
@@ -13,24 +14,25 @@ use warpcheck_puzzle::domains::peg_solitaire::{PegSolitaire, Rules};
 use warpcheck_puzzle::search::{search, Options};
 use warpcheck_puzzle::Puzzle;
 
-/// Layers of the DVE model's breadth-first search down to `depth`, with the steps
-/// (transitions) of the states above `depth` and those of them without a step.
-fn dve_layers(instance: &str, depth: usize) -> (Vec<u64>, u64, u64) {
-    let program = load_file(&beem_dir().join("peg_solitaire").join(format!("{instance}.dve"))).model;
-    let mut successors = program.successors();
-    let mut seen: HashSet<Vec<u32>> = HashSet::new();
-    let mut level = vec![program.initial_state()];
-    seen.insert(level[0].clone());
+/// Breadth first from `start` down to `depth`: the states of each layer, the steps of
+/// the states above `depth` and those of them without a step. `successors(s, emit)`
+/// emits each step's target.
+fn layers<S: Clone + Eq + Hash>(
+    start: S,
+    depth: usize,
+    mut successors: impl FnMut(&S, &mut dyn FnMut(S)),
+) -> (Vec<u64>, u64, u64) {
+    let mut seen: HashSet<S> = HashSet::from([start.clone()]);
+    let mut level = vec![start];
     let (mut layers, mut steps, mut dead) = (vec![1u64], 0u64, 0u64);
     for _ in 0..depth {
         let mut next = Vec::new();
         for state in &level {
             let before = steps;
-            successors.successors(state, |_, s| {
-                let s = s.expect("peg solitaire raises no evaluation error");
+            successors(state, &mut |t| {
                 steps += 1;
-                if seen.insert(s.to_vec()) {
-                    next.push(s.to_vec());
+                if seen.insert(t.clone()) {
+                    next.push(t);
                 }
             });
             dead += u64::from(steps == before);
@@ -41,29 +43,23 @@ fn dve_layers(instance: &str, depth: usize) -> (Vec<u64>, u64, u64) {
     (layers, steps, dead)
 }
 
-/// The puzzle's layers down to `depth`, with the moves of the states above `depth`
-/// and those of them without a move.
+/// The DVE model's [`layers`].
+fn dve_layers(instance: &str, depth: usize) -> (Vec<u64>, u64, u64) {
+    let program = load_file(&beem_dir().join("peg_solitaire").join(format!("{instance}.dve"))).model;
+    let mut generator = program.successors();
+    layers(program.initial_state(), depth, |state, emit| {
+        generator.successors(state, |_, s| emit(s.expect("peg solitaire raises no evaluation error").to_vec()));
+    })
+}
+
+/// The puzzle's [`layers`] over board indices; the layers are also the bit-vector
+/// search's.
 fn puzzle_layers(rules: Rules, depth: u32) -> (Vec<u64>, u64, u64) {
     let puzzle = PegSolitaire::with_rules(rules);
+    let walked = layers(puzzle.start(), depth as usize, |&s, emit| puzzle.successors(s, &mut (), |_, t| emit(t)));
     let report = search(&puzzle, &Options { max_depth: Some(depth), ..Options::default() }).unwrap();
-    let (mut moves, mut dead) = (0u64, 0u64);
-    let mut level = vec![puzzle.start()];
-    let mut seen: HashSet<u64> = level.iter().copied().collect();
-    for _ in 0..depth {
-        let mut next = Vec::new();
-        for &s in &level {
-            let before = moves;
-            puzzle.successors(s, &mut (), |_, t| {
-                moves += 1;
-                if seen.insert(t) {
-                    next.push(t);
-                }
-            });
-            dead += u64::from(moves == before);
-        }
-        level = next;
-    }
-    (report.layers.expect("a layered search"), moves, dead)
+    assert_eq!(report.layers.as_ref(), Some(&walked.0), "the bit-vector search's layers and the walk's");
+    walked
 }
 
 /// Holes of the 7x7 grid: the cross of 33 (row-major), as the puzzle numbers them.
