@@ -246,7 +246,8 @@ fn gpu_engine_agrees_with_the_cpu_engine_on_the_semantic_rule_models() {
     assert!(failures.is_empty(), "{} differ:\n{}", failures.len(), failures.join("\n"));
 }
 
-/// The kernels of both engines, one store (flat and compressed) and partitioned, compile with NVRTC for the
+/// The kernels of both engines, one store (flat and compressed) and partitioned, and
+/// of the LTL checks (one GPU, partitioned), compile with NVRTC for the
 /// H100's architecture (sm_90) on a BEEM model with a long state: no device needed,
 /// only the library. Run: `LD_LIBRARY_PATH=DIR_OF_LIBNVRTC cargo test -p
 /// warpcheck-conformance --test gpu_engine -- --ignored nvrtc`.
@@ -268,6 +269,8 @@ fn both_engines_kernels_compile_with_nvrtc() {
             tuned_source(&generated, &tuning),
             partitioned_source(&generated, &tuning),
             compressed_source(&generated, &tuning, words),
+            warpcheck_liveness::gpu::cuda_source(&generated, &tuning),
+            warpcheck_liveness::gpu::partitioned_cuda_source(&generated, &tuning),
         ];
         for source in sources {
             warpcheck_cuda::nvrtc::compile(&source, 90, &tuning.nvrtc_options())

@@ -7,7 +7,7 @@
 
 use libloading::{Library, Symbol};
 use warpcheck_conformance::*;
-use warpcheck_explore::gpu::engine::{compressed_source, cuda_source, Tuning, CHECK_DEADLOCK};
+use warpcheck_explore::gpu::engine::{compressed_source, cuda_source, graph_source, GraphSpec, Tuning, CHECK_DEADLOCK};
 use warpcheck_explore::gpu::partitioned::partitioned_source;
 use warpcheck_explore::gpu::tree::sampled_nodes_per_state;
 use warpcheck_explore::{explore_parallel, Checks, Options, ViolationKind};
@@ -45,6 +45,8 @@ static inline int __ffs(u32 x) { return __builtin_ffs(x); }
 static inline int __popc(u32 x) { return __builtin_popcount(x); }
 template <typename T> static inline T __shfl_sync(u32, T v, int) { return v; }
 template <typename T> static inline T __shfl_down_sync(u32, T, int) { return 0; }
+template <typename T> static inline T __shfl_up_sync(u32, T v, int) { return v; }
+#define WC_LAST_LANE 0
 static inline u32 __match_any_sync(u32, u32) { return 1u << (threadIdx.x & 31); }
 static inline void __syncthreads() {}
 #define __shared__ static
@@ -61,8 +63,17 @@ static inline void __syncthreads() {}
 /// why it stopped, levels, a full store or outbox.
 const PARTITIONED_DRIVER: &str = r#"
 #define WC_CTL 8
+// With WC_GRAPH, where the graph of a finished search goes (room for `vertices` and
+// `edges`): as partitioned_graph.rs builds it, every partition's `wc_part_edges` and
+// `wc_part_parents` into one graph of global ids, and the states in that order.
+struct WcHostGraph {
+  u64 *first;
+  u32 *degree, *targets, *parents, *states;
+  u64 vertices, edges, used;
+  u32 flags[2];
+};
 extern "C" void wc_host_explore_parts(const u32 *initial, u32 initials, u64 bound, u32 capacity, u32 room,
-                                      u32 parts, u32 flags, u32 staged, u64 *out) {
+                                      u32 parts, u32 flags, u32 staged, u64 *out, WcHostGraph *graph) {
   u32 senders = parts - 1, categories = 2 + WC_ASSERTIONS + WC_INVARIANTS;
   u64 entries = 2 * (u64)capacity + 1;
   WcTable *tab = (WcTable *)calloc(parts, sizeof(WcTable));
@@ -192,6 +203,24 @@ extern "C" void wc_host_explore_parts(const u32 *initial, u32 initials, u64 boun
     out[6] |= ctl[p][1] | ctl[p][6];
   }
   out[4] = staged ? why : ctl[0][4]; out[5] = staged ? levels : ctl[0][5];
+#ifdef WC_GRAPH
+  if (graph && out[4] == 1 && out[0] <= graph->vertices && out[1] <= graph->edges) {
+    u32 *bases = (u32 *)calloc(parts, 4), total = 0;
+    for (u32 p = 0; p < parts; p++) { bases[p] = total; total += ctl[p][0]; }
+    WcGraph g = {graph->first, graph->degree, graph->targets, &graph->used, graph->edges, graph->flags,
+                 graph->flags + 1};
+    gridDim.x = 3;
+    for (u32 p = 0; p < parts; p++)
+      for (u32 b = 0; b < gridDim.x; b++) {
+        blockIdx.x = b;
+        wc_part_edges(tab[p], tab, bases, g, ctl[p][0]);
+        wc_part_parents(tab[p], bases, ctl[p][0], graph->parents);
+      }
+    for (u32 p = 0; p < parts; p++)
+      memcpy(graph->states + (u64)bases[p] * WC_WORDS, tab[p].states, (size_t)ctl[p][0] * WC_WORDS * 4);
+    free(bases);
+  }
+#endif
   for (u32 p = 0; p < parts; p++) {
     free(tab[p].states); free(tab[p].parents); free(tab[p].table); free(tab[p].parent_parts);
     free(ctl[p]); free(outbox[p]); free(inbox[p]); free(counters[p]); free(viol[p]); free(first[p]); free(prev[p]);
@@ -521,6 +550,86 @@ fn kernels_on_the_host_agree_with_the_cpu_engine_on_the_semantic_rule_models() {
     assert!(traces >= 10, "only {traces} paths to deadlocks rebuilt");
 }
 
+/// `wc_host_explore_parts` of PARTITIONED_DRIVER.
+type ExploreParts = unsafe extern "C" fn(*const u32, u32, u64, u32, u32, u32, u32, u32, *mut u64, *mut HostGraph);
+
+/// `struct WcHostGraph` of PARTITIONED_DRIVER.
+#[repr(C)]
+struct HostGraph {
+    first: *mut u64,
+    degree: *mut u32,
+    targets: *mut u32,
+    parents: *mut u32,
+    states: *mut u32,
+    vertices: u64,
+    edges: u64,
+    used: u64,
+    flags: [u32; 2],
+}
+
+/// The graph of a partitioned search as `wc_part_edges` and `wc_part_parents` build it
+/// on the host: per global vertex its state, successors and parent.
+struct PartGraph {
+    states: Vec<Vec<u32>>,
+    successors: Vec<Vec<u32>>,
+    parents: Vec<u32>,
+    transitions: u64,
+}
+
+/// Explores `model` in `parts` partitions (direct exchange) with the graph-recording
+/// partitioned kernels on the host, then builds its graph.
+fn emulate_partitioned_graph(model: &impl CudaModel, parts: u32) -> PartGraph {
+    let generated = model.cuda_source(&[]).expect("generated code");
+    let words = model.state_words().max(1);
+    let spec = GraphSpec { source: "", extra_bytes_per_state: 0.0, edges_per_state: 0.0, prefix_on_full: false };
+    let kernels = graph_source(&partitioned_source(&generated, &Tuning::from_env()), &generated, &spec);
+    let library = load(&generated, &kernels, PARTITIONED_DRIVER);
+    let (initial, initials) = initial_states(model, words);
+    let (mut capacity, mut room) = (1024u32, 256u32);
+    loop {
+        let (vertices, edges) = (capacity as usize * parts as usize, capacity as usize * parts as usize * 64);
+        let (mut first, mut degree) = (vec![0u64; vertices], vec![0u32; vertices]);
+        let (mut targets, mut parents) = (vec![0u32; edges], vec![0u32; vertices]);
+        let mut states = vec![0u32; vertices * words];
+        let mut graph = HostGraph {
+            first: first.as_mut_ptr(),
+            degree: degree.as_mut_ptr(),
+            targets: targets.as_mut_ptr(),
+            parents: parents.as_mut_ptr(),
+            states: states.as_mut_ptr(),
+            vertices: vertices as u64,
+            edges: edges as u64,
+            used: 0,
+            flags: [0; 2],
+        };
+        let mut out = [0u64; 7];
+        // SAFETY: as in `emulate_partitioned`; `graph` names buffers of the sizes it says.
+        unsafe {
+            let run: Symbol<ExploreParts> = library.get(b"wc_host_explore_parts").expect("the driver");
+            let bound = generated.max_successors;
+            run(initial.as_ptr(), initials, bound, capacity, room, parts, 0, 0, out.as_mut_ptr(), &mut graph);
+        }
+        if out[4] == 2 {
+            capacity = capacity.checked_mul(2).expect("a store of fewer than 2^32 states");
+            room = room.saturating_mul(2);
+            continue;
+        }
+        assert_eq!((out[4], out[6]), (1, 0), "the search ends done, with no overflow");
+        assert!(out[1] <= edges as u64, "room for the {} edges", out[1]);
+        assert_eq!(graph.flags, [0, 0], "every successor found in its owner's table, within the room");
+        assert_eq!(graph.used, out[1], "one edge per transition");
+        let n = out[0] as usize;
+        let successors =
+            (0..n).map(|v| targets[first[v] as usize..first[v] as usize + degree[v] as usize].to_vec()).collect();
+        return PartGraph {
+            states: states.chunks(words).take(n).map(|s| s[..model.state_words()].to_vec()).collect(),
+            successors,
+            parents: parents[..n].to_vec(),
+            transitions: out[1],
+        };
+    }
+}
+
 /// Explores `model` with the partitioned kernels on the host, in `parts` partitions,
 /// with the direct or the `staged` exchange, with stores and outbox segments doubled
 /// until the search is done.
@@ -534,10 +643,10 @@ fn emulate_partitioned(model: &impl CudaModel, parts: u32, staged: bool) -> Coun
     loop {
         let mut out = [0u64; 7];
         // SAFETY: `wc_host_explore_parts` has this signature in PARTITIONED_DRIVER;
-        // `initial` holds `initials` states and `out` the seven values it writes.
+        // `initial` holds `initials` states and `out` the seven values it writes; no
+        // graph is asked for.
         unsafe {
-            let run: Symbol<unsafe extern "C" fn(*const u32, u32, u64, u32, u32, u32, u32, u32, *mut u64)> =
-                library.get(b"wc_host_explore_parts").expect("the driver");
+            let run: Symbol<ExploreParts> = library.get(b"wc_host_explore_parts").expect("the driver");
             run(
                 initial.as_ptr(),
                 initials,
@@ -548,6 +657,7 @@ fn emulate_partitioned(model: &impl CudaModel, parts: u32, staged: bool) -> Coun
                 CHECK_DEADLOCK,
                 staged as u32,
                 out.as_mut_ptr(),
+                std::ptr::null_mut(),
             );
         }
         // Stopped for room (a store or a segment too small for a level): larger ones.
@@ -586,4 +696,79 @@ fn partitioned_kernels_on_the_host_reproduce_beem_counts() {
     }
     assert!(runs >= 20, "only {runs} runs");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The product graph of a partitioned search (LTL over partitions), built on the host
+/// by `wc_part_edges` and `wc_part_parents` in two and three partitions: each vertex's
+/// successors are the model's successors of its state (as a multiset), every state is
+/// one vertex, and the parents form a breadth-first tree of the graph (a counterexample's
+/// stem stays shortest). With BEEM instances of up to 20,000 states and the LTL models'
+/// products.
+#[test]
+fn partitioned_graph_on_the_host_is_the_models_graph() {
+    let beem = beem_dir();
+    let rows = divine_references_up_to(&beem, 20_000);
+    let mut checked = 0;
+    for (i, r) in rows.iter().enumerate().step_by(5) {
+        let model = load_file(&r.model_path(&beem)).model;
+        let parts = 2 + (i % 2) as u32;
+        let graph = emulate_partitioned_graph(&model, parts);
+        assert_eq!(
+            (graph.states.len() as u64, graph.transitions),
+            (r.states, r.transitions),
+            "{} in {parts} partitions",
+            r.instance
+        );
+        check_graph(&model, &graph).unwrap_or_else(|e| panic!("{} in {parts} partitions: {e}", r.instance));
+        checked += 1;
+    }
+    assert!(checked >= 8, "only {checked} instances");
+}
+
+/// `graph` against the model: successors, one vertex per state, a breadth-first tree.
+fn check_graph(model: &impl CudaModel, graph: &PartGraph) -> Result<(), String> {
+    let index: std::collections::HashMap<&[u32], u32> =
+        graph.states.iter().enumerate().map(|(v, s)| (s.as_slice(), v as u32)).collect();
+    if index.len() != graph.states.len() {
+        return Err("a state is two vertices".into());
+    }
+    let mut generator = model.successors();
+    for (v, state) in graph.states.iter().enumerate() {
+        let mut want = Vec::new();
+        generator.successors(state, |_, next| want.push(next.map(|s| s.to_vec())));
+        let mut want: Vec<u32> = want
+            .into_iter()
+            .map(|next| match next {
+                Ok(s) => index.get(s.as_slice()).copied().ok_or("a successor is no vertex"),
+                Err(_) => Ok(0xFFFF_FFFD),
+            })
+            .collect::<Result<_, _>>()?;
+        let mut got = graph.successors[v].clone();
+        want.sort_unstable();
+        got.sort_unstable();
+        if got != want {
+            return Err(format!("vertex {v}: successors {got:?}, the model's {want:?}"));
+        }
+    }
+    // Depths by breadth-first search over the graph from the root.
+    let root = graph.parents.iter().position(|&p| p == u32::MAX).ok_or("no root")?;
+    let mut depth = vec![u32::MAX; graph.states.len()];
+    depth[root] = 0;
+    let mut queue = std::collections::VecDeque::from([root]);
+    let n = depth.len();
+    while let Some(u) = queue.pop_front() {
+        for &w in graph.successors[u].iter().filter(|&&w| (w as usize) < n) {
+            if depth[w as usize] == u32::MAX {
+                depth[w as usize] = depth[u] + 1;
+                queue.push_back(w as usize);
+            }
+        }
+    }
+    for (v, &p) in graph.parents.iter().enumerate().filter(|&(v, _)| v != root) {
+        let parent = p as usize;
+        if parent >= depth.len() || !graph.successors[parent].contains(&(v as u32)) || depth[parent] + 1 != depth[v] {
+            return Err(format!("vertex {v} (depth {}): parent {p} is not one level up", depth[v]));
+        }
+    }
+    Ok(())
 }

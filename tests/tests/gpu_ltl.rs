@@ -18,7 +18,9 @@
 //! `WARPCHECK_GPU_LTL_ALLOW_FULL=1` lists a product that does not fit in device
 //! memory (the engine's `Full` errors) as such instead of failing;
 //! `WARPCHECK_GPU_LTL_TABLE=FILE` writes the per-file results (markdown);
-//! `WARPCHECK_LTL_FILES=a.6.prop2,...` keeps only these property files.
+//! `WARPCHECK_LTL_FILES=a.6.prop2,...` keeps only these property files;
+//! `WARPCHECK_GPU_PARTITIONS=N` (N > 1) checks with the product's store in N
+//! partitions of the GPU (`check_gpu_partitioned`, the multi-GPU code on one GPU).
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -29,7 +31,7 @@ use warpcheck_conformance::*;
 /// A DVE model with a property automaton, as the engines check it.
 type Model = warpcheck_model::Product<warpcheck_dve::Program>;
 use warpcheck_explore::gpu::{GpuError, GpuOptions};
-use warpcheck_liveness::gpu::{check_gpu, compile_for_device, GpuAlgorithm};
+use warpcheck_liveness::gpu::{check_gpu, check_gpu_partitioned, compile_for_device, GpuAlgorithm, GpuLtl};
 use warpcheck_liveness::{check, Algorithm, Options};
 
 fn max_states() -> u64 {
@@ -47,6 +49,21 @@ fn cpu_max_states() -> u64 {
 fn gpu_options(instance_states: u64) -> GpuOptions<'static> {
     let memory = env_u64("WARPCHECK_GPU_MEMORY").or((instance_states <= 2_000_000).then_some(8 << 30));
     GpuOptions { memory, ..GpuOptions::default() }
+}
+
+/// `WARPCHECK_GPU_PARTITIONS`: partitions of the product's store (0: one GPU's check).
+fn partitions() -> usize {
+    env_u64("WARPCHECK_GPU_PARTITIONS").filter(|&p| p > 1).unwrap_or(0) as usize
+}
+
+/// The check on one GPU, or over `partitions()` partitions of it.
+fn check_on_gpu(model: &Model, algorithm: GpuAlgorithm, instance_states: u64) -> Result<GpuLtl, GpuError> {
+    let options = GpuOptions { partitions: partitions(), ..gpu_options(instance_states) };
+    if options.partitions > 1 {
+        check_gpu_partitioned(model, algorithm, &options)
+    } else {
+        check_gpu(model, algorithm, &options)
+    }
 }
 
 fn allow_full() -> bool {
@@ -101,7 +118,7 @@ fn compare(
     let mut verdicts = Vec::new();
     for algorithm in [GpuAlgorithm::Owcty, GpuAlgorithm::Map] {
         let what = format!("{name} ({} on the GPU)", algorithm.name());
-        match check_gpu(model, algorithm, &gpu_options(instance_states)) {
+        match check_on_gpu(model, algorithm, instance_states) {
             Err(e @ (GpuError::Full { .. } | GpuError::EdgesFull { .. } | GpuError::NoCycleInPrefix { .. }))
                 if allow_full() =>
             {
@@ -228,8 +245,9 @@ fn check_files(beem: &Path, files: &[File]) -> (Vec<String>, Vec<String>) {
 /// Compiles every model for device 0, in parallel, in the order given (NVRTC takes up
 /// to seconds per model: the kernels are cached for the checks that follow).
 fn compile_all(models: &[(String, &Model)]) {
-    let failures =
-        parallel_failures(models, |(name, m)| compile_for_device(m, 0).map(|_| ()).map_err(|e| format!("{name}: {e}")));
+    let failures = parallel_failures(models, |(name, m)| {
+        compile_for_device(m, 0, partitions() > 1).map(|_| ()).map_err(|e| format!("{name}: {e}"))
+    });
     assert!(failures.is_empty(), "compilation failed:\n{}", failures.join("\n"));
 }
 

@@ -48,8 +48,9 @@ pub struct RunArgs {
     pub device: usize,
     /// GPUs to explore on, from `--device` on: a number or `all` (default: all; one with
     /// `--gpu-store compressed`). The state store is partitioned over them by a hash of
-    /// the state, so that its room grows with the GPUs; `check --ltl` and the graph
-    /// commands use `--device` alone.
+    /// the state, so that its room grows with the GPUs. `check --ltl` uses one GPU
+    /// unless `--gpus` or `--partitions` says more (then the product's graph and the
+    /// cycle detection are on the first); the graph commands use `--device` alone.
     #[arg(long, value_name = "N|all", value_parser = parse_gpus)]
     pub gpus: Option<Gpus>,
     /// Partitions of the GPU state store, spread round robin over the GPUs (default:

@@ -190,6 +190,9 @@ pub struct LtlGpu<'a> {
     pub cycle_seconds: f64,
     pub lasso_seconds: f64,
     pub edges: u64,
+    /// GPUs and partitions of the product's store (the graph on the first GPU).
+    pub gpus: u32,
+    pub partitions: u32,
 }
 
 /// With `--ltl`: the formula and the size of its automaton.

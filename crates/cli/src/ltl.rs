@@ -11,7 +11,7 @@ use clap::{Args, ValueEnum};
 use warpcheck_explore::gpu::GpuOptions;
 use warpcheck_explore::Lasso;
 use warpcheck_liveness::cndfs::MAX_WORKERS;
-use warpcheck_liveness::gpu::{check_gpu, GpuAlgorithm, GpuLtl};
+use warpcheck_liveness::gpu::{check_gpu, check_gpu_partitioned, GpuAlgorithm, GpuLtl};
 use warpcheck_liveness::{check, Algorithm, Options, Outcome};
 use warpcheck_ltl::propositions::{parse_argument, parse_file, Definition};
 use warpcheck_model::{CudaModel, Product};
@@ -251,14 +251,29 @@ fn run_gpu<M: CudaModel>(
     model: &M,
     algorithm: GpuAlgorithm,
 ) -> Result<GpuLtl, warpcheck_explore::gpu::GpuError> {
-    if args.gpus.is_some_and(|g| g != crate::explore::Gpus::Count(1)) || args.partitions.is_some_and(|p| p > 1) {
-        crate::backend::note(format!("LTL checking uses one GPU: device {}", args.device));
-    }
     let progress = progress::ProgressLine::new(args.quiet || args.json, args.progress_every);
     let update = |p: &warpcheck_explore::Progress| progress.update(p);
-    let options =
-        GpuOptions { device: args.device, memory: args.memory, progress: Some(&update), ..GpuOptions::default() };
-    let result = check_gpu(model, algorithm, &options);
+    // One GPU unless `--gpus` or `--partitions` asks for more.
+    let visible = || warpcheck_explore::gpu::device_count().map_or(1, |n| n.max(1) as usize);
+    let gpus = match args.gpus {
+        None => 1,
+        Some(crate::explore::Gpus::Count(n)) => n as usize,
+        Some(crate::explore::Gpus::All) => visible().saturating_sub(args.device).max(1),
+    };
+    let partitions = args.partitions.map_or(0, |n| n as usize);
+    let options = GpuOptions {
+        device: args.device,
+        gpus,
+        partitions,
+        memory: args.memory,
+        progress: Some(&update),
+        ..GpuOptions::default()
+    };
+    let result = if gpus > 1 || partitions > 1 {
+        check_gpu_partitioned(model, algorithm, &options)
+    } else {
+        check_gpu(model, algorithm, &options)
+    };
     progress.finish();
     result
 }
@@ -290,6 +305,13 @@ fn print<M: CudaModel>(model: &M, summary: &str, engine: &Engine, o: &Outcome) {
     println!("property:     {summary}");
     match engine {
         Engine::Cpu { algorithm, threads } => println!("algorithm:    {} ({threads} thread(s))", algorithm.name()),
+        Engine::Gpu { algorithm, run } if run.partitions > 1 => println!(
+            "algorithm:    {} (GPU: {}; the product in {} partitions on {} GPU(s), its graph on the first)",
+            algorithm.name(),
+            run.device_name,
+            run.partitions,
+            run.gpus
+        ),
         Engine::Gpu { algorithm, run } => println!("algorithm:    {} (GPU: {})", algorithm.name(), run.device_name),
     }
     if o.partial {
@@ -359,6 +381,8 @@ fn to_json<'a, M: CudaModel>(
                 cycle_seconds: run.cycle_seconds,
                 lasso_seconds: run.lasso_seconds,
                 edges: run.edges,
+                gpus: run.gpus,
+                partitions: run.partitions,
             }),
         ),
     };

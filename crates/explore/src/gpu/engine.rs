@@ -438,7 +438,7 @@ pub fn explore_gpu<M: CudaModel>(model: &M, options: &GpuOptions<'_>) -> Result<
 
 impl GpuOptions<'_> {
     /// The same options (the checks cloned).
-    fn clone_settings(&self) -> Self {
+    pub(crate) fn clone_settings(&self) -> Self {
         GpuOptions { checks: self.checks.clone(), ..*self }
     }
 }
@@ -471,14 +471,14 @@ pub struct GraphStore {
 /// The graph's arguments of the kernels (`struct WcGraph` in kernel.cu).
 #[repr(C)]
 #[derive(Clone, Copy)]
-struct GraphArgs {
-    first: u64,
-    degree: u64,
-    targets: u64,
-    edges: u64,
-    capacity: u64,
-    full: u64,
-    edges_full: u64,
+pub(crate) struct GraphArgs {
+    pub(crate) first: u64,
+    pub(crate) degree: u64,
+    pub(crate) targets: u64,
+    pub(crate) edges: u64,
+    pub(crate) capacity: u64,
+    pub(crate) full: u64,
+    pub(crate) edges_full: u64,
 }
 
 // SAFETY: `#[repr(C)]` with only `u64` fields, in the order and of the types of

@@ -38,6 +38,10 @@
 // owner's `wc_receive` reads it there when GPUs reach each other's memory (or share
 // one), else from its inbox after the host moved it; `parent_parts[id]` is the partition
 // of the parent; `wc_advance_parts` starts the next level of every partition alike.
+// With WC_GRAPH as well (LTL over partitions), the search records no edges; after it,
+// `wc_part_edges` expands each partition's states again and looks every successor up
+// in its owner's table (read only), recording the graph over global ids (a partition's
+// ids follow those of the partitions before it) on the GPU that holds it.
 
 typedef unsigned int u32;
 typedef unsigned long long u64;
@@ -122,6 +126,13 @@ struct WcSink {
 #ifdef WC_GRAPH
   u32 *succ;
   u32 n;
+  // Where the edges go (null while a partitioned search explores).
+  const WcGraph *graph;
+#endif
+#if defined(WC_GRAPH) && defined(WC_PARTITIONED)
+  // `wc_part_edges`: every partition's table and first global id (null otherwise).
+  const WcTable *tabs;
+  const u32 *bases;
 #endif
 #ifdef WC_TREE
   // The state being expanded and its inner nodes' indices.
@@ -138,11 +149,12 @@ struct WcSink {
 // Records a successor id of the state being expanded (WC_MAX_SUCC bounds them: the
 // code generator's bound; past it the run fails rather than drop an edge).
 __device__ __forceinline__ void wc_record(WcSink *k, u32 id) {
+  if (!k->graph) return;
   if (k->n < WC_MAX_SUCC) {
     k->succ[k->n++] = id;
   } else {
-    atomicExch(wc_graph.edges_full, 1u);
-    atomicExch(wc_graph.full, 1u);
+    atomicExch(k->graph->edges_full, 1u);
+    atomicExch(k->graph->full, 1u);
   }
 }
 #endif
@@ -376,6 +388,33 @@ extern "C" __global__ void wc_advance_parts(WcTable tab, u32 *ctl, u32 *const *c
   ctl[5]++;
   for (u32 q = 0; q < tab.parts; q++) prev[q] = ctls[q][0];
 }
+
+#ifdef WC_GRAPH
+// The global id of state `t` (see wc_part_edges): its id in its owner's table, found
+// without inserting, after the ids of the partitions before the owner; WC_LOST (and
+// the graph flagged broken by the caller) if no partition holds it.
+__device__ __forceinline__ u32 wc_find_global(const WcTable *tabs, const u32 *bases, u32 parts, const u32 *t) {
+  u64 h = wc_hash(t);
+  u32 owner = wc_owner(h, parts);
+  const WcTable *tab = tabs + owner;
+  u64 tag = (h & 0xFFFFFFFFull) | 1ull;
+  u64 pos = __umul64hi(h, tab->capacity);
+  for (u64 probes = 0; probes < tab->capacity; probes++) {
+    u64 e = __ldcg(tab->table + pos);
+    if (e == 0) break;
+    u32 id = (u32)e;
+    if ((e >> 32) == tag && id != WC_LOST && id != WC_BUSY) {
+      const u32 *o = tab->states + (u64)id * WC_WORDS;
+      int same = 1;
+      for (int i = 0; i < WC_WORDS; i++) same &= (__ldcg(o + i) == t[i]);
+      if (same) return bases[owner] + id;
+    }
+    if (++pos == tab->capacity) pos = 0;
+  }
+  return WC_LOST;
+}
+
+#endif
 #endif
 
 WC_EMIT_FN void wc_emit(WcSink *k, const u32 *t) {
@@ -385,7 +424,13 @@ WC_EMIT_FN void wc_emit(WcSink *k, const u32 *t) {
     if (wc_hash(t) == 0) atomicAdd(k->tab->full, 0u);
     return;
   }
-#if defined(WC_GRAPH)
+#if defined(WC_GRAPH) && defined(WC_PARTITIONED)
+  if (k->tabs) {
+    wc_record(k, wc_find_global(k->tabs, k->bases, k->tab->parts, t));
+    return;
+  }
+#endif
+#if defined(WC_GRAPH) && !defined(WC_PARTITIONED)
   wc_record(k, wc_insert(k->tab, t, k->parent));
 #elif defined(WC_TREE)
   u32 idx[WC_TREE_INNER];
@@ -505,11 +550,15 @@ __device__ __forceinline__ void wc_visit(WcSink *k, const WcTable *tab, u64 id, 
 }
 
 #ifdef WC_GRAPH
+// The lane that reserves a warp's edges (the host emulation, one lane a warp, says 0).
+#ifndef WC_LAST_LANE
+#define WC_LAST_LANE 31
+#endif
 // Writes the adjacency of state `id` (`live`: this lane expanded one): every lane of
 // the warp calls it together (the loop around it is warp-uniform), so full-mask
 // shuffles are valid; a prefix sum of the degrees gives each lane its place in one
 // block reserved by one atomic.
-__device__ __forceinline__ void wc_graph_commit(u64 id, int live, const u32 *succ, u32 n) {
+__device__ __forceinline__ void wc_graph_commit(const WcGraph *g, u64 id, int live, const u32 *succ, u32 n) {
   const u32 all = 0xffffffffu;
   u32 lane = threadIdx.x & 31;
   u32 degree = live ? n : 0;
@@ -518,21 +567,21 @@ __device__ __forceinline__ void wc_graph_commit(u64 id, int live, const u32 *suc
     u32 t = __shfl_up_sync(all, end, d);
     if (lane >= (u32)d) end += t;
   }
-  u32 total = __shfl_sync(all, end, 31);
+  u32 total = __shfl_sync(all, end, WC_LAST_LANE);
   u64 base = 0;
-  if (lane == 31 && total) base = atomicAdd(wc_graph.edges, (u64)total);
-  base = __shfl_sync(all, base, 31);
+  if (lane == WC_LAST_LANE && total) base = atomicAdd(g->edges, (u64)total);
+  base = __shfl_sync(all, base, WC_LAST_LANE);
   if (!live) return;
   u64 at = base + end - degree;
-  if (at + degree > wc_graph.capacity) {
-    atomicExch(wc_graph.edges_full, 1u);
-    atomicExch(wc_graph.full, 1u);
+  if (at + degree > g->capacity) {
+    atomicExch(g->edges_full, 1u);
+    atomicExch(g->full, 1u);
     at = 0;
     degree = 0;
   }
-  wc_graph.first[id] = at;
-  wc_graph.degree[id] = degree;
-  for (u32 i = 0; i < degree; i++) wc_graph.targets[at + i] = succ[i];
+  g->first[id] = at;
+  g->degree[id] = degree;
+  for (u32 i = 0; i < degree; i++) g->targets[at + i] = succ[i];
 }
 #endif
 
@@ -554,18 +603,23 @@ extern "C" __global__ void wc_expand(WcTable tab, wc_id lo, wc_id hi, const wc_i
 #endif
   WcTally n = {0, 0, 0, 0};
   u64 stride = (u64)gridDim.x * blockDim.x;
-#ifdef WC_GRAPH
+#if defined(WC_GRAPH) && !defined(WC_PARTITIONED)
   // Warp-uniform: whole warps step through the range, so that they commit together.
   u32 succ[WC_MAX_SUCC];
   k.succ = succ;
+  k.graph = &wc_graph;
   for (u64 base = lo + (u64)blockIdx.x * blockDim.x + (threadIdx.x & ~31u); base < hi; base += stride) {
     u64 id = base + (threadIdx.x & 31);
     k.n = 0;
     if (id < hi) wc_visit(&k, &tab, id, viol_first, viol_count, flags, &n);
     __syncwarp();
-    wc_graph_commit(id, id < hi, succ, k.n);
+    wc_graph_commit(&wc_graph, id, id < hi, succ, k.n);
   }
 #else
+#ifdef WC_GRAPH
+  k.graph = 0;  // partitioned: the edges come from wc_part_edges
+  k.tabs = 0;
+#endif
   for (u64 id = lo + (u64)blockIdx.x * blockDim.x + threadIdx.x; id < hi; id += stride)
     wc_visit(&k, &tab, id, viol_first, viol_count, flags, &n);
 #endif
@@ -587,6 +641,53 @@ extern "C" __global__ void wc_expand(WcTable tab, wc_id lo, wc_id hi, const wc_i
 #ifdef WC_GRAPH
 // Points the expansion kernel at the graph's buffers (one thread, before the search).
 extern "C" __global__ void wc_graph_init(WcGraph g) { wc_graph = g; }
+#endif
+
+#if defined(WC_GRAPH) && defined(WC_PARTITIONED)
+// The graph of a partitioned search, after it (LTL over partitions): expands the
+// states 0..`held` of partition `tab` again and records each one's successors as
+// global ids, found in their owners' tables (`tabs`, read over the GPUs' link when
+// another GPU holds one), into `g` at vertex `bases[own] + id` (`g` on the GPU of the
+// cycle detection). Warp-uniform, as the graph-recording expansion. A successor that
+// no partition holds sets `g.full` (a broken store: the run fails).
+extern "C" __global__ void wc_part_edges(WcTable tab, const WcTable *tabs, const u32 *bases, WcGraph g, u32 held) {
+  WcSink k;
+  k.tab = &tab;
+  k.insert = 1;
+  k.tabs = tabs;
+  k.bases = bases;
+  k.graph = &g;
+  u32 succ[WC_MAX_SUCC];
+  k.succ = succ;
+  u64 first = bases[tab.own];
+  u64 stride = (u64)gridDim.x * blockDim.x;
+  for (u64 base = (u64)blockIdx.x * blockDim.x + (threadIdx.x & ~31u); base < held; base += stride) {
+    u64 id = base + (threadIdx.x & 31);
+    k.n = 0;
+    if (id < held) {
+      u32 s[WC_WORDS];
+      for (int i = 0; i < WC_WORDS; i++) s[i] = tab.states[id * WC_WORDS + i];
+      k.parent = (wc_id)id;
+      k.transitions = 0;
+      k.errors = 0;
+      wc_successors(s, &k);
+      for (u32 i = 0; i < k.n; i++)
+        if (succ[i] == WC_LOST) atomicExch(g.full, 1u);
+    }
+    __syncwarp();
+    wc_graph_commit(&g, first + id, id < held, succ, k.n);
+  }
+}
+
+// Global parents (for counterexamples' stems): vertex `bases[own] + id` of the graph
+// gets its parent's global id (WC_BUSY for an initial state).
+extern "C" __global__ void wc_part_parents(WcTable tab, const u32 *bases, u32 held, u32 *global) {
+  u32 first = bases[tab.own];
+  for (u64 id = (u64)blockIdx.x * blockDim.x + threadIdx.x; id < held; id += (u64)gridDim.x * blockDim.x) {
+    u32 p = tab.parents[id];
+    global[first + id] = p == WC_BUSY ? WC_BUSY : bases[tab.parent_parts[id]] + p;
+  }
+}
 #endif
 
 // Inserts the initial state (one thread), when partitioned only into its owner.

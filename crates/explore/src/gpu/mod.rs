@@ -7,6 +7,8 @@
 //! - [`partitioned`]: the same search over a store partitioned by a hash of the state,
 //!   on several GPUs or as several partitions of one, with the transport seam
 //!   (`transport.rs`: NCCL or device copies) between them;
+//! - [`partitioned_graph`]: the product graph of a partitioned search, gathered on the
+//!   first GPU for LTL;
 //! - `host_slots`: the compressed store's index of states, in pinned host memory;
 //! - `plan`: the compressed store's plans (device and host memory, runs again);
 //! - [`state_graph`]: a model's state graph recorded by the engine on the device and
@@ -22,6 +24,7 @@
 pub mod engine;
 mod host_slots;
 pub mod partitioned;
+pub mod partitioned_graph;
 mod plan;
 pub mod state_graph;
 mod transport;

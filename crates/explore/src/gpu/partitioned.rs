@@ -21,14 +21,25 @@
 //! of the whole level and every inbox segment every successor of its sender's share
 //! (the code generator's bound on successors per state); otherwise the host expands it
 //! in chunks that fit. The device flags any overrun besides: no state is dropped.
+//!
+//! **The product graph** (LTL over partitions, [`explore_partitioned_graph`]): the
+//! search records no edges, since a successor another partition owns has no id until
+//! its owner inserts it. After the search, `wc_part_edges` expands every partition's
+//! states again and looks each successor up in its owner's table (read only, over the
+//! GPUs' link where another GPU holds it), writing the adjacency over global ids
+//! (a partition's ids follow those of the partitions before it) into one graph on the
+//! first GPU, where the cycle detection runs; the parents become global ids there too,
+//! so that the stem of a counterexample stays a shortest path.
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use super::engine::{
-    bind_tables, cuda, device_count, ptr, report, tuned_source, violation_kind, GpuError, GpuOptions, GpuReport,
-    TableArgs, Tuning, CHECK_ASSERTIONS, CHECK_DEADLOCK, LEVELS_PER_BATCH, LOAD, STOP_DONE, STOP_ROOM, STOP_VIOLATION,
+    bind_tables, cuda, device_count, graph_source, ptr, report, tuned_source, violation_kind, GpuError, GpuOptions,
+    GpuReport, GraphSpec, TableArgs, Tuning, CHECK_ASSERTIONS, CHECK_DEADLOCK, LEVELS_PER_BATCH, LOAD, STOP_DONE,
+    STOP_ROOM, STOP_VIOLATION,
 };
+use super::partitioned_graph::PartitionedGraph;
 use super::transport::{segment, Transport};
 use crate::{Progress, Trace, Violation, ViolationKind};
 use cudarc::driver::sys::{CUevent_flags, CUresult};
@@ -56,28 +67,28 @@ const CTL: usize = 8;
 pub(crate) struct Gpu {
     pub ctx: Arc<CudaContext>,
     pub stream: Arc<CudaStream>,
-    expand: CudaFunction,
-    receive: CudaFunction,
-    gather: CudaFunction,
-    advance: CudaFunction,
-    seed: CudaFunction,
-    blocks: u32,
-    block: u32,
-    name: String,
-    events: [CudaEvent; 3],
-    _module: Arc<CudaModule>,
-    _tables: Vec<CudaSlice<u32>>,
+    pub(crate) expand: CudaFunction,
+    pub(crate) receive: CudaFunction,
+    pub(crate) gather: CudaFunction,
+    pub(crate) advance: CudaFunction,
+    pub(crate) seed: CudaFunction,
+    pub(crate) blocks: u32,
+    pub(crate) block: u32,
+    pub(crate) name: String,
+    pub(crate) events: [CudaEvent; 3],
+    pub(crate) module: Arc<CudaModule>,
+    pub(crate) _tables: Vec<CudaSlice<u32>>,
 }
 
 /// One partition: its buffers on its GPU and where its level stands on the host.
 pub(crate) struct Part {
     pub gpu: usize,
-    states: CudaSlice<u32>,
-    parents: CudaSlice<u32>,
-    parent_parts: CudaSlice<u8>,
-    _table: CudaSlice<u64>,
-    ctl: CudaSlice<u32>,
-    counters: CudaSlice<u64>,
+    pub(crate) states: CudaSlice<u32>,
+    pub(crate) parents: CudaSlice<u32>,
+    pub(crate) parent_parts: CudaSlice<u8>,
+    pub(crate) _table: CudaSlice<u64>,
+    pub(crate) ctl: CudaSlice<u32>,
+    pub(crate) counters: CudaSlice<u64>,
     viol_first: CudaSlice<u32>,
     viol_count: CudaSlice<u64>,
     /// Segments of `room` entries (a state and its parent's id), one per other
@@ -97,12 +108,12 @@ pub(crate) struct Part {
     peer_viols: CudaSlice<u64>,
     /// Every partition's count at the last level's start.
     prev: CudaSlice<u32>,
-    args: TableArgs,
+    pub(crate) args: TableArgs,
     /// The level being expanded by the host is ids `at..hi`.
     at: u32,
     hi: u32,
     /// States held, as last read.
-    held: u32,
+    pub(crate) held: u32,
 }
 
 /// How the partitions send each other states.
@@ -113,6 +124,32 @@ enum Exchange {
 
 /// Explores `model` over `options.partitions` partitions on `options.gpus` GPUs.
 pub fn explore_partitioned<M: CudaModel>(model: &M, options: &GpuOptions<'_>) -> Result<GpuReport, GpuError> {
+    explore_parts(model, options, None).map(|(report, _)| report)
+}
+
+/// Explores `model` over the partitions and GPUs of `options` (with no checks: the
+/// graph's user checks it) and gathers its graph on the first GPU, with `spec`'s
+/// kernels (which every GPU's module holds) and room for `spec.extra_bytes_per_state`
+/// there. A full store is [`GpuError::Full`]: no prefix is kept.
+pub fn explore_partitioned_graph<M: CudaModel>(
+    model: &M,
+    options: &GpuOptions<'_>,
+    spec: &GraphSpec,
+) -> Result<(GpuReport, PartitionedGraph), GpuError> {
+    let graph_only = GpuOptions {
+        checks: crate::Checks { deadlock: false, assertions: false, invariants: vec![] },
+        stop_at_first: false,
+        ..options.clone_settings()
+    };
+    let (report, graph) = explore_parts(model, &graph_only, Some(spec))?;
+    Ok((report, graph.expect("a graph was asked for")))
+}
+
+fn explore_parts<M: CudaModel>(
+    model: &M,
+    options: &GpuOptions<'_>,
+    spec: Option<&GraphSpec>,
+) -> Result<(GpuReport, Option<PartitionedGraph>), GpuError> {
     let start = Instant::now();
     let present = device_count()? as usize;
     let gpus = options.gpus.max(1);
@@ -133,7 +170,10 @@ pub fn explore_partitioned<M: CudaModel>(model: &M, options: &GpuOptions<'_>) ->
     let invariants: Vec<LabelId> = options.checks.invariants.iter().map(|i| i.label).collect();
     let generated = model.cuda_source(&invariants)?;
     let tuning = Tuning::from_env();
-    let source = partitioned_source(&generated, &tuning);
+    let source = match spec {
+        Some(spec) => graph_source(&partitioned_source(&generated, &tuning), &generated, spec),
+        None => partitioned_source(&generated, &tuning),
+    };
 
     let compile_start = Instant::now();
     let mut devices = Vec::with_capacity(gpus);
@@ -150,7 +190,13 @@ pub fn explore_partitioned<M: CudaModel>(model: &M, options: &GpuOptions<'_>) ->
     let direct = !matches!(asked.as_deref(), Some("nccl" | "copies")) && enable_peer_access(&devices)?;
     let words = model.state_words().max(1);
     let categories = 2 + model.assertion_labels().len() + invariants.len();
-    let sizing = Sizing::new(&devices, options, parts, words, direct)?;
+    if spec.is_some() && !direct {
+        return Err(GpuError::Options(
+            "LTL over several GPUs needs them to reach each other's memory (peer access); use --gpus 1".into(),
+        ));
+    }
+    let graph_bytes = spec.map_or(0.0, graph_bytes_per_state);
+    let sizing = Sizing::new(&devices, options, parts, words, direct, graph_bytes)?;
     let mut store = Vec::with_capacity(parts);
     for p in 0..parts {
         store.push(Part::alloc(&devices[p % gpus], p % gpus, p, parts, &sizing, categories, direct)?);
@@ -194,8 +240,12 @@ pub fn explore_partitioned<M: CudaModel>(model: &M, options: &GpuOptions<'_>) ->
     };
     gpu.report.table_capacity = sizing.entries * parts as u64;
     gpu.report.reserved_bytes = sizing.bytes * parts as u64;
+    let graph = match spec {
+        Some(_) => Some(PartitionedGraph::build(devices, store, words, model.state_words())?),
+        None => None,
+    };
     gpu.report.seconds = start.elapsed().as_secs_f64();
-    Ok(gpu)
+    Ok((gpu, graph))
 }
 
 /// The CUDA source of the partitioned search for a model's generated code (for
@@ -246,7 +296,7 @@ fn open_gpu(
         block,
         name,
         events,
-        _module: module,
+        module,
         _tables: tables,
     };
     Ok((gpu, compiled.cached))
@@ -320,6 +370,18 @@ pub(crate) struct Sizing {
     bytes: u64,
 }
 
+/// Device bytes per state of a partition: its words, its parent's id and partition,
+/// its share of the table.
+fn store_bytes_per_state(words: usize) -> f64 {
+    4.0 * words as f64 + 4.0 + 1.0 + 8.0 / LOAD
+}
+
+/// Device bytes per state of the graph on the first GPU: first edge and degree (12),
+/// the global parent (4), room for the edges, and what the caller needs besides.
+fn graph_bytes_per_state(spec: &GraphSpec) -> f64 {
+    12.0 + 4.0 + 4.0 * spec.edges_per_state + spec.extra_bytes_per_state
+}
+
 impl Sizing {
     fn new(
         devices: &[Gpu],
@@ -327,20 +389,28 @@ impl Sizing {
         parts: usize,
         words: usize,
         direct: bool,
+        graph_bytes: f64,
     ) -> Result<Sizing, GpuError> {
         let most_parts = parts.div_ceil(devices.len()) as u64;
-        let mut budget = u64::MAX;
-        for gpu in devices {
-            let (free, _) = gpu.ctx.mem_get_info().map_err(cuda)?;
-            let b = options.memory.unwrap_or((free as f64 * 0.9) as u64).saturating_sub(64 << 20);
-            budget = budget.min(b / most_parts);
-        }
         let share = std::env::var("WARPCHECK_GPU_EXCHANGE")
             .ok()
             .and_then(|v| v.parse::<u32>().ok())
             .unwrap_or(EXCHANGE_PERCENT)
             .clamp(1, 90) as f64
             / 100.0;
+        let mut budget = u64::MAX;
+        for (g, gpu) in devices.iter().enumerate() {
+            let (free, _) = gpu.ctx.mem_get_info().map_err(cuda)?;
+            let b = options.memory.unwrap_or((free as f64 * 0.9) as u64).saturating_sub(64 << 20);
+            budget = budget.min(b / most_parts);
+            if g == 0 && graph_bytes > 0.0 {
+                // The first GPU also holds the graph of every partition's states, once
+                // the search is done and the exchange's share is free again.
+                let per_state = store_bytes_per_state(words);
+                let whole = most_parts as f64 * per_state + parts as f64 * graph_bytes;
+                budget = budget.min((b as f64 * per_state / whole / (1.0 - share)) as u64);
+            }
+        }
         Sizing::for_budget(budget, parts, words, direct, share)
     }
 
@@ -351,7 +421,7 @@ impl Sizing {
         let segments = (parts as u64 - 1) * if direct { 1 } else { 2 };
         let exchange = (budget as f64 * share) as u64;
         let room = (exchange / (segments.max(1) * 4 * entry_words as u64)).min(u32::MAX as u64);
-        let per_state = 4.0 * words as f64 + 4.0 + 1.0 + 8.0 / LOAD;
+        let per_state = store_bytes_per_state(words);
         let capacity = ((budget.saturating_sub(exchange) as f64 / per_state) as u64).min(u32::MAX as u64 - 4);
         let entries = ((capacity as f64 / LOAD) as u64).max(capacity + 1);
         if capacity < 2 || room == 0 {

@@ -62,6 +62,7 @@
 //! With none found, the check ends with [`GpuError::NoCycleInPrefix`] (a resource
 //! limit, like a full store): a prefix never proves a property.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::Outcome;
@@ -72,10 +73,12 @@ use warpcheck_cuda::KernelArg;
 use warpcheck_explore::Lasso;
 use warpcheck_model::cuda::{CudaModel, CudaSource};
 
+use warpcheck_cuda::driver::{CudaContext, CudaModule, CudaStream};
 use warpcheck_explore::gpu::engine::{
-    compile_source_for_device, explore_graph, graph_source, ptr, tuned_source, GpuError, GpuOptions, GraphSpec,
-    Session, Tuning,
+    compile_source_for_device, explore_graph, graph_source, ptr, tuned_source, GpuError, GpuOptions, GpuReport,
+    GraphSpec, Session, Tuning,
 };
+use warpcheck_explore::gpu::partitioned::{explore_partitioned_graph, partitioned_source};
 use warpcheck_explore::gpu::state_graph::{recorded_edges, EDGES_PER_STATE};
 
 /// Bytes per vertex of the cycle-detection arrays: OWCTY flags or MAP values (4),
@@ -121,6 +124,9 @@ pub struct GpuLtl {
     pub lasso_seconds: f64,
     /// Edges stored (= transitions, steps into the error state included).
     pub edges: u64,
+    /// GPUs and partitions of the product's store (1 and 1 on one GPU).
+    pub gpus: u32,
+    pub partitions: u32,
 }
 
 /// Checks the property of `model` with `algorithm` on the GPU of `options` (its
@@ -138,65 +144,145 @@ pub fn check_gpu<M: CudaModel>(
     let (report, session) = explore_graph(model, options, &spec)?;
     let real = report.report.states - (report.report.error_transitions > 0) as u64;
     let edges = recorded_edges(&session, report.report.transitions)?;
-    let device = Device::new(&session)?;
+    let device = Device::new(&session.ctx, &session.stream, &session.module)?;
     let graph = session.graph.as_ref().expect("a graph-recording exploration has a graph");
     // The error state, when a step raised an evaluation error, is vertex `real`.
     let n = real as u32 + (report.report.error_transitions > 0) as u32;
-    let arrays = Arrays::new(&session, n as usize)?;
+    let stream = device.stream();
+    let arrays = Arrays::new(&stream, n as usize)?;
     let graph_seconds = device.timed(|| {
-        let acc = ptr(&arrays.acc, &device.stream());
+        let acc = ptr(&arrays.acc, &stream);
         device.launch(
             "wc_ltl_accepting",
             n as usize,
-            &[U64(ptr(&session.store.states, &device.stream())), U32(real as u32), U32(n), U64(acc)],
+            &[U64(ptr(&session.store.states, &stream)), U32(real as u32), U32(n), U64(acc)],
         )?;
         if report.report.error_transitions > 0 {
-            let targets = ptr(&graph.targets, &device.stream());
+            let targets = ptr(&graph.targets, &stream);
             device.launch("wc_ltl_error_targets", edges as usize, &[U64(targets), U64(edges), U32(real as u32)])?;
         }
         Ok(())
     })?;
-    let search = Search { device: &device, session: &session, arrays: &arrays, n };
-    let (found, on_cycle, iterations, remaining, cycle_seconds) = match algorithm {
-        GpuAlgorithm::Owcty => {
-            let (size, iterations, seconds) = search.owcty()?;
-            (size > 0, None, iterations, Some(size), seconds)
-        }
-        GpuAlgorithm::Map => {
-            let (on_cycle, rounds, seconds) = search.map()?;
-            (on_cycle.is_some(), on_cycle, rounds, None, seconds)
-        }
+    let words = model.state_words();
+    let state = |v: u32| session_state(&session, v).map(|s| s[..words].to_vec());
+    let on = OnDevice {
+        first: ptr(&graph.first, &stream),
+        degree: ptr(&graph.degree, &stream),
+        targets: ptr(&graph.targets, &stream),
+        parents: ptr(&session.store.parents, &stream),
+        root: 0,
+        state: &state,
     };
-    if let (Some(expanded), false) = (report.prefix, found) {
+    let search = Search { device: &device, graph: on, arrays: &arrays, n };
+    let found = search.decide(model, algorithm)?;
+    if let (Some(expanded), false) = (report.prefix, found.lasso.is_some()) {
         // No accepting cycle among the states expanded: that decides nothing.
         let (capacity, bytes) = (report.capacity, report.report.reserved_bytes);
         return Err(GpuError::NoCycleInPrefix { expanded, capacity, bytes });
     }
-    let lasso_start = Instant::now();
-    let lasso = if found { Some(search.lasso(model, on_cycle)?) } else { None };
-    let lasso_seconds = lasso_start.elapsed().as_secs_f64();
-    let generated = report.explore_seconds + report.setup_seconds;
-    Ok(GpuLtl {
-        outcome: Outcome {
-            lasso,
-            states: real,
-            transitions: report.report.transitions,
-            error_transitions: report.report.error_transitions,
-            iterations: Some(iterations),
-            remaining,
-            graph_seconds: Some(generated + graph_seconds),
-            seconds: start.elapsed().as_secs_f64(),
-            partial: report.prefix.is_some(),
-            table_growths: None,
-        },
-        device_name: report.device_name,
-        compile_seconds: report.compile_seconds,
-        generate_seconds: report.kernel_seconds,
-        graph_seconds,
-        cycle_seconds,
-        lasso_seconds,
-        edges,
-    })
+    Ok(Decided::result(found, &report, real, edges, graph_seconds, start))
+}
+
+/// Checks the property of `model` with `algorithm` over the partitions and GPUs of
+/// `options` (`gpus`, `partitions`, `device`, `memory`, `progress`): the product
+/// explored partitioned, its graph gathered on the first GPU (see
+/// `warpcheck_explore::gpu::partitioned_graph`), the cycle detection there. Unlike
+/// one GPU's check, a full store decides nothing ([`GpuError::Full`]).
+pub fn check_gpu_partitioned<M: CudaModel>(
+    model: &M,
+    algorithm: GpuAlgorithm,
+    options: &GpuOptions<'_>,
+) -> Result<GpuLtl, GpuError> {
+    if model.property().is_none() {
+        return Err(GpuError::NoProperty);
+    }
+    let start = Instant::now();
+    let (report, graph) = explore_partitioned_graph(model, options, &graph_spec())?;
+    let (ctx, stream, module) = graph.first_gpu();
+    let device = Device::new(ctx, stream, module)?;
+    let n = graph.vertices() as u32;
+    let arrays = Arrays::new(stream, n as usize)?;
+    // Acceptance, each partition's states on its GPU into the first GPU's array.
+    let graph_start = Instant::now();
+    let acc = ptr(&arrays.acc, stream);
+    for part in graph.partitions() {
+        let on = Device::on(part.stream, part.module, device.grid);
+        let at = acc + part.base as u64;
+        on.launch(
+            "wc_ltl_accepting",
+            part.held as usize,
+            &[U64(part.states), U32(part.held), U32(part.held), U64(at)],
+        )?;
+    }
+    graph.synchronize()?;
+    if graph.error_state {
+        let targets = ptr(&graph.targets, stream);
+        let error = graph.real as u32;
+        device.launch("wc_ltl_error_targets", graph.edges as usize, &[U64(targets), U64(graph.edges), U32(error)])?;
+    }
+    let graph_seconds = graph.seconds + graph_start.elapsed().as_secs_f64();
+    let state = |v: u32| graph.state(v);
+    let on = OnDevice {
+        first: ptr(&graph.first, stream),
+        degree: ptr(&graph.degree, stream),
+        targets: ptr(&graph.targets, stream),
+        parents: ptr(&graph.parents, stream),
+        root: graph.root,
+        state: &state,
+    };
+    let search = Search { device: &device, graph: on, arrays: &arrays, n };
+    let found = search.decide(model, algorithm)?;
+    Ok(Decided::result(found, &report, graph.real, graph.edges, graph_seconds, start))
+}
+
+/// The state of vertex `v` (a real state) of a one-GPU session, read from the device.
+fn session_state(session: &Session, v: u32) -> Result<Vec<u32>, GpuError> {
+    let words = session.words;
+    let mut state = vec![0u32; words];
+    let at = v as usize * words;
+    session.stream.memcpy_dtoh(&session.store.states.slice(at..at + words), &mut state).map_err(cuda)?;
+    Ok(state)
+}
+
+/// What the cycle detection decided: a lasso if the product has an accepting cycle,
+/// the iterations (OWCTY) or rounds (MAP), the size of the set OWCTY left.
+struct Decided {
+    lasso: Option<Lasso>,
+    iterations: u32,
+    remaining: Option<u64>,
+    /// GPU seconds of the cycle detection, wall seconds of the lasso.
+    cycle_seconds: f64,
+    lasso_seconds: f64,
+}
+
+impl Decided {
+    /// The check's result: `states` real states and `edges` edges explored as
+    /// `report` says, the graph finished in `graph_seconds`, all since `start`.
+    fn result(self, report: &GpuReport, states: u64, edges: u64, graph_seconds: f64, start: Instant) -> GpuLtl {
+        GpuLtl {
+            outcome: Outcome {
+                lasso: self.lasso,
+                states,
+                transitions: report.report.transitions,
+                error_transitions: report.report.error_transitions,
+                iterations: Some(self.iterations),
+                remaining: self.remaining,
+                graph_seconds: Some(report.explore_seconds + report.setup_seconds + graph_seconds),
+                seconds: start.elapsed().as_secs_f64(),
+                partial: report.prefix.is_some(),
+                table_growths: None,
+            },
+            device_name: report.device_name.clone(),
+            compile_seconds: report.compile_seconds,
+            generate_seconds: report.kernel_seconds,
+            graph_seconds,
+            cycle_seconds: self.cycle_seconds,
+            lasso_seconds: self.lasso_seconds,
+            edges,
+            gpus: report.gpus.max(1),
+            partitions: report.partitions.max(1),
+        }
+    }
 }
 
 fn graph_spec() -> GraphSpec {
@@ -214,17 +300,32 @@ pub fn cuda_source(generated: &CudaSource, tuning: &Tuning) -> String {
     graph_source(&tuned_source(generated, tuning), generated, &graph_spec())
 }
 
-/// Compiles (or finds in the cache) the kernels of an LTL check of `model` for
-/// `device`, without running them: lets a caller compile many models in parallel first.
-pub fn compile_for_device<M: CudaModel>(model: &M, device: usize) -> Result<nvrtc::Compiled, GpuError> {
-    compile_source_for_device(model, &[], device, cuda_source)
+/// The CUDA source of an LTL check over partitions ([`check_gpu_partitioned`]).
+pub fn partitioned_cuda_source(generated: &CudaSource, tuning: &Tuning) -> String {
+    graph_source(&partitioned_source(generated, tuning), generated, &graph_spec())
 }
 
-/// Launching the cycle-detection kernels of a session's module.
-struct Device<'s> {
-    session: &'s Session,
+/// Compiles (or finds in the cache) the kernels of an LTL check of `model` for
+/// `device`, without running them: lets a caller compile many models in parallel first.
+/// `partitioned`: those of [`check_gpu_partitioned`].
+pub fn compile_for_device<M: CudaModel>(
+    model: &M,
+    device: usize,
+    partitioned: bool,
+) -> Result<nvrtc::Compiled, GpuError> {
+    if partitioned {
+        compile_source_for_device(model, &[], device, partitioned_cuda_source)
+    } else {
+        compile_source_for_device(model, &[], device, cuda_source)
+    }
+}
+
+/// Launching the cycle-detection kernels of a module on its GPU's stream.
+struct Device {
+    stream: Arc<CudaStream>,
+    module: Arc<CudaModule>,
     grid: u32,
-    events: (cudarc::driver::CudaEvent, cudarc::driver::CudaEvent),
+    events: Option<(cudarc::driver::CudaEvent, cudarc::driver::CudaEvent)>,
 }
 
 fn cuda<E: std::fmt::Debug>(e: E) -> GpuError {
@@ -245,19 +346,27 @@ enum Arg {
 }
 use Arg::{U32, U64};
 
-impl<'s> Device<'s> {
-    fn new(session: &'s Session) -> Result<Device<'s>, GpuError> {
+impl Device {
+    fn new(ctx: &Arc<CudaContext>, stream: &Arc<CudaStream>, module: &Arc<CudaModule>) -> Result<Device, GpuError> {
         let timing = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
-        let events = (session.ctx.new_event(timing).map_err(cuda)?, session.ctx.new_event(timing).map_err(cuda)?);
-        Ok(Device { session, grid: session.sms * 8, events })
+        let events = (ctx.new_event(timing).map_err(cuda)?, ctx.new_event(timing).map_err(cuda)?);
+        let sms = ctx
+            .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            .map_err(cuda)? as u32;
+        Ok(Device { stream: stream.clone(), module: module.clone(), grid: sms * 8, events: Some(events) })
     }
 
-    fn stream(&self) -> std::sync::Arc<cudarc::driver::CudaStream> {
-        self.session.stream.clone()
+    /// Launches on another GPU's stream and module (untimed), `grid` blocks at most.
+    fn on(stream: &Arc<CudaStream>, module: &Arc<CudaModule>, grid: u32) -> Device {
+        Device { stream: stream.clone(), module: module.clone(), grid, events: None }
+    }
+
+    fn stream(&self) -> Arc<CudaStream> {
+        self.stream.clone()
     }
 
     fn function(&self, name: &str) -> Result<CudaFunction, GpuError> {
-        self.session.module.load_function(name).map_err(cuda)
+        self.module.load_function(name).map_err(cuda)
     }
 
     /// Launches kernel `name` over `items` (grid-stride; 0: the full grid, for kernels
@@ -297,16 +406,17 @@ impl<'s> Device<'s> {
     /// Runs `work` between two timing events; the GPU time in seconds.
     fn timed(&self, work: impl FnOnce() -> Result<(), GpuError>) -> Result<f64, GpuError> {
         let stream = self.stream();
-        self.events.0.record(&stream).map_err(cuda)?;
+        let events = self.events.as_ref().expect("a timing device");
+        events.0.record(&stream).map_err(cuda)?;
         work()?;
-        self.events.1.record(&stream).map_err(cuda)?;
-        self.events.1.synchronize().map_err(cuda)?;
-        Ok(self.events.0.elapsed_ms(&self.events.1).map_err(cuda)? as f64 / 1000.0)
+        events.1.record(&stream).map_err(cuda)?;
+        events.1.synchronize().map_err(cuda)?;
+        Ok(events.0.elapsed_ms(&events.1).map_err(cuda)? as f64 / 1000.0)
     }
 
     fn read<T: cudarc::driver::DeviceRepr + Default + Clone>(&self, s: &CudaSlice<T>) -> Result<Vec<T>, GpuError> {
         let mut host = vec![T::default(); s.len()];
-        self.session.stream.memcpy_dtoh(s, &mut host).map_err(cuda)?;
+        self.stream.memcpy_dtoh(s, &mut host).map_err(cuda)?;
         Ok(host)
     }
 }
@@ -327,8 +437,7 @@ struct Arrays {
 }
 
 impl Arrays {
-    fn new(session: &Session, n: usize) -> Result<Arrays, GpuError> {
-        let s = &session.stream;
+    fn new(s: &Arc<CudaStream>, n: usize) -> Result<Arrays, GpuError> {
         // Out of memory here means the budget's share for these arrays was too small.
         let full =
             |e: cudarc::driver::DriverError| GpuError::Cuda(format!("allocating the cycle-detection arrays: {e:?}"));
@@ -343,9 +452,21 @@ impl Arrays {
     }
 }
 
+/// The graph the cycle detection runs on: device addresses of its adjacency and of
+/// the exploration's parents (global ids, `u32::MAX` at the roots), the vertex the
+/// stems end at, and how to read a vertex's state (the model's words).
+struct OnDevice<'g> {
+    first: u64,
+    degree: u64,
+    targets: u64,
+    parents: u64,
+    root: u32,
+    state: &'g dyn Fn(u32) -> Result<Vec<u32>, GpuError>,
+}
+
 struct Search<'a> {
-    device: &'a Device<'a>,
-    session: &'a Session,
+    device: &'a Device,
+    graph: OnDevice<'a>,
     arrays: &'a Arrays,
     /// Vertices: the real states, then the error state if a step raised an error.
     n: u32,
@@ -366,14 +487,32 @@ struct Ptrs {
 }
 
 impl Search<'_> {
+    /// OWCTY or MAP, then the lasso if there is an accepting cycle.
+    fn decide<M: CudaModel>(&self, model: &M, algorithm: GpuAlgorithm) -> Result<Decided, GpuError> {
+        let (found, on_cycle, iterations, remaining, cycle_seconds) = match algorithm {
+            GpuAlgorithm::Owcty => {
+                let (size, iterations, seconds) = self.owcty()?;
+                (size > 0, None, iterations, Some(size), seconds)
+            }
+            GpuAlgorithm::Map => {
+                let (on_cycle, rounds, seconds) = self.map()?;
+                (on_cycle.is_some(), on_cycle, rounds, None, seconds)
+            }
+        };
+        let lasso_start = Instant::now();
+        let lasso = if found { Some(self.lasso(model, on_cycle)?) } else { None };
+        let lasso_seconds = lasso_start.elapsed().as_secs_f64();
+        Ok(Decided { lasso, iterations, remaining, cycle_seconds, lasso_seconds })
+    }
+
     fn ptrs(&self) -> Ptrs {
-        let s = &self.session.stream;
-        let g = self.session.graph.as_ref().expect("graph");
+        let s = &self.device.stream;
+        let g = &self.graph;
         let a = self.arrays;
         Ptrs {
-            first: ptr(&g.first, s),
-            degree: ptr(&g.degree, s),
-            targets: ptr(&g.targets, s),
+            first: g.first,
+            degree: g.degree,
+            targets: g.targets,
             acc: ptr(&a.acc, s),
             a: ptr(&a.a, s),
             b: ptr(&a.b, s),
@@ -544,13 +683,9 @@ impl Search<'_> {
         let mut cycle = self.chain(p.b, last, a)?;
         cycle.reverse();
         cycle.push(a);
-        let parents = ptr(&self.session.store.parents, &self.session.stream);
-        let mut stem = self.chain(parents, a, 0)?;
+        let mut stem = self.chain(self.graph.parents, a, self.graph.root)?;
         stem.reverse();
-        let words = model.state_words();
-        let states = |ids: &[u32]| {
-            ids.iter().map(|&v| self.state(v).map(|s| s[..words].to_vec())).collect::<Result<Vec<_>, GpuError>>()
-        };
+        let states = |ids: &[u32]| ids.iter().map(|&v| (self.graph.state)(v)).collect::<Result<Vec<_>, GpuError>>();
         Ok(Lasso::build(model, &states(&stem)?, &states(&cycle)?))
     }
 
@@ -563,17 +698,8 @@ impl Search<'_> {
             return Err(bad(&format!("the parents of vertex {from} do not lead to vertex {stop}")));
         }
         let mut path = vec![0u32; len];
-        self.session.stream.memcpy_dtoh(&self.arrays.queues[1].slice(..len), &mut path).map_err(cuda)?;
+        self.device.stream.memcpy_dtoh(&self.arrays.queues[1].slice(..len), &mut path).map_err(cuda)?;
         Ok(path)
-    }
-
-    /// The state of vertex `v` (a real state), read from the device.
-    fn state(&self, v: u32) -> Result<Vec<u32>, GpuError> {
-        let words = self.session.words;
-        let mut state = vec![0u32; words];
-        let at = v as usize * words;
-        self.session.stream.memcpy_dtoh(&self.session.store.states.slice(at..at + words), &mut state).map_err(cuda)?;
-        Ok(state)
     }
 }
 
