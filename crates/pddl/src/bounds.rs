@@ -157,26 +157,34 @@ pub fn prove(task: &mut Task) {
     let mut invariant: Vec<Interval> = task.numeric.iter().map(|v| Interval::point(v.init.into())).collect();
     for round in 0.. {
         let mut changed = false;
-        for a in task.actions.iter().filter(|a| !a.numeric.is_empty()) {
+        for a in task.actions.iter() {
+            // The conditional effects' (which may or may not fire), then the others, in
+            // the order the successor code applies them.
+            let conditional = a.conditional.iter().flat_map(|c| c.numeric.iter().map(|e| (e, true)));
+            let effects: Vec<_> = conditional.chain(a.numeric.iter().map(|e| (e, false))).collect();
+            if effects.is_empty() {
+                continue;
+            }
             let mut before = Before { invariant: &invariant, base, narrowed: Vec::new() };
             if let Some(rest) = &a.precondition.rest {
                 if !before.narrow(rest) {
                     continue;
                 }
             }
-            let after: Vec<(usize, Interval)> = a
-                .numeric
-                .iter()
-                .map(|e| {
-                    let (old, value) = (before.of(e.var as usize), before.eval(&e.value));
-                    let new = match e.op {
-                        Assign::Assign => value,
-                        Assign::Increase => old.add(value),
-                        Assign::Decrease => old.add(value.neg()),
-                    };
-                    (e.var as usize, new)
-                })
-                .collect();
+            let mut after: Vec<(usize, Interval)> = Vec::new();
+            for (e, may) in effects {
+                let v = e.var as usize;
+                let old = after.iter().rev().find(|(w, _)| *w == v).map_or_else(|| before.of(v), |&(_, i)| i);
+                let value = before.eval(&e.value);
+                let new = match e.op {
+                    Assign::Assign => value,
+                    Assign::Increase => old.add(value),
+                    Assign::Decrease => old.add(value.neg()),
+                };
+                let new = if may { Interval { lo: old.lo.min(new.lo), hi: old.hi.max(new.hi) } } else { new };
+                after.retain(|(w, _)| *w != v);
+                after.push((v, new));
+            }
             for (v, new) in after {
                 let i = &mut invariant[v];
                 if i.contains(new) {

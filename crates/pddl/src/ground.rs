@@ -566,7 +566,9 @@ impl Grounder<'_> {
                                 x.add.extend(add);
                                 x.delete.extend(delete);
                             }
-                            None => out.conditional.push(ConditionalEffect { condition: c, add, delete }),
+                            None => {
+                                out.conditional.push(ConditionalEffect { condition: c, add, delete, numeric: vec![] })
+                            }
                         }
                     }
                 }
@@ -589,7 +591,7 @@ impl Grounder<'_> {
                     Some(c) => out.cost = out.cost.saturating_add(c),
                     None => out.inapplicable = true,
                 },
-                Effect::Numeric(..) => self.numeric_effect(e, binding, out)?,
+                Effect::Numeric(..) => self.numeric_effect(e, binding, condition, out)?,
             }
         }
         Ok(())

@@ -390,10 +390,16 @@ impl P {
                 let condition = self.formula(&args[0], names, scope)?;
                 let mut body = Vec::new();
                 self.effects(&args[1], names, scope, &mut body)?;
-                if body.iter().any(|e| !matches!(e, Effect::Add(_) | Effect::Delete(_))) {
-                    return Err(
-                        self.err("only atoms and their negations are supported yet inside `when`", args[1].span())
-                    );
+                if body.iter().any(|e| matches!(e, Effect::Cost(_))) {
+                    return Err(self
+                        .err("a conditional action cost is not supported yet", args[1].span())
+                        .label("`(increase (total-cost) ...)` inside `when`"));
+                }
+                if body.iter().any(|e| !matches!(e, Effect::Add(_) | Effect::Delete(_) | Effect::Numeric(..))) {
+                    return Err(self.err(
+                        "only atoms, their negations and numeric effects are supported yet inside `when`",
+                        args[1].span(),
+                    ));
                 }
                 out.push(Effect::When(condition, body));
             }

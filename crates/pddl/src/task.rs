@@ -171,6 +171,8 @@ pub struct ConditionalEffect {
     pub add: Vec<u32>,
     /// Facts made false.
     pub delete: Vec<u32>,
+    /// Numeric effects.
+    pub numeric: Vec<NumericEffect>,
 }
 
 /// A numeric effect: the fluent in state word `word` (numeric variable `var`) is
@@ -222,7 +224,8 @@ pub struct Action {
     pub delete: Vec<u32>,
     /// Conditional effects.
     pub conditional: Vec<ConditionalEffect>,
-    /// Numeric effects, on distinct variables.
+    /// Numeric effects. A variable that an `assign` changes has no other effect in the
+    /// action; several increases and decreases of one variable add up.
     pub numeric: Vec<NumericEffect>,
     /// The cost (1 per action when the problem has no `total-cost` metric).
     pub cost: u64,
@@ -231,6 +234,9 @@ pub struct Action {
 impl Action {
     /// The successor of `state` by this action (applicable or not) into `out`; `Err`
     /// when a numeric effect's result leaves the `i32` range (`out` is then not a state).
+    /// Every condition and amount reads `state`; the numeric effects apply one after
+    /// another (those of the conditional effects that fire first, in order, then the
+    /// others), each result checked, as the C successor code (`model/plan.c`) does.
     pub fn apply(&self, state: &[u32], out: &mut State) -> Result<(), OutOfRange> {
         out.clear();
         out.extend_from_slice(state);
@@ -241,8 +247,8 @@ impl Action {
         for &f in self.add.iter().chain(fired.iter().flat_map(|c| c.add.iter())) {
             set(out, f);
         }
-        for e in &self.numeric {
-            let old = i64::from(state[e.word as usize] as i32);
+        for e in fired.iter().flat_map(|c| c.numeric.iter()).chain(&self.numeric) {
+            let old = i64::from(out[e.word as usize] as i32);
             let value = e.value.eval(state);
             // No overflow: the grounder bounds `value`'s magnitude far below `i64`'s.
             let new = match e.op {
@@ -320,6 +326,7 @@ mod tests {
                 condition: Condition { positive: vec![1], ..Condition::default() },
                 add: vec![33],
                 delete: vec![],
+                numeric: vec![],
             }],
             numeric: vec![],
             cost: 1,

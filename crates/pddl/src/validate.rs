@@ -273,7 +273,10 @@ impl Replay<'_> {
                     let key: AtomKey = (*f, args.iter().map(|t| Self::object(binding, t)).collect());
                     let undefined = || format!("changes `{}` by an undefined value", self.name(*f, &key.1));
                     let amount = self.value(amount, binding).ok_or_else(undefined)?;
-                    let old = self.values.get(&key).copied();
+                    // After an earlier effect of this step on it (increases and decreases
+                    // of one fluent add up).
+                    let earlier = out.values.iter().rev().find(|(k, _)| *k == key).map(|&(_, v)| v);
+                    let old = earlier.or_else(|| self.values.get(&key).copied());
                     let new = match (op, old) {
                         (Assign::Assign, _) => Some(amount),
                         (Assign::Increase, Some(old)) => old.checked_add(amount),

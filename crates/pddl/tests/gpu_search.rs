@@ -305,7 +305,8 @@ fn on_random_numeric_tasks_the_emulated_gpu_search_is_optimal() {
 }
 
 /// The hand-checked fuel tasks (`examples/plan/fuel-*`: a guard that changes the
-/// optimum, assign, an unsolvable one, a numeric soft goal) and the first numeric
+/// optimum, assign, an unsolvable one, a numeric soft goal), the cargo tasks (a
+/// conditional numeric effect beside another on the same fluent) and the first numeric
 /// elevator and openstacks net-benefit tasks: the emulated GPU search has the CPU's
 /// costs.
 #[test]
@@ -315,6 +316,11 @@ fn the_emulated_gpu_search_solves_numeric_tasks_as_the_cpu() {
     let mut tasks = Vec::new();
     let domain = parse_domain(&read(examples.join("fuel-domain.pddl"))).unwrap();
     for problem in ["fuel-problem", "fuel-low", "fuel-refuel", "fuel-stranded", "fuel-netbenefit"] {
+        let problem_ast = parse_problem(&read(examples.join(format!("{problem}.pddl"))), &domain).unwrap();
+        tasks.push((problem.to_string(), ground(&domain, &problem_ast).unwrap()));
+    }
+    let domain = parse_domain(&read(examples.join("cargo-domain.pddl"))).unwrap();
+    for problem in ["cargo-problem", "cargo-empty"] {
         let problem_ast = parse_problem(&read(examples.join(format!("{problem}.pddl"))), &domain).unwrap();
         tasks.push((problem.to_string(), ground(&domain, &problem_ast).unwrap()));
     }

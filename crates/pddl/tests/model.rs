@@ -229,8 +229,8 @@ fn on_random_tasks_the_generated_c_gives_the_cpu_successors() {
 }
 
 /// Random tasks with numeric fluents (compared in preconditions and goals; assigned,
-/// increased and decreased) and the fuel examples: the host-compiled C gives the CPU
-/// successors on every reachable state.
+/// increased and decreased, also in conditional effects) and the fuel and cargo
+/// examples: the host-compiled C gives the CPU successors on every reachable state.
 #[test]
 fn on_numeric_tasks_the_generated_c_gives_the_cpu_successors() {
     let mut states = 0;
@@ -239,8 +239,15 @@ fn on_numeric_tasks_the_generated_c_gives_the_cpu_successors() {
     }
     assert!(states > 200, "{states} states compared");
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/plan");
-    for problem in ["fuel-problem", "fuel-refuel", "fuel-stranded"] {
-        let (task, _, _) = task(&examples.join("fuel-domain.pddl"), &examples.join(format!("{problem}.pddl")));
+    for (domain, problem) in [
+        ("fuel", "fuel-problem"),
+        ("fuel", "fuel-refuel"),
+        ("fuel", "fuel-stranded"),
+        ("cargo", "cargo-problem"),
+        ("cargo", "cargo-empty"),
+    ] {
+        let domain = examples.join(format!("{domain}-domain.pddl"));
+        let (task, _, _) = task(&domain, &examples.join(format!("{problem}.pddl")));
         assert!(!task.numeric.is_empty());
         host_agrees(&PlanningModel::new(task), problem);
     }

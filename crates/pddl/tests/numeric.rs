@@ -78,6 +78,60 @@ fn fuel_tasks_have_their_hand_checked_optima() {
     assert_eq!(p.net_benefit.unwrap().constant - 5, 15);
 }
 
+/// A conditional numeric effect beside an unconditional one on the same fluent (the
+/// loaded truck burns 1 + 1): `cargo-problem` needs the refuel (5 steps, where 4 would do
+/// were the loaded drive to burn 1), `cargo-empty` does not (2 steps, where 3 would be
+/// needed were every drive to burn 2); the 4-step plan fails the validator's fuel goal.
+#[test]
+fn conditional_numeric_effects_add_up() {
+    let domain = read("cargo-domain.pddl");
+    for (problem, want) in [("cargo-problem.pddl", Some(5)), ("cargo-empty.pddl", Some(2))] {
+        for (heuristic, threads) in SEARCHES {
+            assert_eq!(optimum(&domain, &read(problem), heuristic, threads).unwrap(), want, "{problem} {heuristic:?}");
+        }
+    }
+    let (d, p, t) = task(&domain, &read("cargo-problem.pddl"));
+    let fuel: Vec<_> = t.numeric.iter().map(|v| (v.name.as_str(), v.lower, v.upper)).collect();
+    assert_eq!(fuel, [("(fuel t)", Some(-1), Some(3))], "a loaded drive from 1 fuel leaves -1");
+    let plan = |steps: &[&str]| steps.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let four = plan(&["(drive t a b)", "(load t x b)", "(drive t b c)", "(unload t x c)"]);
+    assert_eq!(validate(&d, &p, &four), Err(ValidationError::Goal { steps: 4 }));
+    let five = plan(&["(drive t a b)", "(load t x b)", "(refuel t b)", "(drive t b c)", "(unload t x c)"]);
+    assert_eq!(validate(&d, &p, &five), Ok(5));
+}
+
+/// An `assign` beside another effect on its fluent, and a conditional effect on an
+/// undefined value, are refused when grounding, with the place.
+#[test]
+fn conditional_numeric_effects_that_cannot_be_grounded_are_diagnostics() {
+    let domain = |effect: &str| {
+        format!(
+            "(define (domain d) (:requirements :numeric-fluents :conditional-effects)\n (:predicates (p))\n \
+             (:functions (f) (g))\n (:action a :parameters ()\n  :effect {effect})\n \
+             (:action b :parameters () :effect (not (p))))"
+        )
+    };
+    let problem = "(define (problem q) (:domain d) (:init (p) (= (f) 0)) (:goal (> (f) 3)))";
+    let cases = [
+        (
+            domain("(and (assign (f) 1) (when (p) (increase (f) 1)))"),
+            "`assign` of `(f)` beside another effect on it in one action is not supported (increases and \
+             decreases of one fluent add up)",
+            (5, 41),
+        ),
+        (
+            domain("(when (p) (increase (f) (g)))"),
+            "a conditional effect on `(f)` reads or changes an undefined value: not supported",
+            (5, 21),
+        ),
+    ];
+    for (d, message, at) in cases {
+        let parsed = parse_domain(&d).unwrap();
+        let e = ground(&parsed, &parse_problem(problem, &parsed).unwrap()).unwrap_err();
+        assert_eq!((e.message.as_str(), e.line_column(&d)), (message, at), "{d}");
+    }
+}
+
 /// A unit-cost task over a counter (breadth-first search): from 1, double (while the
 /// double stays under 20), add `step + 1` = 3, or subtract `step / 2` = 1 (static
 /// values, folded), until `(= (x) 13)`. The 3-step values from 1 are 0, 2, 3, 4, 6, 7,
@@ -326,8 +380,13 @@ fn unsupported_numeric_syntax_is_a_diagnostic() {
         ),
         (with_effect("(decrease (total-cost) 1)"), "`decrease` of `(total-cost)` is not supported", (4, 11)),
         (
-            with_effect("(when (> (f) 2) (increase (f) 1))"),
-            "only atoms and their negations are supported yet inside `when`",
+            with_effect("(when (> (f) 2) (increase (total-cost) 1))"),
+            "a conditional action cost is not supported yet",
+            (4, 27),
+        ),
+        (
+            with_effect("(when (> (f) 2) (when (> (f) 3) (increase (f) 1)))"),
+            "only atoms, their negations and numeric effects are supported yet inside `when`",
             (4, 27),
         ),
         (with_effect("(increase 3 1)"), "`increase` changes a function `(name ...)`", (4, 21)),

@@ -167,12 +167,14 @@ impl Grounder<'_> {
         })
     }
 
-    /// The ground numeric effect `effect` (an [`Effect::Numeric`]) into `out`; an
-    /// undefined value makes the action inapplicable.
+    /// The ground numeric effect `effect` (an [`Effect::Numeric`]) into `out`, under
+    /// `condition` (`TRUE`: unconditional); an undefined value makes the action
+    /// inapplicable, or, under a condition, is an error.
     pub(super) fn numeric_effect(
         &mut self,
         effect: &Effect,
         binding: &[usize],
+        condition: &task::Formula,
         out: &mut Effects,
     ) -> Result<(), Diagnostic> {
         let Effect::Numeric(op, f, args, value, span) = effect else { return Ok(()) };
@@ -187,18 +189,20 @@ impl Grounder<'_> {
                     *span,
                 ))
             }
-            Err(Fold::Undefined) => {
+            Err(Fold::Undefined) if *condition == task::Formula::TRUE => {
                 out.inapplicable = true;
                 return Ok(());
             }
+            Err(Fold::Undefined) => return Err(self.undefined_under_condition(&name, *span)),
             Err(Fold::Error(d)) => return Err(d),
         };
         let value = match self.fold(value, binding).and_then(|n| self.integer(n, *span)) {
             Ok(v) => v,
-            Err(Fold::Undefined) => {
+            Err(Fold::Undefined) if *condition == task::Formula::TRUE => {
                 out.inapplicable = true;
                 return Ok(());
             }
+            Err(Fold::Undefined) => return Err(self.undefined_under_condition(&name, *span)),
             Err(Fold::Error(d)) => return Err(d),
         };
         // The old value plus the amount must fit an `i64` too (a bare constant has no
@@ -206,15 +210,43 @@ impl Grounder<'_> {
         if value.magnitude() > MAGNITUDE {
             return Err(Diagnostic::new("this amount can exceed the range of 64-bit integers", self.file, *span));
         }
-        if out.numeric.iter().any(|e| e.var == target) {
+        let others = out.numeric.iter().chain(out.conditional.iter().flat_map(|c| c.numeric.iter()));
+        let beside: Vec<Assign> = others.filter(|e| e.var == target).map(|e| e.op).collect();
+        if !beside.is_empty() && (*op == Assign::Assign || beside.contains(&Assign::Assign)) {
             return Err(Diagnostic::new(
-                format!("two numeric effects of one action on `{name}` are not supported"),
+                format!(
+                    "`assign` of `{name}` beside another effect on it in one action is not supported (increases \
+                     and decreases of one fluent add up)"
+                ),
                 self.file,
                 *span,
             ));
         }
-        out.numeric.push(NumericEffect { var: target, word: self.numeric_base + target, op: *op, value });
+        let effect = NumericEffect { var: target, word: self.numeric_base + target, op: *op, value };
+        if *condition == task::Formula::TRUE {
+            out.numeric.push(effect);
+            return Ok(());
+        }
+        let c = task::Condition::from_formula(condition.clone());
+        match out.conditional.iter_mut().find(|x| x.condition == c) {
+            Some(x) => x.numeric.push(effect),
+            None => out.conditional.push(task::ConditionalEffect {
+                condition: c,
+                add: vec![],
+                delete: vec![],
+                numeric: vec![effect],
+            }),
+        }
         Ok(())
+    }
+
+    /// A conditional numeric effect that reads or changes an undefined value.
+    fn undefined_under_condition(&self, name: &str, span: crate::diagnostic::Span) -> Diagnostic {
+        Diagnostic::new(
+            format!("a conditional effect on `{name}` reads or changes an undefined value: not supported"),
+            self.file,
+            span,
+        )
     }
 
     /// The amount of an `(increase (total-cost) e)`: a non-negative integer; `None`

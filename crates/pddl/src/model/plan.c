@@ -8,9 +8,9 @@
 // search.rs chooses the key), then the actions without positive precondition ([count,
 // actions...]).
 // Action a's block starts at wc_plan[4 + a]: its precondition, its adds, its
-// deletes, its conditional effects ([count, then each: condition, adds, deletes]), its
-// numeric effects ([count, then each: state word, operation (0 assign, 1 increase,
-// 2 decrease), expression]).
+// deletes, its conditional effects ([count, then each: condition, adds, deletes,
+// numeric effects]), its numeric effects ([count, then each: state word, operation
+// (0 assign, 1 increase, 2 decrease), expression]).
 // A condition: [length, positive pairs: count, (word, mask)..., negative pairs: count,
 // (word, mask)..., rest: count, postfix code...]; a pair list [count, (word, mask)...].
 // Postfix code: bits 31..30 the kind (0 fact, 1 negated fact, 2 all of the last n,
@@ -22,7 +22,9 @@
 // words after it, low first, a 64-bit signed integer), 2 +, 3 -, 4 *, 5 negation;
 // WC_PLAN_VALUES bounds its stack. The grounder bounds every expression's magnitude
 // with its fluents anywhere in the 32-bit range below 2^63: no operation overflows.
-// A numeric effect whose result leaves the 32-bit range is an error (WC_PLAN_RANGE).
+// Numeric effects apply one after another (those of the conditional effects that fire
+// first), each to the value the ones before left, each amount read in the state before
+// the step; a result that leaves the 32-bit range is an error (WC_PLAN_RANGE).
 // An includer that needs the action of each successor (the GPU's uniform-cost search,
 // search/gpu/ucs.cu) defines WC_PLAN_EMIT(k, a, t), called instead of wc_emit, and
 // WC_PLAN_RANGE(k, a), called instead of wc_emit_error for a value out of range.
@@ -130,6 +132,21 @@ WC_FN const u32 *wc_plan_write(const u32 *list, u32 *t, int set) {
 
 WC_FN u32 wc_plan_skip(const u32 *list) { return 1 + 2 * list[0]; }
 
+// Applies the numeric effects at `*p` (amounts read in `s`) to `t`, one after another;
+// moves `*p` past them. 0 when a result leaves the 32-bit range.
+WC_FN int wc_plan_numeric(const u32 **at, const u32 *s, u32 *t) {
+  const u32 *p = *at;
+  u32 n = *p++;
+  for (u32 i = 0; i < n; i++, p += 3 + p[2]) {
+    long long v = wc_plan_eval(p + 2, s), old = (long long)(int)wc_plan_word(t, p[0]);
+    long long x = p[1] == 0 ? v : p[1] == 1 ? old + v : old - v;
+    if (x < -2147483647ll - 1 || x > 2147483647ll) return 0;
+    wc_plan_assign(t, p[0], (u32)(int)x);
+  }
+  *at = p;
+  return 1;
+}
+
 // Applies action `a`, applicable in `s`, into `t`: every condition and expression read
 // in `s` once, deletes before adds (the adds are collected apart and set last). 0 when
 // a numeric effect's result leaves the 32-bit range (`t` is then no state).
@@ -150,18 +167,15 @@ WC_FN int wc_plan_apply(u32 a, const u32 *s, u32 *t) {
     if (fired) {
       p = wc_plan_write(p, add, 1);
       p = wc_plan_write(p, t, 0);
+      if (!wc_plan_numeric(&p, s, t)) return 0;
     } else {
       p += wc_plan_skip(p);
       p += wc_plan_skip(p);
+      u32 m = *p++;
+      for (u32 j = 0; j < m; j++) p += 3 + p[2];
     }
   }
-  n = *p++;
-  for (u32 i = 0; i < n; i++, p += 3 + p[2]) {
-    long long v = wc_plan_eval(p + 2, s), old = (long long)(int)wc_plan_word(s, p[0]);
-    long long x = p[1] == 0 ? v : p[1] == 1 ? old + v : old - v;
-    if (x < -2147483647ll - 1 || x > 2147483647ll) return 0;
-    wc_plan_assign(t, p[0], (u32)(int)x);
-  }
+  if (!wc_plan_numeric(&p, s, t)) return 0;
   for (int i = 0; i < WC_WORDS; i++) t[i] |= add[i];
   return 1;
 }

@@ -50,21 +50,13 @@ pub fn build(task: &Task, index: &Successors) -> Result<(Vec<u32>, Depths), NoTa
         t.pairs(&action.add);
         t.pairs(&action.delete);
         t.words.push(action.conditional.len() as u32);
-        for ConditionalEffect { condition, add, delete } in &action.conditional {
+        for ConditionalEffect { condition, add, delete, numeric } in &action.conditional {
             t.condition(condition)?;
             t.pairs(add);
             t.pairs(delete);
+            t.numeric(numeric)?;
         }
-        t.words.push(action.numeric.len() as u32);
-        for NumericEffect { word, op, value, .. } in &action.numeric {
-            let op = match op {
-                Assign::Assign => 0,
-                Assign::Increase => 1,
-                Assign::Decrease => 2,
-            };
-            t.words.extend([*word, op]);
-            t.expression(value)?;
-        }
+        t.numeric(&action.numeric)?;
     }
     t.words[3] = t.here();
     let Successors { by_fact, always } = index;
@@ -125,6 +117,21 @@ impl Table {
         self.words.push(code.len() as u32);
         self.words.extend(code);
         self.words[at] = (self.words.len() - at) as u32;
+        Ok(())
+    }
+
+    /// Numeric effects as `[count, (word, operation, expression)...]`.
+    fn numeric(&mut self, effects: &[NumericEffect]) -> Result<(), NoTable> {
+        self.words.push(effects.len() as u32);
+        for NumericEffect { word, op, value, .. } in effects {
+            let op = match op {
+                Assign::Assign => 0,
+                Assign::Increase => 1,
+                Assign::Decrease => 2,
+            };
+            self.words.extend([*word, op]);
+            self.expression(value)?;
+        }
         Ok(())
     }
 

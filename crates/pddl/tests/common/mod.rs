@@ -217,7 +217,8 @@ fn random_task_sized(seed: u64, adl: bool, costs: bool, facts: (u32, u32), actio
         let mut conditional = Vec::new();
         if adl && r.below(2) == 0 {
             let condition = Condition { positive: r.pick(1, facts), negative: r.pick(1, facts), rest: None };
-            conditional.push(ConditionalEffect { condition, add: r.pick(1, facts), delete: r.pick(1, facts) });
+            let (add, delete) = (r.pick(1, facts), r.pick(1, facts));
+            conditional.push(ConditionalEffect { condition, add, delete, numeric: vec![] });
         }
         actions.push(Action {
             name: format!("(a{a})"),
@@ -245,12 +246,14 @@ fn random_task_sized(seed: u64, adl: bool, costs: bool, facts: (u32, u32), actio
 /// [`random_task`] with two numeric fluents (state words 1 and 2, initially 0-3): each
 /// action may compare them (`<`, `<=`, `=`, `>=`, `>` over sums, differences, products
 /// and negations) in its precondition and assign, increase or decrease them, and the
-/// goal may compare them too. Increases are guarded by an upper bound and decreases by
-/// a lower one, so that the state space stays finite.
+/// goal may compare them too; a conditional effect may increase or decrease one of them
+/// when a fact holds and its bound allows (besides the action's own increase or
+/// decrease of it: they add up). Increases are guarded by an upper bound and decreases
+/// by a lower one, so that the state space stays finite.
 #[allow(dead_code)] // Used by some of the tests that include this module.
 pub fn random_numeric_task(seed: u64) -> warpcheck_pddl::Task {
     use warpcheck_pddl::numeric::{Assign, Cmp};
-    use warpcheck_pddl::task::{Formula, NumExpr, NumericEffect, NumericVar};
+    use warpcheck_pddl::task::{Condition, ConditionalEffect, Formula, NumExpr, NumericEffect, NumericVar};
     let mut task = random_task(seed, seed % 2 == 1, true);
     let mut r = Rng(seed.wrapping_mul(0xD1B5_4A32_D192_ED03) | 1);
     let var = |w: u32| NumExpr::Var(w);
@@ -288,6 +291,25 @@ pub fn random_numeric_task(seed: u64) -> warpcheck_pddl::Task {
                 Formula::Compare(guard, var(if op == Assign::Assign { other } else { word }), c(bound)),
             );
             action.numeric.push(NumericEffect { var: v, word, op, value });
+        }
+        if r.below(3) == 0 {
+            let v = r.below(2);
+            let word = 1 + v;
+            if action.numeric.iter().all(|e| e.var != v || e.op != Assign::Assign) {
+                let (op, guard, bound) = if r.below(2) == 0 {
+                    (Assign::Increase, Cmp::Less, 6)
+                } else {
+                    (Assign::Decrease, Cmp::Greater, 0)
+                };
+                let facts = task.facts.len() as u32;
+                let condition = Condition {
+                    positive: vec![r.below(facts)],
+                    negative: vec![],
+                    rest: Some(Formula::Compare(guard, var(word), c(bound))),
+                };
+                let numeric = vec![NumericEffect { var: v, word, op, value: c(1) }];
+                action.conditional.push(ConditionalEffect { condition, add: vec![], delete: vec![], numeric });
+            }
         }
     }
     if r.below(2) == 0 {
