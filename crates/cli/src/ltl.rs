@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use warpcheck_explore::gpu::GpuOptions;
-use warpcheck_explore::Lasso;
+use warpcheck_explore::{Lasso, ProgressHook};
 use warpcheck_liveness::cndfs::MAX_WORKERS;
 use warpcheck_liveness::gpu::{check_gpu, check_gpu_partitioned, GpuAlgorithm, GpuLtl};
 use warpcheck_liveness::{check, Algorithm, Options, Outcome};
@@ -227,12 +227,18 @@ fn check_model<M: CudaModel>(
         _ => None,
     };
     let pool = crate::thread_pool(threads)?;
-    let options = Options { algorithm, max_states, memory: args.memory, incremental, seed: search.seed };
+    let line = std::sync::Arc::new(progress::ProgressLine::new(args.quiet || args.json, args.progress_every));
+    let shown = line.clone();
+    let hook = ProgressHook(std::sync::Arc::new(move |p: &warpcheck_explore::Progress| shown.update(p)));
+    let options =
+        Options { algorithm, max_states, memory: args.memory, incremental, seed: search.seed, progress: Some(hook) };
     let native = crate::explore::native_code(args.successors, model)?;
-    let mut outcome = pool.install(|| match &native {
+    let outcome = pool.install(|| match &native {
         Some(native) => check(native, &options),
         None => check(model, &options),
-    })?;
+    });
+    line.finish();
+    let mut outcome = outcome?;
     if native.is_some() {
         // The compiled code's steps carry no groups: name the steps with the model.
         outcome.lasso = outcome.lasso.map(|lasso| lasso.rebuilt(model));

@@ -57,8 +57,9 @@ impl ProgressLine {
         let text = || {
             let memory = crate::memory::peak_resident().map_or(String::new(), |b| format!(", {} MiB", b >> 20));
             let rate = p.states as f64 / p.seconds.max(1e-9);
+            let level = if p.depth_first { "depth" } else { "level" };
             format!(
-                "{} states, {} transitions, level {}, {:.2} M states/s{memory}",
+                "{} states, {} transitions, {level} {}, {:.2} M states/s{memory}",
                 p.states,
                 p.transitions,
                 p.level,

@@ -581,3 +581,37 @@ fn progress_lines_for_logs() {
     assert!(text(&out.stderr).contains("expected a number of seconds"), "{}", text(&out.stderr));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// LTL checks on the CPU report too: nested DFS the depth of its stack, OWCTY the
+/// levels of the product graph's build (4 million product states, no accepting cycle).
+#[test]
+fn ltl_progress_lines_for_logs() {
+    let dir = std::env::temp_dir().join(format!("warpcheck-ltl-progress-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("grid.prop.dve");
+    std::fs::write(
+        &path,
+        "int a = 0; int b = 0;\nprocess P { state s; init s; trans\n  s -> s { guard a < 1999; effect a = a + 1; },\n  \
+         s -> s { guard b < 1999; effect b = b + 1; }; }\nprocess LTL_property { state q0, q1; init q0; accept q1; \
+         trans q0 -> q0 {}, q0 -> q1 { guard a < 0; }, q1 -> q1 {}; }\nsystem async property LTL_property;\n",
+    )
+    .unwrap();
+    let model = path.to_str().unwrap();
+    for (args, place) in
+        [(&["--threads", "1"][..], ", depth "), (&["--algorithm", "owcty", "--threads", "2"][..], ", level ")]
+    {
+        let mut all = vec!["check", model, "--json", "--progress-every", "0"];
+        all.extend_from_slice(args);
+        let out = warpcheck(&all);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", text(&out.stderr));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+        assert_eq!(report["states"], 4_000_000, "{args:?}");
+        let lines: Vec<String> = text(&out.stderr).lines().map(str::to_string).collect();
+        assert!(
+            !lines.is_empty()
+                && lines.iter().all(|l| l.contains(" s: ") && l.contains(" states, ") && l.contains(place)),
+            "{args:?}: {lines:?}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -44,6 +44,7 @@ use warpcheck_model::interface::{Model, Successors};
 use warpcheck_store::{BatchScratch, MemoryBudget, TableFull, TablePlan, TreeCursor, TreeStore, ZeroedSlice};
 
 use crate::graph::{StateGraph, StateGraphError};
+use crate::parallel::{ProgressHook, Throttle};
 
 mod grow;
 
@@ -138,11 +139,17 @@ pub struct PrefixBuilder<'m, M: Model> {
     model: &'m M,
     options: GraphOptions,
     build: Option<Build<'m, M>>,
+    progress: Option<Arc<Throttle>>,
 }
 
 impl<'m, M: Model> PrefixBuilder<'m, M> {
     pub fn new(model: &'m M, options: &GraphOptions) -> PrefixBuilder<'m, M> {
-        PrefixBuilder { model, options: *options, build: None }
+        PrefixBuilder { model, options: *options, build: None, progress: None }
+    }
+
+    /// Reports the states, edges and levels built to `hook` as the build goes.
+    pub fn with_progress(self, hook: ProgressHook) -> PrefixBuilder<'m, M> {
+        PrefixBuilder { progress: Some(Arc::new(Throttle::new(hook))), ..self }
     }
 
     /// Extends the build to the first level boundary with at least `prefix` states
@@ -153,6 +160,7 @@ impl<'m, M: Model> PrefixBuilder<'m, M> {
             Some(build) => build,
             None => Build::new(self.model, &self.options)?,
         };
+        build.progress = self.progress.clone();
         build.run(prefix.unwrap_or(u64::MAX))?;
         if build.cut.load(Relaxed) {
             let graph = build.snapshot();
@@ -231,6 +239,9 @@ struct Build<'m, M: Model> {
     failure: Mutex<Option<StateGraphError>>,
     outs: Vec<Mutex<LevelOut>>,
     csr: Mutex<CsrParts>,
+    /// Where the leader reports each level's start, and the levels started.
+    progress: Option<Arc<Throttle>>,
+    levels: AtomicU32,
 }
 
 #[derive(Clone, Default)]
@@ -275,6 +286,8 @@ impl<'m, M: Model> Build<'m, M> {
             failure: Mutex::new(None),
             outs: (0..threads).map(|_| Mutex::new(LevelOut::default())).collect(),
             csr: Mutex::new(CsrParts { offsets: vec![0], ..CsrParts::default() }),
+            progress: None,
+            levels: AtomicU32::new(0),
         };
         build.entries.store(created, Relaxed);
         build.stored.roots[0].store(root, Relaxed);
@@ -418,6 +431,11 @@ impl<'m, M: Model> Build<'m, M> {
         }
         *level = (level.1, given);
         self.cursor.store(level.0 as u64, Relaxed);
+        let levels = self.levels.fetch_add(1, Relaxed);
+        if let Some(progress) = &self.progress {
+            let edges = self.csr.lock().unwrap().targets.len() as u64;
+            progress.report(given as u64, edges, levels, false);
+        }
         self.done.store(level.0 == level.1 || self.stop.load(Relaxed), Relaxed);
     }
 

@@ -25,6 +25,6 @@ pub use bfs::{explore, BfsOptions, Stats};
 pub use check::{Checks, Invariant, Violation, ViolationKind};
 pub use graph::{state_graph, state_graph_with_states, StateGraph, StateGraphError};
 pub use graph_parallel::{state_graph_parallel, GraphOptions, ParallelStateGraph, PrefixBuilder};
-pub use parallel::{explore_parallel, ExploreError, Options, Order, Progress, Report};
+pub use parallel::{explore_parallel, ExploreError, Options, Order, Progress, ProgressHook, Report, Throttle};
 pub use trace::{Lasso, Trace, TraceStep};
 pub use valued::{state_graph_valued, StateFunction, ValuedGraphError, ValuedStateGraph};

@@ -94,8 +94,50 @@ impl Default for Options<'_> {
 pub struct Progress {
     pub states: u64,
     pub transitions: u64,
+    /// The breadth-first level, or with `depth_first` the depth of the search stack.
     pub level: u32,
     pub seconds: f64,
+    pub depth_first: bool,
+}
+
+/// Where a long search sends its progress, from any thread (a few times a second).
+#[derive(Clone)]
+pub struct ProgressHook(pub std::sync::Arc<dyn Fn(&Progress) + Send + Sync>);
+
+impl std::fmt::Debug for ProgressHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProgressHook")
+    }
+}
+
+/// Calls a [`ProgressHook`] at most every `interval`: the first call after it passed.
+#[derive(Debug)]
+pub struct Throttle {
+    hook: ProgressHook,
+    start: Instant,
+    last: std::sync::Mutex<Instant>,
+}
+
+impl Throttle {
+    /// How often at most a search reports.
+    pub const INTERVAL: std::time::Duration = std::time::Duration::from_millis(200);
+
+    pub fn new(hook: ProgressHook) -> Throttle {
+        let start = Instant::now();
+        Throttle { hook, start, last: std::sync::Mutex::new(start) }
+    }
+
+    /// Reports `states`, `transitions` and `level` if the interval passed since the
+    /// last report (`seconds` counted from the throttle's start).
+    pub fn report(&self, states: u64, transitions: u64, level: u32, depth_first: bool) {
+        let Ok(mut last) = self.last.try_lock() else { return };
+        if last.elapsed() < Self::INTERVAL {
+            return;
+        }
+        *last = Instant::now();
+        let seconds = self.start.elapsed().as_secs_f64();
+        (self.hook.0)(&Progress { states, transitions, level, seconds, depth_first });
+    }
 }
 
 /// The result of an exploration.
@@ -396,6 +438,7 @@ impl<'m, M: Model> Shared<'m, M> {
                 transitions: self.progress_transitions.load(Ordering::Relaxed),
                 level,
                 seconds: self.start.elapsed().as_secs_f64(),
+                depth_first: false,
             });
         }
     }

@@ -57,6 +57,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rustc_hash::FxHashSet;
+use warpcheck_explore::Throttle;
 use warpcheck_model::interface::{Model, Successors};
 use warpcheck_store::{BatchScratch, MemoryBudget, TableFull, TablePlan, TreeCursor, TreeStore, ZeroedSlice};
 
@@ -176,6 +177,8 @@ struct Search<'m, M: Model> {
     /// Bytes the workers' stacks may hold together, and hold now (as last accounted).
     stack_limit: u64,
     stack_bytes: AtomicU64,
+    /// Where worker 0 reports (states, transitions, its blue stack's depth).
+    progress: Option<Throttle>,
 }
 
 impl<'m, M: Model> Search<'m, M> {
@@ -215,6 +218,7 @@ impl<'m, M: Model> Search<'m, M> {
             growths: AtomicU32::new(0),
             stack_limit,
             stack_bytes: AtomicU64::new(0),
+            progress: options.progress.clone().map(Throttle::new),
         })
     }
 
@@ -369,6 +373,11 @@ impl<'s, 'm, M: Model> Worker<'s, 'm, M> {
         self.accounted = bytes;
         if total > self.search.stack_limit {
             return Err(Stop::Error(LtlError::StacksFull { limit: self.search.stack_limit }));
+        }
+        if let (Some(p), 1) = (&self.search.progress, self.cyan) {
+            let s = self.search;
+            let (states, transitions) = (s.states.load(Ordering::Relaxed), s.transitions.load(Ordering::Relaxed));
+            p.report(states, transitions, self.blue.len() as u32, true);
         }
         Ok(self.search.stopped())
     }

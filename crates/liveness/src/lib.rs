@@ -51,7 +51,7 @@ pub mod product;
 
 use std::time::Instant;
 
-use warpcheck_explore::{GraphOptions, Lasso, ParallelStateGraph, PrefixBuilder, StateGraphError};
+use warpcheck_explore::{GraphOptions, Lasso, ParallelStateGraph, PrefixBuilder, ProgressHook, StateGraphError};
 use warpcheck_graph::Csr;
 use warpcheck_model::interface::Model;
 use warpcheck_store::MemoryBudget;
@@ -137,6 +137,10 @@ pub struct Options {
     /// check depth-first prefixes in this order ([`depth_first`]; `incremental` is
     /// the first prefix's expanded states) instead of breadth-first ones.
     pub seed: Option<u64>,
+    /// Where the search reports its states and transitions as it goes, a few times a
+    /// second: the depth of the search stack for NDFS and CNDFS, the level of the
+    /// product graph's breadth-first build for OWCTY and MAP.
+    pub progress: Option<ProgressHook>,
 }
 
 /// How much larger each prefix of an incremental check is than the one before.
@@ -235,6 +239,9 @@ fn check_ndfs<M: Model>(model: &M, options: &Options) -> Result<Outcome, LtlErro
     if let Some(seed) = options.seed {
         ndfs = ndfs.seeded(seed);
     }
+    if let Some(hook) = &options.progress {
+        ndfs = ndfs.with_progress(hook.clone());
+    }
     let found = ndfs.search(&mut product, 0)?;
     Ok(Outcome {
         lasso: found.map(|c| lasso(model, |v| product.state(v).to_vec(), &c)),
@@ -300,7 +307,12 @@ impl<'m, M: Model> ProductBuilder<'m, M> {
             table: GraphOptions::table_for(MemoryBudget::or_default(options.memory)),
             prefix: None,
         };
-        Ok(ProductBuilder { builder: PrefixBuilder::new(model, &graph_options) })
+        let builder = PrefixBuilder::new(model, &graph_options);
+        let builder = match &options.progress {
+            Some(hook) => builder.with_progress(hook.clone()),
+            None => builder,
+        };
+        Ok(ProductBuilder { builder })
     }
 
     /// The graph up to the first level boundary with at least `prefix` states (`None`:

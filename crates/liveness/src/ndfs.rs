@@ -20,6 +20,7 @@
 use crate::order::Order;
 use crate::product::Successors;
 use crate::LtlError;
+use warpcheck_explore::{ProgressHook, Throttle};
 
 const WHITE: u8 = 0;
 const CYAN: u8 = 1;
@@ -61,6 +62,8 @@ pub struct Ndfs {
     pub edges: u64,
     /// The order in which the blue search follows a state's successors.
     order: Order,
+    /// Where the blue search reports (states, edges followed, stack depth).
+    progress: Option<Throttle>,
 }
 
 impl Ndfs {
@@ -72,6 +75,12 @@ impl Ndfs {
     /// (see [`crate::Options::seed`]).
     pub fn seeded(self, seed: u64) -> Ndfs {
         Ndfs { order: Order::seeded(seed), ..self }
+    }
+
+    /// Reports the states generated, the edges followed and the depth of the blue
+    /// stack to `hook` as the search goes.
+    pub fn with_progress(self, hook: ProgressHook) -> Ndfs {
+        Ndfs { progress: Some(Throttle::new(hook)), ..self }
     }
 
     /// Searches for an accepting cycle reachable from `root` (not already searched).
@@ -119,6 +128,11 @@ impl Ndfs {
     fn push_blue<G: Successors>(&mut self, g: &mut G, v: u32) -> Result<(), LtlError> {
         self.colour[v as usize] = CYAN;
         self.visited += 1;
+        if self.visited.is_multiple_of(4096) {
+            if let Some(p) = &self.progress {
+                p.report(g.vertices() as u64, self.edges, self.blue.len() as u32, true);
+            }
+        }
         let start = self.blue_succ.len();
         g.successors(v, &mut self.blue_succ)?;
         self.order.arrange(&mut self.blue_succ[start..]);

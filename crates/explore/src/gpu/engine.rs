@@ -1169,6 +1169,7 @@ impl<M: CudaModel> Run<'_, M> {
             transitions: counters[0],
             level: (ctl[5] as u32).saturating_sub(1),
             seconds: start.elapsed().as_secs_f64(),
+            depth_first: false,
         });
         Ok(())
     }

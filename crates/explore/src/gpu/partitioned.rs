@@ -897,6 +897,7 @@ impl<M: CudaModel> Run<'_, M> {
             transitions,
             level: levels.saturating_sub(1),
             seconds: start.elapsed().as_secs_f64(),
+            depth_first: false,
         });
         Ok(())
     }
