@@ -65,12 +65,15 @@ const PARTITIONED_DRIVER: &str = r#"
 #define WC_CTL 8
 // With WC_GRAPH, where the graph of a finished search goes (room for `vertices` and
 // `edges`): as partitioned_graph.rs builds it, every partition's `wc_part_edges` and
-// `wc_part_parents` into one graph of global ids, and the states in that order.
+// `wc_part_parents` into one graph of global ids, and the states in that order. With
+// `prefix`, a direct search that stopped for room gives the graph of the states it
+// expanded (each partition's below its level's start, `expanded[p]`, from `base[p]`).
 struct WcHostGraph {
   u64 *first;
   u32 *degree, *targets, *parents, *states;
   u64 vertices, edges, used;
   u32 flags[2];
+  u32 prefix, *expanded, *base;
 };
 extern "C" void wc_host_explore_parts(const u32 *initial, u32 initials, u64 bound, u32 capacity, u32 room,
                                       u32 parts, u32 flags, u32 staged, u64 *out, WcHostGraph *graph) {
@@ -204,16 +207,21 @@ extern "C" void wc_host_explore_parts(const u32 *initial, u32 initials, u64 boun
   }
   out[4] = staged ? why : ctl[0][4]; out[5] = staged ? levels : ctl[0][5];
 #ifdef WC_GRAPH
-  if (graph && out[4] == 1 && out[0] <= graph->vertices && out[1] <= graph->edges) {
+  int prefix = graph && graph->prefix && !staged && out[4] == 2;
+  if (graph && (out[4] == 1 || prefix) && out[0] <= graph->vertices && out[1] <= graph->edges) {
     u32 *bases = (u32 *)calloc(parts, 4), total = 0;
     for (u32 p = 0; p < parts; p++) { bases[p] = total; total += ctl[p][0]; }
+    for (u32 p = 0; p < parts; p++) {
+      graph->expanded[p] = prefix ? prev[p][p] : ctl[p][0];
+      graph->base[p] = bases[p];
+    }
     WcGraph g = {graph->first, graph->degree, graph->targets, &graph->used, graph->edges, graph->flags,
                  graph->flags + 1};
     gridDim.x = 3;
     for (u32 p = 0; p < parts; p++)
       for (u32 b = 0; b < gridDim.x; b++) {
         blockIdx.x = b;
-        wc_part_edges(tab[p], tab, bases, g, ctl[p][0]);
+        wc_part_edges(tab[p], tab, bases, g, graph->expanded[p]);
         wc_part_parents(tab[p], bases, ctl[p][0], graph->parents);
       }
     for (u32 p = 0; p < parts; p++)
@@ -565,29 +573,41 @@ struct HostGraph {
     edges: u64,
     used: u64,
     flags: [u32; 2],
+    prefix: u32,
+    expanded: *mut u32,
+    base: *mut u32,
 }
 
 /// The graph of a partitioned search as `wc_part_edges` and `wc_part_parents` build it
-/// on the host: per global vertex its state, successors and parent.
+/// on the host: per global vertex its state, successors, parent and whether it was
+/// expanded.
 struct PartGraph {
     states: Vec<Vec<u32>>,
     successors: Vec<Vec<u32>>,
     parents: Vec<u32>,
+    expanded: Vec<bool>,
     transitions: u64,
 }
 
 /// Explores `model` in `parts` partitions (direct exchange) with the graph-recording
-/// partitioned kernels on the host, then builds its graph.
-fn emulate_partitioned_graph(model: &impl CudaModel, parts: u32) -> PartGraph {
+/// partitioned kernels on the host, then builds its graph; with `prefix`, stores of
+/// that many states each, and the graph of the states expanded when they fill.
+fn emulate_partitioned_graph(model: &impl CudaModel, parts: u32, prefix: Option<u32>) -> PartGraph {
     let generated = model.cuda_source(&[]).expect("generated code");
     let words = model.state_words().max(1);
     let spec = GraphSpec { source: "", extra_bytes_per_state: 0.0, edges_per_state: 0.0, prefix_on_full: false };
     let kernels = graph_source(&partitioned_source(&generated, &Tuning::from_env()), &generated, &spec);
     let library = load(&generated, &kernels, PARTITIONED_DRIVER);
     let (initial, initials) = initial_states(model, words);
-    let (mut capacity, mut room) = (1024u32, 256u32);
+    // A prefix's level fills the store, not an outbox segment: room for a whole store's
+    // successors.
+    let (mut capacity, mut room) = match prefix {
+        Some(states) => (states, states.saturating_mul(generated.max_successors as u32)),
+        None => (1024u32, 256u32),
+    };
     loop {
         let (vertices, edges) = (capacity as usize * parts as usize, capacity as usize * parts as usize * 64);
+        let (mut expanded, mut base) = (vec![0u32; parts as usize], vec![0u32; parts as usize]);
         let (mut first, mut degree) = (vec![0u64; vertices], vec![0u32; vertices]);
         let (mut targets, mut parents) = (vec![0u32; edges], vec![0u32; vertices]);
         let mut states = vec![0u32; vertices * words];
@@ -601,6 +621,9 @@ fn emulate_partitioned_graph(model: &impl CudaModel, parts: u32) -> PartGraph {
             edges: edges as u64,
             used: 0,
             flags: [0; 2],
+            prefix: prefix.is_some() as u32,
+            expanded: expanded.as_mut_ptr(),
+            base: base.as_mut_ptr(),
         };
         let mut out = [0u64; 7];
         // SAFETY: as in `emulate_partitioned`; `graph` names buffers of the sizes it says.
@@ -609,22 +632,28 @@ fn emulate_partitioned_graph(model: &impl CudaModel, parts: u32) -> PartGraph {
             let bound = generated.max_successors;
             run(initial.as_ptr(), initials, bound, capacity, room, parts, 0, 0, out.as_mut_ptr(), &mut graph);
         }
-        if out[4] == 2 {
+        if out[4] == 2 && prefix.is_none() {
             capacity = capacity.checked_mul(2).expect("a store of fewer than 2^32 states");
             room = room.saturating_mul(2);
             continue;
         }
-        assert_eq!((out[4], out[6]), (1, 0), "the search ends done, with no overflow");
+        let want = if prefix.is_some() { 2 } else { 1 };
+        assert_eq!((out[4], out[6]), (want, 0), "the search ends done (or, for a prefix, full), with no overflow");
         assert!(out[1] <= edges as u64, "room for the {} edges", out[1]);
         assert_eq!(graph.flags, [0, 0], "every successor found in its owner's table, within the room");
         assert_eq!(graph.used, out[1], "one edge per transition");
         let n = out[0] as usize;
         let successors =
             (0..n).map(|v| targets[first[v] as usize..first[v] as usize + degree[v] as usize].to_vec()).collect();
+        let mut is_expanded = vec![false; n];
+        for (&b, &e) in base.iter().zip(&expanded) {
+            is_expanded[b as usize..(b + e) as usize].iter_mut().for_each(|x| *x = true);
+        }
         return PartGraph {
             states: states.chunks(words).take(n).map(|s| s[..model.state_words()].to_vec()).collect(),
             successors,
             parents: parents[..n].to_vec(),
+            expanded: is_expanded,
             transitions: out[1],
         };
     }
@@ -712,7 +741,7 @@ fn partitioned_graph_on_the_host_is_the_models_graph() {
     for (i, r) in rows.iter().enumerate().step_by(5) {
         let model = load_file(&r.model_path(&beem)).model;
         let parts = 2 + (i % 2) as u32;
-        let graph = emulate_partitioned_graph(&model, parts);
+        let graph = emulate_partitioned_graph(&model, parts, None);
         assert_eq!(
             (graph.states.len() as u64, graph.transitions),
             (r.states, r.transitions),
@@ -734,6 +763,12 @@ fn check_graph(model: &impl CudaModel, graph: &PartGraph) -> Result<(), String> 
     }
     let mut generator = model.successors();
     for (v, state) in graph.states.iter().enumerate() {
+        if !graph.expanded[v] {
+            if !graph.successors[v].is_empty() {
+                return Err(format!("vertex {v} was not expanded but has successors"));
+            }
+            continue;
+        }
         let mut want = Vec::new();
         generator.successors(state, |_, next| want.push(next.map(|s| s.to_vec())));
         let mut want: Vec<u32> = want
@@ -770,5 +805,32 @@ fn check_graph(model: &impl CudaModel, graph: &PartGraph) -> Result<(), String> 
             return Err(format!("vertex {v} (depth {}): parent {p} is not one level up", depth[v]));
         }
     }
+    // A prefix holds whole levels: every vertex expanded lies above every other.
+    let depths = |expanded: bool| (0..depth.len()).filter(move |&v| graph.expanded[v] == expanded).map(|v| depth[v]);
+    if let (Some(deepest), Some(shallowest)) = (depths(true).max(), depths(false).min()) {
+        if deepest >= shallowest {
+            return Err(format!("expanded states reach depth {deepest}, unexpanded ones start at {shallowest}"));
+        }
+    }
     Ok(())
+}
+
+/// Stores that fill: the graph of the states expanded before (a breadth-first prefix,
+/// as the LTL check takes it), in two and three partitions: the model's successors for
+/// those states, none for the others, whole levels.
+#[test]
+fn partitioned_prefix_graph_on_the_host_is_a_prefix_of_the_models_graph() {
+    let beem = beem_dir();
+    let rows = divine_references_up_to(&beem, 20_000);
+    let mut prefixes = 0;
+    for (i, r) in rows.iter().enumerate().filter(|(_, r)| r.states >= 2_000).step_by(3) {
+        let model = load_file(&r.model_path(&beem)).model;
+        let parts = 2 + (i % 2) as u32;
+        let graph = emulate_partitioned_graph(&model, parts, Some((r.states / 4 / parts as u64) as u32));
+        let expanded = graph.expanded.iter().filter(|&&e| e).count();
+        assert!(expanded > 0 && (graph.states.len() as u64) < r.states, "{}: a prefix", r.instance);
+        check_graph(&model, &graph).unwrap_or_else(|e| panic!("{} in {parts} partitions: {e}", r.instance));
+        prefixes += 1;
+    }
+    assert!(prefixes >= 5, "only {prefixes} instances");
 }

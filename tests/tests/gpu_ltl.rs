@@ -58,7 +58,12 @@ fn partitions() -> usize {
 
 /// The check on one GPU, or over `partitions()` partitions of it.
 fn check_on_gpu(model: &Model, algorithm: GpuAlgorithm, instance_states: u64) -> Result<GpuLtl, GpuError> {
-    let options = GpuOptions { partitions: partitions(), ..gpu_options(instance_states) };
+    check_with(model, algorithm, gpu_options(instance_states))
+}
+
+/// The check with `options`, over `partitions()` partitions if set.
+fn check_with(model: &Model, algorithm: GpuAlgorithm, options: GpuOptions<'_>) -> Result<GpuLtl, GpuError> {
+    let options = GpuOptions { partitions: partitions(), ..options };
     if options.partitions > 1 {
         check_gpu_partitioned(model, algorithm, &options)
     } else {
@@ -458,7 +463,7 @@ fn gpu_ltl_decides_violations_on_a_prefix_when_the_product_does_not_fit() {
     for ((name, holds), model) in files.iter().zip(&models) {
         for algorithm in [GpuAlgorithm::Owcty, GpuAlgorithm::Map] {
             let what = format!("{name} ({})", algorithm.name());
-            match check_gpu(model, algorithm, &GpuOptions { memory: Some(memory), ..GpuOptions::default() }) {
+            match check_with(model, algorithm, GpuOptions { memory: Some(memory), ..GpuOptions::default() }) {
                 Err(GpuError::Full { .. } | GpuError::EdgesFull { .. } | GpuError::NoCycleInPrefix { .. }) => full += 1,
                 Err(e) => failures.push(format!("{what}: {e}")),
                 Ok(g) => {

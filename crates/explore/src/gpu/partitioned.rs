@@ -130,7 +130,8 @@ pub fn explore_partitioned<M: CudaModel>(model: &M, options: &GpuOptions<'_>) ->
 /// Explores `model` over the partitions and GPUs of `options` (with no checks: the
 /// graph's user checks it) and gathers its graph on the first GPU, with `spec`'s
 /// kernels (which every GPU's module holds) and room for `spec.extra_bytes_per_state`
-/// there. A full store is [`GpuError::Full`]: no prefix is kept.
+/// there. With `spec.prefix_on_full`, stores that fill end the search with the graph of
+/// the states expanded ([`GpuReport::prefix`]), else with [`GpuError::Full`].
 pub fn explore_partitioned_graph<M: CudaModel>(
     model: &M,
     options: &GpuOptions<'_>,
@@ -219,7 +220,9 @@ fn explore_parts<M: CudaModel>(
     let setup_seconds = setup_start.elapsed().as_secs_f64();
 
     let bound = generated.max_successors.max(1);
-    let run = Run { model, options, devices: &devices, exchange: &exchange, sizing: &sizing, words, bound };
+    let prefix_on_full = spec.is_some_and(|s| s.prefix_on_full);
+    let run =
+        Run { model, options, devices: &devices, exchange: &exchange, sizing: &sizing, words, bound, prefix_on_full };
     let explore_start = Instant::now();
     let mut gpu = run.search(&mut store, start)?;
     gpu.explore_seconds = explore_start.elapsed().as_secs_f64();
@@ -241,7 +244,11 @@ fn explore_parts<M: CudaModel>(
     gpu.report.table_capacity = sizing.entries * parts as u64;
     gpu.report.reserved_bytes = sizing.bytes * parts as u64;
     let graph = match spec {
-        Some(_) => Some(PartitionedGraph::build(devices, store, words, model.state_words())?),
+        Some(_) => {
+            // A prefix: the states below each partition's `at`; else all.
+            let expanded = store.iter().map(|p| if gpu.prefix.is_some() { p.at } else { p.held }).collect();
+            Some(PartitionedGraph::build(devices, store, expanded, words, model.state_words())?)
+        }
         None => None,
     };
     gpu.report.seconds = start.elapsed().as_secs_f64();
@@ -574,6 +581,8 @@ struct Run<'a, M> {
     words: usize,
     /// The code generator's bound on successors per state.
     bound: u64,
+    /// When the stores fill, end with the states expanded so far ([`GraphSpec::prefix_on_full`]).
+    prefix_on_full: bool,
 }
 
 impl<M: CudaModel> Run<'_, M> {
@@ -789,7 +798,15 @@ impl<M: CudaModel> Run<'_, M> {
                     break;
                 }
             }
-            self.host_level(store, &mut gpu)?;
+            if !self.host_level(store, &mut gpu)? {
+                if !self.prefix_on_full {
+                    return Err(self.full(store));
+                }
+                // Every partition's states below `at` are expanded, their successors
+                // all stored: the graph's breadth-first prefix.
+                gpu.prefix = Some(store.iter().map(|p| p.at as u64).sum());
+                break;
+            }
             levels += 1;
             self.report_progress(store, &mut last_progress, start, levels)?;
             if let Exchange::Direct = self.exchange {
@@ -810,18 +827,21 @@ impl<M: CudaModel> Run<'_, M> {
             }
         }
         let states: u64 = store.iter().map(|p| p.held as u64).sum();
-        gpu.report = report(&counters, states, levels, !stopped, self.violations(store)?);
+        let complete = !stopped && gpu.prefix.is_none();
+        gpu.report = report(&counters, states, levels, complete, self.violations(store)?);
         Ok(gpu)
     }
 
     /// Expands the level `at..hi` of every partition from the host, in chunks whose
-    /// successors fit; staged, moving the outboxes after each.
-    fn host_level(&self, store: &mut [Part], gpu: &mut GpuReport) -> Result<(), GpuError> {
+    /// successors fit; staged, moving the outboxes after each. False when the stores
+    /// have no room for the next chunk's successors (every state below `at` is then
+    /// expanded, with all its successors stored).
+    fn host_level(&self, store: &mut [Part], gpu: &mut GpuReport) -> Result<bool, GpuError> {
         let parts = store.len();
         while store.iter().any(|p| p.at < p.hi) {
             let chunk = self.chunk(store);
             if chunk == 0 {
-                return Err(self.full(store));
+                return Ok(false);
             }
             let expand_start = Instant::now();
             for part in store.iter_mut() {
@@ -870,7 +890,7 @@ impl<M: CudaModel> Run<'_, M> {
             }
             gpu.exchange_seconds += exchange_start.elapsed().as_secs_f64();
         }
-        Ok(())
+        Ok(true)
     }
 
     fn any_violation(&self, store: &[Part]) -> Result<bool, GpuError> {

@@ -3,7 +3,9 @@
 //! expands every partition's states again and finds each successor's id in its
 //! owner's table, so that the graph's vertices are global ids (a partition's ids after
 //! those of the partitions before it). The cycle detection (`warpcheck_liveness::gpu`)
-//! then runs on the first GPU as it does after a search on one.
+//! then runs on the first GPU as it does after a search on one. After a search that
+//! filled the stores, only the states expanded get their successors: the graph is a
+//! breadth-first prefix, as one GPU's.
 
 use std::sync::Arc;
 
@@ -54,9 +56,13 @@ pub struct PartitionStates<'g> {
 }
 
 impl PartitionedGraph {
+    /// The graph of every partition's states, the first `expanded[p]` of partition
+    /// `p` with their successors (a breadth-first prefix when fewer than it holds: the
+    /// others have none).
     pub(crate) fn build(
         devices: Vec<Gpu>,
         mut store: Vec<Part>,
+        expanded: Vec<u32>,
         words: usize,
         model_words: usize,
     ) -> Result<PartitionedGraph, GpuError> {
@@ -125,7 +131,7 @@ impl PartitionedGraph {
             on_gpu.push((gpu.stream.clone_htod(&tables).map_err(cuda)?, gpu.stream.clone_htod(&bases).map_err(cuda)?));
         }
         let parents_at = ptr(&parents, s0);
-        for part in &store {
+        for (part, &expanded) in store.iter().zip(&expanded) {
             let gpu = &devices[part.gpu];
             let stream = &gpu.stream;
             let (tabs, bases_at) = (ptr(&on_gpu[part.gpu].0, stream), ptr(&on_gpu[part.gpu].1, stream));
@@ -134,13 +140,13 @@ impl PartitionedGraph {
             let most = edges_fn.max_threads_per_block().map_err(cuda)? as u32;
             let block = gpu.block.min(most / 32 * 32).max(32);
             let held = part.held;
-            let args: [&dyn KernelArg; 5] = [&part.args, &tabs, &bases_at, &graph, &held];
+            let args: [&dyn KernelArg; 5] = [&part.args, &tabs, &bases_at, &graph, &expanded];
             // SAFETY: `warpcheck_cuda::launch`'s contract holds: `wc_part_edges(WcTable,
             // const WcTable *, const u32 *, WcGraph, u32)` with the partition's live
             // store, every partition's tables and first ids copied to this GPU, and the
             // graph's buffers on the first GPU (peer access is enabled: the search was
             // direct), sized for every edge counted (the device flags more).
-            unsafe { warpcheck_cuda::launch(stream, &edges_fn, grid(held as u64, block, gpu.blocks), &args) }
+            unsafe { warpcheck_cuda::launch(stream, &edges_fn, grid(expanded as u64, block, gpu.blocks), &args) }
                 .map_err(cuda)?;
             let args: [&dyn KernelArg; 4] = [&part.args, &bases_at, &held, &parents_at];
             // SAFETY: as above: `wc_part_parents(WcTable, const u32 *, u32, u32 *)`, the

@@ -175,19 +175,14 @@ pub fn check_gpu<M: CudaModel>(
     };
     let search = Search { device: &device, graph: on, arrays: &arrays, n };
     let found = search.decide(model, algorithm)?;
-    if let (Some(expanded), false) = (report.prefix, found.lasso.is_some()) {
-        // No accepting cycle among the states expanded: that decides nothing.
-        let (capacity, bytes) = (report.capacity, report.report.reserved_bytes);
-        return Err(GpuError::NoCycleInPrefix { expanded, capacity, bytes });
-    }
-    Ok(Decided::result(found, &report, real, edges, graph_seconds, start))
+    found.result(&report, real, edges, graph_seconds, start)
 }
 
 /// Checks the property of `model` with `algorithm` over the partitions and GPUs of
 /// `options` (`gpus`, `partitions`, `device`, `memory`, `progress`): the product
 /// explored partitioned, its graph gathered on the first GPU (see
-/// `warpcheck_explore::gpu::partitioned_graph`), the cycle detection there. Unlike
-/// one GPU's check, a full store decides nothing ([`GpuError::Full`]).
+/// `warpcheck_explore::gpu::partitioned_graph`), the cycle detection there. A product
+/// that does not fit is checked on its breadth-first prefix, as on one GPU.
 pub fn check_gpu_partitioned<M: CudaModel>(
     model: &M,
     algorithm: GpuAlgorithm,
@@ -232,7 +227,7 @@ pub fn check_gpu_partitioned<M: CudaModel>(
     };
     let search = Search { device: &device, graph: on, arrays: &arrays, n };
     let found = search.decide(model, algorithm)?;
-    Ok(Decided::result(found, &report, graph.real, graph.edges, graph_seconds, start))
+    found.result(&report, graph.real, graph.edges, graph_seconds, start)
 }
 
 /// The state of vertex `v` (a real state) of a one-GPU session, read from the device.
@@ -257,9 +252,21 @@ struct Decided {
 
 impl Decided {
     /// The check's result: `states` real states and `edges` edges explored as
-    /// `report` says, the graph finished in `graph_seconds`, all since `start`.
-    fn result(self, report: &GpuReport, states: u64, edges: u64, graph_seconds: f64, start: Instant) -> GpuLtl {
-        GpuLtl {
+    /// `report` says, the graph finished in `graph_seconds`, all since `start`. On a
+    /// breadth-first prefix (the store was full), no accepting cycle decides nothing.
+    fn result(
+        self,
+        report: &GpuReport,
+        states: u64,
+        edges: u64,
+        graph_seconds: f64,
+        start: Instant,
+    ) -> Result<GpuLtl, GpuError> {
+        if let (Some(expanded), None) = (report.prefix, &self.lasso) {
+            let (capacity, bytes) = (report.capacity, report.report.reserved_bytes);
+            return Err(GpuError::NoCycleInPrefix { expanded, capacity, bytes });
+        }
+        Ok(GpuLtl {
             outcome: Outcome {
                 lasso: self.lasso,
                 states,
@@ -281,7 +288,7 @@ impl Decided {
             edges,
             gpus: report.gpus.max(1),
             partitions: report.partitions.max(1),
-        }
+        })
     }
 }
 
