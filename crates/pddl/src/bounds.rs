@@ -180,6 +180,7 @@ pub fn prove(task: &mut Task) {
                     Assign::Assign => value,
                     Assign::Increase => old.add(value),
                     Assign::Decrease => old.add(value.neg()),
+                    Assign::ScaleUp => old.mul(value),
                 };
                 let new = if may { Interval { lo: old.lo.min(new.lo), hi: old.hi.max(new.hi) } } else { new };
                 after.retain(|(w, _)| *w != v);

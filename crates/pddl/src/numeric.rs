@@ -184,6 +184,15 @@ pub enum Assign {
     Increase,
     /// `(decrease f e)`: `f := f - e`.
     Decrease,
+    /// `(scale-up f e)`: `f := f * e`.
+    ScaleUp,
+}
+
+impl Assign {
+    /// Whether effects of this kind on one fluent add up (in any order).
+    pub fn additive(self) -> bool {
+        matches!(self, Assign::Increase | Assign::Decrease)
+    }
 }
 
 #[cfg(test)]

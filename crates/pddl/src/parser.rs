@@ -403,13 +403,14 @@ impl P {
                 }
                 out.push(Effect::When(condition, body));
             }
-            "increase" | "decrease" | "assign" => {
+            "increase" | "decrease" | "assign" | "scale-up" => {
                 if args.len() != 2 {
                     return Err(self.err(format!("expected `({head} (FUNCTION ...) EXPRESSION)`"), node.span()));
                 }
                 let op = match head {
                     "increase" => Assign::Increase,
                     "decrease" => Assign::Decrease,
+                    "scale-up" => Assign::ScaleUp,
                     _ => Assign::Assign,
                 };
                 let Expr::Fluent(f, target, _) = self.expr(&args[0], names, scope)? else {
@@ -429,10 +430,12 @@ impl P {
                     out.push(Effect::Numeric(op, f, target, value, node.span()));
                 }
             }
-            "scale-up" | "scale-down" => {
+            "scale-down" => {
                 return Err(self
-                    .err(format!("`{head}` is not supported yet"), node.span())
-                    .label("numeric effects are `increase`, `decrease` and `assign`"))
+                    .err("`scale-down` is not supported: its results leave the integers", node.span())
+                    .label(
+                        "numeric fluents are integers; `increase`, `decrease`, `assign` and `scale-up` keep them so",
+                    ))
             }
             _ => out.push(Effect::Add(self.atom(node, names, scope)?)),
         }

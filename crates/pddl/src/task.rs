@@ -255,6 +255,7 @@ impl Action {
                 Assign::Assign => value,
                 Assign::Increase => old + value,
                 Assign::Decrease => old - value,
+                Assign::ScaleUp => old * value,
             };
             let new = i32::try_from(new).map_err(|_| OutOfRange { var: e.var, value: new })?;
             out[e.word as usize] = new as u32;

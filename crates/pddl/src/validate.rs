@@ -281,6 +281,7 @@ impl Replay<'_> {
                         (Assign::Assign, _) => Some(amount),
                         (Assign::Increase, Some(old)) => old.checked_add(amount),
                         (Assign::Decrease, Some(old)) => old.checked_sub(amount),
+                        (Assign::ScaleUp, Some(old)) => old.checked_mul(amount),
                         (_, None) => None,
                     };
                     out.values.push((key.clone(), new.ok_or_else(undefined)?));

@@ -212,15 +212,20 @@ impl Grounder<'_> {
         }
         let others = out.numeric.iter().chain(out.conditional.iter().flat_map(|c| c.numeric.iter()));
         let beside: Vec<Assign> = others.filter(|e| e.var == target).map(|e| e.op).collect();
-        if !beside.is_empty() && (*op == Assign::Assign || beside.contains(&Assign::Assign)) {
+        if let Some(alone) = [*op].iter().chain(&beside).find(|o| !o.additive()).filter(|_| !beside.is_empty()) {
+            let verb = if *alone == Assign::Assign { "assign" } else { "scale-up" };
             return Err(Diagnostic::new(
                 format!(
-                    "`assign` of `{name}` beside another effect on it in one action is not supported (increases \
+                    "`{verb}` of `{name}` beside another effect on it in one action is not supported (increases \
                      and decreases of one fluent add up)"
                 ),
                 self.file,
                 *span,
             ));
+        }
+        // The old value (an `i32`) times the factor must fit an `i64` too.
+        if *op == Assign::ScaleUp && value.magnitude() > 1 << 31 {
+            return Err(Diagnostic::new("this factor can exceed the range of 32-bit integers", self.file, *span));
         }
         let effect = NumericEffect { var: target, word: self.numeric_base + target, op: *op, value };
         if *condition == task::Formula::TRUE {

@@ -10,7 +10,7 @@
 // Action a's block starts at wc_plan[4 + a]: its precondition, its adds, its
 // deletes, its conditional effects ([count, then each: condition, adds, deletes,
 // numeric effects]), its numeric effects ([count, then each: state word, operation
-// (0 assign, 1 increase, 2 decrease), expression]).
+// (0 assign, 1 increase, 2 decrease, 3 scale-up), expression]).
 // A condition: [length, positive pairs: count, (word, mask)..., negative pairs: count,
 // (word, mask)..., rest: count, postfix code...]; a pair list [count, (word, mask)...].
 // Postfix code: bits 31..30 the kind (0 fact, 1 negated fact, 2 all of the last n,
@@ -139,7 +139,7 @@ WC_FN int wc_plan_numeric(const u32 **at, const u32 *s, u32 *t) {
   u32 n = *p++;
   for (u32 i = 0; i < n; i++, p += 3 + p[2]) {
     long long v = wc_plan_eval(p + 2, s), old = (long long)(int)wc_plan_word(t, p[0]);
-    long long x = p[1] == 0 ? v : p[1] == 1 ? old + v : old - v;
+    long long x = p[1] == 0 ? v : p[1] == 1 ? old + v : p[1] == 2 ? old - v : old * v;
     if (x < -2147483647ll - 1 || x > 2147483647ll) return 0;
     wc_plan_assign(t, p[0], (u32)(int)x);
   }

@@ -128,6 +128,7 @@ impl Table {
                 Assign::Assign => 0,
                 Assign::Increase => 1,
                 Assign::Decrease => 2,
+                Assign::ScaleUp => 3,
             };
             self.words.extend([*word, op]);
             self.expression(value)?;

@@ -245,7 +245,7 @@ fn random_task_sized(seed: u64, adl: bool, costs: bool, facts: (u32, u32), actio
 
 /// [`random_task`] with two numeric fluents (state words 1 and 2, initially 0-3): each
 /// action may compare them (`<`, `<=`, `=`, `>=`, `>` over sums, differences, products
-/// and negations) in its precondition and assign, increase or decrease them, and the
+/// and negations) in its precondition and assign, increase, decrease or double them, and the
 /// goal may compare them too; a conditional effect may increase or decrease one of them
 /// when a fact holds and its bound allows (besides the action's own increase or
 /// decrease of it: they add up). Increases are guarded by an upper bound and decreases
@@ -279,10 +279,15 @@ pub fn random_numeric_task(seed: u64) -> warpcheck_pddl::Task {
         }
         for v in 0..2u32 {
             let (word, other) = (1 + v, 2 - v);
-            let (op, value, guard) = match r.below(4) {
+            let (op, value, guard) = match r.below(5) {
                 0 => (Assign::Increase, c(1 + i64::from(r.below(2))), Cmp::Less),
                 1 => (Assign::Decrease, c(1), Cmp::Greater),
                 2 => (Assign::Assign, NumExpr::Sub(Box::new(var(other)), Box::new(c(1))), Cmp::Greater),
+                3 => {
+                    // Doubling from 1..5 only (below: the upper guard).
+                    conjoin(&mut action.precondition.rest, Formula::Compare(Cmp::Greater, var(word), c(0)));
+                    (Assign::ScaleUp, c(2), Cmp::Less)
+                }
                 _ => continue,
             };
             let bound = if guard == Cmp::Less { 6 } else { 0 };
@@ -295,7 +300,7 @@ pub fn random_numeric_task(seed: u64) -> warpcheck_pddl::Task {
         if r.below(3) == 0 {
             let v = r.below(2);
             let word = 1 + v;
-            if action.numeric.iter().all(|e| e.var != v || e.op != Assign::Assign) {
+            if action.numeric.iter().all(|e| e.var != v || e.op.additive()) {
                 let (op, guard, bound) = if r.below(2) == 0 {
                     (Assign::Increase, Cmp::Less, 6)
                 } else {
