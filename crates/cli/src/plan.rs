@@ -117,6 +117,9 @@ struct PlanReport {
     /// The grounded task's numeric fluents (32-bit integers) and the range proven for
     /// each (`null` bounds: none proven).
     numeric: Vec<NumericReport>,
+    /// The states hold the numeric fluents in units of `1 / numeric_scale` (1 when
+    /// every value is an integer).
+    numeric_scale: i64,
     /// `astar`, or without a heuristic `breadth-first` (every action costs 1) or
     /// `uniform-cost`.
     search: &'static str,
@@ -135,8 +138,12 @@ struct PlanReport {
 #[derive(Serialize)]
 struct NumericReport {
     name: String,
-    lower: Option<i64>,
-    upper: Option<i64>,
+    /// The proven range, exact: a JSON integer or, for values that are not, a float.
+    lower: Option<serde_json::Number>,
+    upper: Option<serde_json::Number>,
+    /// The same as text (decimals or fractions, exact).
+    #[serde(skip)]
+    text: (Option<String>, Option<String>),
 }
 
 /// Runs `plan`.
@@ -219,8 +226,20 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
         numeric: task
             .numeric
             .iter()
-            .map(|v| NumericReport { name: v.name.clone(), lower: v.lower, upper: v.upper })
+            .map(|v| {
+                let number = |b: i64| match task.scale {
+                    1 => Some(serde_json::Number::from(b)),
+                    s => serde_json::Number::from_f64(b as f64 / s as f64),
+                };
+                NumericReport {
+                    name: v.name.clone(),
+                    lower: v.lower.and_then(number),
+                    upper: v.upper.and_then(number),
+                    text: (v.lower.map(|b| task.value(b)), v.upper.map(|b| task.value(b))),
+                }
+            })
             .collect(),
+        numeric_scale: task.scale,
         search: match (astar, task.unit_cost()) {
             (true, _) => "astar",
             (false, true) => "breadth-first",
@@ -265,7 +284,7 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
     println!("states:    {} ({search})", report.states);
     println!("task:      {} facts, {} actions", report.facts, report.actions);
     if !report.numeric.is_empty() {
-        println!("numeric:   {}", numeric_summary(&report.numeric));
+        println!("numeric:   {}", numeric_summary(&report.numeric, report.numeric_scale));
     }
     println!("seconds:   {:.3} ({:.3} searching)", report.seconds, report.search_seconds);
     Ok(verdict)
@@ -273,17 +292,21 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
 
 /// The numeric fluents in a line: each with its proven range when there are few, else
 /// how many have one.
-fn numeric_summary(numeric: &[NumericReport]) -> String {
-    let bound = |b: Option<i64>, none: &str| b.map_or(none.to_string(), |b| b.to_string());
+fn numeric_summary(numeric: &[NumericReport], scale: i64) -> String {
+    let unit_text = |scale: i64| match scale {
+        1 => "32-bit integers".to_string(),
+        s => format!("32-bit integers of 1/{s}"),
+    };
+    let bound = |b: &Option<String>, none: &str| b.clone().unwrap_or(none.to_string());
     if numeric.len() <= 3 {
         let each: Vec<String> = numeric
             .iter()
-            .map(|v| format!("{} in [{}, {}]", v.name, bound(v.lower, "-inf"), bound(v.upper, "inf")))
+            .map(|v| format!("{} in [{}, {}]", v.name, bound(&v.text.0, "-inf"), bound(&v.text.1, "inf")))
             .collect();
-        return format!("{} (32-bit integers)", each.join(", "));
+        return format!("{} ({})", each.join(", "), unit_text(scale));
     }
     let proven = numeric.iter().filter(|v| v.lower.is_some() && v.upper.is_some()).count();
-    format!("{} fluents as 32-bit integers, {proven} with a proven range", numeric.len())
+    format!("{} fluents as {}, {proven} with a proven range", numeric.len(), unit_text(scale))
 }
 
 /// Whether the search asked for runs on the GPU: blind, without a bound on states,

@@ -319,6 +319,7 @@ mod tests {
             goal: Condition { positive: pick(3, &mut next), ..Condition::default() },
             words: 1,
             numeric: vec![],
+            scale: 1,
         }
     }
 

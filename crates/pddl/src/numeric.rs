@@ -70,6 +70,35 @@ impl Ratio {
         Ratio::new(if negative { -num } else { num }, den)
     }
 
+    /// The denominator (positive, in lowest terms).
+    pub fn denominator(self) -> i128 {
+        self.den
+    }
+
+    /// As a decimal number when it has one (`2.5`, `-0.125`, `3`), else `num/den`.
+    pub fn to_decimal(self) -> String {
+        let (mut den, mut digits) = (self.den, 0u32);
+        for p in [2, 5] {
+            while den % p == 0 {
+                den /= p;
+            }
+        }
+        if den != 1 {
+            return self.to_string();
+        }
+        while 10i128.pow(digits) % self.den != 0 {
+            digits += 1;
+        }
+        let scaled = self.num * (10i128.pow(digits) / self.den);
+        if digits == 0 {
+            return scaled.to_string();
+        }
+        let unit = 10i128.pow(digits);
+        let sign = if scaled < 0 { "-" } else { "" };
+        let fraction = format!("{:0width$}", scaled.abs() % unit, width = digits as usize);
+        format!("{sign}{}.{}", scaled.abs() / unit, fraction.trim_end_matches('0'))
+    }
+
     /// The value when it is an integer that fits an `i64`.
     pub fn to_integer(self) -> Option<i64> {
         if self.den == 1 {
@@ -217,5 +246,10 @@ mod tests {
         assert_eq!(big.checked_mul(Ratio::int(2)), None);
         assert_eq!(Ratio::new(i128::MIN, -1), None);
         assert_eq!(third.checked_cmp(Ratio::new(1, 2).unwrap()), Some(Ordering::Less));
+        let decimal = |n, d| Ratio::new(n, d).unwrap().to_decimal();
+        assert_eq!(
+            [decimal(5, 2), decimal(-1, 8), decimal(6, 2), decimal(-7, 3), decimal(1, 20)],
+            ["2.5", "-0.125", "3", "-7/3", "0.05"]
+        );
     }
 }

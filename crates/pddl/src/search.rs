@@ -79,13 +79,15 @@ pub enum SearchError {
     /// A numeric effect's result leaves the `i32` range that a state word holds.
     #[error(
         "the numeric fluent `{fluent}` would take the value {value} after `{action}`, outside the range of \
-         32-bit integers that the search's states hold"
+         32-bit integers that the search's states hold{unit}"
     )]
     OutOfRange {
         /// The fluent, `(f objects...)`.
         fluent: String,
-        /// The value it would take.
-        value: i64,
+        /// The value it would take (exact).
+        value: String,
+        /// The units the states hold it in, when not whole numbers: ` (in units of 1/N)`.
+        unit: String,
         /// The action, `(a objects...)`.
         action: String,
     },
@@ -96,7 +98,8 @@ impl SearchError {
     pub fn out_of_range(task: &Task, a: u32, e: crate::task::OutOfRange) -> SearchError {
         SearchError::OutOfRange {
             fluent: task.numeric[e.var as usize].name.clone(),
-            value: e.value,
+            value: task.value(e.value),
+            unit: if task.scale > 1 { format!(" (in units of 1/{})", task.scale) } else { String::new() },
             action: task.actions[a as usize].name.clone(),
         }
     }
@@ -638,6 +641,7 @@ mod tests {
             goal: Condition { positive: vec![n - 1], ..Condition::default() },
             words,
             numeric: vec![],
+            scale: 1,
             end_phase: n as usize - 1,
         }
     }

@@ -279,6 +279,10 @@ pub struct Task {
     pub words: usize,
     /// The numeric fluents, in the order of their state words.
     pub numeric: Vec<NumericVar>,
+    /// A numeric fluent's state word holds its value times `scale` (1 when every value
+    /// met is an integer; else the least common denominator of the constants that meet
+    /// the fluents): `init`, `lower`, `upper` and the expressions are in these units.
+    pub scale: i64,
     /// The actions from `end_phase` on are a net-benefit task's end phase (see
     /// `ground`), not actions of the domain: `actions.len()` for other tasks.
     pub end_phase: usize,
@@ -298,7 +302,17 @@ impl Task {
 
     /// The numeric fluents' values in `state`, as `(name) = value`.
     pub fn describe_numeric(&self, state: &[u32]) -> Vec<String> {
-        self.numeric.iter().map(|v| format!("{} = {}", v.name, state[v.word as usize] as i32)).collect()
+        self.numeric
+            .iter()
+            .map(|v| format!("{} = {}", v.name, self.value(i64::from(state[v.word as usize] as i32))))
+            .collect()
+    }
+
+    /// A numeric fluent's value held as `scaled` (in units of 1 / [`Task::scale`]),
+    /// as a decimal number (or a fraction when it has no decimal form).
+    pub fn value(&self, scaled: i64) -> String {
+        crate::numeric::Ratio::new(scaled.into(), self.scale.max(1).into())
+            .map_or(scaled.to_string(), |r| r.to_decimal())
     }
 
     /// Whether every action costs 1 (breadth-first search is then optimal).

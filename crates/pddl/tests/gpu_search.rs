@@ -234,6 +234,7 @@ fn a_round_past_the_full_store_ends() {
         goal: Condition { positive: vec![38, 39], negative: Vec::new(), rest: None },
         words: 2,
         numeric: Vec::new(),
+        scale: 1,
     };
     let (sender, receiver) = std::sync::mpsc::channel();
     let solver = task.clone();
@@ -266,6 +267,7 @@ fn costs_past_the_device_range_are_errors() {
         goal: Condition { positive: vec![2], negative: Vec::new(), rest: None },
         words: 1,
         numeric: Vec::new(),
+        scale: 1,
     };
     assert_eq!(emulated(&task([1, 2]), 16, u32::MAX, 1).unwrap().0.cost, Some(3));
     let half = u64::from(u32::MAX / 2 + 1);
@@ -315,7 +317,7 @@ fn the_emulated_gpu_search_solves_numeric_tasks_as_the_cpu() {
     let read = |path: std::path::PathBuf| std::fs::read_to_string(path).unwrap();
     let mut tasks = Vec::new();
     let domain = parse_domain(&read(examples.join("fuel-domain.pddl"))).unwrap();
-    for problem in ["fuel-problem", "fuel-low", "fuel-refuel", "fuel-stranded", "fuel-netbenefit"] {
+    for problem in ["fuel-problem", "fuel-low", "fuel-refuel", "fuel-stranded", "fuel-netbenefit", "fuel-decimal"] {
         let problem_ast = parse_problem(&read(examples.join(format!("{problem}.pddl"))), &domain).unwrap();
         tasks.push((problem.to_string(), ground(&domain, &problem_ast).unwrap()));
     }
@@ -373,6 +375,7 @@ fn a_numeric_value_out_of_range_is_the_cpu_error() {
         },
         words: 2,
         numeric: vec![NumericVar { name: "(n)".into(), word: 1, init: 1, lower: None, upper: None }],
+        scale: 1,
     };
     let cpu = search(&task, &SearchOptions { heuristic: Heuristic::Blind, ..SearchOptions::default() }).unwrap_err();
     let gpu = emulated(&task, 64, u32::MAX, 1).unwrap_err();

@@ -243,6 +243,7 @@ fn on_numeric_tasks_the_generated_c_gives_the_cpu_successors() {
         ("fuel", "fuel-problem"),
         ("fuel", "fuel-refuel"),
         ("fuel", "fuel-stranded"),
+        ("fuel", "fuel-decimal"),
         ("cargo", "cargo-problem"),
         ("cargo", "cargo-empty"),
     ] {
@@ -281,6 +282,7 @@ fn a_numeric_value_out_of_range_is_an_evaluation_error_of_the_generated_c() {
         goal: Condition { positive: vec![0], ..Condition::default() },
         words: 2,
         numeric: vec![NumericVar { name: "(n)".into(), word: 1, init: 1, lower: None, upper: None }],
+        scale: 1,
     };
     let model = PlanningModel::new(task);
     let states: Vec<Vec<u32>> = [1u32, 1000, 1_000_000, 1_000_000_000].iter().map(|&n| vec![1, n]).collect();
@@ -350,6 +352,7 @@ fn the_gpu_refuses_to_record_the_graph_of_a_task_with_too_many_actions() {
         goal: Condition { positive: vec![1], negative: Vec::new(), rest: None },
         words: 1,
         numeric: Vec::new(),
+        scale: 1,
     };
     let spec = GraphSpec { source: "", extra_bytes_per_state: 0.0, edges_per_state: 8.0, prefix_on_full: false };
     match explore_graph(&PlanningModel::new(task), &GpuOptions::default(), &spec) {

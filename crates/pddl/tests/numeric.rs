@@ -124,6 +124,30 @@ fn scale_up_doubles() {
     assert!(e.message.starts_with("`scale-up` of `(money)` beside another effect on it"), "{}", e.message);
 }
 
+/// Values that are not integers are held exactly in units of their least common
+/// denominator: `fuel-decimal` (drives of 1.5 from a tank of 4, at most 4.5) needs the
+/// refuel the rounded values would not (7, not 3), on every search; its range and
+/// state are shown in those units' values.
+#[test]
+fn decimal_values_are_held_exactly() {
+    let domain = read("fuel-domain.pddl");
+    for (heuristic, threads) in SEARCHES {
+        let cost = optimum(&domain, &read("fuel-decimal.pddl"), heuristic, threads).unwrap();
+        assert_eq!(cost, Some(7), "{heuristic:?} on {threads} thread(s)");
+    }
+    let (_, _, t) = task(&domain, &read("fuel-decimal.pddl"));
+    assert_eq!(t.scale, 2);
+    let ranges: Vec<_> = t.numeric.iter().map(|v| (v.name.as_str(), v.lower, v.upper)).collect();
+    assert_eq!(ranges, [("(fuel t)", Some(0), Some(9))], "0 to 4.5 in halves");
+    assert_eq!(t.describe_numeric(&t.init), ["(fuel t) = 4"]);
+    let mut after = Vec::new();
+    let drive = t.actions.iter().find(|a| a.name == "(drive t a b)").unwrap();
+    drive.apply(&t.init, &mut after).unwrap();
+    assert_eq!(t.describe_numeric(&after), ["(fuel t) = 2.5"]);
+    // The integer tasks keep their units.
+    assert_eq!(task(&domain, &read("fuel-refuel.pddl")).2.scale, 1);
+}
+
 /// An `assign` beside another effect on its fluent, and a conditional effect on an
 /// undefined value, are refused when grounding, with the place.
 #[test]
@@ -267,7 +291,12 @@ fn a_value_past_i32_is_an_error() {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         let options = SearchOptions { heuristic, threads, ..Default::default() };
         let e = pool.install(|| search(&t, &options)).unwrap_err();
-        let expected = SearchError::OutOfRange { fluent: "(x)".into(), value: 3_000_000_000, action: "(grow)".into() };
+        let expected = SearchError::OutOfRange {
+            fluent: "(x)".into(),
+            value: "3000000000".into(),
+            unit: String::new(),
+            action: "(grow)".into(),
+        };
         assert_eq!(e, expected, "{heuristic:?} on {threads} thread(s)");
         assert!(e.to_string().contains("outside the range of 32-bit integers"), "{e}");
     }
@@ -452,21 +481,33 @@ fn grounding_refuses_values_it_cannot_represent() {
     let cases: &[(String, String, &str, (usize, usize))] = &[
         (
             domain("(and)", "(increase (f) 1)"),
-            problem("2.5"),
-            "the initial value 5/2 of `(f)` is not an integer in the range of `i32`",
+            problem("0.0000001"),
+            "the numeric values need units of 1/10000000 to be held exactly; at most 1/1000000 is supported",
             (5, 11),
         ),
         (
             domain("(and)", "(increase (f) 1)"),
             problem("3000000000"),
-            "the initial value 3000000000 of `(f)` is not an integer in the range of `i32`",
+            "the initial value 3000000000 of `(f)` is outside the range of `i32`",
             (5, 11),
         ),
         (
-            domain("(>= (f) 2.5)", "(increase (f) 1)"),
+            domain("(and)", "(increase (f) 0.5)"),
+            problem("1073741824"),
+            "the initial value 1073741824 of `(f)` is outside the range of `i32` (in units of 1/2)",
+            (5, 11),
+        ),
+        (
+            domain("(and)", "(increase (f) (* (f) 0.5))"),
             problem("0"),
-            "the value 5/2 is not an integer: with changing numeric fluents only integers are supported",
-            (4, 25),
+            "the factor 1/2 of a changing numeric fluent is not an integer",
+            (5, 25),
+        ),
+        (
+            domain("(>= (f) 2.5)", "(increase (f) (* (f) (f)))"),
+            problem("0"),
+            "a product of changing numeric fluents is not supported when the values are not integers",
+            (5, 25),
         ),
         (
             domain("(and)", "(and (increase (f) 1) (increase (total-cost) (c)))"),

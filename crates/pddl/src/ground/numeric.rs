@@ -2,13 +2,17 @@
 //!
 //! Static functions (no action changes them) are folded exactly ([`Ratio`]) from
 //! `:init`; a ground numeric fluent becomes an integer state variable (one state word,
-//! allocated on first use, numbered in order of use) whose initial value must be an
-//! integer in the `i32` range. A value that is undefined (a function without a value in
-//! `:init`, a division by zero) makes a comparison false, whatever its polarity, and an
-//! action whose effect (or cost) reads or changes it inapplicable, as the validator
-//! ([`crate::validate`]) holds it. Constants that meet a fluent must be integers, and
-//! every expression's magnitude over `i32` fluents must fit an `i64`
-//! ([`NumExpr::magnitude`]), so that the search evaluates it without overflow.
+//! allocated on first use, numbered in order of use) holding its value in units of
+//! `1 / scale` ([`task::Task::scale`]): the first grounding runs at scale 1 and notes
+//! the denominators of the values that meet the fluents (initial values, constants and
+//! static values in their expressions and comparisons); when one is not 1, the actions
+//! and goals are grounded again at their least common multiple. Factors of products
+//! are not scaled: they must be integers. A value that is undefined (a function without
+//! a value in `:init`, a division by zero) makes a comparison false, whatever its
+//! polarity, and an action whose effect (or cost) reads or changes it inapplicable, as
+//! the validator ([`crate::validate`]) holds it. Every expression's magnitude over
+//! `i32` fluents must fit an `i64` ([`NumExpr::magnitude`]), so that the search
+//! evaluates it without overflow.
 
 use super::{constant, Effects, Grounder};
 use crate::ast::{Effect, Expr, Op};
@@ -34,9 +38,56 @@ pub(super) enum Fold {
 /// so that an effect's old value plus its amount cannot overflow either.
 const MAGNITUDE: u128 = 1 << 62;
 
+/// The largest [`task::Task::scale`]: values in units of at most a millionth.
+const MAX_SCALE: i128 = 1_000_000;
+
+/// The greatest common divisor of two positive numbers.
+fn gcd(a: i128, b: i128) -> i128 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
 impl Grounder<'_> {
     fn error(&self, message: impl Into<String>, span: Span) -> Fold {
         Fold::Error(Diagnostic::new(message, self.file, span))
+    }
+
+    /// `r` in units of `1 / scale`; while probing, a value that is not a whole number
+    /// of them notes its denominator and counts as 0 (the grounding runs again).
+    fn scaled(&mut self, r: Ratio, span: Span) -> Result<i64, Fold> {
+        let scaled = r
+            .checked_mul(Ratio::new(self.scale, 1).expect("a scale"))
+            .ok_or_else(|| self.error("arithmetic overflow", span))?;
+        match scaled.to_integer() {
+            Some(v) => Ok(v),
+            None if self.probing => {
+                let d = scaled.denominator();
+                // The least common multiple (past `i128`, only that it is too large).
+                self.needs = (self.needs / gcd(self.needs, d)).checked_mul(d).unwrap_or(i128::MAX);
+                self.inexact.get_or_insert((self.file, span));
+                Ok(0)
+            }
+            None => Err(self.error(format!("the value {r} is out of range"), span)),
+        }
+    }
+
+    /// Grounds again with the numeric fluents in units of `1 / scale`.
+    pub(super) fn scale_to(&mut self, scale: i128) -> Result<(), Diagnostic> {
+        let (file, span) = self.inexact.expect("a value that needed the scale");
+        if scale > MAX_SCALE {
+            let unit = if scale == i128::MAX { "finer than 1/1000000".to_string() } else { format!("of 1/{scale}") };
+            return Err(Diagnostic::new(
+                format!("the numeric values need units {unit} to be held exactly; at most 1/{MAX_SCALE} is supported"),
+                file,
+                span,
+            )
+            .label("a value that is not an integer"));
+        }
+        (self.scale, self.probing) = (scale, false);
+        Ok(())
     }
 
     /// The variable of the fluent `(f objects)`; `Undefined` when `:init` gives it no value.
@@ -48,9 +99,12 @@ impl Grounder<'_> {
             return Err(Fold::Undefined);
         };
         let name = self.function_name(f, &objects);
-        let init = value.to_integer().and_then(|v| i32::try_from(v).ok()).ok_or_else(|| {
-            self.error(format!("the initial value {value} of `{name}` is not an integer in the range of `i32`"), span)
-        })?;
+        let value = *value;
+        let range = |g: &Self| {
+            let unit = if g.scale == 1 { String::new() } else { format!(" (in units of 1/{})", g.scale) };
+            g.error(format!("the initial value {value} of `{name}` is outside the range of `i32`{unit}"), span)
+        };
+        let init = i32::try_from(self.scaled(value, span)?).map_err(|_| range(self))?;
         let v = self.numeric.len() as u32;
         let word = self.numeric_base + v;
         self.numeric.push(task::NumericVar { name, word, init, lower: None, upper: None });
@@ -94,6 +148,9 @@ impl Grounder<'_> {
                     };
                     return value.map(Num::Const).ok_or_else(|| self.error("arithmetic overflow", *span));
                 }
+                if *op == Op::Mul {
+                    return self.product(folded, *span);
+                }
                 let mut dynamic = Vec::with_capacity(folded.len());
                 for n in folded {
                     dynamic.push(Box::new(self.integer(n, *span)?));
@@ -114,17 +171,41 @@ impl Grounder<'_> {
         }
     }
 
-    /// `n` as an integer expression: a constant must be an integer.
-    fn integer(&self, n: Num, span: Span) -> Result<NumExpr, Fold> {
+    /// `n` as an expression over the state (in units of `1 / scale`).
+    fn integer(&mut self, n: Num, span: Span) -> Result<NumExpr, Fold> {
+        match n {
+            Num::Dyn(e) => Ok(e),
+            Num::Const(r) => self.scaled(r, span).map(NumExpr::Const),
+        }
+    }
+
+    /// The product of two operands, one of them changing: a factor must be an integer
+    /// (it is not scaled), and two changing operands only multiply at scale 1.
+    fn product(&mut self, operands: Vec<Num>, span: Span) -> Result<Num, Fold> {
+        let mut parts = Vec::with_capacity(2);
+        for n in operands {
+            parts.push(Box::new(self.factor(n, span)?));
+        }
+        let (b, a) = (parts.pop().expect("two operands"), parts.pop().expect("two operands"));
+        if self.scale > 1 && !matches!(*a, NumExpr::Const(_)) && !matches!(*b, NumExpr::Const(_)) {
+            return Err(self.error(
+                "a product of changing numeric fluents is not supported when the values are not integers",
+                span,
+            ));
+        }
+        let e = NumExpr::Mul(a, b);
+        if e.magnitude() > MAGNITUDE {
+            return Err(self.error("this expression can exceed the range of 64-bit integers", span));
+        }
+        Ok(Num::Dyn(e))
+    }
+
+    /// A factor of a product with a changing operand: a constant must be an integer.
+    fn factor(&self, n: Num, span: Span) -> Result<NumExpr, Fold> {
         match n {
             Num::Dyn(e) => Ok(e),
             Num::Const(r) => r.to_integer().map(NumExpr::Const).ok_or_else(|| {
-                self.error(
-                    format!(
-                        "the value {r} is not an integer: with changing numeric fluents only integers are supported"
-                    ),
-                    span,
-                )
+                self.error(format!("the factor {r} of a changing numeric fluent is not an integer"), span)
             }),
         }
     }
@@ -196,7 +277,15 @@ impl Grounder<'_> {
             Err(Fold::Undefined) => return Err(self.undefined_under_condition(&name, *span)),
             Err(Fold::Error(d)) => return Err(d),
         };
-        let value = match self.fold(value, binding).and_then(|n| self.integer(n, *span)) {
+        let value = match self.fold(value, binding).and_then(|n| match op {
+            // A factor is not scaled; a changing one only at scale 1.
+            Assign::ScaleUp if self.scale > 1 && matches!(n, Num::Dyn(_)) => Err(self.error(
+                "a `scale-up` by a changing numeric fluent is not supported when the values are not integers",
+                *span,
+            )),
+            Assign::ScaleUp => self.factor(n, *span),
+            _ => self.integer(n, *span),
+        }) {
             Ok(v) => v,
             Err(Fold::Undefined) if *condition == task::Formula::TRUE => {
                 out.inapplicable = true;

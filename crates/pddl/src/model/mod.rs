@@ -86,7 +86,8 @@ impl Describe for PlanningModel {
         let removed = facts.clone().filter(|&f| has(before, f) && !has(after, f)).map(|f| format!("- {}", name(f)));
         let added = facts.filter(|&f| !has(before, f) && has(after, f)).map(|f| format!("+ {}", name(f)));
         let changed = self.task.numeric.iter().filter(|v| before[v.word as usize] != after[v.word as usize]);
-        let numeric = changed.map(|v| format!("{} = {}", v.name, after[v.word as usize] as i32));
+        let numeric =
+            changed.map(|v| format!("{} = {}", v.name, self.task.value(i64::from(after[v.word as usize] as i32))));
         removed.chain(added).chain(numeric).collect()
     }
 

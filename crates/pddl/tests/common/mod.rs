@@ -240,6 +240,7 @@ fn random_task_sized(seed: u64, adl: bool, costs: bool, facts: (u32, u32), actio
         goal: Condition { positive: r.pick(if costs { 1 } else { 2 }, facts), negative: Vec::new(), rest: goal_rest },
         words: 1,
         numeric: vec![],
+        scale: 1,
     }
 }
 
