@@ -176,7 +176,7 @@ fn ltl_keys() {
         let r = report(&["check", model, "--json", "--backend", "gpu"], 1);
         assert_eq!(keys(&r), set(&[LTL]));
         let gpu = ["device", "compile_seconds", "generate_seconds", "graph_seconds", "cycle_seconds", "lasso_seconds"];
-        assert_eq!(keys(&r["gpu"]), set(&[&gpu, &["edges"]]));
+        assert_eq!(keys(&r["gpu"]), set(&[&gpu, &["edges", "gpus", "partitions"]]));
     }
 }
 
@@ -215,7 +215,7 @@ fn cycle_mean_keys() {
 #[test]
 fn plan_keys() {
     let plan = ["solvable", "plan", "cost", "length", "penalty", "net_benefit", "expanded", "generated", "states"];
-    let plan = [&plan[..], &["facts", "actions", "numeric"]].concat();
+    let plan = [&plan[..], &["facts", "actions", "numeric", "numeric_scale"]].concat();
     let domain = "examples/plan/delivery-domain.pddl";
     let r = report(&["plan", domain, "examples/plan/delivery-problem.pddl", "--json"], 0);
     assert_eq!(keys(&r), set(&[&plan, &["search", "heuristic", "backend", "device", "seconds", "search_seconds"]]));
