@@ -498,6 +498,13 @@ fn grounding_refuses_values_it_cannot_represent() {
             (5, 11),
         ),
         (
+            // Found by fuzzing: a whole number past `i64` met a fluent and was taken as 0.
+            domain("(>= (f) 222222222222222222222222221)", "(increase (f) 1)"),
+            problem("0"),
+            "the value 222222222222222222222222221 is outside the range of 64-bit integers",
+            (4, 25),
+        ),
+        (
             domain("(and)", "(increase (f) (* (f) 0.5))"),
             problem("0"),
             "the factor 1/2 of a changing numeric fluent is not an integer",

@@ -383,6 +383,15 @@ fn store_bytes_per_state(words: usize) -> f64 {
     4.0 * words as f64 + 4.0 + 1.0 + 8.0 / LOAD
 }
 
+/// A partition's budget on the first GPU, which holds `most_parts` partitions of
+/// `parts` and, once the search is done and the exchange's share is free again, the
+/// graph of every partition's states (`graph_bytes` each) in `b` bytes.
+fn beside_graph(b: u64, most_parts: u64, parts: usize, words: usize, graph_bytes: f64, share: f64) -> u64 {
+    let per_state = store_bytes_per_state(words);
+    let whole = most_parts as f64 * per_state + parts as f64 * graph_bytes;
+    (b as f64 * per_state / whole / (1.0 - share)) as u64
+}
+
 /// Device bytes per state of the graph on the first GPU: first edge and degree (12),
 /// the global parent (4), room for the edges, and what the caller needs besides.
 fn graph_bytes_per_state(spec: &GraphSpec) -> f64 {
@@ -411,11 +420,7 @@ impl Sizing {
             let b = options.memory.unwrap_or((free as f64 * 0.9) as u64).saturating_sub(64 << 20);
             budget = budget.min(b / most_parts);
             if g == 0 && graph_bytes > 0.0 {
-                // The first GPU also holds the graph of every partition's states, once
-                // the search is done and the exchange's share is free again.
-                let per_state = store_bytes_per_state(words);
-                let whole = most_parts as f64 * per_state + parts as f64 * graph_bytes;
-                budget = budget.min((b as f64 * per_state / whole / (1.0 - share)) as u64);
+                budget = budget.min(beside_graph(b, most_parts, parts, words, graph_bytes, share));
             }
         }
         Sizing::for_budget(budget, parts, words, direct, share)
@@ -1009,6 +1014,22 @@ mod tests {
         let staged = Sizing::for_budget(8 << 30, 3, 4, false, 0.2).unwrap();
         assert_eq!(direct.room / 2, staged.room);
         assert!(matches!(Sizing::for_budget(50, 2, 4, true, 0.2), Err(GpuError::Full { .. })));
+    }
+
+    /// The first GPU's partitions and the graph of all partitions' states fit its
+    /// memory together (after the search: the exchange's share freed).
+    #[test]
+    fn the_first_gpu_holds_its_partitions_and_the_graph() {
+        let graph = 12.0 + 4.0 + 4.0 * 4.0 + 17.0;
+        for (b, most, parts, words) in [(80u64 << 30, 3u64, 3, 5), (80 << 30, 1, 4, 17), (1 << 30, 2, 8, 1)] {
+            let budget = beside_graph(b, most, parts, words, graph, 0.2);
+            let s = Sizing::for_budget(budget, parts, words, true, 0.2).unwrap();
+            let stores = most as f64 * s.capacity as f64 * store_bytes_per_state(words);
+            let graphs = (parts as u64 * s.capacity) as f64 * graph;
+            assert!(stores + graphs <= b as f64, "{b} {most} {parts} {words}: {stores} + {graphs}");
+            assert!(stores + graphs >= 0.95 * b as f64, "{b} {most} {parts} {words}: most of it used");
+            assert!(s.bytes * most <= b, "during the search too");
+        }
     }
 
     #[test]

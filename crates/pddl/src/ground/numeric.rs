@@ -63,6 +63,10 @@ impl Grounder<'_> {
             .ok_or_else(|| self.error("arithmetic overflow", span))?;
         match scaled.to_integer() {
             Some(v) => Ok(v),
+            // A whole number past `i64` is too large at any scale.
+            None if scaled.denominator() == 1 => {
+                Err(self.error(format!("the value {r} is outside the range of 64-bit integers"), span))
+            }
             None if self.probing => {
                 let d = scaled.denominator();
                 // The least common multiple (past `i128`, only that it is too large).
