@@ -149,7 +149,9 @@ struct WcSink {
 // Records a successor id of the state being expanded (WC_MAX_SUCC bounds them: the
 // code generator's bound; past it the run fails rather than drop an edge).
 __device__ __forceinline__ void wc_record(WcSink *k, u32 id) {
-  if (!k->graph) return;
+#ifdef WC_PARTITIONED
+  if (!k->graph) return;  // exploring: the edges come from wc_part_edges
+#endif
   if (k->n < WC_MAX_SUCC) {
     k->succ[k->n++] = id;
   } else {

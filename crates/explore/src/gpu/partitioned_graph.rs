@@ -96,7 +96,6 @@ impl PartitionedGraph {
         }
         let gpu0 = &devices[0];
         let s0 = &gpu0.stream;
-        s0.synchronize().map_err(cuda)?;
         let room = |e: cudarc::driver::DriverError| {
             GpuError::Cuda(format!(
                 "the product graph ({n} vertices, {edges} edges) does not fit the first GPU's memory beside its \
@@ -116,6 +115,8 @@ impl PartitionedGraph {
         }
         let used = s0.alloc_zeros::<u64>(1).map_err(room)?;
         let flags = s0.alloc_zeros::<u32>(2).map_err(room)?;
+        // The other GPUs write these: their zeroing on the first GPU's stream is done.
+        s0.synchronize().map_err(cuda)?;
         let graph = GraphArgs {
             first: ptr(&first, s0),
             degree: ptr(&degree, s0),

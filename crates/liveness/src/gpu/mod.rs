@@ -197,7 +197,9 @@ pub fn check_gpu_partitioned<M: CudaModel>(
     let device = Device::new(ctx, stream, module)?;
     let n = graph.vertices() as u32;
     let arrays = Arrays::new(stream, n as usize)?;
-    // Acceptance, each partition's states on its GPU into the first GPU's array.
+    // Acceptance, each partition's states on its GPU into the first GPU's array, once
+    // its zeroing on the first GPU's stream is done.
+    stream.synchronize().map_err(cuda)?;
     let graph_start = Instant::now();
     let acc = ptr(&arrays.acc, stream);
     for part in graph.partitions() {
