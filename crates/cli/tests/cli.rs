@@ -548,20 +548,28 @@ fn ltl_incremental_finds_the_cycle_in_a_prefix() {
     assert!(text(&out.stderr).contains("needs a model with a property process"), "{}", text(&out.stderr));
 }
 
+/// A model of `side` x `side` states (two counters) in a fresh folder, with `property`
+/// (a property process and its `system` line, or just `system async;`); the folder and
+/// the model's path.
+fn grid_model(name: &str, side: u32, property: &str) -> (std::path::PathBuf, String) {
+    let dir = std::env::temp_dir().join(format!("warpcheck-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("grid.dve");
+    let bound = side - 1;
+    let text = format!(
+        "int a = 0; int b = 0;\nprocess P {{ state s; init s; trans\n  s -> s {{ guard a < {bound}; effect a = a + 1; \
+         }},\n  s -> s {{ guard b < {bound}; effect b = b + 1; }}; }}\n{property}\n"
+    );
+    std::fs::write(&path, text).unwrap();
+    (dir, path.to_str().unwrap().to_string())
+}
+
 /// `--progress-every`: plain progress lines on standard error (not a terminal here),
 /// beside the JSON report: the engine's reports every 250 ms, then the final counts.
 #[test]
 fn progress_lines_for_logs() {
-    let dir = std::env::temp_dir().join(format!("warpcheck-progress-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("grid.dve");
-    std::fs::write(
-        &path,
-        "int a = 0; int b = 0;\nprocess P { state s; init s; trans\n  s -> s { guard a < 999; effect a = a + 1; },\n  \
-         s -> s { guard b < 999; effect b = b + 1; }; }\nsystem async;\n",
-    )
-    .unwrap();
-    let model = path.to_str().unwrap();
+    let (dir, model) = grid_model("progress", 1000, "system async;");
+    let model = model.as_str();
     let out = warpcheck(&["explore", model, "--json", "--threads", "2", "--progress-every", "0"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
@@ -586,17 +594,10 @@ fn progress_lines_for_logs() {
 /// levels of the product graph's build (4 million product states, no accepting cycle).
 #[test]
 fn ltl_progress_lines_for_logs() {
-    let dir = std::env::temp_dir().join(format!("warpcheck-ltl-progress-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("grid.prop.dve");
-    std::fs::write(
-        &path,
-        "int a = 0; int b = 0;\nprocess P { state s; init s; trans\n  s -> s { guard a < 1999; effect a = a + 1; },\n  \
-         s -> s { guard b < 1999; effect b = b + 1; }; }\nprocess LTL_property { state q0, q1; init q0; accept q1; \
-         trans q0 -> q0 {}, q0 -> q1 { guard a < 0; }, q1 -> q1 {}; }\nsystem async property LTL_property;\n",
-    )
-    .unwrap();
-    let model = path.to_str().unwrap();
+    let property = "process LTL_property { state q0, q1; init q0; accept q1; trans q0 -> q0 {}, \
+                    q0 -> q1 { guard a < 0; }, q1 -> q1 {}; }\nsystem async property LTL_property;";
+    let (dir, model) = grid_model("ltl-progress", 2000, property);
+    let model = model.as_str();
     for (args, place) in
         [(&["--threads", "1"][..], ", depth "), (&["--algorithm", "owcty", "--threads", "2"][..], ", level ")]
     {

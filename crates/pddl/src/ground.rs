@@ -49,12 +49,10 @@ struct Grounder<'a> {
     file: FileKind,
     /// The first error met in a condition (whose grounding does not return errors).
     failure: Option<Diagnostic>,
-    /// Numeric fluents are held in units of `1 / scale`; while `probing` (the first
-    /// grounding, at scale 1), a constant that is not a multiple of that unit is noted
-    /// in `needs` (the least common denominator so far, first met at `inexact`) instead
-    /// of failing.
+    /// Numeric fluents are held in units of `1 / scale`; in the first grounding, at
+    /// scale 1, a value that is not a multiple of that unit is noted in `needs` (the
+    /// least common denominator so far, first met at `inexact`) instead of failing.
     scale: i128,
-    probing: bool,
     needs: i128,
     inexact: Option<(FileKind, crate::diagnostic::Span)>,
 }
@@ -84,7 +82,6 @@ pub fn ground(domain: &Domain, problem: &Problem) -> Result<Task, Diagnostic> {
         file: FileKind::Domain,
         failure: None,
         scale: 1,
-        probing: true,
         needs: 1,
         inexact: None,
     };
@@ -136,85 +133,16 @@ pub fn ground(domain: &Domain, problem: &Problem) -> Result<Task, Diagnostic> {
             init[(f / 32) as usize] |= 1 << (f % 32);
         }
     }
-    // Numbers: first with every value an integer; when some constant that meets a
-    // numeric fluent is not one, once more with the fluents held in units of the least
-    // common denominator of those constants (`Task::scale`).
-    loop {
-        g.vars.clear();
-        g.numeric.clear();
-        g.file = FileKind::Domain;
-        let mut actions = Vec::new();
-        for (i, args) in &instances {
-            let schema = &domain.actions[*i];
-            let mut binding = vec![usize::MAX; schema.slots];
-            binding[..args.len()].copy_from_slice(args);
-            let pre = g.formula(&schema.precondition, &mut binding, true);
-            if let Some(d) = g.failure.take() {
-                return Err(d);
-            }
-            if pre == task::Formula::FALSE {
-                continue;
-            }
-            let mut effects = Effects::default();
-            g.effects(&schema.effects, &mut binding, &task::Formula::TRUE, &mut effects)?;
-            if let Some(d) = g.failure.take() {
-                return Err(d);
-            }
-            if effects.inapplicable {
-                continue; // an effect or the cost reads or changes an undefined value
-            }
-            let cost = problem.step_cost(effects.cost);
-            let name = std::iter::once(schema.name.as_str())
-                .chain(args.iter().map(|&o| problem.objects[o].name.as_str()))
-                .collect::<Vec<_>>()
-                .join(" ");
-            let mut add = effects.add;
-            let mut delete = effects.delete;
-            add.sort_unstable();
-            add.dedup();
-            delete.sort_unstable();
-            delete.dedup();
-            actions.push(task::Action {
-                name: format!("({name})"),
-                precondition: Condition::from_formula(pre),
-                add,
-                delete,
-                conditional: effects.conditional,
-                numeric: effects.numeric,
-                cost,
-            });
-        }
-        g.file = FileKind::Problem;
-        let mut goal_binding = vec![usize::MAX; problem.goal_slots];
-        let goal = Condition::from_formula(g.formula(&problem.goal, &mut goal_binding, true));
-        let soft: Vec<(Condition, u64, String)> = problem
-            .soft_goals
-            .iter()
-            .map(|s| {
-                let mut binding = vec![usize::MAX; problem.goal_slots];
-                (Condition::from_formula(g.formula(&s.formula, &mut binding, true)), s.penalty, s.name.clone())
-            })
-            .collect();
-        if let Some(d) = g.failure.take() {
-            return Err(d);
-        }
-        let mut init = init.clone();
-        init.extend(g.numeric.iter().map(|v| v.init as u32));
-        let end_phase = actions.len();
-        let words = fact_words + g.numeric.len();
-        let numeric = std::mem::take(&mut g.numeric);
-        let mut task =
-            Task { facts: facts.clone(), actions, init, goal, words, numeric, scale: g.scale as i64, end_phase };
-        if problem.net_benefit.is_some() {
-            compile_soft_goals(&mut task, soft);
-        }
-        if g.probing && g.needs > 1 {
-            g.scale_to(g.needs)?;
-            continue;
-        }
-        crate::bounds::prove(&mut task);
-        return Ok(task);
+    // Numbers: first at scale 1; when some value that meets a numeric fluent is not an
+    // integer, once more with the fluents held in units of the least common
+    // denominator of those values (`Task::scale`).
+    let mut task = g.task(&instances, &facts, &init, fact_words)?;
+    if g.needs > 1 {
+        g.scale_to(g.needs)?;
+        task = g.task(&instances, &facts, &init, fact_words)?;
     }
+    crate::bounds::prove(&mut task);
+    Ok(task)
 }
 
 /// Net benefit as cost (Keyder and Geffner, JAIR 2009): a fact `ended` that every
@@ -319,6 +247,90 @@ struct Effects {
     cost: u64,
     /// A numeric effect or the cost reads or changes an undefined value.
     inapplicable: bool,
+}
+
+impl Grounder<'_> {
+    /// The task of the relaxed-reachable `instances` (schema, arguments), at the
+    /// current scale: actions, goal and soft goals grounded, numeric fluents numbered
+    /// afresh; `init` holds the facts' words.
+    fn task(
+        &mut self,
+        instances: &[(usize, Vec<usize>)],
+        facts: &[String],
+        init: &[u32],
+        fact_words: usize,
+    ) -> Result<Task, Diagnostic> {
+        let (domain, problem) = (self.domain, self.problem);
+        self.vars.clear();
+        self.numeric.clear();
+        self.file = FileKind::Domain;
+        let mut actions = Vec::new();
+        for (i, args) in instances {
+            let schema = &domain.actions[*i];
+            let mut binding = vec![usize::MAX; schema.slots];
+            binding[..args.len()].copy_from_slice(args);
+            let pre = self.formula(&schema.precondition, &mut binding, true);
+            if let Some(d) = self.failure.take() {
+                return Err(d);
+            }
+            if pre == task::Formula::FALSE {
+                continue;
+            }
+            let mut effects = Effects::default();
+            self.effects(&schema.effects, &mut binding, &task::Formula::TRUE, &mut effects)?;
+            if let Some(d) = self.failure.take() {
+                return Err(d);
+            }
+            if effects.inapplicable {
+                continue; // an effect or the cost reads or changes an undefined value
+            }
+            let cost = problem.step_cost(effects.cost);
+            let name = std::iter::once(schema.name.as_str())
+                .chain(args.iter().map(|&o| problem.objects[o].name.as_str()))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let mut add = effects.add;
+            let mut delete = effects.delete;
+            add.sort_unstable();
+            add.dedup();
+            delete.sort_unstable();
+            delete.dedup();
+            actions.push(task::Action {
+                name: format!("({name})"),
+                precondition: Condition::from_formula(pre),
+                add,
+                delete,
+                conditional: effects.conditional,
+                numeric: effects.numeric,
+                cost,
+            });
+        }
+        self.file = FileKind::Problem;
+        let mut goal_binding = vec![usize::MAX; problem.goal_slots];
+        let goal = Condition::from_formula(self.formula(&problem.goal, &mut goal_binding, true));
+        let soft: Vec<(Condition, u64, String)> = problem
+            .soft_goals
+            .iter()
+            .map(|s| {
+                let mut binding = vec![usize::MAX; problem.goal_slots];
+                (Condition::from_formula(self.formula(&s.formula, &mut binding, true)), s.penalty, s.name.clone())
+            })
+            .collect();
+        if let Some(d) = self.failure.take() {
+            return Err(d);
+        }
+        let mut init = init.to_vec();
+        init.extend(self.numeric.iter().map(|v| v.init as u32));
+        let end_phase = actions.len();
+        let words = fact_words + self.numeric.len();
+        let numeric = std::mem::take(&mut self.numeric);
+        let mut task =
+            Task { facts: facts.to_vec(), actions, init, goal, words, numeric, scale: self.scale as i64, end_phase };
+        if problem.net_benefit.is_some() {
+            compile_soft_goals(&mut task, soft);
+        }
+        Ok(task)
+    }
 }
 
 impl Grounder<'_> {

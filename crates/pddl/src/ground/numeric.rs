@@ -55,8 +55,9 @@ impl Grounder<'_> {
         Fold::Error(Diagnostic::new(message, self.file, span))
     }
 
-    /// `r` in units of `1 / scale`; while probing, a value that is not a whole number
-    /// of them notes its denominator and counts as 0 (the grounding runs again).
+    /// `r` in units of `1 / scale`; at scale 1 (the first grounding), a value that is
+    /// not a whole number of them notes its denominator and counts as 0 (the grounding
+    /// then runs again at a finer scale).
     fn scaled(&mut self, r: Ratio, span: Span) -> Result<i64, Fold> {
         let scaled = r
             .checked_mul(Ratio::new(self.scale, 1).expect("a scale"))
@@ -67,7 +68,7 @@ impl Grounder<'_> {
             None if scaled.denominator() == 1 => {
                 Err(self.error(format!("the value {r} is outside the range of 64-bit integers"), span))
             }
-            None if self.probing => {
+            None if self.scale == 1 => {
                 let d = scaled.denominator();
                 // The least common multiple (past `i128`, only that it is too large).
                 self.needs = (self.needs / gcd(self.needs, d)).checked_mul(d).unwrap_or(i128::MAX);
@@ -90,7 +91,7 @@ impl Grounder<'_> {
             )
             .label("a value that is not an integer"));
         }
-        (self.scale, self.probing) = (scale, false);
+        self.scale = scale;
         Ok(())
     }
 
