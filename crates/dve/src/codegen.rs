@@ -577,9 +577,9 @@ impl Gen<'_> {
 
     /// One group of an asynchronous system: enabling test, effect, step. The successor
     /// `t` equals `s` before each group; a step (or an error) restores it, word by word
-    /// where the effect may write, and a disabled group leaves it alone: copying the whole state per group made wide models'
-    /// kernels slow to compile (firewire_tree.5: 95 words, 1,280 groups, 110 s of
-    /// NVRTC against 12 s) and copied words no step changes.
+    /// where the effect may write, and a disabled group leaves it alone. Copying the
+    /// whole state per group made wide models' kernels slow to compile (firewire_tree.5:
+    /// 95 words, 1,280 groups, 110 s of NVRTC against 12 s).
     fn async_group(&mut self, g: usize, any_committed: bool) {
         let group = &self.model.groups[g];
         if any_committed && !group.committed {
