@@ -22,6 +22,7 @@
 //! - `int wc_accepting(const u32 *s)`: 0 (the system alone accepts nothing);
 //! - macros `WC_WORDS`, `WC_ASSERTIONS`, `WC_INVARIANTS`.
 
+use std::collections::BTreeSet;
 use std::fmt::Write;
 
 use warpcheck_model::cuda::{CudaModel, CudaSource, Unsupported};
@@ -603,8 +604,8 @@ impl Gen<'_> {
     }
 
     /// The state words that `effect` may write (in order, once each).
-    fn written_words(&self, effect: &[Stmt]) -> std::collections::BTreeSet<u32> {
-        let mut words = std::collections::BTreeSet::new();
+    fn written_words(&self, effect: &[Stmt]) -> BTreeSet<u32> {
+        let mut words = BTreeSet::new();
         for stmt in effect {
             let slots = match stmt {
                 Stmt::SetTemp(..) => 0..0,
