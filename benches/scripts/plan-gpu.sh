@@ -4,8 +4,12 @@
 # easiest first (by its `blind_expanded`; the problems without one last), one problem
 # at a time; with UNKNOWN=1 then the problems whose optimum is open, their known
 # bounds in place of the optimum ("LOW..HIGH"):
-#   gpu:   `warpcheck plan --backend gpu` (the cost-layered search on device 0);
-#   cpuN:  `warpcheck plan --heuristic blind --threads N` (uniform-cost search).
+#   gpu:    `warpcheck plan --backend gpu` (the cost-layered search on device 0);
+#   gpupdb: `warpcheck plan --backend gpu --heuristic pdb` (A* with pattern databases);
+#   cpuN:   `warpcheck plan --heuristic blind --threads N` (uniform-cost search);
+#   lmcutN, pdbN: `warpcheck plan --heuristic lmcut|pdb --threads N` (A*).
+# With PROBLEMS=FILE only the problems FILE lists ("domain problem" per line), in its
+# order.
 # Each run gets SECONDS (`--time-limit`, and `timeout` 30 s later). The first backend
 # runs on every problem; the others only on the problems it solved (the pairs the
 # speed-up is measured on). No run starts after BUDGET seconds, and problems already in
@@ -31,6 +35,10 @@ if sys.argv[2] == "1":
         if not r["optimal_cost"]:
             print(r["domain"], r["domain_file"], r["problem"], f'{r["lower_bound"] or 0}..{r["upper_bound"] or "inf"}')
 PY
+if [ -n "${PROBLEMS:-}" ]; then
+  awk 'NR == FNR { want[$1 " " $2] = NR; next } ($1 " " $3) in want { print want[$1 " " $3], $0 }' \
+    "$PROBLEMS" "$O/jobs.txt" | sort -n | cut -d' ' -f2- > "$O/jobs.only" && mv "$O/jobs.only" "$O/jobs.txt"
+fi
 first=$1
 for P in "$@"; do
   while read -r D DF PR OPT; do
@@ -43,7 +51,10 @@ for P in "$@"; do
     fi
     case $P in
       gpu) flags=(--backend gpu) ;;
+      gpupdb) flags=(--backend gpu --heuristic pdb) ;;
       cpu*) flags=(--heuristic blind --threads "${P#cpu}") ;;
+      lmcut*) flags=(--heuristic lmcut --threads "${P#lmcut}") ;;
+      pdb*) flags=(--heuristic pdb --threads "${P#pdb}") ;;
     esac
     log=$O/logs/$P.$D.${PR%.pddl}.json
     t0=$(date +%s.%N)

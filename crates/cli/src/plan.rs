@@ -43,9 +43,11 @@ pub struct PlanArgs {
     /// its uniform-cost search, checked between batches of rounds).
     #[arg(long, value_name = "SECONDS")]
     pub time_limit: Option<f64>,
-    /// The search: A* with `lmcut` (LM-cut, the strongest) or `hmax` (h_max), or `blind`
+    /// The search: A* with `lmcut` (LM-cut, the strongest per state), `hmax` (h_max) or
+    /// `pdb` (pattern databases, computed once: a table lookup per state), or `blind`
     /// (breadth-first when every action costs 1, uniform-cost otherwise). All are
-    /// optimal. Default: `lmcut` on the CPU, `blind` on the GPU (its only search).
+    /// optimal. Default: `lmcut` on the CPU, `blind` on the GPU (which runs `blind` and
+    /// `pdb`).
     #[arg(long, value_enum)]
     pub heuristic: Option<HeuristicArg>,
     /// Threads of the search: blind search expands states on all of them, A* a batch
@@ -53,9 +55,10 @@ pub struct PlanArgs {
     /// (default: all cores).
     #[arg(long, short = 't')]
     pub threads: Option<usize>,
-    /// Where to search: `cpu`; `gpu` (blind search on the device: breadth first when
-    /// every action costs 1, by cost layers otherwise); `auto` (the GPU when a device is
-    /// present and the search asked for runs there, else the CPU).
+    /// Where to search: `cpu`; `gpu` (on the device: blind search breadth first when
+    /// every action costs 1, by cost layers otherwise, or A* with `--heuristic pdb`);
+    /// `auto` (the GPU when a device is present and the search asked for runs there,
+    /// else the CPU).
     #[arg(long, value_enum, default_value_t = Backend::Cpu)]
     pub backend: Backend,
     /// The CUDA device to use.
@@ -71,6 +74,7 @@ pub struct PlanArgs {
 pub enum HeuristicArg {
     Lmcut,
     Hmax,
+    Pdb,
     Blind,
 }
 
@@ -79,6 +83,7 @@ impl HeuristicArg {
         match self {
             HeuristicArg::Lmcut => Heuristic::LmCut,
             HeuristicArg::Hmax => Heuristic::Hmax,
+            HeuristicArg::Pdb => Heuristic::Pdb,
             HeuristicArg::Blind => Heuristic::Blind,
         }
     }
@@ -87,6 +92,7 @@ impl HeuristicArg {
         match self {
             HeuristicArg::Lmcut => "lmcut",
             HeuristicArg::Hmax => "hmax",
+            HeuristicArg::Pdb => "pdb",
             HeuristicArg::Blind => "blind",
         }
     }
@@ -123,7 +129,7 @@ struct PlanReport {
     /// `astar`, or without a heuristic `breadth-first` (every action costs 1) or
     /// `uniform-cost`.
     search: &'static str,
-    /// `lmcut`, `hmax` or `blind`.
+    /// `lmcut`, `hmax`, `pdb` or `blind`.
     heuristic: &'static str,
     /// `cpu` or `gpu`, and the CUDA device (`null` on the CPU).
     backend: &'static str,
@@ -175,7 +181,7 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
     };
     let search_start = Instant::now();
     let outcome = match placement {
-        Placement::Gpu => search_gpu(&task, &args, deadline)?,
+        Placement::Gpu => search_gpu(&task, &args, astar, deadline)?,
         Placement::Cpu => {
             let threads = crate::thread_count(args.threads);
             let options = SearchOptions { max_states, deadline, heuristic, threads };
@@ -218,7 +224,7 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
         cost,
         penalty,
         net_benefit,
-        expanded: (placement == Placement::Cpu || !task.unit_cost()).then_some(outcome.expanded),
+        expanded: (placement == Placement::Cpu || astar || !task.unit_cost()).then_some(outcome.expanded),
         generated: outcome.generated,
         states: outcome.stored,
         facts: task.facts.len(),
@@ -277,6 +283,7 @@ pub fn run(args: PlanArgs) -> Result<Verdict, CliError> {
     }
     println!("generated: {}", report.generated);
     let search = match placement {
+        Placement::Gpu if astar => format!("A* with {} on GPU {}", report.heuristic, args.device),
         Placement::Gpu => format!("{} search on GPU {}", report.search, args.device),
         Placement::Cpu if astar => format!("A* with {}", report.heuristic),
         Placement::Cpu => format!("{} search", report.search),
@@ -309,16 +316,20 @@ fn numeric_summary(numeric: &[NumericReport], scale: i64) -> String {
     format!("{} fluents as {}, {proven} with a proven range", numeric.len(), unit_text(scale))
 }
 
-/// Whether the search asked for runs on the GPU: blind, without a bound on states,
-/// and with a time limit only where the costs are not all 1 (else the reason).
+/// Whether the search asked for runs on the GPU: blind or with pattern databases,
+/// without a bound on states, and with a time limit only where the GPU does not search
+/// breadth first (else the reason).
 fn gpu_path(args: &PlanArgs, task: &Task) -> Result<(), String> {
-    if let Some(h) = args.heuristic.filter(|&h| h != HeuristicArg::Blind) {
-        return Err(format!("A* with {} runs on the CPU only (the GPU searches blind)", h.name()));
+    if let Some(h) = args.heuristic.filter(|&h| !matches!(h, HeuristicArg::Blind | HeuristicArg::Pdb)) {
+        return Err(format!(
+            "A* with {} runs on the CPU only (the GPU searches blind or with --heuristic pdb)",
+            h.name()
+        ));
     }
     if args.max_states.is_some() {
         return Err("--max-states bounds the CPU search only (on the GPU, --memory bounds the states)".into());
     }
-    if args.time_limit.is_some() && task.unit_cost() {
+    if args.time_limit.is_some() && task.unit_cost() && args.heuristic != Some(HeuristicArg::Pdb) {
         return Err("--time-limit bounds the GPU's cost-layered search, and this task's actions all cost 1: the \
                     GPU searches it breadth first, without a time limit"
             .into());
@@ -326,13 +337,13 @@ fn gpu_path(args: &PlanArgs, task: &Task) -> Result<(), String> {
     Ok(())
 }
 
-/// The GPU's search: breadth first for unit costs ([`search_gpu_breadth_first`]), else
-/// by cost layers.
-fn search_gpu(task: &Task, args: &PlanArgs, deadline: Option<Instant>) -> Result<SearchOutcome, CliError> {
-    if task.unit_cost() {
+/// The GPU's search: A* with pattern databases, or blind: breadth first for unit costs
+/// ([`search_gpu_breadth_first`]), else by cost layers.
+fn search_gpu(task: &Task, args: &PlanArgs, astar: bool, deadline: Option<Instant>) -> Result<SearchOutcome, CliError> {
+    if task.unit_cost() && !astar {
         return search_gpu_breadth_first(task, args);
     }
-    let options = GpuSearchOptions { device: args.device, memory: args.memory, deadline };
+    let options = GpuSearchOptions { device: args.device, memory: args.memory, deadline, astar };
     uniform_cost_gpu(task, &options).map_err(|e| match e {
         GpuSearchError::NoDevice(_) => CliError::NoGpu(e.to_string()),
         GpuSearchError::Unsupported(_) => CliError::Input(e.to_string()),

@@ -87,7 +87,7 @@ const CPU_ONLY: [(&[&str], &str); 7] = [
     ),
     (
         &["plan", "examples/plan/ferry-domain.pddl", "examples/plan/ferry-problem.pddl", "--heuristic", "lmcut"],
-        "A* with lmcut runs on the CPU only (the GPU searches blind)",
+        "A* with lmcut runs on the CPU only (the GPU searches blind or with --heuristic pdb)",
     ),
 ];
 

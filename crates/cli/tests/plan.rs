@@ -29,11 +29,15 @@ fn example_has_its_optimal_plan() {
     assert_eq!(r["length"], 6);
     assert_eq!(r["solvable"], true);
     assert_eq!((r["search"].as_str(), r["heuristic"].as_str()), (Some("astar"), Some("lmcut")));
-    for (heuristic, search) in [("hmax", "astar"), ("blind", "uniform-cost")] {
+    let blind = warpcheck(&["plan", DOMAIN, PROBLEM, "--json", "--heuristic", "blind"]);
+    let blind: Value = serde_json::from_slice(&blind.stdout).unwrap();
+    for (heuristic, search) in [("hmax", "astar"), ("pdb", "astar"), ("blind", "uniform-cost")] {
         let out = warpcheck(&["plan", DOMAIN, PROBLEM, "--json", "--heuristic", heuristic]);
         let h: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!((&h["cost"], h["search"].as_str()), (&r["cost"], Some(search)), "{heuristic}");
+        assert_eq!(h["heuristic"].as_str(), Some(heuristic));
         assert!(h["expanded"].as_u64() >= r["expanded"].as_u64(), "{heuristic} expands no fewer than LM-cut");
+        assert!(h["expanded"].as_u64() <= blind["expanded"].as_u64(), "{heuristic} expands no more than blind");
     }
     let plan: Vec<&str> = r["plan"].as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect();
     assert!(plan.contains(&"(drive van depot mill)") && plan.contains(&"(drive van mill farm)"), "{plan:?}");
@@ -83,8 +87,9 @@ fn oneway() -> (String, String) {
 #[test]
 fn unsolvable_task_exits_1() {
     let (domain, problem) = oneway();
-    // Blind search exhausts the two reachable states; LM-cut sees the dead end at once.
-    for (heuristic, states) in [("blind", 2), ("lmcut", 1)] {
+    // Blind search exhausts the two reachable states; LM-cut and the pattern databases
+    // see the dead end at once.
+    for (heuristic, states) in [("blind", 2), ("lmcut", 1), ("pdb", 1)] {
         let out = warpcheck(&["plan", &domain, &problem, "--json", "--heuristic", heuristic]);
         assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
         let r: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -159,6 +164,16 @@ fn the_gpu_plans_unit_cost_tasks_breadth_first() {
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!((r["cost"].as_u64(), r["search"].as_str()), (Some(11), Some("uniform-cost")), "{r}");
     assert!(r["expanded"].as_u64().is_some_and(|e| e > 0), "{r}");
+    // A* with pattern databases: the same optima, at unit costs too, and the dead end.
+    for (domain, problem, code, cost) in
+        [(ferry[1], ferry[2], 0, Some(6)), (DOMAIN, PROBLEM, 0, Some(11)), (&domain, &problem, 1, None)]
+    {
+        let out = warpcheck(&["plan", domain, problem, "--backend", "gpu", "--heuristic", "pdb", "--json"]);
+        assert_eq!(out.status.code(), Some(code), "{problem}: {}", text(&out.stderr));
+        let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!((r["cost"].as_u64(), r["search"].as_str()), (cost, Some("astar")), "{r}");
+        assert_eq!((r["backend"].as_str(), r["heuristic"].as_str()), (Some("gpu"), Some("pdb")), "{r}");
+    }
     let netbenefit = "examples/plan/delivery-netbenefit.pddl";
     let out = warpcheck(&["plan", DOMAIN, netbenefit, "--backend", "gpu", "--json"]);
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();

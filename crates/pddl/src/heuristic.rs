@@ -27,6 +27,8 @@ pub enum Heuristic {
     /// LM-cut: sums the costs of disjunctive action landmarks found by cuts.
     #[default]
     LmCut,
+    /// Pattern databases ([`crate::pdb`]): a table lookup per state, computed once.
+    Pdb,
 }
 
 const INF: u64 = u64::MAX;
@@ -65,7 +67,8 @@ pub struct Evaluator {
 }
 
 impl Evaluator {
-    /// The relaxation of `task` for heuristic `kind` (not [`Heuristic::Blind`]).
+    /// The relaxation of `task` for heuristic `kind` ([`Heuristic::Hmax`] or
+    /// [`Heuristic::LmCut`]).
     pub fn new(task: &Task, kind: Heuristic) -> Evaluator {
         let facts = task.facts.len() + 2;
         let (init, goal) = (facts as u32 - 2, facts as u32 - 1);

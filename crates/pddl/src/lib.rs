@@ -7,7 +7,7 @@
 //!   relaxation, static predicates folded away, into a [`Task`] ([`task`]) whose states
 //!   are bitsets of facts in `u32` words;
 //! - [`search()`] ([`mod@search`]) finds an optimal plan: A* with LM-cut or h_max
-//!   ([`heuristic`]), or blind (breadth-first when every action costs 1, cost-layered
+//!   ([`heuristic`]) or pattern databases ([`pdb`]), or blind (breadth-first when every action costs 1, cost-layered
 //!   uniform-cost search otherwise), with a bound on stored states;
 //! - [`model`]: the grounded task as a [`warpcheck_model`] model (CPU successors and
 //!   CUDA C), for the exploration engines on the CPU and the GPU;
@@ -38,6 +38,7 @@ pub mod heuristic;
 pub mod model;
 pub mod numeric;
 pub mod parser;
+pub mod pdb;
 pub mod search;
 pub mod sexpr;
 pub mod task;

@@ -377,6 +377,13 @@ pub fn search(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, Sea
             out.clear();
             out.resize(ids.len(), Some(0));
         }),
+        Heuristic::Pdb => {
+            let pdbs = crate::pdb::Pdbs::build(task);
+            astar(task, options, |store, ids, out| {
+                out.clear();
+                out.extend(ids.iter().map(|&id| pdbs.value(store.state(id))));
+            })
+        }
         kind => {
             let evaluator = Evaluator::new(task, kind);
             let threads = options.threads.max(1);

@@ -7,6 +7,7 @@
 mod common;
 
 use warpcheck_pddl::heuristic::Evaluator;
+use warpcheck_pddl::pdb::Pdbs;
 use warpcheck_pddl::search::reachable_layers;
 use warpcheck_pddl::{ground, parse_domain, parse_problem, search, Heuristic, SearchOptions, Task};
 
@@ -20,7 +21,7 @@ fn tiny_tasks_have_their_expected_optima_and_state_spaces() {
         let domain = dir.join("tiny").join(&row["domain_file"]);
         let problem = dir.join("tiny").join(&row["problem"]);
         let name = &row["problem"];
-        for heuristic in [Heuristic::Blind, Heuristic::Hmax, Heuristic::LmCut] {
+        for heuristic in [Heuristic::Blind, Heuristic::Hmax, Heuristic::LmCut, Heuristic::Pdb] {
             let solved = common::solve_with(&domain, &problem, None, heuristic).unwrap();
             if row["solvable"] == "True" {
                 let cost: u64 = row["expected_optimal_cost"].parse().unwrap();
@@ -76,12 +77,9 @@ fn reachable(task: &Task, max: usize) -> Vec<Vec<u32>> {
     states
 }
 
-/// h_max and LM-cut are admissible (at most the optimal cost from the state, computed by
-/// a blind search from it), LM-cut is at least h_max, both are 0 in goal states and say
-/// "dead end" only where no plan exists, on every reachable state of every tiny task
-/// (and of the small IPC problems' first 300 states).
-#[test]
-fn heuristics_are_admissible_and_lmcut_dominates_hmax() {
+/// The tasks of the admissibility tests: the tiny ones with costs (the net-benefit one
+/// left out) and three small IPC problems.
+fn small_tasks() -> Vec<(std::path::PathBuf, std::path::PathBuf)> {
     let dir = common::data_dir();
     let mut tasks = Vec::new();
     for row in common::csv(&dir.join("results/tiny-expected.csv")) {
@@ -95,11 +93,63 @@ fn heuristics_are_admissible_and_lmcut_dominates_hmax() {
         let folder = dir.join("ipc2008-opt").join(domain);
         tasks.push((folder.join("domain.pddl"), folder.join(problem)));
     }
+    tasks
+}
+
+fn grounded(domain: &std::path::Path, problem: &std::path::Path) -> Task {
+    let d = parse_domain(&std::fs::read_to_string(domain).unwrap()).unwrap();
+    let p = parse_problem(&std::fs::read_to_string(problem).unwrap(), &d).unwrap();
+    ground(&d, &p).unwrap()
+}
+
+/// The pattern databases are admissible (at most the optimal cost from the state, by a
+/// blind search from it), consistent (at most an action's cost more than its
+/// successor's), 0 in goal states, and say "dead end" only where no plan exists, on the
+/// reachable states of every small task; and they are not 0 everywhere.
+#[test]
+fn pattern_databases_are_admissible_and_consistent() {
+    let (mut states_checked, mut positive) = (0, 0);
+    for (domain, problem) in small_tasks() {
+        let task = grounded(&domain, &problem);
+        let pdbs = Pdbs::build(&task);
+        let name = problem.display();
+        assert!(!pdbs.patterns.is_empty(), "{name}: a pattern");
+        let mut next = Vec::new();
+        for s in reachable(&task, 300) {
+            let from_s = Task { init: s.clone(), ..task.clone() };
+            let blind = SearchOptions { heuristic: Heuristic::Blind, ..Default::default() };
+            let optimal = search(&from_s, &blind).unwrap().cost;
+            let h = pdbs.value(&s);
+            if let Some(c) = optimal {
+                assert!(h.is_some_and(|h| h <= c), "{name}: PDB {h:?}, optimum {c}");
+            }
+            if optimal == Some(0) {
+                assert_eq!(h, Some(0), "{name}: a goal state");
+            }
+            if let Some(h) = h {
+                positive += usize::from(h > 0);
+                for a in task.actions.iter().filter(|a| a.precondition.holds(&s)) {
+                    a.apply(&s, &mut next).unwrap();
+                    let after = pdbs.value(&next);
+                    assert!(after.is_some_and(|t| h <= a.cost + t), "{name}: {h} then {after:?} by {}", a.name);
+                }
+            }
+            states_checked += 1;
+        }
+    }
+    assert!(states_checked > 500, "{states_checked} states");
+    assert!(positive > states_checked / 2, "{positive} of {states_checked} states above 0");
+}
+
+/// h_max and LM-cut are admissible (at most the optimal cost from the state, computed by
+/// a blind search from it), LM-cut is at least h_max, both are 0 in goal states and say
+/// "dead end" only where no plan exists, on every reachable state of every tiny task
+/// (and of the small IPC problems' first 300 states).
+#[test]
+fn heuristics_are_admissible_and_lmcut_dominates_hmax() {
     let mut states_checked = 0;
-    for (domain, problem) in tasks {
-        let d = parse_domain(&std::fs::read_to_string(&domain).unwrap()).unwrap();
-        let p = parse_problem(&std::fs::read_to_string(&problem).unwrap(), &d).unwrap();
-        let task = ground(&d, &p).unwrap();
+    for (domain, problem) in small_tasks() {
+        let task = grounded(&domain, &problem);
         let (mut hmax, mut lmcut) = (Evaluator::new(&task, Heuristic::Hmax), Evaluator::new(&task, Heuristic::LmCut));
         for s in reachable(&task, 300) {
             let from_s = Task { init: s.clone(), ..task.clone() };

@@ -1,6 +1,7 @@
 //! Uniform-cost search on the GPU: Dijkstra by cost layers, each round a kernel launch
 //! that expands open states of the least cost at once, the store, the open list and
-//! the parent links on the device. The kernels are ucs.cu around the task's successor
+//! the parent links on the device; or A* by layers of f = g + h with pattern databases
+//! ([`crate::pdb`], built on the host, looked up on the device). The kernels are ucs.cu around the task's successor
 //! code (plan.c); this module drives them and rebuilds the plan.
 //!
 //! - [`uniform_cost_gpu`] runs on a CUDA device (module `device`);
@@ -25,6 +26,7 @@ pub use device::cuda_source;
 
 use std::time::Instant;
 
+use crate::pdb::Pdbs;
 use crate::search::{SearchError, SearchOutcome};
 use crate::task::{State, Task};
 use warpcheck_model::cuda::{CudaModel, CudaSource};
@@ -71,6 +73,8 @@ pub(crate) struct UcsArgs {
     pub counters: u64,
     pub open: u64,
     pub cost: u64,
+    pub pdb: u64,
+    pub h: u64,
     pub limit: u32,
     pub room: u32,
     pub compact: u32,
@@ -145,12 +149,15 @@ pub struct GpuSearchOptions {
     pub memory: Option<u64>,
     /// When to give up; `None` for no time limit.
     pub deadline: Option<Instant>,
+    /// A* with pattern databases instead of Dijkstra.
+    pub astar: bool,
 }
 
 /// An optimal plan of `task` by uniform-cost search on a CUDA device.
 pub fn uniform_cost_gpu(task: &Task, options: &GpuSearchOptions) -> Result<SearchOutcome, GpuSearchError> {
     let costs = costs(task)?;
-    let mut kernels = device::DeviceKernels::new(task, &costs, COMPACT, options)?;
+    let pdb = options.astar.then(|| Pdbs::build(task).flatten());
+    let mut kernels = device::DeviceKernels::new(task, &costs, pdb.as_deref(), COMPACT, options)?;
     Ok(drive(task, &mut kernels, options.deadline, None)?.0)
 }
 
@@ -171,6 +178,8 @@ pub struct Emulation {
     pub width: Option<u32>,
     /// The most entries a round scans, but a sweep (the device's: [`CAP`]).
     pub cap: u32,
+    /// A* with pattern databases instead of Dijkstra.
+    pub astar: bool,
 }
 
 /// How often the search rebuilt its open list, so that tests know they reached each
@@ -188,7 +197,8 @@ pub struct Rebuilds {
 /// for tests.
 pub fn uniform_cost_emulated(task: &Task, emulation: &Emulation) -> Result<(SearchOutcome, Rebuilds), GpuSearchError> {
     let costs = costs(task)?;
-    let mut kernels = host::HostKernels::new(task, &costs, emulation)?;
+    let pdb = emulation.astar.then(|| Pdbs::build(task).flatten());
+    let mut kernels = host::HostKernels::new(task, &costs, pdb.as_deref(), emulation)?;
     drive(task, &mut kernels, emulation.deadline, emulation.width)
 }
 
@@ -239,10 +249,21 @@ fn drive(
     (ctl[GOAL], ctl[T], ctl[FAR_MIN], ctl[DEFER_LO], ctl[RANGE]) = (NONE, threshold(0, width), NONE, NONE, NONE);
     kernels.write(&ctl)?;
     let mut ctl = check(kernels.start(&task.init)?, kernels.room())?;
+    let mut rebuilds = Rebuilds::default();
+    // A*'s initial state may be left out of the list (its key at or above the first
+    // threshold) or be a dead end.
+    if ctl[PUSHED_MIN] == NONE {
+        rebuilds.splits += 1;
+        ctl[T] = threshold(ctl[FAR_MIN], width);
+        if ctl[FAR_MIN] == NONE || !rebuild(kernels, &mut ctl, width, &mut rebuilds)? {
+            let stored = ctl[STORED] as usize;
+            return Ok((SearchOutcome { plan: None, cost: None, expanded: 0, generated: 0, stored }, rebuilds));
+        }
+    }
     schedule(&mut ctl);
     kernels.write(&ctl)?;
     let trace = std::env::var_os("WARPCHECK_UCS_TRACE").is_some();
-    let (mut rebuilds, mut batch, mut scanned_at_split, clock) = (Rebuilds::default(), 1, 0, Instant::now());
+    let (mut batch, mut scanned_at_split, clock) = (1, 0, Instant::now());
     let goal = loop {
         let launched = Instant::now();
         ctl = check(kernels.rounds(batch)?, kernels.room())?;

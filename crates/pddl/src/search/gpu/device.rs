@@ -48,7 +48,7 @@ const ENTRIES_PER_STATE: u64 = 2;
 const RESERVE: u64 = 64 << 20;
 
 // SAFETY: `UcsArgs` is `#[repr(C)]` with the fields of `struct WcUcs` in ucs.cu in
-// order (nine 64-bit words, then six `u32`), so the kernel reads it as passed.
+// order (eleven 64-bit words, then six `u32`), so the kernel reads it as passed.
 unsafe impl DeviceRepr for UcsArgs {}
 
 fn cuda(e: impl Into<CudaError>) -> GpuSearchError {
@@ -74,6 +74,8 @@ pub(super) struct DeviceKernels {
     counters: CudaSlice<u64>,
     _open: CudaSlice<u64>,
     _cost: CudaSlice<u32>,
+    _pdb: Option<CudaSlice<u32>>,
+    _h: Option<CudaSlice<u32>>,
     args: UcsArgs,
     /// Threads per block, and blocks per launch (grid-stride beyond).
     block: u32,
@@ -86,6 +88,7 @@ impl DeviceKernels {
     pub(super) fn new(
         task: &Task,
         costs: &[u32],
+        pdb: Option<&[u32]>,
         compact: u32,
         options: &GpuSearchOptions,
     ) -> Result<DeviceKernels, GpuSearchError> {
@@ -103,9 +106,11 @@ impl DeviceKernels {
         let words = task.words.max(1);
         let free = device.free_memory().map_err(cuda)?;
         let budget = options.memory.unwrap_or(free / 10 * 9).min(free).saturating_sub(RESERVE);
-        // A state's words, its best link, its closed flag, its table entries and a place
-        // in the open list.
-        let per_state = 4 * words as u64 + 8 + 1 + 8 * ENTRIES_PER_STATE + 8;
+        // A state's words, its best link, its closed flag, its table entries, a place
+        // in the open list, and with A* its h (the databases' tables first).
+        let pdb_bytes = pdb.map_or(0, |p| 4 * p.len() as u64);
+        let budget = budget.saturating_sub(pdb_bytes);
+        let per_state = 4 * words as u64 + 8 + 1 + 8 * ENTRIES_PER_STATE + 8 + if pdb.is_some() { 4 } else { 0 };
         let limit = (budget / per_state).min(u64::from(u32::MAX - 4));
         if limit < 2 {
             return Err(GpuSearchError::Full { capacity: limit, bytes: budget });
@@ -128,6 +133,8 @@ impl DeviceKernels {
         let ctl = stream.alloc_zeros::<u32>(CTL_WORDS).map_err(cuda)?;
         let counters = stream.alloc_zeros::<u64>(3).map_err(cuda)?;
         let cost = stream.clone_htod(costs).map_err(cuda)?;
+        let pdb = pdb.map(|p| stream.clone_htod(p)).transpose().map_err(cuda)?;
+        let h = if pdb.is_some() { Some(alloc32(n)?) } else { None };
         let args = UcsArgs {
             states: device_ptr(&states, &stream),
             best: device_ptr(&best, &stream),
@@ -138,6 +145,8 @@ impl DeviceKernels {
             counters: device_ptr(&counters, &stream),
             open: device_ptr(&open, &stream),
             cost: device_ptr(&cost, &stream),
+            pdb: pdb.as_ref().map_or(0, |p| device_ptr(p, &stream)),
+            h: h.as_ref().map_or(0, |h| device_ptr(h, &stream)),
             limit: limit as u32,
             room: limit as u32,
             compact,
@@ -169,11 +178,13 @@ impl DeviceKernels {
             counters,
             _open: open,
             _cost: cost,
+            _pdb: pdb,
+            _h: h,
             args,
             block,
             blocks: device.multiprocessors() * per_sm,
             words,
-            bytes: limit * per_state,
+            bytes: limit * per_state + pdb_bytes,
             device,
         })
     }
@@ -190,9 +201,10 @@ impl DeviceKernels {
             // in the block is a buffer of `self`, and the initial state's copy outlives
             // the read below, which synchronises the stream; the kernels index within the
             // sizes the block gives (the store's `limit`, the table's `capacity`, the
-            // list's `room` = `limit`, one cost per action, the entries below the list's
-            // length <= `room`, the ids below `stored` <= `limit`, the control block's
-            // CTL_WORDS words, the three counters), grid-stride.
+            // list's `room` = `limit`, one cost per action, an h per stored state, the
+            // entries below the list's length <= `room`, the ids below `stored` <=
+            // `limit`, the control block's CTL_WORDS words, the three counters) and the
+            // pattern databases within the offsets they hold, grid-stride.
             unsafe {
                 match kernel {
                     Kernel::Start => launch(&stream, &self.start, ONE_THREAD, &[&self.args, &word]),

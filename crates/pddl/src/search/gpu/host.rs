@@ -24,6 +24,9 @@ pub(super) struct HostKernels {
     counters: Vec<u64>,
     open: Vec<u64>,
     cost: Vec<u32>,
+    /// A*'s pattern databases and each state's h (empty for Dijkstra).
+    pdb: Vec<u32>,
+    h: Vec<u32>,
     /// The model's tables, by the name of the function that points the library to one.
     tables: Vec<(String, Vec<u32>)>,
     stride: u32,
@@ -38,7 +41,12 @@ fn failed(e: impl std::fmt::Display) -> GpuSearchError {
 }
 
 impl HostKernels {
-    pub(super) fn new(task: &Task, costs: &[u32], emulation: &Emulation) -> Result<HostKernels, GpuSearchError> {
+    pub(super) fn new(
+        task: &Task,
+        costs: &[u32],
+        pdb: Option<&[u32]>,
+        emulation: &Emulation,
+    ) -> Result<HostKernels, GpuSearchError> {
         let generated = kernel_source(task)?;
         // The tables are pointers set at run time, so that the library depends on the
         // task's state size and stack depth only and tasks alike share one compilation
@@ -71,6 +79,8 @@ impl HostKernels {
             counters: vec![0; 3],
             open: vec![0; limit as usize],
             cost: costs.to_vec(),
+            pdb: pdb.map_or_else(Vec::new, <[u32]>::to_vec),
+            h: if pdb.is_some() { vec![0; n] } else { Vec::new() },
             tables,
             stride: emulation.stride.max(1),
             compact: emulation.compact,
@@ -91,6 +101,8 @@ impl HostKernels {
             counters: self.counters.as_mut_ptr() as u64,
             open: self.open.as_mut_ptr() as u64,
             cost: self.cost.as_ptr() as u64,
+            pdb: if self.pdb.is_empty() { 0 } else { self.pdb.as_ptr() as u64 },
+            h: if self.h.is_empty() { 0 } else { self.h.as_mut_ptr() as u64 },
             limit: self.limit,
             room: self.open.len() as u32,
             compact: self.compact,
@@ -124,7 +136,8 @@ impl HostKernels {
 /// The three calls below: the argument block holds the addresses of this struct's
 /// buffers, which live and keep their size as long as it does; the entry points index
 /// them within the sizes the block gives (the store's `limit`, the table's `capacity`,
-/// the list's `room`, the cost per action), as on the device.
+/// the list's `room`, the cost per action, an h per stored state), as on the device,
+/// and the pattern databases within the offsets they hold (pdb.rs builds them so).
 impl Kernels for HostKernels {
     fn write(&mut self, ctl: &Ctl) -> Result<(), GpuSearchError> {
         self.ctl = *ctl;
@@ -166,7 +179,11 @@ impl Kernels for HostKernels {
     }
 
     fn room(&self) -> (u64, u64) {
-        let bytes = self.states.len() * 4 + self.best.len() * 9 + self.table.len() * 8 + self.open.len() * 8;
+        let bytes = self.states.len() * 4
+            + self.best.len() * 9
+            + self.table.len() * 8
+            + self.open.len() * 8
+            + (self.h.len() + self.pdb.len()) * 4;
         (u64::from(self.limit), bytes as u64)
     }
 }

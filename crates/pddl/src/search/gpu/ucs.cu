@@ -1,5 +1,6 @@
 // Uniform-cost search of a grounded planning task (search/gpu.rs): Dijkstra by cost
-// layers, every state of the cheapest layer expanded at once. The same text compiles
+// layers, every state of the cheapest layer expanded at once; or A* with pattern
+// databases (see "A*" below), by layers of f = g + h. The same text compiles
 // with NVRTC (the kernels under __CUDA_ARCH__) and with the host's C++ compiler (plain
 // functions that the emulation in gpu/host.rs calls one work item after another), so
 // that the tests run its logic without a GPU. The task's successor code (plan.c with
@@ -54,6 +55,15 @@
 // (`room` is the store's limit). A store past its limit sets `full`; a cost of
 // 2^32 - 1 or more sets `cost_overflow`; a numeric effect whose result leaves the
 // 32-bit range notes the state and the action in `range` (the first to claim it).
+//
+// A*: with pattern databases (`pdb`, as pdb.rs flattens them), each state's h is
+// computed once, when it is stored, into `h[id]`, and every "g" of the list, the
+// rounds and the threshold above is the key f = g + h instead (a state's entry is
+// live while best's g plus its h is the entry's key). The databases are consistent,
+// so a state is expanded at its least f with its least g, as in Dijkstra, and a goal
+// state's h is 0: the round's key is the plan's cost. A state whose h is DEAD (no
+// abstract path to the goal) is stored but never appended. A key past 2^32 - 2 sets
+// `cost_overflow`. Without databases `pdb` and `h` are null and h is 0.
 
 // The control block `ctl` (the indices are gpu.rs's too).
 #define WC_STORED 0          // states stored
@@ -99,6 +109,9 @@ struct WcUcs {
   u64 *counters;
   u64 *open;
   const u32 *cost;
+  // A*'s pattern databases and each state's h; null for Dijkstra.
+  const u32 *pdb;
+  u32 *h;
   u32 limit;
   u32 room;
   u32 compact;
@@ -155,6 +168,7 @@ static inline u32 wc_claim(u32 *counter) { return (*counter)++; }
 struct WcSink {
   const WcUcs *u;
   u32 parent;
+  // The g of the state being expanded.
   u32 g;
   // Successors generated, the smallest g appended and the smallest g left out, over
   // this thread's entries.
@@ -173,6 +187,36 @@ WC_FN void wc_ucs_range(WcSink *k, u32 action);
 
 #define WC_BUSY 0xFFFFFFFFu
 #define WC_LOST 0xFFFFFFFEu
+#define WC_PDB_MAX 4
+
+// h of state `t`: the canonical combination of the pattern databases (the largest sum
+// over the sets of patterns whose values add up), WC_NONE for a dead end, at most
+// WC_NONE - 1; 0 without databases.
+WC_FN u32 wc_ucs_heuristic(const WcUcs *u, const u32 *t) {
+  const u32 *p = u->pdb;
+  if (!p) return 0;
+  u32 n = p[0], sets = p[1];
+  u32 v[WC_PDB_MAX];
+  const u32 *q = p + 2;
+  for (u32 i = 0; i < n && i < WC_PDB_MAX; i++) {
+    u32 k = q[0], index = 0;
+    for (u32 j = 0; j < k; j++) {
+      u32 f = q[2 + j];
+      index |= ((wc_plan_word(t, f >> 5) >> (f & 31)) & 1u) << j;
+    }
+    v[i] = p[q[1] + index];
+    if (v[i] == WC_NONE) return WC_NONE;
+    q += 2 + k;
+  }
+  u64 best = 0;
+  for (u32 i = 0; i < sets; i++) {
+    u64 sum = 0;
+    for (u32 j = 0; j < n && j < WC_PDB_MAX; j++)
+      if ((q[i] >> j) & 1u) sum += v[j];
+    if (sum > best) best = sum;
+  }
+  return best >= WC_NONE ? WC_NONE - 1 : (u32)best;
+}
 
 WC_FN u64 wc_ucs_hash(const u32 *t) {
   u64 h = 0x9E3779B97F4A7C15ull ^ (u64)WC_WORDS;
@@ -215,6 +259,7 @@ WC_FN u32 wc_ucs_insert(const WcUcs *u, const u32 *t, u64 link, int *fresh) {
         u32 *dst = u->states + (u64)id * WC_WORDS;
         for (int i = 0; i < WC_WORDS; i++) dst[i] = t[i];
         u->best[id] = link;
+        if (u->h) u->h[id] = wc_ucs_heuristic(u, t);
         WC_FENCE();
         WC_EXCH64(slot, (tag << 32) | id);
         *fresh = 1;
@@ -256,6 +301,26 @@ WC_FN void wc_ucs_push(WcSink *k, u32 g, u32 id) {
   }
 }
 
+// The key of stored state `id` at cost `g`: g + h (WC_NONE for a dead end, and for a
+// key past the cost range, which also sets `cost_overflow`).
+WC_FN u32 wc_ucs_key(const WcUcs *u, u32 id, u32 g) {
+  if (!u->h) return g;
+  u32 h = u->h[id];
+  if (h == WC_NONE) return WC_NONE;
+  u64 f = (u64)g + h;
+  if (f >= WC_NONE) {
+    WC_EXCH32(&u->ctl[WC_COST_OVERFLOW], 1u);
+    return WC_NONE;
+  }
+  return (u32)f;
+}
+
+// Appends state `id` at cost `g` with its key, unless it is a dead end.
+WC_FN void wc_ucs_offer(WcSink *k, u32 g, u32 id) {
+  u32 key = wc_ucs_key(k->u, id, g);
+  if (key != WC_NONE) wc_ucs_push(k, key, id);
+}
+
 // Lowers the best of `id` to `link` if its g is strictly lower; says whether it did.
 WC_FN int wc_ucs_improve(const WcUcs *u, u32 id, u64 link) {
   u64 old = wc_load64(u->best + id);
@@ -280,7 +345,7 @@ WC_FN void wc_ucs_emit(WcSink *k, u32 action, const u32 *t) {
   int fresh;
   u32 id = wc_ucs_insert(u, t, link, &fresh);
   if (id == WC_LOST) return;
-  if (fresh || wc_ucs_improve(u, id, link)) wc_ucs_push(k, g, id);
+  if (fresh || wc_ucs_improve(u, id, link)) wc_ucs_offer(k, g, id);
 }
 
 // Notes that `action` takes the state being expanded out of the numeric range (the
@@ -310,7 +375,8 @@ WC_FN void wc_ucs_entry(WcSink *k, WcSeen *seen, u32 i, u32 m) {
     seen->later++;
     return;
   }
-  if (g < m || (u32)(wc_load64(u->best + id) >> 32) != m || u->closed[id]) return;
+  u32 best = (u32)(wc_load64(u->best + id) >> 32);
+  if (g < m || wc_ucs_key(u, id, best) != m || u->closed[id]) return;
   u->closed[id] = 1;
   seen->expanded++;
   u32 s[WC_WORDS];
@@ -321,13 +387,14 @@ WC_FN void wc_ucs_entry(WcSink *k, WcSeen *seen, u32 i, u32 m) {
     return;
   }
   k->parent = id;
+  k->g = best;
   wc_successors(s, k);
 }
 
 // Stored state `id` back into `open` if it is open (the rebuild).
 WC_FN void wc_ucs_reopen(WcSink *k, u32 id) {
   const WcUcs *u = k->u;
-  if (!u->closed[id]) wc_ucs_push(k, (u32)(u->best[id] >> 32), id);
+  if (!u->closed[id]) wc_ucs_offer(k, (u32)(u->best[id] >> 32), id);
 }
 
 // The values a round reports: minima (the smallest g appended, the smallest g above m
@@ -480,7 +547,7 @@ WC_FN void wc_ucs_seed(const WcUcs *u, const u32 *init) {
   WcSink k = wc_ucs_sink(u, 0u);
   int fresh;
   u32 id = wc_ucs_insert(u, init, 0ull, &fresh);
-  if (id != WC_LOST) wc_ucs_push(&k, 0u, id);
+  if (id != WC_LOST) wc_ucs_offer(&k, 0u, id);
   WC_MIN32(&u->ctl[WC_PUSHED_MIN], k.pushed_min);
   WC_MIN32(&u->ctl[WC_FAR_MIN], k.far_min);
 }

@@ -1,0 +1,358 @@
+//! Pattern databases (Culberson and Schaeffer; Edelkamp, ECP 2001): the task projected
+//! onto a few of its facts, the cheapest cost from every abstract state to an abstract
+//! goal computed once (Dijkstra backwards), and a state's value read from that table
+//! at the index its pattern facts make. A lookup is a few bit reads and one load, cheap
+//! enough for the GPU's search, where LM-cut is not.
+//!
+//! The projection keeps every transition of the task: conditions on facts outside the
+//! pattern, disjunctive and numeric conditions and numeric effects are dropped, and a
+//! conditional effect that touches the pattern may fire or not. So a value is
+//! admissible and consistent, a goal state's is 0, and a state whose abstract goal
+//! distance is infinite ([`DEAD`]) is a dead end. Several patterns are combined as the
+//! canonical heuristic: the largest sum over sets of patterns that no action touches
+//! two of (such sums stay admissible).
+//!
+//! Patterns are chosen greedily: the goal's facts first, then the facts that the
+//! actions changing a pattern fact are conditioned on, while the table and the work of
+//! computing it stay within a budget; goal facts that do not fit start another pattern.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use rustc_hash::FxHashMap;
+
+use crate::task::{has, Condition, Formula, Task};
+
+/// A table value: no abstract path to the goal.
+pub const DEAD: u32 = u32::MAX;
+
+/// The most facts of one pattern (a table of `4 << 22` bytes).
+pub const MAX_BITS: usize = 22;
+/// The most patterns.
+pub const MAX_PATTERNS: usize = 4;
+/// The most operator checks (abstract states times abstract operators) one table may
+/// cost to compute.
+const WORK: u64 = 150_000_000;
+/// The most conditional effects of one action that may touch a pattern (each
+/// operator has up to `2^this` outcomes).
+const MAX_TOUCHING: usize = 4;
+
+/// One pattern and its table: `table[i]` is the cheapest abstract cost to the goal
+/// (saturated below [`DEAD`]) of the states whose fact `facts[j]` is bit `j` of `i`.
+#[derive(Clone, Debug)]
+pub struct Pattern {
+    pub facts: Vec<u32>,
+    pub table: Vec<u32>,
+}
+
+impl Pattern {
+    /// The table index of `state`.
+    pub fn index(&self, state: &[u32]) -> usize {
+        self.facts.iter().enumerate().fold(0, |i, (j, &f)| i | usize::from(has(state, f)) << j)
+    }
+}
+
+/// The patterns of a task and the sets of them whose values add up.
+#[derive(Clone, Debug)]
+pub struct Pdbs {
+    pub patterns: Vec<Pattern>,
+    /// Masks of patterns that no action touches two of (the maximal such sets).
+    pub additive: Vec<u32>,
+}
+
+/// A projected action: applicable where the state's bits under `pre_mask` are
+/// `pre_value`; then `del` cleared and `add` set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Op {
+    pre_mask: u32,
+    pre_value: u32,
+    add: u32,
+    del: u32,
+}
+
+impl Pdbs {
+    /// Patterns for `task` and their tables.
+    pub fn build(task: &Task) -> Pdbs {
+        let touching = touching(task);
+        let mut patterns: Vec<Pattern> = Vec::new();
+        if task.goal.rest == Some(Formula::FALSE) {
+            // A goal that never holds (the grounder's form of an unreachable goal fact):
+            // the empty pattern, every state a dead end.
+            patterns.push(Pattern { facts: Vec::new(), table: vec![DEAD] });
+        }
+        let mut goals: Vec<u32> = task.goal.positive.iter().chain(&task.goal.negative).copied().collect();
+        while !goals.is_empty() && patterns.len() < MAX_PATTERNS {
+            let facts = select(task, &touching, &goals);
+            if facts.is_empty() {
+                break;
+            }
+            goals.retain(|g| !facts.contains(g));
+            let ops = project(task, &touching, &facts).expect("a selected pattern projects");
+            patterns.push(Pattern { table: distances(task, &facts, &ops), facts });
+        }
+        let additive = additive_sets(&touching, &patterns);
+        Pdbs { patterns, additive }
+    }
+
+    /// The value of `state`; `None` for a dead end.
+    pub fn value(&self, state: &[u32]) -> Option<u64> {
+        let mut values = Vec::with_capacity(self.patterns.len());
+        for p in &self.patterns {
+            match p.table[p.index(state)] {
+                DEAD => return None,
+                v => values.push(u64::from(v)),
+            }
+        }
+        let sum = |mask: u32| (0..values.len()).filter(|&j| mask >> j & 1 == 1).map(|j| values[j]).sum::<u64>();
+        Some(self.additive.iter().map(|&m| sum(m)).max().unwrap_or(0))
+    }
+
+    /// The patterns as the GPU search reads them: `[patterns, sets, then each pattern's
+    /// fact count, table offset (into this array) and facts, then the sets' masks]`,
+    /// the tables after.
+    pub fn flatten(&self) -> Vec<u32> {
+        let head = 2 + self.patterns.iter().map(|p| 2 + p.facts.len()).sum::<usize>() + self.additive.len();
+        let mut out = vec![self.patterns.len() as u32, self.additive.len() as u32];
+        let mut offset = head;
+        for p in &self.patterns {
+            out.extend([p.facts.len() as u32, offset as u32]);
+            out.extend(&p.facts);
+            offset += p.table.len();
+        }
+        out.extend(&self.additive);
+        for p in &self.patterns {
+            out.extend(&p.table);
+        }
+        out
+    }
+
+    /// Table entries in all.
+    pub fn entries(&self) -> usize {
+        self.patterns.iter().map(|p| p.table.len()).sum()
+    }
+}
+
+/// For each fact, the actions whose effects (conditional ones included) change it.
+fn touching(task: &Task) -> Vec<Vec<u32>> {
+    let mut by_fact = vec![Vec::new(); task.facts.len()];
+    for (i, a) in task.actions.iter().enumerate() {
+        let effects = a.add.iter().chain(&a.delete);
+        let conditional = a.conditional.iter().flat_map(|c| c.add.iter().chain(&c.delete));
+        for &f in effects.chain(conditional) {
+            let list: &mut Vec<u32> = &mut by_fact[f as usize];
+            if list.last() != Some(&(i as u32)) {
+                list.push(i as u32);
+            }
+        }
+    }
+    by_fact
+}
+
+/// A pattern grown from `goals` (see the module documentation); empty when not even
+/// one fact fits.
+fn select(task: &Task, touching: &[Vec<u32>], goals: &[u32]) -> Vec<u32> {
+    let mut facts: Vec<u32> = Vec::new();
+    let mut queue: Vec<u32> = goals.to_vec();
+    let mut seen = vec![false; task.facts.len()];
+    for &g in goals {
+        seen[g as usize] = true;
+    }
+    let mut next = 0;
+    while next < queue.len() && facts.len() < MAX_BITS {
+        let f = queue[next];
+        next += 1;
+        let mut tried = facts.clone();
+        tried.push(f);
+        let Some(ops) = project(task, touching, &tried) else { continue };
+        if (ops.len() as u64).max(1) << tried.len() > WORK {
+            break;
+        }
+        facts = tried;
+        // The facts that the actions changing `f` are conditioned on.
+        for &a in &touching[f as usize] {
+            let a = &task.actions[a as usize];
+            let conditions = std::iter::once(&a.precondition).chain(a.conditional.iter().map(|c| &c.condition));
+            for c in conditions {
+                for &p in c.positive.iter().chain(&c.negative) {
+                    if !seen[p as usize] && !touching[p as usize].is_empty() {
+                        seen[p as usize] = true;
+                        queue.push(p);
+                    }
+                }
+            }
+        }
+    }
+    facts
+}
+
+/// The literals of `c` on the pattern (`bit[f]`: fact `f`'s bit, or none) as a mask
+/// and values; `None` when `c` cannot hold.
+fn literals(c: &Condition, bit: &FxHashMap<u32, u32>) -> Option<(u32, u32)> {
+    if c.rest == Some(Formula::FALSE) {
+        return None;
+    }
+    let (mut mask, mut value) = (0u32, 0u32);
+    for (facts, v) in [(&c.positive, 1u32), (&c.negative, 0)] {
+        for f in facts {
+            if let Some(&b) = bit.get(f) {
+                if mask >> b & 1 == 1 && value >> b & 1 != v {
+                    return None;
+                }
+                mask |= 1 << b;
+                value |= v << b;
+            }
+        }
+    }
+    Some((mask, value))
+}
+
+/// The mask of `facts`' bits.
+fn bits(facts: &[u32], bit: &FxHashMap<u32, u32>) -> u32 {
+    facts.iter().filter_map(|f| bit.get(f)).fold(0, |m, &b| m | 1 << b)
+}
+
+/// The projection of the actions onto `pattern`, each distinct operator with its least
+/// cost; `None` when an action has more than [`MAX_TOUCHING`] conditional effects on it.
+fn project(task: &Task, touching: &[Vec<u32>], pattern: &[u32]) -> Option<Vec<(Op, u64)>> {
+    let bit: FxHashMap<u32, u32> = pattern.iter().enumerate().map(|(j, &f)| (f, j as u32)).collect();
+    let mut actions: Vec<u32> = pattern.iter().flat_map(|&f| touching[f as usize].iter().copied()).collect();
+    actions.sort_unstable();
+    actions.dedup();
+    let mut ops: FxHashMap<Op, u64> = FxHashMap::default();
+    for a in actions {
+        let a = &task.actions[a as usize];
+        let Some((pre_mask, pre_value)) = literals(&a.precondition, &bit) else { continue };
+        let effects: Vec<(u32, u32, u32, u32)> = a
+            .conditional
+            .iter()
+            .filter_map(|c| {
+                let (add, del) = (bits(&c.add, &bit), bits(&c.delete, &bit));
+                let (m, v) = literals(&c.condition, &bit)?;
+                (add | del != 0).then_some((m, v, add, del))
+            })
+            .collect();
+        if effects.len() > MAX_TOUCHING {
+            return None;
+        }
+        // Each set of the touching conditional effects that may fire together.
+        'outcome: for fired in 0..1u32 << effects.len() {
+            let (mut m, mut v) = (pre_mask, pre_value);
+            let (mut add, mut del) = (bits(&a.add, &bit), bits(&a.delete, &bit));
+            for (i, &(cm, cv, cadd, cdel)) in effects.iter().enumerate() {
+                if fired >> i & 1 == 1 {
+                    if m & cm & (v ^ cv) != 0 {
+                        continue 'outcome;
+                    }
+                    (m, v, add, del) = (m | cm, v | cv, add | cadd, del | cdel);
+                }
+            }
+            // Bits whose value the precondition fixes and the effect keeps are no change.
+            let after = (v & !del) | add;
+            let kept = m & !(after ^ v);
+            let (add, del) = (add & !kept, del & !kept);
+            if add | del == 0 {
+                continue;
+            }
+            let op = Op { pre_mask: m, pre_value: v, add, del };
+            let cost = ops.entry(op).or_insert(a.cost);
+            *cost = (*cost).min(a.cost);
+        }
+    }
+    let mut ops: Vec<(Op, u64)> = ops.into_iter().collect();
+    ops.sort_unstable_by_key(|&(op, cost)| (op.pre_mask, op.pre_value, op.add, op.del, cost));
+    Some(ops)
+}
+
+/// Every abstract state's cheapest cost to an abstract goal: Dijkstra from the goal
+/// states over the operators reversed.
+fn distances(task: &Task, pattern: &[u32], ops: &[(Op, u64)]) -> Vec<u32> {
+    let bit: FxHashMap<u32, u32> = pattern.iter().enumerate().map(|(j, &f)| (f, j as u32)).collect();
+    let size = 1usize << pattern.len();
+    let mut dist = vec![u64::MAX; size];
+    let mut heap = BinaryHeap::new();
+    if let Some((gm, gv)) = literals(&task.goal, &bit) {
+        let free = (size as u32 - 1) & !gm;
+        each_subset(free, |sub| {
+            dist[(gv | sub) as usize] = 0;
+            heap.push(Reverse((0u64, gv | sub)));
+        });
+    }
+    while let Some(Reverse((d, s))) = heap.pop() {
+        if d > dist[s as usize] {
+            continue;
+        }
+        for &(op, cost) in ops {
+            // `s` is a result of `op` only with its adds set and its other deletes clear.
+            let changed = op.add | op.del;
+            if s & op.add != op.add || s & (op.del & !op.add) != 0 {
+                continue;
+            }
+            // Outside the changed bits a predecessor equals `s` and meets the
+            // precondition; changed bits the precondition fixes are fixed, the rest free.
+            let outside = op.pre_mask & !changed;
+            if s & outside != op.pre_value & outside {
+                continue;
+            }
+            let base = (s & !changed) | (op.pre_value & op.pre_mask & changed);
+            let reached = d.saturating_add(cost);
+            each_subset(changed & !op.pre_mask, |sub| {
+                let p = (base | sub) as usize;
+                if reached < dist[p] {
+                    dist[p] = reached;
+                    heap.push(Reverse((reached, p as u32)));
+                }
+            });
+        }
+    }
+    dist.into_iter().map(|d| if d == u64::MAX { DEAD } else { d.min(u64::from(DEAD) - 1) as u32 }).collect()
+}
+
+/// Calls `visit` with every subset of `mask`.
+fn each_subset(mask: u32, mut visit: impl FnMut(u32)) {
+    let mut sub = 0u32;
+    loop {
+        visit(sub);
+        sub = sub.wrapping_sub(mask) & mask;
+        if sub == 0 {
+            return;
+        }
+    }
+}
+
+/// The maximal sets of patterns that no action touches two of.
+fn additive_sets(touching: &[Vec<u32>], patterns: &[Pattern]) -> Vec<u32> {
+    let n = patterns.len();
+    let mut by_action: FxHashMap<u32, u32> = FxHashMap::default();
+    for (j, p) in patterns.iter().enumerate() {
+        for &f in &p.facts {
+            for &a in &touching[f as usize] {
+                *by_action.entry(a).or_default() |= 1 << j;
+            }
+        }
+    }
+    let conflicts: Vec<u32> = by_action.into_values().filter(|m| m.count_ones() > 1).collect();
+    let independent = |set: u32| conflicts.iter().all(|&c| (c & set).count_ones() < 2);
+    let sets: Vec<u32> = (1..1u32 << n).filter(|&s| independent(s)).collect();
+    let maximal: Vec<u32> = sets.iter().copied().filter(|&s| !sets.iter().any(|&t| t != s && t & s == s)).collect();
+    if maximal.is_empty() {
+        vec![0]
+    } else {
+        maximal
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_subset_is_visited_once() {
+        let mut seen = Vec::new();
+        each_subset(0b1010, |s| seen.push(s));
+        seen.sort_unstable();
+        assert_eq!(seen, [0b0000, 0b0010, 0b1000, 0b1010]);
+        let mut zero = Vec::new();
+        each_subset(0, |s| zero.push(s));
+        assert_eq!(zero, [0]);
+    }
+}
