@@ -26,13 +26,20 @@ use crate::task::{has, Condition, Formula, Task};
 /// A table value: no abstract path to the goal.
 pub const DEAD: u32 = u32::MAX;
 
-/// The most facts of one pattern (a table of `4 << 22` bytes).
-pub const MAX_BITS: usize = 22;
-/// The most patterns.
-pub const MAX_PATTERNS: usize = 4;
-/// The most operator checks (abstract states times abstract operators) one table may
-/// cost to compute.
+/// The most facts of a pattern grown from all the goal facts (a table of `4 << 22`
+/// bytes), and of one grown from a single goal fact.
+const MAX_BITS: usize = 22;
+const SINGLE_BITS: usize = 16;
+/// The most patterns grown from all the goal facts (those left out by the ones before),
+/// and the most grown from a single goal fact each.
+const MAX_WIDE: usize = 2;
+const MAX_SINGLE: usize = 8;
+/// The most patterns (the GPU's `WC_PDB_MAX`).
+pub const MAX_PATTERNS: usize = MAX_WIDE + MAX_SINGLE;
+/// The most operator checks (abstract states times abstract operators) a wide table may
+/// cost to compute, and a single goal's.
 const WORK: u64 = 150_000_000;
+const SINGLE_WORK: u64 = 20_000_000;
 /// The most conditional effects of one action that may touch a pattern (each
 /// operator has up to `2^this` outcomes).
 const MAX_TOUCHING: usize = 4;
@@ -80,15 +87,32 @@ impl Pdbs {
             // the empty pattern, every state a dead end.
             patterns.push(Pattern { facts: Vec::new(), table: vec![DEAD] });
         }
-        let mut goals: Vec<u32> = task.goal.positive.iter().chain(&task.goal.negative).copied().collect();
-        while !goals.is_empty() && patterns.len() < MAX_PATTERNS {
-            let facts = select(task, &touching, &goals);
-            if facts.is_empty() {
-                break;
+        let all: Vec<u32> = task.goal.positive.iter().chain(&task.goal.negative).copied().collect();
+        let add = |facts: Vec<u32>, patterns: &mut Vec<Pattern>| {
+            if facts.is_empty() || patterns.iter().any(|p| p.facts == facts) {
+                return false;
             }
-            goals.retain(|g| !facts.contains(g));
             let ops = project(task, &touching, &facts).expect("a selected pattern projects");
             patterns.push(Pattern { table: distances(task, &facts, &ops), facts });
+            true
+        };
+        // Wide patterns: as many goal facts as fit, then the facts they depend on.
+        let mut goals = all.clone();
+        for _ in 0..MAX_WIDE {
+            let facts = select(task, &touching, &goals, MAX_BITS, WORK);
+            goals.retain(|g| !facts.contains(g));
+            if !add(facts, &mut patterns) || goals.is_empty() {
+                break;
+            }
+        }
+        // Narrow ones: a goal fact and what it depends on, deeper (at most one for
+        // each goal, in the goal's order).
+        let mut single = 0;
+        for &g in all.iter().filter(|_| all.len() > 1) {
+            if single == MAX_SINGLE {
+                break;
+            }
+            single += usize::from(add(select(task, &touching, &[g], SINGLE_BITS, SINGLE_WORK), &mut patterns));
         }
         let additive = additive_sets(&touching, &patterns);
         Pdbs { patterns, additive }
@@ -150,7 +174,7 @@ fn touching(task: &Task) -> Vec<Vec<u32>> {
 
 /// A pattern grown from `goals` (see the module documentation); empty when not even
 /// one fact fits.
-fn select(task: &Task, touching: &[Vec<u32>], goals: &[u32]) -> Vec<u32> {
+fn select(task: &Task, touching: &[Vec<u32>], goals: &[u32], max_bits: usize, work: u64) -> Vec<u32> {
     let mut facts: Vec<u32> = Vec::new();
     let mut queue: Vec<u32> = goals.to_vec();
     let mut seen = vec![false; task.facts.len()];
@@ -158,13 +182,13 @@ fn select(task: &Task, touching: &[Vec<u32>], goals: &[u32]) -> Vec<u32> {
         seen[g as usize] = true;
     }
     let mut next = 0;
-    while next < queue.len() && facts.len() < MAX_BITS {
+    while next < queue.len() && facts.len() < max_bits {
         let f = queue[next];
         next += 1;
         let mut tried = facts.clone();
         tried.push(f);
         let Some(ops) = project(task, touching, &tried) else { continue };
-        if (ops.len() as u64).max(1) << tried.len() > WORK {
+        if (ops.len() as u64).max(1) << tried.len() > work {
             break;
         }
         facts = tried;
@@ -319,7 +343,8 @@ fn each_subset(mask: u32, mut visit: impl FnMut(u32)) {
     }
 }
 
-/// The maximal sets of patterns that no action touches two of.
+/// The maximal sets of patterns that no action touches two of (the maximal cliques of
+/// the graph of additive pairs).
 fn additive_sets(touching: &[Vec<u32>], patterns: &[Pattern]) -> Vec<u32> {
     let n = patterns.len();
     let mut by_action: FxHashMap<u32, u32> = FxHashMap::default();
@@ -330,14 +355,39 @@ fn additive_sets(touching: &[Vec<u32>], patterns: &[Pattern]) -> Vec<u32> {
             }
         }
     }
-    let conflicts: Vec<u32> = by_action.into_values().filter(|m| m.count_ones() > 1).collect();
-    let independent = |set: u32| conflicts.iter().all(|&c| (c & set).count_ones() < 2);
-    let sets: Vec<u32> = (1..1u32 << n).filter(|&s| independent(s)).collect();
-    let maximal: Vec<u32> = sets.iter().copied().filter(|&s| !sets.iter().any(|&t| t != s && t & s == s)).collect();
-    if maximal.is_empty() {
-        vec![0]
-    } else {
-        maximal
+    // additive[i]: the patterns that add up with pattern i.
+    let mut additive = vec![(1u32 << n) - 1; n];
+    for m in by_action.into_values().filter(|m| m.count_ones() > 1) {
+        for (i, a) in additive.iter_mut().enumerate() {
+            if m >> i & 1 == 1 {
+                *a &= !m;
+            }
+        }
+    }
+    let mut cliques = Vec::new();
+    maximal_cliques(&additive, 0, (1u32 << n) - 1, 0, &mut cliques);
+    if cliques.is_empty() {
+        cliques.push(0);
+    }
+    cliques
+}
+
+/// Bron-Kerbosch: the maximal cliques that extend `clique` by vertices of `candidates`
+/// and none of `excluded` (`neighbours[i]`: the vertices adjacent to `i`).
+fn maximal_cliques(neighbours: &[u32], clique: u32, candidates: u32, excluded: u32, out: &mut Vec<u32>) {
+    if candidates == 0 {
+        if excluded == 0 && clique != 0 {
+            out.push(clique);
+        }
+        return;
+    }
+    let (mut candidates, mut excluded) = (candidates, excluded);
+    while candidates != 0 {
+        let v = candidates.trailing_zeros();
+        let adjacent = neighbours[v as usize] & !(1 << v);
+        maximal_cliques(neighbours, clique | 1 << v, candidates & adjacent, excluded & adjacent, out);
+        candidates &= !(1 << v);
+        excluded |= 1 << v;
     }
 }
 
@@ -354,5 +404,15 @@ mod tests {
         let mut zero = Vec::new();
         each_subset(0, |s| zero.push(s));
         assert_eq!(zero, [0]);
+    }
+
+    #[test]
+    fn maximal_cliques_of_a_path_and_a_triangle() {
+        // 0-1, 1-2 (a path), and 3-4-5 (a triangle); each vertex adjacent to itself.
+        let neighbours = [0b000011, 0b000111, 0b000110, 0b111000, 0b111000, 0b111000];
+        let mut out = Vec::new();
+        maximal_cliques(&neighbours, 0, 0b111111, 0, &mut out);
+        out.sort_unstable();
+        assert_eq!(out, [0b000011, 0b000110, 0b111000]);
     }
 }

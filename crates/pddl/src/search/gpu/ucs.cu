@@ -187,7 +187,7 @@ WC_FN void wc_ucs_range(WcSink *k, u32 action);
 
 #define WC_BUSY 0xFFFFFFFFu
 #define WC_LOST 0xFFFFFFFEu
-#define WC_PDB_MAX 4
+#define WC_PDB_MAX 10  // pdb.rs's MAX_PATTERNS
 
 // h of state `t`: the canonical combination of the pattern databases (the largest sum
 // over the sets of patterns whose values add up), WC_NONE for a dead end, at most
