@@ -72,13 +72,14 @@ pub fn solve(domain: &std::path::Path, problem: &std::path::Path) -> Solved {
     solve_within(domain, problem, None).expect("no time limit")
 }
 
-/// The heuristic of `$WARPCHECK_PLAN_HEURISTIC` (`blind`, `hmax`, `lmcut`), else the default.
+/// The heuristic of `$WARPCHECK_PLAN_HEURISTIC` (`blind`, `hmax`, `lmcut`, `pdb`), else the default.
 pub fn heuristic() -> Heuristic {
     match std::env::var("WARPCHECK_PLAN_HEURISTIC").as_deref() {
         Ok("blind") => Heuristic::Blind,
         Ok("hmax") => Heuristic::Hmax,
+        Ok("pdb") => Heuristic::Pdb,
         Ok("lmcut") | Err(_) => Heuristic::LmCut,
-        Ok(other) => panic!("WARPCHECK_PLAN_HEURISTIC: `{other}` is not blind, hmax or lmcut"),
+        Ok(other) => panic!("WARPCHECK_PLAN_HEURISTIC: `{other}` is not blind, hmax, lmcut or pdb"),
     }
 }
 
