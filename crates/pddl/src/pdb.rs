@@ -12,9 +12,11 @@
 //! canonical heuristic: the largest sum over sets of patterns that no action touches
 //! two of (such sums stay admissible).
 //!
-//! Patterns are chosen greedily: the goal's facts first, then the facts that the
-//! actions changing a pattern fact are conditioned on, while the table and the work of
-//! computing it stay within a budget; goal facts that do not fit start another pattern.
+//! Patterns are chosen greedily: goal facts first, then the facts that the actions
+//! changing a pattern fact are conditioned on, while the table and the work of
+//! computing it stay within a budget. Up to [`MAX_PATTERNS`]: wide ones from all the
+//! goal facts (those that do not fit start the next), narrow ones from one goal fact
+//! each.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -80,13 +82,13 @@ struct Op {
 impl Pdbs {
     /// Patterns for `task` and their tables.
     pub fn build(task: &Task) -> Pdbs {
-        let touching = touching(task);
-        let mut patterns: Vec<Pattern> = Vec::new();
         if task.goal.rest == Some(Formula::FALSE) {
             // A goal that never holds (the grounder's form of an unreachable goal fact):
             // the empty pattern, every state a dead end.
-            patterns.push(Pattern { facts: Vec::new(), table: vec![DEAD] });
+            return Pdbs { patterns: vec![Pattern { facts: Vec::new(), table: vec![DEAD] }], additive: vec![1] };
         }
+        let touching = touching(task);
+        let mut patterns: Vec<Pattern> = Vec::new();
         let all: Vec<u32> = task.goal.positive.iter().chain(&task.goal.negative).copied().collect();
         let add = |facts: Vec<u32>, patterns: &mut Vec<Pattern>| {
             if facts.is_empty() || patterns.iter().any(|p| p.facts == facts) {
