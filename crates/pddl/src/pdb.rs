@@ -122,14 +122,14 @@ impl Pdbs {
 
     /// The value of `state`; `None` for a dead end.
     pub fn value(&self, state: &[u32]) -> Option<u64> {
-        let mut values = Vec::with_capacity(self.patterns.len());
-        for p in &self.patterns {
+        let mut values = [0u64; MAX_PATTERNS];
+        for (v, p) in values.iter_mut().zip(&self.patterns) {
             match p.table[p.index(state)] {
                 DEAD => return None,
-                v => values.push(u64::from(v)),
+                t => *v = u64::from(t),
             }
         }
-        let sum = |mask: u32| (0..values.len()).filter(|&j| mask >> j & 1 == 1).map(|j| values[j]).sum::<u64>();
+        let sum = |mask: u32| (0..self.patterns.len()).filter(|&j| mask >> j & 1 == 1).map(|j| values[j]).sum::<u64>();
         Some(self.additive.iter().map(|&m| sum(m)).max().unwrap_or(0))
     }
 
@@ -150,11 +150,6 @@ impl Pdbs {
             out.extend(&p.table);
         }
         out
-    }
-
-    /// Table entries in all.
-    pub fn entries(&self) -> usize {
-        self.patterns.iter().map(|p| p.table.len()).sum()
     }
 }
 
