@@ -7,7 +7,8 @@
 //!   relaxation, static predicates folded away, into a [`Task`] ([`task`]) whose states
 //!   are bitsets of facts in `u32` words;
 //! - [`search()`] ([`mod@search`]) finds an optimal plan: A* with LM-cut or h_max
-//!   ([`heuristic`]) or pattern databases ([`pdb`]), or blind (breadth-first when every action costs 1, cost-layered
+//!   ([`heuristic`]) or pattern databases ([`pdb`], over the at-most-one invariants of
+//!   [`invariant`]), or blind (breadth-first when every action costs 1, cost-layered
 //!   uniform-cost search otherwise), with a bound on stored states;
 //! - [`model`]: the grounded task as a [`warpcheck_model`] model (CPU successors and
 //!   CUDA C), for the exploration engines on the CPU and the GPU;
@@ -35,6 +36,7 @@ pub mod bounds;
 pub mod diagnostic;
 pub mod ground;
 pub mod heuristic;
+pub mod invariant;
 pub mod model;
 pub mod numeric;
 pub mod parser;

@@ -105,10 +105,11 @@ fn grounded(domain: &std::path::Path, problem: &std::path::Path) -> Task {
 /// The pattern databases are admissible (at most the optimal cost from the state, by a
 /// blind search from it), consistent (at most an action's cost more than its
 /// successor's), 0 in goal states, and say "dead end" only where no plan exists, on the
-/// reachable states of every small task; and they are not 0 everywhere.
+/// reachable states of every small task; and they are not 0 everywhere, and see some
+/// dead ends.
 #[test]
 fn pattern_databases_are_admissible_and_consistent() {
-    let (mut states_checked, mut positive) = (0, 0);
+    let (mut states_checked, mut positive, mut dead_ends) = (0, 0, 0);
     for (domain, problem) in small_tasks() {
         let task = grounded(&domain, &problem);
         let pdbs = Pdbs::build(&task);
@@ -126,19 +127,78 @@ fn pattern_databases_are_admissible_and_consistent() {
             if optimal == Some(0) {
                 assert_eq!(h, Some(0), "{name}: a goal state");
             }
+            // Informative: above 0, or a dead end.
+            positive += usize::from(h != Some(0));
             if let Some(h) = h {
-                positive += usize::from(h > 0);
                 for a in task.actions.iter().filter(|a| a.precondition.holds(&s)) {
                     a.apply(&s, &mut next).unwrap();
-                    let after = pdbs.value(&next);
-                    assert!(after.is_some_and(|t| h <= a.cost + t), "{name}: {h} then {after:?} by {}", a.name);
+                    match pdbs.value(&next) {
+                        Some(t) => assert!(h <= a.cost + t, "{name}: {h} then {t} by {}", a.name),
+                        // A dead end: no plan from the successor.
+                        None => {
+                            let from_next = Task { init: next.clone(), ..task.clone() };
+                            let blind = SearchOptions { heuristic: Heuristic::Blind, ..Default::default() };
+                            assert_eq!(
+                                search(&from_next, &blind).unwrap().cost,
+                                None,
+                                "{name}: a dead end after {}",
+                                a.name
+                            );
+                            dead_ends += 1;
+                        }
+                    }
                 }
             }
             states_checked += 1;
         }
     }
     assert!(states_checked > 500, "{states_checked} states");
-    assert!(positive > states_checked / 2, "{positive} of {states_checked} states above 0");
+    assert!(positive > states_checked / 2, "{positive} of {states_checked} states above 0 or dead ends");
+    assert!(dead_ends > 0, "the databases see some dead ends (openstacks' stacks)");
+}
+
+/// The variables of the at-most-one invariants hold on every reachable state of the
+/// small tasks: at most one fact of each true, exactly one where `exact`; and they
+/// group facts (more than half of them in groups of two or more).
+#[test]
+fn invariant_groups_hold_on_reachable_states() {
+    let (mut states, mut grouped, mut facts) = (0, 0, 0);
+    let ipc = common::data_dir().join("ipc2008-opt");
+    let more = [
+        ("elevators-opt08-strips", "domain.pddl"),
+        ("transport-opt08-strips", "domain.pddl"),
+        ("woodworking-opt08-strips", "domain.pddl"),
+        ("scanalyzer-08-strips", "domain.pddl"),
+        ("parcprinter-08-strips", "p01-domain.pddl"),
+    ]
+    .map(|(d, f)| (ipc.join(d).join(f), ipc.join(d).join("p01.pddl")));
+    for (domain, problem) in small_tasks().into_iter().chain(more) {
+        let task = grounded(&domain, &problem);
+        let vars = warpcheck_pddl::invariant::variables(&task);
+        let mut seen = vec![0usize; task.facts.len()];
+        for v in &vars {
+            for &f in &v.facts {
+                seen[f as usize] += 1;
+            }
+        }
+        assert!(seen.iter().all(|&n| n == 1), "{}: a partition of the facts", problem.display());
+        grouped += vars.iter().filter(|v| v.facts.len() > 1).map(|v| v.facts.len()).sum::<usize>();
+        facts += task.facts.len();
+        for s in reachable(&task, 2000) {
+            for v in &vars {
+                let true_facts = v.facts.iter().filter(|&&f| warpcheck_pddl::task::has(&s, f)).count();
+                assert!(
+                    true_facts <= 1 && (!v.exact || true_facts == 1),
+                    "{}: {:?}",
+                    problem.display(),
+                    task.describe(&s)
+                );
+            }
+            states += 1;
+        }
+    }
+    assert!(states > 2000, "{states} states");
+    assert!(grouped * 2 > facts, "{grouped} of {facts} facts in groups");
 }
 
 /// h_max and LM-cut are admissible (at most the optimal cost from the state, computed by

@@ -187,7 +187,7 @@ WC_FN void wc_ucs_range(WcSink *k, u32 action);
 
 #define WC_BUSY 0xFFFFFFFFu
 #define WC_LOST 0xFFFFFFFEu
-#define WC_PDB_MAX 10  // pdb.rs's MAX_PATTERNS
+#define WC_PDB_MAX 18  // pdb.rs's MAX_PATTERNS
 
 // h of state `t`: the canonical combination of the pattern databases (the largest sum
 // over the sets of patterns whose values add up), WC_NONE for a dead end, at most
@@ -199,14 +199,26 @@ WC_FN u32 wc_ucs_heuristic(const WcUcs *u, const u32 *t) {
   u32 v[WC_PDB_MAX];
   const u32 *q = p + 2;
   for (u32 i = 0; i < n && i < WC_PDB_MAX; i++) {
+    // The index: the variables' values as mixed-radix digits, the first the most
+    // significant; a value is the position of the variable's true fact, else "none"
+    // (clamped below the radix, as pdb.rs's Variable::value).
     u32 k = q[0], index = 0;
+    const u32 *r = q + 2;
     for (u32 j = 0; j < k; j++) {
-      u32 f = q[2 + j];
-      index |= ((wc_plan_word(t, f >> 5) >> (f & 31)) & 1u) << j;
+      u32 radix = r[0], m = r[1], value = m;
+      for (u32 x = 0; x < m; x++) {
+        u32 f = r[2 + x];
+        if ((wc_plan_word(t, f >> 5) >> (f & 31)) & 1u) {
+          value = x;
+          break;
+        }
+      }
+      index = index * radix + (value < radix ? value : radix - 1);
+      r += 2 + m;
     }
     v[i] = p[q[1] + index];
     if (v[i] == WC_NONE) return WC_NONE;
-    q += 2 + k;
+    q = r;
   }
   u64 best = 0;
   for (u32 i = 0; i < sets; i++) {
