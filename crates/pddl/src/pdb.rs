@@ -47,8 +47,8 @@ const MAX_SINGLE: usize = 8;
 pub const MAX_PATTERNS: usize = MAX_WIDE + 2 * MAX_SINGLE;
 /// The most operator checks (abstract states times abstract operators) a wide table may
 /// cost to compute, and a single goal's.
-const WORK: u64 = 150_000_000;
-const SINGLE_WORK: u64 = 20_000_000;
+const WORK: u64 = 60_000_000;
+const SINGLE_WORK: u64 = 10_000_000;
 /// The most conditional effects of one action that may touch a pattern (each
 /// operator has up to `2^this` outcomes).
 const MAX_TOUCHING: usize = 4;
@@ -136,13 +136,20 @@ impl Pdbs {
         let ctx = Context { task, vars: &vars, var_of: &var_of, touching: &touching };
         let mut patterns: Vec<Pattern> = Vec::new();
         let all: Vec<u32> = task.goal.positive.iter().chain(&task.goal.negative).copied().collect();
-        let add = |facts: Vec<u32>, patterns: &mut Vec<Pattern>| {
+        // Builds the table of a new pattern (true then); keeps it unless every entry is
+        // 0 (it would cost time at every state and add nothing).
+        let mut built: Vec<Vec<Variable>> = Vec::new();
+        let mut add = |facts: Vec<u32>, patterns: &mut Vec<Pattern>| {
             let pattern = ctx.group(&facts);
-            if pattern.is_empty() || patterns.iter().any(|p| p.vars == pattern) {
+            if pattern.is_empty() || built.contains(&pattern) {
                 return false;
             }
+            built.push(pattern.clone());
             let ops = ctx.project(&pattern).expect("a selected pattern projects");
-            patterns.push(Pattern { table: distances(task, &pattern, &ops), vars: pattern });
+            let table = distances(task, &pattern, &ops);
+            if table.iter().any(|&t| t != 0) {
+                patterns.push(Pattern { table, vars: pattern });
+            }
             true
         };
         // Wide patterns: as many goal facts as fit, then the facts they depend on.

@@ -114,7 +114,6 @@ fn pattern_databases_are_admissible_and_consistent() {
         let task = grounded(&domain, &problem);
         let pdbs = Pdbs::build(&task);
         let name = problem.display();
-        assert!(!pdbs.patterns.is_empty(), "{name}: a pattern");
         let mut next = Vec::new();
         for s in reachable(&task, 300) {
             let from_s = Task { init: s.clone(), ..task.clone() };
