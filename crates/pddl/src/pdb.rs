@@ -238,6 +238,15 @@ struct Context<'a> {
     touching: &'a [Vec<u32>],
 }
 
+/// Each pattern fact's variable and position.
+fn slots(pattern: &[Variable]) -> FxHashMap<u32, (u32, u32)> {
+    let by_var = pattern
+        .iter()
+        .enumerate()
+        .map(|(v, var)| var.facts.iter().enumerate().map(move |(x, &f)| (f, (v as u32, x as u32))));
+    by_var.flatten().collect()
+}
+
 /// The variables' values that `c`'s literals need (`slot[f]`: fact `f`'s pattern
 /// variable and position, or none), into `pre`; false when `c` cannot hold.
 fn constrain(c: &Condition, slot: &FxHashMap<u32, (u32, u32)>, pre: &mut [Pre]) -> bool {
@@ -348,12 +357,7 @@ impl Context<'_> {
     /// least cost; `None` when an action has more than [`MAX_TOUCHING`] conditional
     /// effects on it.
     fn project(&self, pattern: &[Variable]) -> Option<Vec<(Op, u64)>> {
-        let mut slot: FxHashMap<u32, (u32, u32)> = FxHashMap::default();
-        for (v, var) in pattern.iter().enumerate() {
-            for (x, &f) in var.facts.iter().enumerate() {
-                slot.insert(f, (v as u32, x as u32));
-            }
-        }
+        let slot = slots(pattern);
         let facts = pattern.iter().flat_map(|v| &v.facts);
         let mut actions: Vec<u32> = facts.flat_map(|&f| self.touching[f as usize].iter().copied()).collect();
         actions.sort_unstable();
@@ -461,11 +465,7 @@ fn distances(task: &Task, pattern: &[Variable], ops: &[(Op, u64)]) -> Vec<u32> {
     // Dijkstra's queue: the states by distance (few distinct distances, often).
     let mut queue: BTreeMap<u64, Vec<u32>> = BTreeMap::new();
     // The goal's values of each variable, then every combination.
-    let slot: FxHashMap<u32, (u32, u32)> = pattern
-        .iter()
-        .enumerate()
-        .flat_map(|(v, var)| var.facts.iter().enumerate().map(move |(x, &f)| (f, (v as u32, x as u32))))
-        .collect();
+    let slot = slots(pattern);
     let mut goal = vec![Pre::Any; k];
     if constrain(&task.goal, &slot, &mut goal) {
         let lists: Vec<Vec<u32>> =
@@ -690,11 +690,7 @@ mod tests {
                 edges[index(&t)].push((s, *cost));
             }
         }
-        let slot: FxHashMap<u32, (u32, u32)> = pattern
-            .iter()
-            .enumerate()
-            .flat_map(|(v, var)| var.facts.iter().enumerate().map(move |(x, &f)| (f, (v as u32, x as u32))))
-            .collect();
+        let slot = slots(pattern);
         let mut goal = vec![Pre::Any; k];
         let mut dist = vec![u64::MAX; size];
         let mut heap = BinaryHeap::new();
