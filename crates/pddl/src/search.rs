@@ -10,7 +10,7 @@
 //! (module `parallel`: breadth-first with the same store, counters and plan as on one;
 //! uniform-cost by buckets of equal `g`, the same cost); A* expands a batch of states
 //! of the least f at a time and computes their new states' heuristic values on several
-//! threads ([`SearchOptions::threads`]). A
+//! threads ([`SearchOptions::threads`]; the pattern databases too). A
 //! bound on stored states ends the search with [`SearchError::StateLimit`], never by
 //! dropping states.
 
@@ -379,9 +379,14 @@ pub fn search(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, Sea
         }),
         Heuristic::Pdb => {
             let pdbs = crate::pdb::Pdbs::build(task);
+            let parallel = in_parallel(options);
             astar(task, options, |store, ids, out| {
-                out.clear();
-                out.extend(ids.iter().map(|&id| pdbs.value(store.state(id))));
+                if parallel && ids.len() > 1 {
+                    ids.par_iter().map(|&id| pdbs.value(store.state(id))).collect_into_vec(out);
+                } else {
+                    out.clear();
+                    out.extend(ids.iter().map(|&id| pdbs.value(store.state(id))));
+                }
             })
         }
         kind => {
