@@ -43,11 +43,11 @@ pub struct PlanArgs {
     /// its uniform-cost search, checked between batches of rounds).
     #[arg(long, value_name = "SECONDS")]
     pub time_limit: Option<f64>,
-    /// The search: A* with `lmcut` (LM-cut, the strongest per state), `hmax` (h_max) or
-    /// `pdb` (pattern databases, computed once: a table lookup per state), or `blind`
-    /// (breadth-first when every action costs 1, uniform-cost otherwise). All are
-    /// optimal. Default: `lmcut` on the CPU, `blind` on the GPU (which runs `blind` and
-    /// `pdb`).
+    /// The search: A* with `lmcut` (LM-cut, the strongest per state), `hmax` (h_max),
+    /// `pdb` (pattern databases, computed once: a table lookup per state) or `max` (the
+    /// larger of `pdb` and `lmcut`), or `blind` (breadth-first when every action costs
+    /// 1, uniform-cost otherwise). All are optimal. Default: `lmcut` on the CPU, `blind`
+    /// on the GPU (which runs `blind` and `pdb`).
     #[arg(long, value_enum)]
     pub heuristic: Option<HeuristicArg>,
     /// Threads of the search: blind search expands states on all of them, A* a batch
@@ -75,6 +75,7 @@ pub enum HeuristicArg {
     Lmcut,
     Hmax,
     Pdb,
+    Max,
     Blind,
 }
 
@@ -84,6 +85,7 @@ impl HeuristicArg {
             HeuristicArg::Lmcut => Heuristic::LmCut,
             HeuristicArg::Hmax => Heuristic::Hmax,
             HeuristicArg::Pdb => Heuristic::Pdb,
+            HeuristicArg::Max => Heuristic::Max,
             HeuristicArg::Blind => Heuristic::Blind,
         }
     }
@@ -93,6 +95,7 @@ impl HeuristicArg {
             HeuristicArg::Lmcut => "lmcut",
             HeuristicArg::Hmax => "hmax",
             HeuristicArg::Pdb => "pdb",
+            HeuristicArg::Max => "max",
             HeuristicArg::Blind => "blind",
         }
     }

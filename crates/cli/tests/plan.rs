@@ -39,6 +39,15 @@ fn example_has_its_optimal_plan() {
         assert!(h["expanded"].as_u64() >= r["expanded"].as_u64(), "{heuristic} expands no fewer than LM-cut");
         assert!(h["expanded"].as_u64() <= blind["expanded"].as_u64(), "{heuristic} expands no more than blind");
     }
+    // The larger of the two is no weaker than either.
+    let expanded = |heuristic: &str| {
+        let out = warpcheck(&["plan", DOMAIN, PROBLEM, "--json", "--heuristic", heuristic]);
+        let h: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!((&h["cost"], h["heuristic"].as_str()), (&r["cost"], Some(heuristic)));
+        h["expanded"].as_u64().unwrap()
+    };
+    let max = expanded("max");
+    assert!(max <= expanded("lmcut") && max <= expanded("pdb"), "max expands {max}");
     let plan: Vec<&str> = r["plan"].as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect();
     assert!(plan.contains(&"(drive van depot mill)") && plan.contains(&"(drive van mill farm)"), "{plan:?}");
     let out = warpcheck(&["plan", DOMAIN, PROBLEM]);
@@ -89,7 +98,7 @@ fn unsolvable_task_exits_1() {
     let (domain, problem) = oneway();
     // Blind search exhausts the two reachable states; LM-cut and the pattern databases
     // see the dead end at once.
-    for (heuristic, states) in [("blind", 2), ("lmcut", 1), ("pdb", 1)] {
+    for (heuristic, states) in [("blind", 2), ("lmcut", 1), ("pdb", 1), ("max", 1)] {
         let out = warpcheck(&["plan", &domain, &problem, "--json", "--heuristic", heuristic]);
         assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
         let r: Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -29,6 +29,9 @@ pub enum Heuristic {
     LmCut,
     /// Pattern databases ([`crate::pdb`]): a table lookup per state, computed once.
     Pdb,
+    /// The larger of the pattern databases and LM-cut (a dead end by either is one):
+    /// LM-cut's cost per state, for the stronger of the two values.
+    Max,
 }
 
 const INF: u64 = u64::MAX;

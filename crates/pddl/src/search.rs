@@ -389,6 +389,18 @@ pub fn search(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, Sea
                 }
             })
         }
+        Heuristic::Max => {
+            let pdbs = crate::pdb::Pdbs::build(task);
+            let threads = options.threads.max(1);
+            let evaluator = Evaluator::new(task, Heuristic::LmCut);
+            let evaluators: Vec<Mutex<Evaluator>> = (0..threads).map(|_| Mutex::new(evaluator.clone())).collect();
+            let mut lmcut = Vec::new();
+            astar(task, options, |store, ids, out| {
+                evaluate_in_parallel(&evaluators, store, ids, &mut lmcut);
+                out.clear();
+                out.extend(ids.iter().zip(&lmcut).map(|(&id, &l)| Some(pdbs.value(store.state(id))?.max(l?))));
+            })
+        }
         kind => {
             let evaluator = Evaluator::new(task, kind);
             let threads = options.threads.max(1);

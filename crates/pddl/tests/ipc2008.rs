@@ -177,7 +177,7 @@ fn coverage_of_known_optima() {
                     r["domain"], r["problem"], cost, s.expanded, s.seconds
                 );
             }
-            None => println!("{:<26} {:<9} time limit", r["domain"], r["problem"]),
+            None => println!("{:<26} {:<9} time or state limit", r["domain"], r["problem"]),
         }
     }
     let solved: usize = per_domain.values().map(|v| v.0).sum();

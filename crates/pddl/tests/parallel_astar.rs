@@ -33,7 +33,7 @@ fn on_random_tasks_parallel_astar_has_the_optimal_cost() {
             _ => random_task(seed, seed % 2 == 1, true),
         };
         let blind = search(&task, &SearchOptions { heuristic: Heuristic::Blind, ..Default::default() }).unwrap().cost;
-        for heuristic in [Heuristic::LmCut, Heuristic::Hmax, Heuristic::Pdb] {
+        for heuristic in [Heuristic::LmCut, Heuristic::Hmax, Heuristic::Pdb, Heuristic::Max] {
             let options = SearchOptions { heuristic, threads: 3, ..Default::default() };
             let out = pool.install(|| search(&task, &options)).unwrap();
             assert_eq!(out.cost, blind, "seed {seed} {heuristic:?}");

@@ -21,7 +21,7 @@ fn tiny_tasks_have_their_expected_optima_and_state_spaces() {
         let domain = dir.join("tiny").join(&row["domain_file"]);
         let problem = dir.join("tiny").join(&row["problem"]);
         let name = &row["problem"];
-        for heuristic in [Heuristic::Blind, Heuristic::Hmax, Heuristic::LmCut, Heuristic::Pdb] {
+        for heuristic in [Heuristic::Blind, Heuristic::Hmax, Heuristic::LmCut, Heuristic::Pdb, Heuristic::Max] {
             let solved = common::solve_with(&domain, &problem, None, heuristic).unwrap();
             if row["solvable"] == "True" {
                 let cost: u64 = row["expected_optimal_cost"].parse().unwrap();

@@ -72,19 +72,21 @@ pub fn solve(domain: &std::path::Path, problem: &std::path::Path) -> Solved {
     solve_within(domain, problem, None).expect("no time limit")
 }
 
-/// The heuristic of `$WARPCHECK_PLAN_HEURISTIC` (`blind`, `hmax`, `lmcut`, `pdb`), else the default.
+/// The heuristic of `$WARPCHECK_PLAN_HEURISTIC` (`blind`, `hmax`, `lmcut`, `pdb`, `max`), else the default.
 pub fn heuristic() -> Heuristic {
     match std::env::var("WARPCHECK_PLAN_HEURISTIC").as_deref() {
         Ok("blind") => Heuristic::Blind,
         Ok("hmax") => Heuristic::Hmax,
         Ok("pdb") => Heuristic::Pdb,
+        Ok("max") => Heuristic::Max,
         Ok("lmcut") | Err(_) => Heuristic::LmCut,
-        Ok(other) => panic!("WARPCHECK_PLAN_HEURISTIC: `{other}` is not blind, hmax, lmcut or pdb"),
+        Ok(other) => panic!("WARPCHECK_PLAN_HEURISTIC: `{other}` is not blind, hmax, lmcut, pdb or max"),
     }
 }
 
 /// As [`solve`], `None` when the search passes `seconds` (counted from the start of
-/// parsing), with [`heuristic()`].
+/// parsing) or stores `$WARPCHECK_PLAN_MAX_STATES` states (default 20 million), with
+/// [`heuristic()`].
 pub fn solve_within(domain: &std::path::Path, problem: &std::path::Path, seconds: Option<f64>) -> Option<Solved> {
     solve_with(domain, problem, seconds, heuristic())
 }
@@ -104,10 +106,13 @@ pub fn solve_with(
     let task = ground(&d, &p).unwrap_or_else(|e| panic!("{}", e.render(&domain.display().to_string(), &dsrc)));
     let deadline = seconds.map(|s| start + std::time::Duration::from_secs_f64(s));
     let threads = std::env::var("WARPCHECK_PLAN_THREADS").ok().and_then(|t| t.parse().ok()).unwrap_or(1);
-    let options = SearchOptions { max_states: Some(20_000_000), deadline, heuristic, threads };
+    let max_states = std::env::var("WARPCHECK_PLAN_MAX_STATES").ok().and_then(|t| t.parse().ok()).unwrap_or(20_000_000);
+    let options = SearchOptions { max_states: Some(max_states), deadline, heuristic, threads };
     let outcome = match search(&task, &options) {
         Ok(o) => o,
         Err(warpcheck_pddl::SearchError::TimeLimit { .. }) => return None,
+        // Under a time limit (a coverage run), the bound on states is a resource limit too.
+        Err(warpcheck_pddl::SearchError::StateLimit { .. }) if seconds.is_some() => return None,
         Err(e) => panic!("{}: {e}", problem.display()),
     };
     // A net-benefit task's end phase is not part of the plan; its cost is the penalties
