@@ -1,8 +1,8 @@
 //! Pattern databases (Culberson and Schaeffer; Edelkamp, ECP 2001): the task projected
 //! onto a few of its facts, the cheapest cost from every abstract state to an abstract
 //! goal computed once (Dijkstra backwards), and a state's value read from that table.
-//! A lookup is a few bit reads and one load, cheap enough for the GPU's search, where
-//! LM-cut is not.
+//! A lookup reads the pattern's fact bits and one table entry, cheap enough for the
+//! GPU's search, where LM-cut is not.
 //!
 //! A pattern's facts are grouped by the at-most-one invariants ([`crate::invariant`]):
 //! the facts of one group form a variable whose value is the position of its true fact
@@ -408,15 +408,11 @@ impl Context<'_> {
                     let none = pattern[v].facts.len() as u32;
                     let change = match (&pre, change) {
                         (Pre::Is(x), Change::Set(y)) if *x == y => Change::Keep,
-                        (Pre::Is(x), Change::Clear(xs)) => {
-                            if xs.contains(x) {
-                                Change::Set(none)
-                            } else {
-                                Change::Keep
-                            }
-                        }
-                        (Pre::Not(not), Change::Clear(xs)) => {
-                            let mut xs: Vec<u32> = xs.into_iter().filter(|x| !not.contains(x)).collect();
+                        (Pre::Is(x), Change::Clear(xs)) if xs.contains(x) => Change::Set(none),
+                        (Pre::Is(_), Change::Clear(_)) => Change::Keep,
+                        // Values the condition rules out are not cleared.
+                        (pre, Change::Clear(mut xs)) => {
+                            xs.retain(|&x| pre.allows(x));
                             xs.sort_unstable();
                             xs.dedup();
                             if xs.is_empty() {
@@ -424,11 +420,6 @@ impl Context<'_> {
                             } else {
                                 Change::Clear(xs)
                             }
-                        }
-                        (_, Change::Clear(mut xs)) => {
-                            xs.sort_unstable();
-                            xs.dedup();
-                            Change::Clear(xs)
                         }
                         (_, change) => change,
                     };

@@ -391,9 +391,7 @@ pub fn search(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, Sea
         }
         Heuristic::Max => {
             let pdbs = crate::pdb::Pdbs::build(task);
-            let threads = options.threads.max(1);
-            let evaluator = Evaluator::new(task, Heuristic::LmCut);
-            let evaluators: Vec<Mutex<Evaluator>> = (0..threads).map(|_| Mutex::new(evaluator.clone())).collect();
+            let evaluators = evaluators(task, Heuristic::LmCut, options);
             let mut lmcut = Vec::new();
             astar(task, options, |store, ids, out| {
                 evaluate_in_parallel(&evaluators, store, ids, &mut lmcut);
@@ -402,9 +400,7 @@ pub fn search(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, Sea
             })
         }
         kind => {
-            let evaluator = Evaluator::new(task, kind);
-            let threads = options.threads.max(1);
-            let evaluators: Vec<Mutex<Evaluator>> = (0..threads).map(|_| Mutex::new(evaluator.clone())).collect();
+            let evaluators = evaluators(task, kind, options);
             astar(task, options, |store, ids, out| evaluate_in_parallel(&evaluators, store, ids, out))
         }
     }
@@ -594,6 +590,12 @@ const BATCH_PER_THREAD: usize = 4;
 /// The heuristic values of the stored states `ids` into `out`, with one evaluator per
 /// thread of the current rayon pool (`evaluators[i]` for pool thread `i`) when there
 /// are several and several states.
+/// One evaluator of `kind` (h_max or LM-cut) per thread of the search.
+fn evaluators(task: &Task, kind: Heuristic, options: &SearchOptions) -> Vec<Mutex<Evaluator>> {
+    let evaluator = Evaluator::new(task, kind);
+    (0..options.threads.max(1)).map(|_| Mutex::new(evaluator.clone())).collect()
+}
+
 fn evaluate_in_parallel(evaluators: &[Mutex<Evaluator>], store: &Store, ids: &[u32], out: &mut Vec<Option<u64>>) {
     if evaluators.len() < 2 || ids.len() < 2 {
         let mut e = evaluators[0].lock().expect("an evaluator");
