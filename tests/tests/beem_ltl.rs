@@ -240,10 +240,12 @@ fn small_property_files_give_the_reference_verdicts_in_prefixes() {
 /// In a seeded random successor order: nested DFS and CNDFS, and OWCTY and MAP on
 /// depth-first prefixes of 64, 512, ... expanded states: the same verdicts, the
 /// violations found in a prefix (a valid lasso) and the properties that hold decided
-/// when the depth-first search expanded every state.
+/// when the depth-first search expanded every state. (The semi-external search
+/// takes no seed.)
 #[test]
 fn small_property_files_give_the_reference_verdicts_with_a_seed() {
-    let plan = Plan { algorithms: Algorithm::ALL.to_vec(), incremental: Some(64), seed: Some(11), verbose: false };
+    let algorithms = Algorithm::ALL.into_iter().filter(|&a| a != Algorithm::SemiExternal).collect();
+    let plan = Plan { algorithms, incremental: Some(64), seed: Some(11), verbose: false };
     assert_eq!(check_references(0, Some(200_000), &plan), 158, "ltl-reference.csv changed: update the expected number");
 }
 

@@ -36,6 +36,14 @@ pub struct RunArgs {
     /// memory).
     #[arg(long, value_name = "SIZE", value_parser = memory::parse_size)]
     pub memory: Option<u64>,
+    /// Keep the states on disk, in a fresh directory inside DIR (removed at the end):
+    /// `explore` then searches breadth first on the CPU with delayed duplicate
+    /// detection, memory holding a successor buffer (half of `--memory`, default an
+    /// eighth of the available memory, at most 4 GiB); LTL with `--algorithm
+    /// semi-external` keeps its state files there (default: the system's temporary
+    /// directory).
+    #[arg(long, value_name = "DIR")]
+    pub disk: Option<PathBuf>,
     /// Where to run: `cpu`; `gpu` (an error without a CUDA device, or for what has no
     /// GPU version: depth-first order, `--graph-out`, LTL with ndfs, cndfs, the
     /// sequential variants or `--incremental`); `auto` (the GPU when one is present and
@@ -215,7 +223,13 @@ pub struct CheckArgs {
 /// Runs `explore`.
 pub fn explore(args: ExploreArgs) -> Result<Verdict, CliError> {
     let run = &args.run;
-    if let Input::Markov(format) = frontend::resolve(&run.model, run.format, &frontend::EXPLORE)? {
+    let input = frontend::resolve(&run.model, run.format, &frontend::EXPLORE)?;
+    if run.disk.is_some() && (args.graph_out.is_some() || matches!(input, Input::Markov(_))) {
+        return Err(CliError::input(
+            "--disk explores a model's states on disk: not with --graph-out or a Markov model",
+        ));
+    }
+    if let Input::Markov(format) = input {
         if args.graph_out.is_some() {
             return Err(CliError::Input("--graph-out: a Markov model is written with --export FILE.drn|.tra".into()));
         }
@@ -251,6 +265,10 @@ impl ModelCommand for Explore<'_> {
     fn run<L: Loaded>(self, loaded: L) -> Result<Verdict, CliError> {
         let args = self.0;
         let model = loaded.model();
+        if let Some(dir) = &args.disk {
+            crate::disk::explore(args, model, dir)?;
+            return Ok(Verdict::Holds);
+        }
         let (report, gpu, native) = run(args, model, Checks::default(), false, false)?;
         let engine = report::Engine { threads: args.threads(), gpu: gpu.as_ref(), native };
         if args.json {
@@ -296,6 +314,12 @@ impl ModelCommand for Check<'_> {
                 let summary = frontend::summary(automaton, &automaton.name);
                 return ltl::run(&args.run, loaded.model(), summary, &args.search);
             }
+        }
+        if args.run.disk.is_some() {
+            return Err(CliError::input(
+                "--disk keeps the states on disk for `explore` and for LTL with --algorithm semi-external; \
+                 deadlocks, assertions and invariants are checked in memory",
+            ));
         }
         if args.search.algorithm.is_some() || args.search.incremental.is_some() || args.search.seed.is_some() {
             return Err(CliError::input(

@@ -166,6 +166,10 @@ pub struct LtlReport<'a> {
     pub owcty_remaining: Option<u64>,
     pub map_rounds: Option<u32>,
     pub table_growths: Option<u32>,
+    /// `semi-external`: the most bytes of state files on disk at once, and the bytes
+    /// of the perfect hash and colours in memory.
+    pub disk_bytes: Option<u64>,
+    pub memory_bytes: Option<u64>,
     pub graph_seconds: Option<f64>,
     pub seconds: f64,
     pub verdict: &'static str,

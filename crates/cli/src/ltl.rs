@@ -21,7 +21,7 @@ use crate::error::{CliError, Verdict};
 use crate::explore::RunArgs;
 use crate::frontend::{Loaded, WithFormula};
 use crate::json::{FormulaKeys, LtlGpu, LtlReport, TraceEntry};
-use crate::{progress, report};
+use crate::{memory, progress, report};
 
 /// The accepting-cycle algorithm of `check` on a model with a property.
 #[derive(Clone, Copy, ValueEnum)]
@@ -39,6 +39,12 @@ pub enum AlgorithmArg {
     Map,
     /// MAP, sequential.
     MapSeq,
+    /// Nested depth-first search with the product's states on disk (in `--disk DIR`,
+    /// default the system's temporary directory): they are enumerated breadth first
+    /// there, then searched with two bits per state in memory, indexed by a minimal
+    /// perfect hash (about five bits per state in all). For products larger than
+    /// memory.
+    SemiExternal,
 }
 
 /// How `check` searches for an accepting cycle.
@@ -81,6 +87,7 @@ impl From<AlgorithmArg> for Algorithm {
             AlgorithmArg::OwctySeq => Algorithm::OwctySequential,
             AlgorithmArg::Map => Algorithm::Map,
             AlgorithmArg::MapSeq => Algorithm::MapSequential,
+            AlgorithmArg::SemiExternal => Algorithm::SemiExternal,
         }
     }
 }
@@ -181,6 +188,15 @@ fn check_model<M: CudaModel>(
     formula: Formula<'_>,
 ) -> Result<Verdict, CliError> {
     let incremental = search.incremental;
+    if search.seed.is_some() && matches!(search.algorithm, Some(AlgorithmArg::SemiExternal)) {
+        return Err(CliError::input("--seed orders the in-memory searches; semi-external takes none"));
+    }
+    if let Some(dir) = &args.disk {
+        if !matches!(search.algorithm, Some(AlgorithmArg::SemiExternal)) {
+            return Err(CliError::input("--disk keeps the state files of LTL with --algorithm semi-external: name it"));
+        }
+        crate::disk::check_dir(dir)?;
+    }
     if incremental.is_some() && search.algorithm.is_none_or(|a| Algorithm::from(a).on_the_fly()) {
         return Err(CliError::input(
             "--incremental grows the product graph of owcty, owcty-seq, map or map-seq on the CPU: name one with \
@@ -230,8 +246,15 @@ fn check_model<M: CudaModel>(
     let line = std::sync::Arc::new(progress::ProgressLine::new(args.quiet || args.json, args.progress_every));
     let shown = line.clone();
     let hook = ProgressHook(std::sync::Arc::new(move |p: &warpcheck_explore::Progress| shown.update(p)));
-    let options =
-        Options { algorithm, max_states, memory: args.memory, incremental, seed: search.seed, progress: Some(hook) };
+    let options = Options {
+        algorithm,
+        max_states,
+        memory: args.memory,
+        dir: args.disk.clone(),
+        incremental,
+        seed: search.seed,
+        progress: Some(hook),
+    };
     let native = crate::explore::native_code(args.successors, model)?;
     let outcome = pool.install(|| match &native {
         Some(native) => check(native, &options),
@@ -339,6 +362,15 @@ fn print<M: CudaModel>(model: &M, summary: &str, engine: &Engine, o: &Outcome) {
     if let Some(growths @ 1..) = o.table_growths {
         println!("table:        grew {growths} time(s), in place (nothing explored again)");
     }
+    if let Some(d) = &o.disk {
+        println!(
+            "disk:         {} at most; in memory a perfect hash of {} and colours of {} ({:.1} bits per state)",
+            memory::format_bytes(d.disk_bytes),
+            memory::format_bytes(d.hash_bytes),
+            memory::format_bytes(d.colour_bytes),
+            (d.hash_bytes + d.colour_bytes) as f64 * 8.0 / o.states.max(1) as f64
+        );
+    }
     let graph = o.graph_seconds.map_or(String::new(), |g| format!(" (state graph {g:.3} s)"));
     println!("time:         {:.3} s{graph}, {:.0} states/s", o.seconds, o.states as f64 / o.seconds.max(1e-9));
     if let Engine::Gpu { run, .. } = engine {
@@ -407,6 +439,8 @@ fn to_json<'a, M: CudaModel>(
         owcty_remaining: o.remaining,
         map_rounds: o.iterations.filter(|_| o.remaining.is_none()),
         table_growths: o.table_growths,
+        disk_bytes: o.disk.as_ref().map(|d| d.disk_bytes),
+        memory_bytes: o.disk.as_ref().map(|d| d.hash_bytes + d.colour_bytes),
         graph_seconds: o.graph_seconds,
         seconds: o.seconds,
         verdict: if o.holds() { "holds" } else { "violated" },

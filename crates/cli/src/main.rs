@@ -13,6 +13,7 @@
 
 mod backend;
 mod cycle;
+mod disk;
 mod error;
 mod explore;
 mod export;

@@ -23,6 +23,15 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     Ok((n * scale as f64) as u64)
 }
 
+/// `bytes` for people: `812 B`, `3.5 KiB`, `12.0 MiB`, `1.2 GiB`.
+pub fn format_bytes(bytes: u64) -> String {
+    let units = [(1u64 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    match units.iter().find(|(size, _)| bytes >= *size) {
+        Some((size, unit)) => format!("{:.1} {unit}", bytes as f64 / *size as f64),
+        None => format!("{bytes} B"),
+    }
+}
+
 /// Peak resident memory of this process (`VmHWM`), if known.
 pub fn peak_resident() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -34,6 +43,14 @@ pub fn peak_resident() -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bytes_for_people() {
+        assert_eq!(format_bytes(812), "812 B");
+        assert_eq!(format_bytes(3584), "3.5 KiB");
+        assert_eq!(format_bytes(12 << 20), "12.0 MiB");
+        assert_eq!(format_bytes(1288490189), "1.2 GiB");
+    }
 
     #[test]
     fn sizes() {

@@ -95,8 +95,9 @@ pub fn print_stats_json(model_path: String, model: &impl Model, r: &Report, engi
     json::print(&stats(model_path, model, r, engine));
 }
 
-/// Statistics as text lines.
-pub fn print_stats(model: &impl Model, r: &Report, engine: &Engine<'_>) {
+/// The counts as text lines: states, transitions, deadlocks, levels, accepting states,
+/// error steps, and whether the search stopped early.
+pub fn print_counts(model: &impl Model, r: &Report) {
     println!("states:       {}", r.states);
     println!("transitions:  {}", r.transitions);
     println!("deadlocks:    {}", r.deadlocks);
@@ -114,6 +115,11 @@ pub fn print_stats(model: &impl Model, r: &Report, engine: &Engine<'_>) {
     if !r.complete {
         println!("incomplete:   stopped at the first violation");
     }
+}
+
+/// Statistics as text lines.
+pub fn print_stats(model: &impl Model, r: &Report, engine: &Engine<'_>) {
+    print_counts(model, r);
     let rate = r.states as f64 / r.seconds.max(1e-9);
     match engine.gpu {
         None => {

@@ -80,6 +80,8 @@ const LTL: &[&str] = &[
     "owcty_remaining",
     "map_rounds",
     "table_growths",
+    "disk_bytes",
+    "memory_bytes",
     "graph_seconds",
     "seconds",
     "verdict",
@@ -132,6 +134,9 @@ fn gpu() -> bool {
 fn explore_keys() {
     let r = report(&["explore", "examples/peterson.dve", "--json", "--backend", "cpu"], 0);
     assert_eq!(keys(&r), set(&[STATS]));
+    let r =
+        report(&["explore", "examples/peterson.dve", "--json", "--disk", &std::env::temp_dir().to_string_lossy()], 0);
+    assert_eq!(keys(&r), set(&[STATS]));
     let r = report(&["explore", "examples/peterson.dve", "--graph-out", &temp("keys.wcg"), "--json"], 0);
     let graph_out = ["model", "states", "transitions", "deadlocks", "error_state", "seconds", "graph_out"];
     assert_eq!(keys(&r), set(&[&graph_out]));
@@ -164,7 +169,7 @@ fn check_keys() {
 #[test]
 fn ltl_keys() {
     let model = "tests/models/ltl/violated_eventually_two.dve";
-    for algorithm in ["ndfs", "owcty", "map"] {
+    for algorithm in ["ndfs", "owcty", "map", "semi-external"] {
         let r = report(&["check", model, "--json", "--backend", "cpu", "--algorithm", algorithm], 1);
         assert_eq!(keys(&r), set(&[LTL]), "{algorithm}");
         assert!(r["gpu"].is_null());

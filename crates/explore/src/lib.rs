@@ -7,12 +7,15 @@
 //! - [`graph_parallel`]: the same graph built on all cores over the parallel store;
 //! - [`valued`]: the state graph with integer values of its states (weights);
 //! - [`parallel`]: the parallel breadth-first engine with property checks;
+//! - [`disk`]: breadth-first exploration with the states on disk (delayed duplicate
+//!   detection);
 //! - [`check`] and [`trace`]: the properties checked and the counterexamples;
 //! - [`gpu`]: the GPU engine (exploration, checks, state graphs) over any
 //!   `CudaModel`, the CUDA twin of [`parallel`].
 
 pub mod bfs;
 pub mod check;
+pub mod disk;
 pub mod gpu;
 pub mod graph;
 pub mod graph_parallel;

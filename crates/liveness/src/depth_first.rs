@@ -149,6 +149,7 @@ pub fn check_depth_first<M: Model>(model: &M, options: &Options) -> Result<Outco
                 seconds: start.elapsed().as_secs_f64(),
                 partial: !prefix.complete,
                 table_growths: None,
+                disk: None,
             });
         }
         states = states.saturating_mul(PREFIX_GROWTH);

@@ -13,6 +13,8 @@
 //!   parallel, and the extraction of a cycle from what it leaves;
 //! - [`map`]: Maximal Accepting Predecessors on the explicit state graph, sequential
 //!   and parallel;
+//! - [`semi_external`]: nested DFS with the product's states on disk and two bits
+//!   per state in memory, indexed by a minimal perfect hash;
 //! - [`gpu`]: OWCTY and MAP on the device, on the product graph that the GPU
 //!   exploration engine records (the CUDA twins of [`owcty`] and [`map`]).
 //!
@@ -48,6 +50,7 @@ pub mod ndfs;
 mod order;
 pub mod owcty;
 pub mod product;
+pub mod semi_external;
 
 use std::time::Instant;
 
@@ -78,16 +81,20 @@ pub enum Algorithm {
     Map,
     /// MAP, sequential.
     MapSequential,
+    /// Nested DFS, semi-external: the product's states are enumerated on disk first,
+    /// then searched with two bits per state in memory ([`semi_external`]).
+    SemiExternal,
 }
 
 impl Algorithm {
-    pub const ALL: [Algorithm; 6] = [
+    pub const ALL: [Algorithm; 7] = [
         Algorithm::Ndfs,
         Algorithm::Cndfs,
         Algorithm::Owcty,
         Algorithm::OwctySequential,
         Algorithm::Map,
         Algorithm::MapSequential,
+        Algorithm::SemiExternal,
     ];
 
     pub fn name(self) -> &'static str {
@@ -98,18 +105,21 @@ impl Algorithm {
             Algorithm::OwctySequential => "owcty-seq",
             Algorithm::Map => "map",
             Algorithm::MapSequential => "map-seq",
+            Algorithm::SemiExternal => "semi-external",
         }
     }
 
-    /// Whether it runs on all threads of the current rayon pool.
+    /// Whether it runs on all threads of the current rayon pool (the semi-external
+    /// search enumerates the product on all of them, then searches on one).
     pub fn parallel(self) -> bool {
-        matches!(self, Algorithm::Cndfs | Algorithm::Owcty | Algorithm::Map)
+        matches!(self, Algorithm::Cndfs | Algorithm::Owcty | Algorithm::Map | Algorithm::SemiExternal)
     }
 
-    /// Whether it searches the product on the fly (the nested DFS variants), rather
-    /// than the explicit product graph built first (OWCTY and MAP).
+    /// Whether it is a nested DFS variant, rather than OWCTY or MAP on the explicit
+    /// product graph built first. (The semi-external search enumerates the states on
+    /// disk first, but builds no graph.)
     pub fn on_the_fly(self) -> bool {
-        matches!(self, Algorithm::Ndfs | Algorithm::Cndfs)
+        matches!(self, Algorithm::Ndfs | Algorithm::Cndfs | Algorithm::SemiExternal)
     }
 }
 
@@ -122,8 +132,12 @@ pub struct Options {
     /// Bytes for the store of the product graph's states (OWCTY and MAP; `None`: half
     /// of the available memory; the table starts small and grows in place up to it), or
     /// for CNDFS's store and stacks (`None`: three quarters of the available memory;
-    /// see [`cndfs`]).
+    /// see [`cndfs`]); the semi-external search's successor buffer takes half of it
+    /// (`None`: an eighth of the available memory, at most 4 GiB).
     pub memory: Option<u64>,
+    /// Where the semi-external search keeps its files (`None`: the system's directory
+    /// for temporary files).
+    pub dir: Option<std::path::PathBuf>,
     /// OWCTY and MAP only: build the product in breadth-first prefixes, the first of
     /// at least this many states and each next one [`PREFIX_GROWTH`] times larger
     /// (each continuing the last build), and stop at the first prefix with an
@@ -174,6 +188,10 @@ pub enum LtlError {
     TableFull(warpcheck_store::TableFull),
     #[error("the depth-first stacks need more than {limit} bytes: give the search more memory with --memory, or fewer threads (each has its own stacks)")]
     StacksFull { limit: u64 },
+    #[error("the semi-external search's state files: {0}")]
+    Disk(warpcheck_explore::disk::DiskError),
+    #[error("the minimal perfect hash of the product's states could not be built")]
+    PerfectHash,
 }
 
 /// The result of an LTL check.
@@ -204,6 +222,8 @@ pub struct Outcome {
     /// CNDFS and the product graph's build: how often the store's table grew (in
     /// place: the search went on, nothing was explored again).
     pub table_growths: Option<u32>,
+    /// The semi-external search: its disk and memory.
+    pub disk: Option<semi_external::DiskUse>,
 }
 
 impl Outcome {
@@ -221,6 +241,7 @@ pub fn check<M: Model>(model: &M, options: &Options) -> Result<Outcome, LtlError
     match options.algorithm {
         Algorithm::Ndfs => check_ndfs(model, options),
         Algorithm::Cndfs => check_cndfs(model, options),
+        Algorithm::SemiExternal => semi_external::check_semi_external(model, options),
         _ if options.seed.is_some() => depth_first::check_depth_first(model, options),
         _ => check_graph(model, options),
     }
@@ -254,6 +275,7 @@ fn check_ndfs<M: Model>(model: &M, options: &Options) -> Result<Outcome, LtlErro
         seconds: start.elapsed().as_secs_f64(),
         partial: false,
         table_growths: None,
+        disk: None,
     })
 }
 
@@ -271,6 +293,7 @@ fn check_cndfs<M: Model>(model: &M, options: &Options) -> Result<Outcome, LtlErr
         seconds: start.elapsed().as_secs_f64(),
         partial: false,
         table_growths: Some(found.growths),
+        disk: None,
     })
 }
 
@@ -369,6 +392,7 @@ pub fn check_product_graph<M: Model>(model: &M, graph: &ProductGraph, algorithm:
         seconds: graph.seconds + start.elapsed().as_secs_f64(),
         partial: !graph.built.complete,
         table_growths: Some(graph.built.growths),
+        disk: None,
     }
 }
 

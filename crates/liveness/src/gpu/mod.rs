@@ -280,6 +280,7 @@ impl Decided {
                 seconds: start.elapsed().as_secs_f64(),
                 partial: report.prefix.is_some(),
                 table_growths: None,
+                disk: None,
             },
             device_name: report.device_name.clone(),
             compile_seconds: report.compile_seconds,
