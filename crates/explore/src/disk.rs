@@ -2,7 +2,8 @@
 //! (Korf; Sulewski's thesis, part II), so that a state space is bounded by the disk,
 //! not by memory.
 //!
-//! Each level is a sorted file of states without duplicates. A level is expanded a
+//! Each level is a sorted file of states without duplicates (sorted by a hash of the
+//! state, then the state: [`records::order`]). A level is expanded a
 //! chunk at a time on all threads; its successors collect in a buffer of bounded
 //! size, which is sorted, rid of duplicates and written out as a run whenever it is
 //! full. The runs are then merged, and each successor looked up in the visited set
@@ -13,7 +14,7 @@
 //! Counting follows the reference engine ([`crate::bfs`]): a step that raises an
 //! evaluation error is an edge to one error state, which has no successors.
 
-mod records;
+pub mod records;
 mod visited;
 
 use std::path::{Path, PathBuf};
@@ -213,10 +214,13 @@ impl Search<'_> {
         let w = self.words;
         let mut writer = self.create()?;
         let record = |i: u32| &buffer[i as usize * w..(i as usize + 1) * w];
-        let mut order: Vec<u32> = (0..(buffer.len() / w) as u32).collect();
-        order.par_sort_unstable_by(|&a, &b| record(a).cmp(record(b)));
-        order.dedup_by(|a, b| record(*a) == record(*b));
-        for &i in &order {
+        // In the files' order: each index beside its state's hash, so that most
+        // comparisons touch no state.
+        let mut order: Vec<(u64, u32)> =
+            (0..(buffer.len() / w) as u32).into_par_iter().map(|i| (records::hash(record(i)), i)).collect();
+        order.par_sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| record(a.1).cmp(record(b.1))));
+        order.dedup_by(|a, b| a.0 == b.0 && record(a.1) == record(b.1));
+        for &(_, i) in &order {
             writer.push(record(i))?;
         }
         buffer.clear();
@@ -230,7 +234,7 @@ impl Search<'_> {
         let mut readers = runs.iter().map(|r| r.reader_with(each)).collect::<Result<Vec<_>, _>>()?;
         let mut new = self.create()?;
         let mut least: Vec<u32> = Vec::with_capacity(self.words);
-        while let Some(min) = readers.iter().filter_map(RecordReader::current).min() {
+        while let Some(min) = readers.iter().filter_map(RecordReader::current).min_by(|a, b| records::order(a, b)) {
             least.clear();
             least.extend_from_slice(min);
             if !visited.contains(&least)? {

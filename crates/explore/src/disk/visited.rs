@@ -9,7 +9,9 @@
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 
-use super::records::{RecordWriter, Records};
+use std::cmp::Ordering;
+
+use super::records::{order, RecordWriter, Records};
 use super::DiskError;
 
 /// States per block of a run (the unit read from disk, and of the index).
@@ -54,7 +56,7 @@ impl Run {
         }
         let first = |b: usize| &self.index[b * w..(b + 1) * w];
         // The last block whose first state is at most `state`.
-        let after = partition_point(self.blocks(), |b| first(b) <= state);
+        let after = partition_point(self.blocks(), |b| order(first(b), state) != Ordering::Greater);
         let Some(b) = after.checked_sub(1) else { return Ok(false) };
         if self.loaded != b {
             let start = b * BLOCK;
@@ -66,7 +68,7 @@ impl Run {
             self.loaded = b;
         }
         let n = self.block.len() / w;
-        let i = partition_point(n, |i| &self.block[i * w..(i + 1) * w] < state);
+        let i = partition_point(n, |i| order(&self.block[i * w..(i + 1) * w], state) == Ordering::Less);
         Ok(i < n && &self.block[i * w..(i + 1) * w] == state)
     }
 }
@@ -160,7 +162,7 @@ fn merge(a: &Records, b: &Records, mut out: RecordWriter) -> Result<Records, Dis
     let (mut a, mut b) = (a.reader()?, b.reader()?);
     loop {
         let take_a = match (a.current(), b.current()) {
-            (Some(x), Some(y)) => x < y,
+            (Some(x), Some(y)) => order(x, y) == Ordering::Less,
             (Some(_), None) => true,
             (None, Some(_)) => false,
             (None, None) => break,
@@ -194,7 +196,7 @@ mod tests {
         for size in [1u32, 3, 5000, 2, 1024, 1025, 7, 300, 2048, 1] {
             let mut level: Vec<[u32; 2]> = (next..next + size).map(key).collect();
             next += size;
-            level.sort();
+            level.sort_by(|a, b| order(a, b));
             let mut w = create().unwrap();
             for s in &level {
                 w.push(s).unwrap();
@@ -204,7 +206,7 @@ mod tests {
             // Every third state ever added, and as many never added, in order.
             let mut queries: Vec<([u32; 2], bool)> =
                 (0..next + 50).step_by(3).map(|i| (key(i), i < next)).chain([([u32::MAX; 2], false)]).collect();
-            queries.sort();
+            queries.sort_by(|a, b| order(&a.0, &b.0));
             for (q, present) in queries {
                 assert_eq!(visited.contains(&q).unwrap(), present, "{q:?} after {next} states");
             }
@@ -212,7 +214,7 @@ mod tests {
         }
         assert_eq!(visited.len(), added.len() as u64);
         let all = visited.into_records(&mut create).unwrap();
-        added.sort();
+        added.sort_by(|a, b| order(a, b));
         let mut r = all.reader().unwrap();
         for s in &added {
             assert_eq!(r.current(), Some(&s[..]));
