@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use rayon::prelude::*;
+use rdst::RadixSort;
 use warpcheck_model::interface::{Model, Successors};
 
 pub use records::{RecordReader, RecordWriter, Records};
@@ -193,6 +194,18 @@ pub fn explore_on_disk<M: Model>(model: &M, options: &DiskOptions) -> Result<Dis
     })
 }
 
+/// A buffered state's index beside its hash, radix-sorted by the hash.
+#[derive(Clone, Copy)]
+struct Keyed(u64, u32);
+
+impl rdst::RadixKey for Keyed {
+    const LEVELS: usize = 8;
+
+    fn get_level(&self, level: usize) -> u8 {
+        (self.0 >> (level * 8)) as u8
+    }
+}
+
 /// The files of one search.
 struct Search<'a> {
     dir: &'a Path,
@@ -214,13 +227,20 @@ impl Search<'_> {
         let w = self.words;
         let mut writer = self.create()?;
         let record = |i: u32| &buffer[i as usize * w..(i as usize + 1) * w];
-        // In the files' order: each index beside its state's hash, so that most
-        // comparisons touch no state.
-        let mut order: Vec<(u64, u32)> =
-            (0..(buffer.len() / w) as u32).into_par_iter().map(|i| (records::hash(record(i)), i)).collect();
-        order.par_sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| record(a.1).cmp(record(b.1))));
+        // In the files' order: each index beside its state's hash, radix-sorted by the
+        // hash (`rdst`), then each run of equal hashes by the states.
+        let mut order: Vec<Keyed> =
+            (0..(buffer.len() / w) as u32).into_par_iter().map(|i| Keyed(records::hash(record(i)), i)).collect();
+        order.radix_sort_unstable();
+        // Equal hashes are almost always one state generated several times: sorted
+        // only when they are not.
+        order.par_chunk_by_mut(|a, b| a.0 == b.0).for_each(|ties| {
+            if ties[1..].iter().any(|t| record(t.1) != record(ties[0].1)) {
+                ties.sort_unstable_by(|a, b| record(a.1).cmp(record(b.1)));
+            }
+        });
         order.dedup_by(|a, b| a.0 == b.0 && record(a.1) == record(b.1));
-        for &(_, i) in &order {
+        for &Keyed(_, i) in &order {
             writer.push(record(i))?;
         }
         buffer.clear();

@@ -11,7 +11,7 @@ use std::os::unix::fs::FileExt;
 
 use std::cmp::Ordering;
 
-use super::records::{order, RecordWriter, Records};
+use super::records::{hash, order, RecordWriter, Records};
 use super::DiskError;
 
 /// States per block of a run (the unit read from disk, and of the index).
@@ -21,42 +21,48 @@ const BLOCK: usize = 1024;
 struct Run {
     records: Records,
     file: File,
-    /// The first state of each block, `words` each.
+    /// The first state of each block, `words` each, and its hash.
     index: Vec<u32>,
-    /// The block in `block` (`usize::MAX`: none yet).
+    index_hashes: Vec<u64>,
+    /// The block in `block` (`usize::MAX`: none yet), its states and their hashes.
     loaded: usize,
     block: Vec<u32>,
+    block_hashes: Vec<u64>,
 }
 
 impl Run {
     fn open(records: Records) -> Result<Run, DiskError> {
         let file = File::open(records.path()).map_err(|e| DiskError::io(records.path(), e))?;
-        let mut index = Vec::new();
+        let (mut index, mut index_hashes) = (Vec::new(), Vec::new());
         let mut reader = records.reader()?;
         let mut i = 0u64;
         while let Some(r) = reader.current() {
             if i.is_multiple_of(BLOCK as u64) {
                 index.extend_from_slice(r);
+                index_hashes.push(hash(r));
             }
             reader.advance()?;
             i += 1;
         }
-        Ok(Run { records, file, index, loaded: usize::MAX, block: Vec::new() })
+        let (block, block_hashes) = (Vec::new(), Vec::new());
+        Ok(Run { records, file, index, index_hashes, loaded: usize::MAX, block, block_hashes })
     }
 
     fn blocks(&self) -> usize {
         (self.records.len() as usize).div_ceil(BLOCK)
     }
 
-    /// Whether `state` is in the run.
-    fn contains(&mut self, state: &[u32]) -> Result<bool, DiskError> {
+    /// Whether `state` (of hash `h`) is in the run.
+    fn contains(&mut self, state: &[u32], h: u64) -> Result<bool, DiskError> {
         let w = state.len();
         if w == 0 {
             return Ok(!self.records.is_empty());
         }
-        let first = |b: usize| &self.index[b * w..(b + 1) * w];
+        // The files' order, with the hashes at hand.
+        let cmp = |hash: u64, s: &[u32]| (hash, s).cmp(&(h, state));
         // The last block whose first state is at most `state`.
-        let after = partition_point(self.blocks(), |b| order(first(b), state) != Ordering::Greater);
+        let first = |b: usize| cmp(self.index_hashes[b], &self.index[b * w..(b + 1) * w]);
+        let after = partition_point(self.blocks(), |b| first(b) != Ordering::Greater);
         let Some(b) = after.checked_sub(1) else { return Ok(false) };
         if self.loaded != b {
             let start = b * BLOCK;
@@ -65,11 +71,13 @@ impl Run {
             let at = (start * w * 4) as u64;
             self.file.read_exact_at(&mut bytes, at).map_err(|e| DiskError::io(self.records.path(), e))?;
             self.block = bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("four bytes"))).collect();
+            self.block_hashes = self.block.chunks_exact(w).map(hash).collect();
             self.loaded = b;
         }
-        let n = self.block.len() / w;
-        let i = partition_point(n, |i| order(&self.block[i * w..(i + 1) * w], state) == Ordering::Less);
-        Ok(i < n && &self.block[i * w..(i + 1) * w] == state)
+        let at = |i: usize| cmp(self.block_hashes[i], &self.block[i * w..(i + 1) * w]);
+        let n = self.block_hashes.len();
+        let i = partition_point(n, |i| at(i) == Ordering::Less);
+        Ok(i < n && at(i) == Ordering::Equal)
     }
 }
 
@@ -111,8 +119,9 @@ impl Visited {
     /// Whether `state` is in the set (states looked up in ascending order read each
     /// block at most once per run).
     pub fn contains(&mut self, state: &[u32]) -> Result<bool, DiskError> {
+        let h = hash(state);
         for run in &mut self.runs {
-            if run.contains(state)? {
+            if run.contains(state, h)? {
                 return Ok(true);
             }
         }
