@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use warpcheck_explore::disk::{explore_on_disk, DiskError, DiskExploration, DiskOptions};
+use warpcheck_explore::disk::{buffer_for, explore_on_disk, DiskExploration, DiskOptions};
 use warpcheck_explore::{ProgressHook, Report};
 use warpcheck_model::CudaModel;
 
@@ -21,13 +21,6 @@ pub fn check_dir(dir: &Path) -> Result<(), CliError> {
     }
 }
 
-/// The successor buffer: half of `--memory`, else an eighth of the available memory,
-/// at most 4 GiB; at least 64 KiB.
-pub fn buffer(memory: Option<u64>) -> usize {
-    let default = || warpcheck_store::MemoryBudget::share_of_available(1, 8).bytes().min(4 << 30);
-    memory.map_or_else(default, |m| m / 2).max(1 << 16) as usize
-}
-
 /// Explores `model` with its states in `dir` and prints the report.
 pub fn explore<M: CudaModel>(args: &RunArgs, model: &M, dir: &Path) -> Result<(), CliError> {
     check_dir(dir)?;
@@ -40,7 +33,7 @@ pub fn explore<M: CudaModel>(args: &RunArgs, model: &M, dir: &Path) -> Result<()
     let shown = line.clone();
     let options = DiskOptions {
         dir: dir.to_owned(),
-        buffer: buffer(args.memory),
+        buffer: buffer_for(args.memory),
         max_states: None,
         progress: Some(ProgressHook(std::sync::Arc::new(move |p: &warpcheck_explore::Progress| shown.update(p)))),
     };
@@ -51,9 +44,9 @@ pub fn explore<M: CudaModel>(args: &RunArgs, model: &M, dir: &Path) -> Result<()
         None => explore_on_disk(model, &options),
     });
     line.finish();
+    // No state limit is set: the errors are the files'.
     let found = result.map_err(|e| match e {
         e if e.disk_full() => CliError::Resource(format!("the disk is full: {e}")),
-        e @ DiskError::TooManyStates { .. } => CliError::Resource(e.to_string()),
         e => CliError::Resource(format!("the state files: {e}")),
     })?;
     let r = as_report(&found);

@@ -3,7 +3,7 @@
 //! not by memory.
 //!
 //! Each level is a sorted file of states without duplicates (sorted by a hash of the
-//! state, then the state: [`records::order`]). A level is expanded a
+//! state, then the state). A level is expanded a
 //! chunk at a time on all threads; its successors collect in a buffer of bounded
 //! size, which is sorted, rid of duplicates and written out as a run whenever it is
 //! full. The runs are then merged, and each successor looked up in the visited set
@@ -14,7 +14,7 @@
 //! Counting follows the reference engine ([`crate::bfs`]): a step that raises an
 //! evaluation error is an edge to one error state, which has no successors.
 
-pub mod records;
+mod records;
 mod visited;
 
 use std::path::{Path, PathBuf};
@@ -39,7 +39,7 @@ pub enum DiskError {
 }
 
 impl DiskError {
-    pub(crate) fn io(path: &Path, error: std::io::Error) -> DiskError {
+    pub fn io(path: &Path, error: std::io::Error) -> DiskError {
         DiskError::Io { path: path.to_owned(), error }
     }
 
@@ -48,6 +48,13 @@ impl DiskError {
         matches!(self, DiskError::Io { error, .. }
             if matches!(error.kind(), std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded))
     }
+}
+
+/// The successor buffer for a memory budget: half of it, else an eighth of the
+/// available memory, at most 4 GiB; at least 64 KiB.
+pub fn buffer_for(memory: Option<u64>) -> usize {
+    let default = || warpcheck_store::MemoryBudget::share_of_available(1, 8).bytes().min(4 << 30);
+    memory.map_or_else(default, |m| m / 2).max(1 << 16) as usize
 }
 
 /// How to search.
@@ -112,8 +119,7 @@ pub fn explore_on_disk<M: Model>(model: &M, options: &DiskOptions) -> Result<Dis
     let chunk = (options.buffer / record_bytes / 16).max(1);
     let throttle = options.progress.clone().map(Throttle::new);
     // A successor generator per thread (making one may compile the model's code).
-    let mut workers: Vec<_> =
-        (0..rayon::current_num_threads()).map(|_| (model.successors(), vec![0u32; words])).collect();
+    let mut workers: Vec<_> = (0..rayon::current_num_threads()).map(|_| model.successors()).collect();
     while !level.is_empty() {
         levels += 1;
         let mut runs = Vec::new();
@@ -130,12 +136,12 @@ pub fn explore_on_disk<M: Model>(model: &M, options: &DiskOptions) -> Result<Dis
             let expanded: Vec<(Vec<u32>, [u64; 4])> = workers
                 .par_iter_mut()
                 .zip(states.par_chunks(per))
-                .map(|((generator, current), block)| {
+                .map(|(generator, block)| {
                     let mut out = Vec::new();
                     let [mut steps, mut dead, mut bad, mut accepting] = [0u64; 4];
                     for state in block.chunks(width) {
-                        current.copy_from_slice(&state[..words]);
-                        let none = generator.successors(current, |_, result| {
+                        let state = &state[..words];
+                        let none = generator.successors(state, |_, result| {
                             steps += 1;
                             match result {
                                 Ok(target) => {
@@ -146,7 +152,7 @@ pub fn explore_on_disk<M: Model>(model: &M, options: &DiskOptions) -> Result<Dis
                             }
                         });
                         dead += u64::from(none);
-                        accepting += u64::from(model.is_accepting(current));
+                        accepting += u64::from(model.is_accepting(state));
                     }
                     (out, [steps, dead, bad, accepting])
                 })

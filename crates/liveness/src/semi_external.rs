@@ -14,11 +14,9 @@ mod perfect;
 
 use std::time::Instant;
 
-use warpcheck_explore::disk::{explore_on_disk, DiskOptions};
+use warpcheck_explore::disk::{buffer_for, explore_on_disk, DiskOptions};
 use warpcheck_explore::Lasso;
 use warpcheck_model::interface::{Model, Successors as _};
-
-use warpcheck_store::MemoryBudget;
 
 use crate::{LtlError, Options, Outcome};
 
@@ -39,11 +37,6 @@ pub struct DiskUse {
     pub colour_bytes: u64,
 }
 
-/// The successor buffer's default: an eighth of the available memory, at most 4 GiB.
-fn default_buffer() -> u64 {
-    MemoryBudget::share_of_available(1, 8).bytes().min(4 << 30)
-}
-
 /// Checks the property of `model` semi-externally: the disk search's files in
 /// `options.dir`, its buffer half of `options.memory`; `options.max_states` and
 /// `options.progress` apply to the disk search.
@@ -52,15 +45,15 @@ pub fn check_semi_external<M: Model>(model: &M, options: &Options) -> Result<Out
         return Err(LtlError::NoProperty);
     }
     let start = Instant::now();
-    let buffer = options.memory.map_or_else(default_buffer, |m| m / 2).max(1 << 16);
+    let buffer = buffer_for(options.memory);
     let disk_options = DiskOptions {
         dir: options.dir.clone().unwrap_or_else(std::env::temp_dir),
-        buffer: buffer as usize,
+        buffer,
         max_states: options.max_states,
         progress: options.progress.clone(),
     };
     let explored = explore_on_disk(model, &disk_options).map_err(LtlError::Disk)?;
-    let hash = PerfectHash::build(&explored.visited, (buffer / 16) as usize)?;
+    let hash = PerfectHash::build(&explored.visited, buffer / 16)?;
     let graph_seconds = start.elapsed().as_secs_f64();
     let mut search = Search::new(model, hash);
     let cycle = search.run(&model.initial_state());
@@ -135,6 +128,8 @@ struct Search<'m, M: Model> {
     words: usize,
     blue: Stack,
     red: Stack,
+    /// A successor on its way from a stack's successors onto the stack.
+    scratch: Vec<u32>,
 }
 
 impl<'m, M: Model> Search<'m, M> {
@@ -142,7 +137,7 @@ impl<'m, M: Model> Search<'m, M> {
         let colours = vec![0u64; (hash.states() as usize).div_ceil(32)];
         let (blue, red) = (Stack::default(), Stack::default());
         let words = model.state_words();
-        Search { model, generator: model.successors(), hash, colours, words, blue, red }
+        Search { model, generator: model.successors(), hash, colours, words, blue, red, scratch: Vec::new() }
     }
 
     fn colour(&self, i: u64) -> u64 {
@@ -187,25 +182,25 @@ impl<'m, M: Model> Search<'m, M> {
                 let (j, s_index) = (top.next, top.index);
                 top.next += 1;
                 let t_index = self.blue.succ_index[j];
-                let t = self.blue.succ[j * w..(j + 1) * w].to_vec();
                 match self.colour(t_index) {
                     CYAN => {
                         let s = self.blue.state(self.blue.frames.len() - 1, w);
-                        if self.model.is_accepting(s) || self.model.is_accepting(&t) {
-                            return Some(self.blue_cycle(s_index, t_index, self.model.is_accepting(&t)));
+                        let t_accepting = self.model.is_accepting(&self.blue.succ[j * w..(j + 1) * w]);
+                        if self.model.is_accepting(s) || t_accepting {
+                            return Some(self.blue_cycle(s_index, t_index, t_accepting));
                         }
                     }
                     WHITE => {
                         self.paint(t_index, CYAN);
-                        self.push(&t, t_index, false);
+                        self.push_successor(j, t_index, false);
                     }
                     _ => {}
                 }
             } else {
                 let index = top.index;
                 let depth = self.blue.frames.len() - 1;
-                let v = self.blue.state(depth, w).to_vec();
-                if self.model.is_accepting(&v) {
+                if self.model.is_accepting(self.blue.state(depth, w)) {
+                    let v = self.blue.state(depth, w).to_vec();
                     if let Some(cycle) = self.red_search(&v, index) {
                         return Some(cycle);
                     }
@@ -241,8 +236,7 @@ impl<'m, M: Model> Search<'m, M> {
                     }
                     BLUE => {
                         self.paint(t_index, RED);
-                        let t = self.red.succ[j * w..(j + 1) * w].to_vec();
-                        self.push(&t, t_index, true);
+                        self.push_successor(j, t_index, true);
                     }
                     _ => {}
                 }
@@ -251,6 +245,18 @@ impl<'m, M: Model> Search<'m, M> {
             }
         }
         None
+    }
+
+    /// Pushes the `j`-th successor of the blue (`red` false) or red stack, of index
+    /// `index`, on the same stack (copied out through `scratch` first, since pushing
+    /// may move the successors).
+    fn push_successor(&mut self, j: usize, index: u64, red: bool) {
+        let w = self.words;
+        let mut t = std::mem::take(&mut self.scratch);
+        t.clear();
+        t.extend_from_slice(&(if red { &self.red } else { &self.blue }).succ[j * w..(j + 1) * w]);
+        self.push(&t, index, red);
+        self.scratch = t;
     }
 
     /// The position of the cyan state of index `t` on the blue stack.

@@ -55,9 +55,6 @@ impl Run {
     /// Whether `state` (of hash `h`) is in the run.
     fn contains(&mut self, state: &[u32], h: u64) -> Result<bool, DiskError> {
         let w = state.len();
-        if w == 0 {
-            return Ok(!self.records.is_empty());
-        }
         // The files' order, with the hashes at hand.
         let cmp = |hash: u64, s: &[u32]| (hash, s).cmp(&(h, state));
         // The last block whose first state is at most `state`.

@@ -14,7 +14,7 @@ use ptr_hash::bucket_fn::Linear;
 use ptr_hash::hash::Xxh3_128;
 use ptr_hash::{PtrHash, PtrHashParams, Sharding};
 use rayon::prelude::*;
-use warpcheck_explore::disk::Records;
+use warpcheck_explore::disk::{DiskError, Records};
 
 use crate::LtlError;
 
@@ -56,14 +56,11 @@ impl PerfectHash {
     pub fn build(records: &Records, shard_keys: usize) -> Result<PerfectHash, LtlError> {
         let n = records.len() as usize;
         let record = records.words() * 4;
-        let file = File::open(records.path()).map_err(|e| {
-            LtlError::Disk(warpcheck_explore::disk::DiskError::Io { path: records.path().to_owned(), error: e })
-        })?;
+        let disk_error = |e| LtlError::Disk(DiskError::io(records.path(), e));
+        let file = File::open(records.path()).map_err(disk_error)?;
         // SAFETY: the file is private to this search (in its own fresh directory) and
         // no longer written, so the mapped bytes do not change while they are read.
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| {
-            LtlError::Disk(warpcheck_explore::disk::DiskError::Io { path: records.path().to_owned(), error: e })
-        })?;
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(disk_error)?;
         let keys = &map[..n * record];
         let mut params = PtrHashParams::default();
         let chunks = keys.par_chunks(record.max(1));
