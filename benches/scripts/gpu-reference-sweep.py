@@ -4,6 +4,8 @@ reference.csv up to 5 M states (`explore --backend gpu`, with `--overflow wrap` 
 rows LTSmin computed; states, transitions, deadlocks), for at most 55% of the budget,
 then every property file of ltl-reference.csv whose instance has at most 1 M states
 (`check --backend gpu`, OWCTY; the verdict). Prints each mismatch and the totals.
+With STORE=flat|compressed|auto in the environment, every `explore` uses that
+`--gpu-store` (the LTL checks record the product graph in the flat store).
 Usage: benches/scripts/gpu-reference-sweep.py BIN BEEM_DIR BUDGET_SECONDS"""
 import csv
 import json
@@ -35,7 +37,8 @@ for r in ref:
     if int(r['states']) > 5_000_000 or time.time() - start > budget * 0.55:
         continue
     wrap = ['--overflow', 'wrap'] if r['source'].startswith('ltsmin') else []
-    d = run(['explore', path(r['instance'])] + wrap)
+    store = ['--gpu-store', os.environ['STORE']] if os.environ.get('STORE') else []
+    d = run(['explore', path(r['instance'])] + wrap + store)
     got = (d['states'], d['transitions'], d['deadlocks']) if 'states' in d else d
     want = (int(r['states']), int(r['transitions']), int(r['deadlocks']) if r['deadlocks'] else d.get('deadlocks'))
     ok, bad = (ok + 1, bad) if got == want else (ok, bad + 1)

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 use libloading::{Library, Symbol};
 use warpcheck_explore::gpu::tree::{inner_nodes, tree_source, TABLE_SOURCE};
+use warpcheck_explore::gpu::{RootLayout, ROOT_BUCKET};
 
 /// CUDA's intrinsics for one host thread, before tree.cu.
 const SHIM: &str = r#"
@@ -17,16 +18,21 @@ typedef unsigned long long u64;
 #define __forceinline__ inline
 static inline u64 __umul64hi(u64 a, u64 b) { return (u64)(((unsigned __int128)a * b) >> 64); }
 static inline u64 __ldcg(const u64 *p) { return *p; }
+static inline u32 __ldcg(const u32 *p) { return *p; }
+static inline unsigned short __ldcg(const unsigned short *p) { return *p; }
 static inline u64 atomicCAS(u64 *p, u64 e, u64 v) { u64 o = *p; if (o == e) *p = v; return o; }
+static inline u32 atomicCAS(u32 *p, u32 e, u32 v) { u32 o = *p; if (o == e) *p = v; return o; }
 static inline u32 atomicExch(u32 *p, u32 v) { u32 o = *p; *p = v; return o; }
 "#;
 
 const HARNESS: &str = r#"
 template <typename T> inline T wc_claim(T *counter) { return (*counter)++; }
 static WcTree tree;
-extern "C" void wc_test_init(u64 *nodes, u64 *roots, u64 capacity, u64 *fill, u32 *full, u64 fill_limit) {
+extern "C" void wc_test_init(u64 *nodes, u64 capacity, u32 *roots, u64 buckets, u32 rem_bits, u32 lo_bytes,
+                             u64 *fill, u32 *full, u64 fill_limit) {
   tree.nodes.table = nodes; tree.roots.table = roots;
-  tree.nodes.capacity = tree.roots.capacity = capacity;
+  tree.nodes.capacity = capacity;
+  tree.roots.buckets = buckets; tree.roots.rem_bits = rem_bits; tree.roots.lo_bytes = lo_bytes;
   tree.nodes.fill = fill; tree.roots.fill = fill + 1;
   tree.nodes.fill_limit = tree.roots.fill_limit = fill_limit;
   tree.full = full;
@@ -39,7 +45,9 @@ extern "C" int wc_test_root(u64 key) { return wc_put_root(&tree, key); }
 struct Store {
     _library: Library,
     nodes: Vec<u64>,
-    roots: Vec<u64>,
+    /// The set of roots, laid out as `layout` says.
+    roots: Vec<u32>,
+    layout: RootLayout,
     fill: Box<[u64; 2]>,
     full: Box<u32>,
     pack: unsafe extern "C" fn(*const u32, *const u32, *const u32, *mut u32) -> u64,
@@ -48,7 +56,13 @@ struct Store {
 }
 
 impl Store {
+    /// A store of `words`-word states whose set of nodes has `capacity` entries and
+    /// set of roots at least as many.
     fn new(words: usize, capacity: usize, fill_limit: u64) -> Store {
+        Store::with_roots(words, capacity, RootLayout::for_entries(capacity as u64), fill_limit)
+    }
+
+    fn with_roots(words: usize, capacity: usize, layout: RootLayout, fill_limit: u64) -> Store {
         let unit = format!(
             "{SHIM}{TABLE_SOURCE}{HARNESS}{}\
              extern \"C\" u64 wc_test_pack(const u32 *t, const u32 *p, const u32 *pidx, u32 *idx) \
@@ -68,12 +82,14 @@ impl Store {
                 library.get(b"wc_test_pack").unwrap();
             let unpack: Symbol<unsafe extern "C" fn(u64, *mut u32, *mut u32)> = library.get(b"wc_test_unpack").unwrap();
             let put: Symbol<unsafe extern "C" fn(u64) -> i32> = library.get(b"wc_test_root").unwrap();
-            let init: Symbol<unsafe extern "C" fn(*mut u64, *mut u64, u64, *mut u64, *mut u32, u64)> =
-                library.get(b"wc_test_init").unwrap();
+            type Init = unsafe extern "C" fn(*mut u64, u64, *mut u32, u64, u32, u32, *mut u64, *mut u32, u64);
+            let init: Symbol<Init> = library.get(b"wc_test_init").unwrap();
             let (pack, unpack, put, init) = (*pack, *unpack, *put, *init);
             let mut store = Store {
                 nodes: vec![0; capacity],
-                roots: vec![0; capacity],
+                // Zeroed by the allocator: a large set's untouched pages cost nothing.
+                roots: vec![0; (layout.buckets * layout.bucket_words()) as usize],
+                layout,
                 fill: Box::new([0; 2]),
                 full: Box::new(0),
                 pack,
@@ -82,7 +98,18 @@ impl Store {
                 _library: library,
             };
             let (nodes, roots) = (store.nodes.as_mut_ptr(), store.roots.as_mut_ptr());
-            init(nodes, roots, capacity as u64, store.fill.as_mut_ptr(), &mut *store.full, fill_limit);
+            let l = layout;
+            init(
+                nodes,
+                capacity as u64,
+                roots,
+                l.buckets,
+                l.rem_bits,
+                l.lo_bytes,
+                store.fill.as_mut_ptr(),
+                &mut *store.full,
+                fill_limit,
+            );
             store
         }
     }
@@ -103,6 +130,12 @@ impl Store {
         // SAFETY: as in `pack`.
         unsafe { (self.unpack)(root, t.as_mut_ptr(), idx.as_mut_ptr()) };
         (t, idx)
+    }
+
+    /// Entries of the set of roots taken (upper parts not 0).
+    fn roots_taken(&self) -> usize {
+        let words = self.layout.bucket_words() as usize;
+        self.roots.chunks(words).map(|b| b[..ROOT_BUCKET as usize].iter().filter(|&&e| e != 0).count()).sum()
     }
 
     /// Stores a state's root: 1 when the state is new, 0 when it was there, -1 when
@@ -179,8 +212,8 @@ fn packing_is_canonical_and_unpacks_to_the_state() {
         // Every entry taken is counted, a root per state, and halves are shared: fewer
         // nodes than states times their nodes.
         let taken = |set: &[u64]| set.iter().filter(|&&e| e != 0).count();
-        assert_eq!(store.fill[1] as usize, taken(&store.roots), "{words} words");
-        assert_eq!(taken(&store.roots), by_state.len(), "{words} words");
+        assert_eq!(store.fill[1] as usize, store.roots_taken(), "{words} words");
+        assert_eq!(store.roots_taken(), by_state.len(), "{words} words");
         let nodes = taken(&store.nodes);
         assert_eq!(store.fill[0] as usize, nodes, "{words} words");
         assert!(nodes * 4 < by_state.len() * inner_nodes(words) * 3, "{words} words: {nodes} nodes");
@@ -206,5 +239,74 @@ fn a_full_table_is_reported_and_never_loops() {
     // counted; a root above a lost node is lost too.
     assert_eq!(store.nodes.iter().filter(|&&e| e != 0).count(), 64);
     assert_eq!(store.fill[0], 64);
-    assert_eq!(store.roots.iter().filter(|&&e| e != 0).count(), store.fill[1] as usize);
+    assert_eq!(store.roots_taken(), store.fill[1] as usize);
+}
+
+/// The set of roots' hash (`wc_mix` in tree.cu, a bijection) undone: the root key that
+/// mixes to `p`, so that a test can choose keys by their home bucket and kept bits.
+fn unmix(mut p: u64) -> u64 {
+    fn inverse(c: u64) -> u64 {
+        let mut x = c;
+        for _ in 0..6 {
+            x = x.wrapping_mul(2u64.wrapping_sub(c.wrapping_mul(x)));
+        }
+        x
+    }
+    p ^= p >> 33;
+    p = p.wrapping_mul(inverse(0xc4ce_b9fe_1a85_ec53));
+    p ^= p >> 33;
+    p = p.wrapping_mul(inverse(0xff51_afd7_ed55_8ccd));
+    p ^ (p >> 33)
+}
+
+#[test]
+fn compact_roots_tell_keys_apart_across_buckets_and_fail_past_their_reach() {
+    // A card's set: 2^24 buckets of 6-byte entries (40 bits of a key kept). Its pages
+    // are zeroed lazily: the test touches a few hundred buckets.
+    let layout = RootLayout::for_entries(ROOT_BUCKET << 24);
+    assert_eq!((layout.buckets, layout.rem_bits, layout.entry_bytes()), (1 << 24, 40, 6));
+    // (9 words: a library of its own, as each test's, for the harness's set is global.)
+    let mut store = Store::with_roots(9, 1 << 10, layout, u64::MAX);
+    let key = |bucket: u64, kept: u64| unmix(bucket << 40 | kept);
+    let mut rng = Rng(7);
+    // 33 buckets' worth of keys at home in bucket 77: the last 32 past it. And keys whose
+    // upper parts are equal (their kept bits differ in the lower part only), at home in
+    // the last bucket, so that they wrap around to bucket 0.
+    let kept: Vec<u64> = (0..33 * ROOT_BUCKET).map(|_| rng.next() >> 24).collect();
+    let mut keys: Vec<u64> = kept.iter().map(|&r| key(77, r)).collect();
+    let upper = (rng.next() >> 24) & !0x7FFF;
+    keys.extend((0..40).map(|i| key(layout.buckets - 1, upper | (i * 613))));
+    for (i, &k) in keys.iter().enumerate() {
+        assert_eq!(store.put(k), 1, "key {i} is new");
+        assert_eq!(store.put(k), 0, "key {i} is found");
+    }
+    for (i, &k) in keys.iter().enumerate() {
+        assert_eq!(store.put(k), 0, "key {i} is found again");
+    }
+    // Keys never stored, equal to stored ones in the kept bits or the upper part only.
+    assert_eq!(store.put(key(78, kept[0])), 1);
+    assert_eq!(store.put(key(layout.buckets - 1, upper | 7)), 1);
+    assert_eq!(*store.full, 0);
+    assert_eq!(store.roots_taken(), keys.len() + 2);
+    assert_eq!(store.fill[1] as usize, keys.len() + 2);
+    // Each bucket from 77 on is full, then the next took the rest; bucket 0 the wrapped.
+    let taken = |b: usize| {
+        let words = layout.bucket_words() as usize;
+        store.roots[b * words..b * words + ROOT_BUCKET as usize].iter().filter(|&&e| e != 0).count()
+    };
+    assert!((77..110).all(|b| taken(b) == ROOT_BUCKET as usize));
+    assert!(taken(0) >= 8, "{}", taken(0));
+    // Keys at home in bucket 500 fill its reach (127 buckets); one more is lost, and
+    // says so.
+    let mut fresh = 0;
+    loop {
+        match store.put(key(500, rng.next() >> 24)) {
+            1 => fresh += 1,
+            -1 => break,
+            other => panic!("{other}"),
+        }
+        assert!(fresh <= 127 * ROOT_BUCKET, "past the set's reach");
+    }
+    assert_eq!(fresh, 127 * ROOT_BUCKET);
+    assert_eq!(*store.full, 1);
 }

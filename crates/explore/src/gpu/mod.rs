@@ -31,6 +31,7 @@ mod transport;
 pub mod tree;
 
 pub use engine::{device_count, explore_gpu, GpuError, GpuOptions, GpuReport, GpuStore};
+pub use plan::{RootLayout, ROOT_BUCKET};
 pub use warpcheck_cuda::{device_available, CudaError};
 
 impl From<CudaError> for GpuError {
