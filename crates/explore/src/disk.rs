@@ -14,7 +14,7 @@
 //! Counting follows the reference engine ([`crate::bfs`]): a step that raises an
 //! evaluation error is an edge to one error state, which has no successors.
 
-mod records;
+pub mod records;
 mod visited;
 
 use std::path::{Path, PathBuf};
