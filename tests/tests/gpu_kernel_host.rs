@@ -10,7 +10,7 @@ use warpcheck_conformance::*;
 use warpcheck_explore::gpu::engine::{compressed_source, cuda_source, graph_source, GraphSpec, Tuning, CHECK_DEADLOCK};
 use warpcheck_explore::gpu::partitioned::partitioned_source;
 use warpcheck_explore::gpu::tree::sampled_nodes_per_state;
-use warpcheck_explore::gpu::{RootLayout, ROOT_BUCKET};
+use warpcheck_explore::gpu::SetLayout;
 use warpcheck_explore::{explore_parallel, Checks, Options, ViolationKind};
 use warpcheck_model::cuda::{host::host_tables, CudaModel};
 use warpcheck_model::Successors;
@@ -251,8 +251,8 @@ extern "C" void wc_host_explore_parts(const u32 *initial, u32 initials, u64 boun
 const DRIVER: &str = r#"
 static u32 *states, *parents;
 static wc_id *levels, ctl[8];
-static u64 *table, *nodes, *slots, fill[2];
-static u32 *roots, *spill;
+static u64 *table, *slots, fill[2];
+static u32 *roots, *spill, *nodes;
 static WcTable tab;
 // The first id: the compressed store's ids are 64-bit, and start just below 2^32 here,
 // so that a 32-bit truncation anywhere in the kernels shows in the counts and paths.
@@ -263,12 +263,17 @@ static const u64 id_base = 0;
 #endif
 static void wc_host_free() {
   free(states); free(parents); free(table); free(nodes); free(levels); free(slots); free(roots); free(spill);
-  states = parents = 0; levels = 0; table = nodes = slots = 0; roots = spill = 0;
+  states = parents = 0; levels = 0; table = slots = 0; roots = spill = nodes = 0;
 }
-// The compressed store's set of roots has `buckets` buckets of `bucket_words` words
-// laid out as `rem_bits` and `lo_bytes` say (RootLayout); the flat store ignores them.
+// The compressed store's sets laid out as `roots_at` and `nodes_at` say (SetLayout:
+// buckets, kept bits, bytes of a lower part, (2^64 - 1) / buckets, words of a bucket);
+// the flat store ignores them.
+static void wc_host_set(WcSet *set, u32 *table, const u64 *layout) {
+  set->table = table; set->buckets = layout[0]; set->rem_bits = (u32)layout[1];
+  set->lo_bytes = (u32)layout[2]; set->inv = layout[3]; set->fill_limit = layout[0] * 32 * 9 / 10;
+}
 extern "C" void wc_host_explore(const u32 *initial, u32 initials, u64 bound, u32 capacity, u32 flags, u64 *out,
-                                u64 buckets, u32 rem_bits, u32 lo_bytes, u32 bucket_words) {
+                                const u64 *roots_at, const u64 *nodes_at) {
   wc_host_free();
   u64 entries = 2 * (u64)capacity + 1;
   states = (u32 *)calloc((size_t)capacity * WC_WORDS, 4);
@@ -276,11 +281,11 @@ extern "C" void wc_host_explore(const u32 *initial, u32 initials, u64 bound, u32
   // The compressed store keeps the last third of its set of roots' buckets apart, as in
   // host memory past the device's. (Zeroed by the allocator: a large set's untouched
   // pages cost nothing.)
-  u64 spilled = buckets / 3;
+  u64 spilled = roots_at[0] / 3;
   table = (u64 *)calloc(entries, 8);
-  roots = (u32 *)calloc((buckets - spilled) * bucket_words, 4);
-  spill = (u32 *)calloc(spilled * bucket_words + 1, 4);
-  nodes = (u64 *)calloc(entries, 8);
+  roots = (u32 *)calloc((roots_at[0] - spilled) * roots_at[4], 4);
+  spill = (u32 *)calloc(spilled * roots_at[4] + 1, 4);
+  nodes = (u32 *)calloc(nodes_at[0] * nodes_at[4], 4);
   levels = (wc_id *)calloc(capacity + 1, sizeof(wc_id));
   slots = (u64 *)calloc(capacity, 8);
   u32 categories = 2 + WC_ASSERTIONS + WC_INVARIANTS;
@@ -296,18 +301,12 @@ extern "C" void wc_host_explore(const u32 *initial, u32 initials, u64 bound, u32
   tab.limit = id_base + capacity;
 #ifdef WC_TREE
   tab.slots = (u64 *)((unsigned long)slots - id_base * 8);  // slots[id_base] is slots[0]
-  tab.tree.roots.table = roots;
-  tab.tree.nodes.table = nodes;
-  tab.tree.nodes.capacity = entries;
-  tab.tree.roots.buckets = buckets;
-  tab.tree.roots.rem_bits = rem_bits;
-  tab.tree.roots.lo_bytes = lo_bytes;
+  wc_host_set(&tab.tree.roots, roots, roots_at);
+  wc_host_set(&tab.tree.nodes, nodes, nodes_at);
   tab.tree.roots.spill = spill;
   tab.tree.roots.spilled = spilled;
   tab.tree.nodes.fill = &fill[0];
   tab.tree.roots.fill = &fill[1];
-  tab.tree.nodes.fill_limit = entries * 9 / 10;
-  tab.tree.roots.fill_limit = buckets * 32 * 9 / 10;
   tab.tree.full = (u32 *)&ctl[1];
   tab.levels = levels;
   tab.level_room = capacity + 1;
@@ -384,21 +383,21 @@ struct Counts {
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Store {
     Flat,
-    /// The compressed store, its set of roots sized with the store (8-byte entries).
+    /// The compressed store, its sets sized with the store (8-byte entries).
     Compressed,
-    /// The compressed store with a card's set of roots (2^24 buckets, 6-byte entries),
+    /// The compressed store with a card's sets (2^24 buckets and more, 6-byte entries),
     /// mostly untouched.
-    CompactRoots,
+    Compact,
 }
 
 impl Store {
     /// The stores a model is run with: the flat one, and the compressed one (every other
-    /// model with compact roots) where states have 3 words or more.
+    /// model with a card's compact sets) where states have 3 words or more.
     fn for_model(model: &impl CudaModel, nth: usize) -> &'static [Store] {
         match (model.state_words() >= 3, nth % 2) {
             (false, _) => &[Store::Flat],
             (true, 0) => &[Store::Flat, Store::Compressed],
-            (true, _) => &[Store::Flat, Store::CompactRoots],
+            (true, _) => &[Store::Flat, Store::Compact],
         }
     }
 }
@@ -417,17 +416,19 @@ fn emulate(model: &impl CudaModel, store: Store) -> (Counts, u64, Option<Vec<Vec
     let mut capacity = 1024u32;
     loop {
         let mut out = [0u64; 10];
-        let roots = match store {
-            Store::CompactRoots => RootLayout::for_entries(ROOT_BUCKET << 24),
-            _ => RootLayout::for_entries(2 * capacity as u64 + 1),
+        // Sized with the store, or a card's (not a power of two buckets).
+        let layout = match store {
+            Store::Compact => SetLayout::of_buckets((1 << 24) + 777),
+            _ => SetLayout::at_least(2 * capacity as u64 + 1),
         };
-        assert_eq!(roots.entry_bytes() == 6, store == Store::CompactRoots);
+        assert_eq!(layout.entry_bytes() == 6, store == Store::Compact);
+        let at = [layout.buckets, layout.rem_bits as u64, layout.lo_bytes as u64, layout.inv(), layout.bucket_words()];
         // SAFETY: `wc_host_explore` has this signature in DRIVER; `initial` holds
         // `initials` states of `WC_WORDS` words and `out` the ten values it writes.
         unsafe {
-            type Explore = unsafe extern "C" fn(*const u32, u32, u64, u32, u32, *mut u64, u64, u32, u32, u32);
+            type Explore = unsafe extern "C" fn(*const u32, u32, u64, u32, u32, *mut u64, *const u64, *const u64);
             let run: Symbol<Explore> = library.get(b"wc_host_explore").expect("the driver");
-            let (bound, words) = (generated.max_successors, roots.bucket_words() as u32);
+            let bound = generated.max_successors;
             run(
                 initial.as_ptr(),
                 initials,
@@ -435,10 +436,8 @@ fn emulate(model: &impl CudaModel, store: Store) -> (Counts, u64, Option<Vec<Vec
                 capacity,
                 CHECK_DEADLOCK,
                 out.as_mut_ptr(),
-                roots.buckets,
-                roots.rem_bits,
-                roots.lo_bytes,
-                words,
+                at.as_ptr(),
+                at.as_ptr(),
             );
         }
         // Stopped for room (2, as the engine's STOP_ROOM), or a full table: a larger store.
@@ -512,7 +511,7 @@ fn kernels_on_the_host_reproduce_beem_counts_with_both_stores() {
         let mut flat_trace = None;
         for &store in Store::for_model(&model, nth) {
             let compressed = store != Store::Flat;
-            compact_runs += (store == Store::CompactRoots) as usize;
+            compact_runs += (store == Store::Compact) as usize;
             let (got, taken, trace) = emulate(&model, store);
             let steps = trace.as_ref().map(|t| t.len() - 1);
             if !compressed {
@@ -541,7 +540,7 @@ fn kernels_on_the_host_reproduce_beem_counts_with_both_stores() {
         }
     }
     assert!(compressed_runs >= 10, "only {compressed_runs} instances ran compressed");
-    assert!(compact_runs >= 5, "only {compact_runs} instances ran with compact roots");
+    assert!(compact_runs >= 5, "only {compact_runs} instances ran with compact sets");
     assert!(all_nodes < 0.5 * unshared, "{all_nodes} inner nodes where {unshared} would share none");
     assert!(traces >= 5, "only {traces} compressed paths to deadlocks");
     assert!(failures.is_empty(), "{}", failures.join("\n"));

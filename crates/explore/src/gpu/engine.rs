@@ -13,10 +13,9 @@ use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::compact::{SetLayout, BUCKET};
 use super::host_slots::HostSlots;
-use super::plan::{
-    pin_spill, CompressedSizing, Observed, Plan, RootLayout, Spill, MAX_HOST_SLOTS, REPLANS, ROOT_BUCKET, TREE_FILL,
-};
+use super::plan::{pin_spill, CompressedSizing, Observed, Plan, Spill, MAX_HOST_SLOTS, REPLANS, TREE_FILL};
 use crate::{Checks, Progress, Report, Trace, Violation, ViolationKind};
 use warpcheck_cuda::cudarc;
 use warpcheck_cuda::cudarc::nvrtc::Ptx;
@@ -278,42 +277,50 @@ pub(crate) struct TableArgs {
 #[derive(Clone, Copy, Default)]
 pub(crate) struct TreeArgs {
     pub nodes: SetArgs,
-    pub roots: RootArgs,
+    pub roots: SetArgs,
     pub full: u64,
     pub find_only: u32,
 }
 
-/// The compressed store's set of inner nodes (`struct WcSet` in tree.cu).
+/// One of the compressed store's sets (`struct WcSet` in tree.cu, laid out as
+/// [`SetLayout`] says).
 #[repr(C)]
 #[derive(Clone, Copy, Default)]
 pub(crate) struct SetArgs {
     pub table: u64,
-    pub capacity: u64,
-    pub fill: u64,
-    pub fill_limit: u64,
-}
-
-/// The compressed store's set of roots (`struct WcRoots` in tree.cu, laid out as
-/// [`RootLayout`] says).
-#[repr(C)]
-#[derive(Clone, Copy, Default)]
-pub(crate) struct RootArgs {
-    pub table: u64,
     pub buckets: u64,
     pub fill: u64,
     pub fill_limit: u64,
-    /// The last `spilled` buckets, in host memory mapped for the device.
+    /// The last `spilled` buckets, in host memory mapped for the device (roots only).
     pub spill: u64,
     pub spilled: u64,
+    pub inv: u64,
     pub rem_bits: u32,
     pub lo_bytes: u32,
 }
 
-// SAFETY: `#[repr(C)]` with only `u64`, `u32` and `TreeArgs` fields (of `SetArgs` and
-// `RootArgs`, of `u64` and `u32` fields), in the order and of the types of `struct
-// WcTable` in kernel.cu and `struct WcTree`, `WcSet` and `WcRoots` in tree.cu (C pads
-// `parts` and `find_only` to 8 bytes as Rust does), so its bytes are the kernels'
-// parameter as it is.
+impl SetArgs {
+    /// The set of `layout` at device address `table`, its fill counted at `fill`.
+    fn new(table: u64, layout: SetLayout, fill: u64) -> SetArgs {
+        SetArgs {
+            table,
+            buckets: layout.buckets,
+            fill,
+            fill_limit: (layout.entries() as f64 * TREE_FILL) as u64,
+            spill: 0,
+            spilled: 0,
+            inv: layout.inv(),
+            rem_bits: layout.rem_bits,
+            lo_bytes: layout.lo_bytes,
+        }
+    }
+}
+
+// SAFETY: `#[repr(C)]` with only `u64`, `u32` and `TreeArgs` fields (of `SetArgs`, of
+// `u64` and `u32` fields), in the order and of the types of `struct WcTable` in
+// kernel.cu and `struct WcTree` and `WcSet` in tree.cu (C pads `parts` and
+// `find_only` to 8 bytes as Rust does), so its bytes are the kernels' parameter as it
+// is.
 unsafe impl DeviceRepr for TableArgs {}
 
 /// Compiles (or finds in the cache) the kernels of `model` with `invariants` for
@@ -376,7 +383,7 @@ pub struct Store {
     _table: CudaSlice<u32>,
     /// The compressed store's set of inner nodes (see tree.cu; `_table` is its set of
     /// roots); one entry otherwise.
-    _nodes: CudaSlice<u64>,
+    _nodes: CudaSlice<u32>,
     /// The compressed store: the entries its sets hold (`[0]` nodes, `[1]` roots), and
     /// the first id of each level (64-bit, as two words each); unused otherwise.
     fill: CudaSlice<u64>,
@@ -665,20 +672,20 @@ fn explore_planned<M: CudaModel>(
     let (free, _) = ctx.mem_get_info().map_err(cuda)?;
     let budget = options.memory.unwrap_or((free as f64 * 0.9) as u64).saturating_sub(64 << 20);
     let mut spilled = 0;
-    let mut layout = RootLayout::for_entries(1);
-    let (capacity, entries, node_entries, host_bound) = if compressed {
+    let (mut layout, mut node_layout) = (SetLayout::at_least(1), SetLayout::at_least(1));
+    let (capacity, entries, host_bound) = if compressed {
         let nodes_per_state =
             plan.nodes_per_state.unwrap_or_else(|| super::tree::sampled_nodes_per_state(model, TREE_SAMPLE));
         let sets = CompressedSizing::for_budget(budget, nodes_per_state, host_bytes, plan.spill);
         spilled = sets.spilled;
-        layout = RootLayout::for_entries(sets.roots);
-        (sets.capacity, sets.roots, sets.nodes, sets.host_bound)
+        (layout, node_layout) = (SetLayout::at_least(sets.roots), SetLayout::at_least(sets.nodes));
+        (sets.capacity, sets.roots, sets.host_bound)
     } else {
         let per_state = 4.0 * words as f64 + 4.0 + 8.0 / LOAD;
         // With the graph: first edge and degree, the caller's arrays and the edge room too.
         let graph_per_state = graph.map_or(0.0, |g| 12.0 + g.extra_bytes_per_state + 4.0 * g.edges_per_state);
         let capacity = ((budget as f64 / (per_state + graph_per_state)) as u64).min(u32::MAX as u64 - 4);
-        (capacity, ((capacity as f64 / LOAD) as u64).max(capacity + 1), 1, false)
+        (capacity, ((capacity as f64 / LOAD) as u64).max(capacity + 1), false)
     };
     if capacity < 2 {
         return Err(GpuError::Full { states: 0, capacity, bytes: budget }.into());
@@ -690,14 +697,15 @@ fn explore_planned<M: CudaModel>(
     let states = alloc(if compressed { 1 } else { capacity as usize * words })?;
     let parents = alloc(if compressed { 1 } else { capacity as usize })?;
     // The flat store's table, or the compressed store's set of roots (whole buckets).
-    let table_words = if compressed { (entries - spilled) / ROOT_BUCKET * layout.bucket_words() } else { 2 * entries };
+    let table_words = if compressed { (entries - spilled) / BUCKET * layout.bucket_words() } else { 2 * entries };
     let table = stream.alloc_zeros::<u32>(table_words.max(2) as usize).map_err(cuda)?;
     // The roots past device memory, zeroed (fresh pages) and pinned before the search.
     let spill = match spilled {
         0 => None,
         n => Some(pin_spill(&ctx, n * layout.entry_bytes())?),
     };
-    let nodes = stream.alloc_zeros::<u64>(node_entries as usize).map_err(cuda)?;
+    let nodes =
+        stream.alloc_zeros::<u32>(if compressed { node_layout.bytes() as usize / 4 } else { 1 }).map_err(cuda)?;
     let fill = stream.alloc_zeros::<u64>(2).map_err(cuda)?;
     let levels = stream.alloc_zeros::<u32>(if compressed { 2 * LEVEL_ROOM as usize } else { 1 }).map_err(cuda)?;
     let ctl = stream.alloc_zeros::<u32>(16).map_err(cuda)?;
@@ -721,24 +729,13 @@ fn explore_planned<M: CudaModel>(
         let host = HostSlots::new(pinning, capacity)?;
         let (limit, slots_address) = (host.limit(), host.address());
         slots = Some(RefCell::new(host));
-        let fill_limit = |entries: u64| (entries as f64 * TREE_FILL) as u64;
         let fill = ptr(&fill, &stream);
         let tree = TreeArgs {
-            nodes: SetArgs {
-                table: ptr(&nodes, &stream),
-                capacity: node_entries,
-                fill,
-                fill_limit: fill_limit(node_entries),
-            },
-            roots: RootArgs {
-                table: args.table,
-                buckets: layout.buckets,
-                fill: fill + 8,
-                fill_limit: fill_limit(entries),
+            nodes: SetArgs::new(ptr(&nodes, &stream), node_layout, fill),
+            roots: SetArgs {
                 spill: spill.as_ref().map_or(0, HostArray::address),
-                spilled: spilled / ROOT_BUCKET,
-                rem_bits: layout.rem_bits,
-                lo_bytes: layout.lo_bytes,
+                spilled: spilled / BUCKET,
+                ..SetArgs::new(args.table, layout, fill + 8)
             },
             full: args.full,
             find_only: 0,
@@ -760,7 +757,7 @@ fn explore_planned<M: CudaModel>(
         args
     };
     let reserved = if compressed {
-        (entries - spilled) * layout.entry_bytes() + node_entries * 8 + LEVEL_ROOM as u64 * 8
+        (entries - spilled) * layout.entry_bytes() + node_layout.bytes() + LEVEL_ROOM as u64 * 8
     } else {
         capacity * (4 * words as u64 + 4) + entries * 8
     };
@@ -881,7 +878,8 @@ fn explore_planned<M: CudaModel>(
         let host_share = spilled as f64 / entries as f64;
         let device_roots = taken[1] as f64 * (1.0 - host_share);
         let root_bytes = layout.entry_bytes() as f64;
-        gpu.bytes_per_state = (8.0 * taken[0] as f64 + root_bytes * device_roots) / TREE_FILL / states as f64;
+        let node_bytes = node_layout.entry_bytes() as f64;
+        gpu.bytes_per_state = (node_bytes * taken[0] as f64 + root_bytes * device_roots) / TREE_FILL / states as f64;
         gpu.host_bytes_per_state = 8.0 + root_bytes * taken[1] as f64 * host_share / TREE_FILL / states as f64;
         gpu.host_roots = spilled;
     } else {

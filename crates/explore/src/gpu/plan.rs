@@ -8,15 +8,17 @@ use std::sync::Arc;
 use warpcheck_cuda::driver::CudaContext;
 use warpcheck_cuda::HostArray;
 
+use super::compact::{entry_bytes, SetLayout, BUCKET};
 use super::engine::{GpuError, LEVEL_ROOM};
 
 /// The share of their entries the compressed store's sets may fill (past it the run
 /// fails as a full store).
 pub(crate) const TREE_FILL: f64 = 0.9;
-/// The most entries of the compressed store's set of inner nodes: their indices are 32
-/// bits, two of them reserved (`WC_NODE_ONES`, `WC_NODE_LOST` in tree.cu). The set of
-/// roots has no such bound: a state's id is 64-bit and names its root key.
-const TREE_MAX_ENTRIES: u64 = 0xFFFF_FFF0;
+/// The most entries of the compressed store's set of inner nodes (whole buckets): their
+/// indices are 32 bits, two of them reserved (`WC_NODE_ONES`, `WC_NODE_LOST` in
+/// tree.cu). The set of roots has no such bound: a state's id is 64-bit and names its
+/// root key.
+const TREE_MAX_ENTRIES: u64 = 0xFFFF_FFE0;
 /// The most states of the compressed store: the root keys' reserved address range in
 /// host memory (8 bytes each, 128 GiB).
 pub(crate) const MAX_HOST_SLOTS: u64 = 1 << 34;
@@ -24,56 +26,9 @@ pub(crate) const MAX_HOST_SLOTS: u64 = 1 << 34;
 /// Runs of the compressed store after the first, planned for what a full one found.
 pub(crate) const REPLANS: usize = 3;
 
-/// Entries of a bucket of the compressed store's set of roots (`WC_BUCKET` in tree.cu).
-pub const ROOT_BUCKET: u64 = 32;
-/// The fewest buckets of the set of roots: an entry's remainder then fits its 8 bytes.
-const MIN_ROOT_BUCKETS: u64 = 256;
-
-/// The layout of the compressed store's set of roots (`struct WcRoots` in tree.cu): its
-/// buckets, the bits of a key an entry keeps (64 less those its home bucket gives), and
-/// the bytes of an entry's lower part. The entry holds those bits and 7 bits of shift
-/// (how many buckets past its home, plus 1), its lower part's top bit marking it
-/// written: 6 bytes when that fits 47 bits (2^24 buckets and more), else 8.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RootLayout {
-    pub buckets: u64,
-    pub rem_bits: u32,
-    pub lo_bytes: u32,
-}
-
-impl RootLayout {
-    /// The layout of a set of at least `entries` entries.
-    pub fn for_entries(entries: u64) -> RootLayout {
-        let buckets = entries.div_ceil(ROOT_BUCKET).max(MIN_ROOT_BUCKETS);
-        let rem_bits = 64 - buckets.ilog2();
-        let lo_bytes = if rem_bits + 7 <= 32 + 15 { 2 } else { 4 };
-        RootLayout { buckets, rem_bits, lo_bytes }
-    }
-
-    /// Entries of the set.
-    pub fn entries(&self) -> u64 {
-        self.buckets * ROOT_BUCKET
-    }
-
-    /// Bytes of an entry.
-    pub fn entry_bytes(&self) -> u64 {
-        4 + self.lo_bytes as u64
-    }
-
-    /// 32-bit words of a bucket.
-    pub fn bucket_words(&self) -> u64 {
-        ROOT_BUCKET * self.entry_bytes() / 4
-    }
-}
-
 /// Entries of the set of roots that holds `states` at [`TREE_FILL`]: whole buckets.
 fn roots_for(states: u64) -> u64 {
-    RootLayout::for_entries((states as f64 / TREE_FILL).ceil() as u64).entries()
-}
-
-/// Bytes of an entry of a set of roots of `entries` entries.
-fn root_bytes(entries: u64) -> u64 {
-    RootLayout::for_entries(entries).entry_bytes()
+    SetLayout::at_least((states as f64 / TREE_FILL).ceil() as u64).entries()
 }
 
 /// How a run of the compressed store is planned: the inner nodes per state its sets
@@ -148,8 +103,8 @@ pub(crate) struct CompressedSizing {
     /// their root keys and spilled roots) bounded them rather than the device's.
     pub capacity: u64,
     pub host_bound: bool,
-    /// Entries of the set of roots (the last `spilled` of them in host memory; both
-    /// whole buckets, see [`RootLayout`]) and of the set of inner nodes.
+    /// Entries of the set of roots (the last `spilled` of them in host memory) and of
+    /// the set of inner nodes: whole buckets (see [`SetLayout`]).
     pub roots: u64,
     pub spilled: u64,
     pub nodes: u64,
@@ -171,30 +126,39 @@ impl CompressedSizing {
         let budget = budget.saturating_sub(LEVEL_ROOM as u64 * 4);
         let nodes_per_state = nodes_per_state.clamp(0.02, 8.0);
         let host_ids = (host_bytes / 8).min(MAX_HOST_SLOTS);
-        // States for `bytes` of memory at `extra` bytes each beside their entries, and
-        // those entries' size: the compact roots' where a set of that size has them.
+        let planned_nodes = |states: u64| {
+            let entries = (states as f64 * nodes_per_state / TREE_FILL).ceil() as u64;
+            SetLayout::at_least(entries).entries().min(TREE_MAX_ENTRIES)
+        };
+        // States for `bytes` of memory at `extra` bytes each beside their entries (at
+        // most `most`), with the entries' sizes that sets of their sizes have: 6 bytes
+        // first, 8 where a set is too small for that (a smaller plan only keeps it so).
         let states_for = |bytes: u64, extra: f64, most: f64| {
-            let at =
-                |root: f64| ((bytes as f64 / (extra + (root + 8.0 * nodes_per_state) / TREE_FILL)).min(most)) as u64;
-            let compact = at(6.0);
-            if root_bytes(roots_for(compact)) == 6 {
-                compact
-            } else {
-                at(8.0)
+            let (mut root, mut node) = (6, 6);
+            loop {
+                let per_state = extra + (root as f64 + node as f64 * nodes_per_state) / TREE_FILL;
+                let states = (bytes as f64 / per_state).min(most) as u64;
+                let sizes = (entry_bytes(roots_for(states)), entry_bytes(planned_nodes(states)));
+                if sizes == (root, node) {
+                    return states;
+                }
+                (root, node) = (sizes.0.max(root), sizes.1.max(node));
             }
         };
         let capacity = states_for(budget, 0.0, f64::MAX);
         let host_bound = host_ids < capacity;
         let capacity = capacity.min(host_ids);
         let roots = roots_for(capacity);
-        let nodes = (budget.saturating_sub(roots * root_bytes(roots)) / 8).clamp(1, TREE_MAX_ENTRIES);
-        let alone = CompressedSizing { capacity, host_bound, roots, spilled: 0, nodes };
-        let whole = |entries: u64| entries / ROOT_BUCKET * ROOT_BUCKET;
+        let alone = CompressedSizing { capacity, host_bound, roots, spilled: 0, nodes: 0 };
+        // The set of nodes takes the rest of the budget: room for more nodes than
+        // planned, should the sample share less.
+        let alone = CompressedSizing { nodes: nodes_within(budget.saturating_sub(alone.device_root_bytes())), ..alone };
+        let whole = |entries: u64| entries / BUCKET * BUCKET;
         match spill {
             Spill::Never => alone,
             Spill::Share(share) => {
                 let spilled = whole((roots as f64 * share.clamp(0.0, 1.0)) as u64);
-                let capacity = capacity.min(host_bytes.saturating_sub(spilled * root_bytes(roots)) / 8);
+                let capacity = capacity.min(host_bytes.saturating_sub(spilled * entry_bytes(roots)) / 8);
                 CompressedSizing { capacity, host_bound: host_bound || capacity < alone.capacity, spilled, ..alone }
             }
             Spill::Host => {
@@ -204,9 +168,9 @@ impl CompressedSizing {
                 if capacity <= alone.capacity {
                     return alone;
                 }
-                let nodes = ((capacity as f64 * nodes_per_state / TREE_FILL).ceil() as u64).clamp(1, TREE_MAX_ENTRIES);
+                let nodes = planned_nodes(capacity);
                 let roots = roots_for(capacity);
-                let on_device = budget.saturating_sub(nodes * 8) / root_bytes(roots);
+                let on_device = budget.saturating_sub(nodes * entry_bytes(nodes)) / entry_bytes(roots);
                 let spilled = roots - whole(on_device.min(roots));
                 CompressedSizing { capacity, host_bound: true, roots, spilled, nodes }
             }
@@ -214,16 +178,29 @@ impl CompressedSizing {
     }
 
     /// Bytes of the set of roots on the device.
-    #[cfg(test)]
     pub fn device_root_bytes(&self) -> u64 {
-        (self.roots - self.spilled) * root_bytes(self.roots)
+        (self.roots - self.spilled) * entry_bytes(self.roots)
     }
 
     /// Bytes of the set of roots in host memory.
     #[cfg(test)]
     pub fn host_root_bytes(&self) -> u64 {
-        self.spilled * root_bytes(self.roots)
+        self.spilled * entry_bytes(self.roots)
     }
+
+    /// Bytes of the set of nodes.
+    #[cfg(test)]
+    pub fn node_bytes(&self) -> u64 {
+        self.nodes * entry_bytes(self.nodes)
+    }
+}
+
+/// Entries of the largest set of nodes that `bytes` hold (whole buckets, at most
+/// [`TREE_MAX_ENTRIES`]).
+fn nodes_within(bytes: u64) -> u64 {
+    let compact = SetLayout::at_most(bytes / 6);
+    let layout = if compact.entry_bytes() == 6 { compact } else { SetLayout::at_most(bytes / 8) };
+    layout.entries().min(TREE_MAX_ENTRIES)
 }
 
 #[cfg(test)]
@@ -237,7 +214,7 @@ mod tests {
         let room = LEVEL_ROOM as u64 * 4;
         for (budget, nodes_per_state) in [(200u64 << 20, 0.027), (1 << 30, 1.0), (78 << 30, 0.1), (20 << 20, 0.5)] {
             let s = CompressedSizing::for_budget(budget, nodes_per_state, NO_HOST_BOUND, Spill::Never);
-            assert!(s.device_root_bytes() + s.nodes * 8 + room <= budget, "{budget}: {s:?}");
+            assert!(s.device_root_bytes() + s.node_bytes() + room <= budget, "{budget}: {s:?}");
             assert!((s.roots as f64 * TREE_FILL) as u64 >= s.capacity, "{budget}: {s:?}");
             // The set of nodes has room for the planned nodes of every state.
             let planned = s.capacity as f64 * nodes_per_state.max(0.02) / TREE_FILL;
@@ -252,10 +229,10 @@ mod tests {
         // Nodes past their indices' room: the set of nodes is as large as they allow.
         let s = CompressedSizing::for_budget(78 << 30, 1.5, NO_HOST_BOUND, Spill::Never);
         assert_eq!(s.nodes, TREE_MAX_ENTRIES, "{s:?}");
-        assert!(s.device_root_bytes() + s.nodes * 8 + room <= 78 << 30, "{s:?}");
-        // A card's set of roots has compact (6-byte) entries; a small one 8-byte entries.
-        assert_eq!(root_bytes(s.roots), 6, "{s:?}");
-        assert_eq!(root_bytes(CompressedSizing::for_budget(1 << 30, 0.1, NO_HOST_BOUND, Spill::Never).roots), 8);
+        assert!(s.device_root_bytes() + s.node_bytes() + room <= 78 << 30, "{s:?}");
+        // A card's sets have compact (6-byte) entries; small ones 8-byte entries.
+        assert_eq!((entry_bytes(s.roots), entry_bytes(s.nodes)), (6, 6), "{s:?}");
+        assert_eq!(entry_bytes(CompressedSizing::for_budget(1 << 30, 0.1, NO_HOST_BOUND, Spill::Never).roots), 8);
         // Host memory for the indices binds.
         let s = CompressedSizing::for_budget(78 << 30, 0.1, 8_000_000, Spill::Never);
         assert_eq!((s.capacity, s.host_bound), (1_000_000, true));
@@ -304,11 +281,11 @@ mod tests {
         assert!(s.host_bound && s.spilled > 0 && s.spilled < s.roots, "{s:?}");
         // Device: the planned nodes and the roots that are not spilled.
         let room = LEVEL_ROOM as u64 * 4;
-        assert!(s.device_root_bytes() + s.nodes * 8 + room <= budget, "{s:?}");
+        assert!(s.device_root_bytes() + s.node_bytes() + room <= budget, "{s:?}");
         assert!(s.nodes as f64 >= s.capacity as f64 * 0.15 / TREE_FILL, "{s:?}");
         assert!((s.roots as f64 * TREE_FILL) as u64 >= s.capacity, "{s:?}");
         // Host: a root key per state and the spilled roots (within rounding to buckets).
-        assert!(s.capacity * 8 + s.host_root_bytes() <= host + 16 * ROOT_BUCKET, "{s:?}");
+        assert!(s.capacity * 8 + s.host_root_bytes() <= host + 16 * BUCKET, "{s:?}");
         assert!(s.capacity * 8 + s.host_root_bytes() > host - (host >> 10), "host memory used up: {s:?}");
         // Little host memory: nothing to gain, the device alone.
         let small = CompressedSizing::for_budget(budget, 0.15, 16 << 30, Spill::Host);
@@ -317,28 +294,6 @@ mod tests {
         let alone = CompressedSizing::for_budget(budget, 0.15, NO_HOST_BOUND, Spill::Never);
         let half = CompressedSizing::for_budget(budget, 0.15, NO_HOST_BOUND, Spill::Share(0.5));
         assert_eq!((half.capacity, half.roots, half.nodes), (alone.capacity, alone.roots, alone.nodes));
-        assert_eq!(half.spilled, alone.roots / 2 / ROOT_BUCKET * ROOT_BUCKET);
-    }
-
-    #[test]
-    fn a_root_entry_keeps_its_shift_above_its_lower_part_and_fits() {
-        let mut compact = false;
-        for log in 0..44 {
-            for entries in [1u64 << log, (1 << log) + 1, (3 << log) / 2] {
-                let l = RootLayout::for_entries(entries);
-                assert!(l.entries() >= entries && l.buckets >= MIN_ROOT_BUCKETS, "{entries}: {l:?}");
-                // The buckets' range of mixed keys fits the kept bits.
-                assert!(l.buckets.ilog2() + l.rem_bits == 64, "{l:?}");
-                // Shift and remainder fit the upper part and the lower part's bits...
-                let lo_bits = 8 * l.lo_bytes - 1;
-                assert!(l.rem_bits + 7 <= 32 + lo_bits, "{l:?}");
-                // ... and the shift (never 0) lies in the upper part, which is so never 0.
-                assert!(l.rem_bits >= lo_bits, "{l:?}");
-                assert_eq!(l.bucket_words() * 4, ROOT_BUCKET * l.entry_bytes());
-                compact |= l.entry_bytes() == 6;
-                assert_eq!(l.entry_bytes() == 6, l.buckets >= 1 << 24, "{l:?}");
-            }
-        }
-        assert!(compact);
+        assert_eq!(half.spilled, alone.roots / 2 / BUCKET * BUCKET);
     }
 }
