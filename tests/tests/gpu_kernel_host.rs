@@ -266,11 +266,13 @@ static void wc_host_free() {
   states = parents = 0; levels = 0; table = slots = 0; roots = spill = nodes = 0;
 }
 // The compressed store's sets laid out as `roots_at` and `nodes_at` say (SetLayout:
-// buckets, kept bits, bytes of a lower part, (2^64 - 1) / buckets, words of a bucket);
+// buckets, kept bits, bytes of a lower part, (2^64 - 1) / buckets, words of a bucket,
+// the most shifts);
 // the flat store ignores them.
 static void wc_host_set(WcSet *set, u32 *table, const u64 *layout) {
   set->table = table; set->buckets = layout[0]; set->rem_bits = (u32)layout[1];
-  set->lo_bytes = (u32)layout[2]; set->inv = layout[3]; set->fill_limit = layout[0] * 32 * 9 / 10;
+  set->lo_bytes = (u32)layout[2]; set->inv = layout[3]; set->shifts = (u32)layout[5];
+  set->fill_limit = layout[0] * 32 * 9 / 10;
 }
 extern "C" void wc_host_explore(const u32 *initial, u32 initials, u64 bound, u32 capacity, u32 flags, u64 *out,
                                 const u64 *roots_at, const u64 *nodes_at) {
@@ -422,7 +424,8 @@ fn emulate(model: &impl CudaModel, store: Store) -> (Counts, u64, Option<Vec<Vec
             _ => SetLayout::at_least(2 * capacity as u64 + 1),
         };
         assert_eq!(layout.entry_bytes() == 6, store == Store::Compact);
-        let at = [layout.buckets, layout.rem_bits as u64, layout.lo_bytes as u64, layout.inv(), layout.bucket_words()];
+        let l = layout;
+        let at = [l.buckets, l.rem_bits as u64, l.lo_bytes as u64, l.inv(), l.bucket_words(), l.shifts() as u64];
         // SAFETY: `wc_host_explore` has this signature in DRIVER; `initial` holds
         // `initials` states of `WC_WORDS` words and `out` the ten values it writes.
         unsafe {

@@ -30,9 +30,11 @@ template <typename T> inline T wc_claim(T *counter) { return (*counter)++; }
 static WcTree tree;
 static void wc_test_set(WcSet *set, u32 *table, const u64 *layout, u64 *fill, u64 fill_limit) {
   set->table = table; set->buckets = layout[0]; set->rem_bits = (u32)layout[1];
-  set->lo_bytes = (u32)layout[2]; set->inv = layout[3]; set->fill = fill; set->fill_limit = fill_limit;
+  set->lo_bytes = (u32)layout[2]; set->inv = layout[3]; set->shifts = (u32)layout[4];
+  set->fill = fill; set->fill_limit = fill_limit;
 }
-// `layout`s: buckets, kept bits, bytes of a lower part, (2^64 - 1) / buckets.
+// `layout`s: buckets, kept bits, bytes of a lower part, (2^64 - 1) / buckets, the most
+// shifts.
 extern "C" void wc_test_init(u32 *nodes, const u64 *node_layout, u32 *roots, const u64 *root_layout, u64 *fill,
                              u32 *full, u64 fill_limit) {
   wc_test_set(&tree.nodes, nodes, node_layout, fill, fill_limit);
@@ -60,9 +62,9 @@ impl Set {
     }
 
     /// The layout as the harness takes it.
-    fn layout(&self) -> [u64; 4] {
+    fn layout(&self) -> [u64; 5] {
         let l = self.layout;
-        [l.buckets, l.rem_bits as u64, l.lo_bytes as u64, l.inv()]
+        [l.buckets, l.rem_bits as u64, l.lo_bytes as u64, l.inv(), l.shifts() as u64]
     }
 
     /// Entries taken in bucket `b`.
@@ -315,7 +317,7 @@ fn compact_sets_tell_keys_apart_across_buckets_and_give_them_back() {
     // bits of a key kept. Their pages are zeroed lazily: the test touches a few hundred
     // buckets.
     let layout = SetLayout::of_buckets((1 << 24) + 12345);
-    assert_eq!((layout.rem_bits, layout.entry_bytes()), (40, 6));
+    assert_eq!((layout.rem_bits, layout.entry_bytes(), layout.shifts()), (40, 6, 127));
     let n = layout.buckets;
     // (9 words: a library of its own, as each test's, for the harness's set is global.)
     let mut store = Store::with_sets(9, layout, layout, u64::MAX);
@@ -421,4 +423,27 @@ fn mix(mut k: u64) -> u64 {
     k ^= k >> 33;
     k = k.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
     k ^ (k >> 33)
+}
+
+#[test]
+fn a_larger_set_lets_a_key_lie_further_from_home() {
+    // 2^25 buckets keep 39 bits of a key: 8 bits of shift, 255 buckets of reach. (Its
+    // pages are zeroed lazily; the test touches 256 buckets.)
+    let roots = SetLayout::of_buckets(1 << 25);
+    assert_eq!((roots.rem_bits, roots.entry_bytes(), roots.shifts()), (39, 6, 255));
+    // (10 words: a library of its own, as each test's, for the harness's set is global.)
+    let mut store = Store::with_sets(10, SetLayout::at_least(1), roots, u64::MAX);
+    let mut rng = Rng(11);
+    let mut fresh = 0;
+    loop {
+        let p = first_of(9, roots.buckets) + (rng.next() >> 26);
+        match store.put(unmix(p)) {
+            1 => fresh += 1,
+            -1 => break,
+            other => panic!("{other}"),
+        }
+        assert!(fresh <= 255 * BUCKET, "past the set's reach");
+    }
+    assert_eq!(fresh, 255 * BUCKET);
+    assert!((9..9 + 255).all(|b| store.roots.taken_in(b) == BUCKET as usize));
 }

@@ -12,9 +12,10 @@ const MIN_BUCKETS: u64 = 256;
 const COMPACT_BUCKETS: u64 = 1 << 24;
 
 /// A set's buckets, the bits of a key an entry keeps (64 less those its home bucket
-/// gives), and the bytes of an entry's lower part. An entry holds those bits and 7 bits
-/// of shift (how many buckets past its home, plus 1) in its 32-bit upper part and its
-/// lower part, whose top bit marks it written: 6 bytes when that fits 47 bits, else 8.
+/// gives), and the bytes of an entry's lower part. An entry holds those bits and above
+/// them its shift (how many buckets past its home, plus 1: at least 7 bits, up to 10 as
+/// room allows) in its 32-bit upper part and its lower part, whose top bit marks it
+/// written: 6 bytes when that fits 47 bits, else 8.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SetLayout {
     pub buckets: u64,
@@ -61,6 +62,13 @@ impl SetLayout {
         BUCKET * self.entry_bytes() / 4
     }
 
+    /// The most buckets a key may lie past its home, plus 1: what the bits above the
+    /// kept ones hold, at most 1,023 (a full set fails well before).
+    pub fn shifts(&self) -> u32 {
+        let bits = 32 + 8 * self.lo_bytes - 1 - self.rem_bits;
+        (1 << bits.min(10)) - 1
+    }
+
     /// `floor((2^64 - 1) / buckets)`: where the mixed keys of a bucket start, within
     /// `buckets` (`wc_key` in tree.cu).
     pub fn inv(&self) -> u64 {
@@ -90,7 +98,8 @@ mod tests {
                 assert!(l.buckets.ilog2() + l.rem_bits == 64, "{l:?}");
                 // Shift and kept bits fit the upper part and the lower part's bits ...
                 let lo_bits = 8 * l.lo_bytes - 1;
-                assert!(l.rem_bits + 7 <= 32 + lo_bits, "{l:?}");
+                assert!(l.shifts() >= 127, "{l:?}");
+                assert!(l.rem_bits + (l.shifts() + 1).ilog2() <= 32 + lo_bits, "{l:?}");
                 // ... and the shift (never 0) lies in the upper part, which is so never 0.
                 assert!(l.rem_bits >= lo_bits, "{l:?}");
                 assert_eq!(l.bucket_words() * 4, BUCKET * l.entry_bytes());

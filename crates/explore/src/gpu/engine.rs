@@ -297,6 +297,8 @@ pub(crate) struct SetArgs {
     pub inv: u64,
     pub rem_bits: u32,
     pub lo_bytes: u32,
+    pub shifts: u32,
+    pub unused: u32,
 }
 
 impl SetArgs {
@@ -312,6 +314,8 @@ impl SetArgs {
             inv: layout.inv(),
             rem_bits: layout.rem_bits,
             lo_bytes: layout.lo_bytes,
+            shifts: layout.shifts(),
+            unused: 0,
         }
     }
 }

@@ -9,11 +9,12 @@
 // bijection into p; its home is bucket `p * buckets >> 64` of WC_BUCKET entries, and an
 // entry keeps only the low `rem_bits` bits of p (distinct for the p of one bucket: a
 // bucket's range of p is shorter than 2^rem_bits) and, above them, 1 + the number of
-// buckets it lies past its home (at most WC_SHIFTS - 1): from its position the key
+// buckets it lies past its home (at most `shifts` - 1): from its position the key
 // comes back (`wc_key`). An entry is a 32-bit upper part (never 0 in use: it holds
 // that shift) and a lower part of `lo_bytes` (2 or 4) whose top bit says it is
 // written; a bucket is its WC_BUCKET upper parts, then its lower parts. So an entry
-// takes 6 bytes where rem_bits + 7 <= 47 (2^24 buckets and more), else 8. A key is
+// takes 6 bytes where rem_bits + 7 <= 47 (2^24 buckets and more), else 8; the bits
+// left above rem_bits bound the shift (`shifts`: 127 to 1,023). A key is
 // sought from a slot of its home bucket given by its low bits, through the bucket
 // (wrapping), then the next buckets.
 //
@@ -21,7 +22,7 @@
 // part) and never changes: a load that sees a value sees the final one (a stale 0 only
 // costs a failed swap; a lower part not yet written is waited for). Every new entry is
 // counted; past its set's `fill_limit` the store sets `full` and the run fails, as it
-// does for a key with no room within WC_SHIFTS buckets, so a state or node is never
+// does for a key with no room within `shifts` buckets, so a state or node is never
 // lost silently. The one node key of all ones (two raw words of all ones) is stored
 // nowhere: it has the fixed index WC_NODE_ONES (a root key is never all ones: its
 // right half is a node index).
@@ -38,7 +39,6 @@ __device__ __forceinline__ T wc_claim(T *counter);
 
 #define WC_SET_LOST 0xFFFFFFFFFFFFFFFFull
 #define WC_BUCKET 32
-#define WC_SHIFTS 127
 
 struct WcSet {
   u32 *table;     // buckets 0 .. buckets - spilled
@@ -50,6 +50,8 @@ struct WcSet {
   u64 inv;        // floor((2^64 - 1) / buckets)
   u32 rem_bits;   // 64 - floor(log2(buckets))
   u32 lo_bytes;   // 2 or 4
+  u32 shifts;     // the most buckets a key lies past its home, plus 1
+  u32 unused;
 };
 
 struct WcTree {
@@ -109,7 +111,7 @@ __device__ __forceinline__ u64 wc_put(const WcTree *tree, const WcSet *set, u64 
   u64 rem = p & ((1ull << set->rem_bits) - 1);
   u32 lo_bits = set->lo_bytes * 8 - 1;
   u32 start = (u32)rem & (WC_BUCKET - 1);
-  for (u32 shift = 1; shift <= WC_SHIFTS && shift <= set->buckets; shift++) {
+  for (u32 shift = 1; shift <= set->shifts && shift <= set->buckets; shift++) {
     u64 value = ((u64)shift << set->rem_bits) | rem;
     u32 hi = (u32)(value >> lo_bits);
     u32 lo = ((u32)value & ((1u << lo_bits) - 1)) | (1u << lo_bits);
