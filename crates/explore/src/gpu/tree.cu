@@ -90,12 +90,13 @@ __device__ __forceinline__ u32 *wc_bucket(const WcSet *set, u64 b) {
   return b < split ? set->table + b * words : set->spill + (b - split) * words;
 }
 
-// The lower part of entry `s` of `bucket`, once its writer has written it.
+// The lower part of entry `s` of `bucket`, once its writer has written it. The loads
+// are volatile: a spin on `__ldcg` (an asm load the compiler may hoist) never ends.
 __device__ __forceinline__ u32 wc_lo(const u32 *bucket, u32 s, u32 lo_bytes) {
-  const u32 *lo = bucket + WC_BUCKET;
+  const volatile u32 *lo = bucket + WC_BUCKET;
   u32 written = lo_bytes == 4 ? 0x80000000u : 0x8000u;
   for (;;) {
-    u32 v = lo_bytes == 4 ? __ldcg(lo + s) : (u32)__ldcg((const unsigned short *)lo + s);
+    u32 v = lo_bytes == 4 ? lo[s] : (u32)((const volatile unsigned short *)lo)[s];
     if (v & written) return v;
   }
 }
