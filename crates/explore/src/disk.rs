@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use rdst::RadixSort;
 use warpcheck_model::interface::{Model, Successors};
 
-pub use records::{RecordReader, RecordWriter, Records};
+pub use records::{KeyedReader, RecordReader, RecordWriter, Records};
 use visited::Visited;
 
 use crate::parallel::{ProgressHook, Throttle};
@@ -257,17 +257,18 @@ impl Search<'_> {
     /// share `buffer` bytes (4 KiB to 1 MiB each).
     fn new_states(&mut self, runs: &[Records], visited: &mut Visited, buffer: usize) -> Result<Records, DiskError> {
         let each = (buffer / runs.len().max(1)).clamp(4 << 10, 1 << 20);
-        let mut readers = runs.iter().map(|r| r.reader_with(each)).collect::<Result<Vec<_>, _>>()?;
+        let mut readers =
+            runs.iter().map(|r| r.reader_with(each).map(KeyedReader::new)).collect::<Result<Vec<_>, _>>()?;
         let mut new = self.create()?;
         let mut least: Vec<u32> = Vec::with_capacity(self.words);
-        while let Some(min) = readers.iter().filter_map(RecordReader::current).min_by(|a, b| records::order(a, b)) {
+        while let Some((h, min)) = readers.iter().filter_map(KeyedReader::key).min() {
             least.clear();
             least.extend_from_slice(min);
-            if !visited.contains(&least)? {
+            if !visited.contains_hashed(&least, h)? {
                 new.push(&least)?;
             }
             for r in &mut readers {
-                if r.current() == Some(&least[..]) {
+                if r.key() == Some((h, &least[..])) {
                     r.advance()?;
                 }
             }

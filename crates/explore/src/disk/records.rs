@@ -165,6 +165,33 @@ impl RecordReader {
     }
 }
 
+/// A reader with the [`hash`] of its record at hand, computed once per record: what
+/// merges compare in the files' order.
+pub struct KeyedReader {
+    reader: RecordReader,
+    hash: u64,
+}
+
+impl KeyedReader {
+    pub fn new(reader: RecordReader) -> KeyedReader {
+        let hash = reader.current().map_or(0, hash);
+        KeyedReader { reader, hash }
+    }
+
+    /// The record at hand with its hash (tuples compare in the files' order); `None`
+    /// past the last.
+    pub fn key(&self) -> Option<(u64, &[u32])> {
+        self.reader.current().map(|r| (self.hash, r))
+    }
+
+    /// Moves to the next record.
+    pub fn advance(&mut self) -> Result<(), DiskError> {
+        self.reader.advance()?;
+        self.hash = self.reader.current().map_or(0, hash);
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

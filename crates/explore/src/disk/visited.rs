@@ -11,7 +11,7 @@ use std::os::unix::fs::FileExt;
 
 use std::cmp::Ordering;
 
-use super::records::{hash, order, RecordWriter, Records};
+use super::records::{hash, KeyedReader, RecordWriter, Records};
 use super::DiskError;
 
 /// States per block of a run (the unit read from disk, and of the index).
@@ -115,8 +115,13 @@ impl Visited {
 
     /// Whether `state` is in the set (states looked up in ascending order read each
     /// block at most once per run).
+    #[cfg(test)]
     pub fn contains(&mut self, state: &[u32]) -> Result<bool, DiskError> {
-        let h = hash(state);
+        self.contains_hashed(state, hash(state))
+    }
+
+    /// [`Self::contains`] for a state whose [`hash`] is at hand.
+    pub fn contains_hashed(&mut self, state: &[u32], h: u64) -> Result<bool, DiskError> {
         for run in &mut self.runs {
             if run.contains(state, h)? {
                 return Ok(true);
@@ -165,16 +170,16 @@ impl Visited {
 
 /// Two sorted runs without common states merged into `out`.
 fn merge(a: &Records, b: &Records, mut out: RecordWriter) -> Result<Records, DiskError> {
-    let (mut a, mut b) = (a.reader()?, b.reader()?);
+    let (mut a, mut b) = (KeyedReader::new(a.reader()?), KeyedReader::new(b.reader()?));
     loop {
-        let take_a = match (a.current(), b.current()) {
-            (Some(x), Some(y)) => order(x, y) == Ordering::Less,
+        let take_a = match (a.key(), b.key()) {
+            (Some(x), Some(y)) => x < y,
             (Some(_), None) => true,
             (None, Some(_)) => false,
             (None, None) => break,
         };
         let from = if take_a { &mut a } else { &mut b };
-        out.push(from.current().expect("a record"))?;
+        out.push(from.key().expect("a record").1)?;
         from.advance()?;
     }
     out.finish()
@@ -182,6 +187,7 @@ fn merge(a: &Records, b: &Records, mut out: RecordWriter) -> Result<Records, Dis
 
 #[cfg(test)]
 mod tests {
+    use super::super::records::order;
     use super::*;
 
     /// Levels of 1 to 5,000 states of 2 words added one by one (runs merge, blocks
