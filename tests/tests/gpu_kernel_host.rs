@@ -10,6 +10,7 @@ use warpcheck_conformance::*;
 use warpcheck_explore::gpu::engine::{compressed_source, cuda_source, graph_source, GraphSpec, Tuning, CHECK_DEADLOCK};
 use warpcheck_explore::gpu::partitioned::partitioned_source;
 use warpcheck_explore::gpu::tree::sampled_nodes_per_state;
+use warpcheck_explore::gpu::SetLayout;
 use warpcheck_explore::{explore_parallel, Checks, Options, ViolationKind};
 use warpcheck_model::cuda::{host::host_tables, CudaModel};
 use warpcheck_model::Successors;
@@ -30,7 +31,9 @@ static WcDim threadIdx, blockIdx, blockDim, gridDim;
 static inline u64 __umul64hi(u64 a, u64 b) { return (u64)(((unsigned __int128)a * b) >> 64); }
 static inline u32 __ldcg(const u32 *p) { return *p; }
 static inline u64 __ldcg(const u64 *p) { return *p; }
+static inline unsigned short __ldcg(const unsigned short *p) { return *p; }
 static inline u64 atomicCAS(u64 *p, u64 e, u64 v) { u64 o = *p; if (o == e) *p = v; return o; }
+static inline u32 atomicCAS(u32 *p, u32 e, u32 v) { u32 o = *p; if (o == e) *p = v; return o; }
 static inline u32 atomicExch(u32 *p, u32 v) { u32 o = *p; *p = v; return o; }
 static inline u64 atomicExch(u64 *p, u64 v) { u64 o = *p; *p = v; return o; }
 static inline u32 atomicAdd(u32 *p, u32 v) { u32 o = *p; *p = o + v; return o; }
@@ -248,7 +251,8 @@ extern "C" void wc_host_explore_parts(const u32 *initial, u32 initials, u64 boun
 const DRIVER: &str = r#"
 static u32 *states, *parents;
 static wc_id *levels, ctl[8];
-static u64 *table, *nodes, *slots, *spill, fill[2];
+static u64 *table, *slots, fill[2];
+static u32 *roots, *spill, *nodes;
 static WcTable tab;
 // The first id: the compressed store's ids are 64-bit, and start just below 2^32 here,
 // so that a 32-bit truncation anywhere in the kernels shows in the counts and paths.
@@ -258,24 +262,32 @@ static const u64 id_base = 0xFFFFFFFDull;
 static const u64 id_base = 0;
 #endif
 static void wc_host_free() {
-  free(states); free(parents); free(table); free(nodes); free(levels); free(slots); free(spill);
-  states = parents = 0; levels = 0; table = nodes = slots = spill = 0;
+  free(states); free(parents); free(table); free(nodes); free(levels); free(slots); free(roots); free(spill);
+  states = parents = 0; levels = 0; table = slots = 0; roots = spill = nodes = 0;
 }
-extern "C" void wc_host_explore(const u32 *initial, u32 initials, u64 bound, u32 capacity, u32 flags, u64 *out) {
+// The compressed store's sets laid out as `roots_at` and `nodes_at` say (SetLayout:
+// buckets, kept bits, bytes of a lower part, (2^64 - 1) / buckets, words of a bucket,
+// the most shifts);
+// the flat store ignores them.
+static void wc_host_set(WcSet *set, u32 *table, const u64 *layout) {
+  set->table = table; set->buckets = layout[0]; set->rem_bits = (u32)layout[1];
+  set->lo_bytes = (u32)layout[2]; set->inv = layout[3]; set->shifts = (u32)layout[5];
+  set->fill_limit = layout[0] * 32 * 9 / 10;
+}
+extern "C" void wc_host_explore(const u32 *initial, u32 initials, u64 bound, u32 capacity, u32 flags, u64 *out,
+                                const u64 *roots_at, const u64 *nodes_at) {
   wc_host_free();
   u64 entries = 2 * (u64)capacity + 1;
   states = (u32 *)calloc((size_t)capacity * WC_WORDS, 4);
   parents = (u32 *)calloc(capacity, 4);
-  // The compressed store keeps the last third of its set of roots apart, as in host
-  // memory past the device's; the flat store's table is whole.
-#ifdef WC_TREE
-  u64 spilled = entries / 3;
-#else
-  u64 spilled = 0;
-#endif
-  table = (u64 *)calloc(entries - spilled, 8);
-  spill = (u64 *)calloc(spilled + 1, 8);
-  nodes = (u64 *)calloc(entries, 8);
+  // The compressed store keeps the last third of its set of roots' buckets apart, as in
+  // host memory past the device's. (Zeroed by the allocator: a large set's untouched
+  // pages cost nothing.)
+  u64 spilled = roots_at[0] / 3;
+  table = (u64 *)calloc(entries, 8);
+  roots = (u32 *)calloc((roots_at[0] - spilled) * roots_at[4], 4);
+  spill = (u32 *)calloc(spilled * roots_at[4] + 1, 4);
+  nodes = (u32 *)calloc(nodes_at[0] * nodes_at[4], 4);
   levels = (wc_id *)calloc(capacity + 1, sizeof(wc_id));
   slots = (u64 *)calloc(capacity, 8);
   u32 categories = 2 + WC_ASSERTIONS + WC_INVARIANTS;
@@ -291,14 +303,12 @@ extern "C" void wc_host_explore(const u32 *initial, u32 initials, u64 bound, u32
   tab.limit = id_base + capacity;
 #ifdef WC_TREE
   tab.slots = (u64 *)((unsigned long)slots - id_base * 8);  // slots[id_base] is slots[0]
-  tab.tree.roots.table = table;
-  tab.tree.nodes.table = nodes;
-  tab.tree.roots.capacity = tab.tree.nodes.capacity = entries;
+  wc_host_set(&tab.tree.roots, roots, roots_at);
+  wc_host_set(&tab.tree.nodes, nodes, nodes_at);
   tab.tree.roots.spill = spill;
   tab.tree.roots.spilled = spilled;
   tab.tree.nodes.fill = &fill[0];
   tab.tree.roots.fill = &fill[1];
-  tab.tree.roots.fill_limit = tab.tree.nodes.fill_limit = entries * 9 / 10;
   tab.tree.full = (u32 *)&ctl[1];
   tab.levels = levels;
   tab.level_room = capacity + 1;
@@ -371,10 +381,34 @@ struct Counts {
     deadlocks: u64,
 }
 
-/// Explores `model` with the kernels on the host, over the compressed store when
-/// `compressed`, with a store of `capacity` states doubled until the search is done;
-/// also the states of the path to the first deadlock found, if any.
-fn emulate(model: &impl CudaModel, compressed: bool) -> (Counts, u64, Option<Vec<Vec<u32>>>) {
+/// Which store an emulated run explores with.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Store {
+    Flat,
+    /// The compressed store, its sets sized with the store (8-byte entries).
+    Compressed,
+    /// The compressed store with a card's sets (2^24 buckets and more, 6-byte entries),
+    /// mostly untouched.
+    Compact,
+}
+
+impl Store {
+    /// The stores a model is run with: the flat one, and the compressed one (every other
+    /// model with a card's compact sets) where states have 3 words or more.
+    fn for_model(model: &impl CudaModel, nth: usize) -> &'static [Store] {
+        match (model.state_words() >= 3, nth % 2) {
+            (false, _) => &[Store::Flat],
+            (true, 0) => &[Store::Flat, Store::Compressed],
+            (true, _) => &[Store::Flat, Store::Compact],
+        }
+    }
+}
+
+/// Explores `model` with the kernels on the host over `store`, with a store of
+/// `capacity` states doubled until the search is done; also the states of the path to
+/// the first deadlock found, if any.
+fn emulate(model: &impl CudaModel, store: Store) -> (Counts, u64, Option<Vec<Vec<u32>>>) {
+    let compressed = store != Store::Flat;
     let generated = model.cuda_source(&[]).expect("generated code");
     let words = model.state_words().max(1);
     let kernels =
@@ -384,12 +418,30 @@ fn emulate(model: &impl CudaModel, compressed: bool) -> (Counts, u64, Option<Vec
     let mut capacity = 1024u32;
     loop {
         let mut out = [0u64; 10];
+        // Sized with the store, or a card's (not a power of two buckets).
+        let layout = match store {
+            Store::Compact => SetLayout::of_buckets((1 << 24) + 777),
+            _ => SetLayout::at_least(2 * capacity as u64 + 1),
+        };
+        assert_eq!(layout.entry_bytes() == 6, store == Store::Compact);
+        let l = layout;
+        let at = [l.buckets, l.rem_bits as u64, l.lo_bytes as u64, l.inv(), l.bucket_words(), l.shifts() as u64];
         // SAFETY: `wc_host_explore` has this signature in DRIVER; `initial` holds
         // `initials` states of `WC_WORDS` words and `out` the ten values it writes.
         unsafe {
-            let run: Symbol<unsafe extern "C" fn(*const u32, u32, u64, u32, u32, *mut u64)> =
-                library.get(b"wc_host_explore").expect("the driver");
-            run(initial.as_ptr(), initials, generated.max_successors, capacity, CHECK_DEADLOCK, out.as_mut_ptr());
+            type Explore = unsafe extern "C" fn(*const u32, u32, u64, u32, u32, *mut u64, *const u64, *const u64);
+            let run: Symbol<Explore> = library.get(b"wc_host_explore").expect("the driver");
+            let bound = generated.max_successors;
+            run(
+                initial.as_ptr(),
+                initials,
+                bound,
+                capacity,
+                CHECK_DEADLOCK,
+                out.as_mut_ptr(),
+                at.as_ptr(),
+                at.as_ptr(),
+            );
         }
         // Stopped for room (2, as the engine's STOP_ROOM), or a full table: a larger store.
         if out[5] == 2 {
@@ -453,25 +505,26 @@ fn initial_states(model: &impl CudaModel, words: usize) -> (Vec<u32>, u32) {
 fn kernels_on_the_host_reproduce_beem_counts_with_both_stores() {
     let beem = beem_dir();
     let rows = divine_references_up_to(&beem, 60_000);
-    let (mut compressed_runs, mut traces) = (0, 0);
+    let (mut compressed_runs, mut compact_runs, mut traces) = (0, 0, 0);
     let (mut all_nodes, mut unshared) = (0.0, 0.0);
     let mut failures = Vec::new();
-    for r in rows.iter().step_by(3) {
+    for (nth, r) in rows.iter().step_by(3).enumerate() {
         let model = load_file(&r.model_path(&beem)).model;
         let want = Counts { states: r.states, transitions: r.transitions, deadlocks: r.deadlocks.unwrap_or(0) };
-        let stores: &[bool] = if model.state_words() >= 3 { &[false, true] } else { &[false] };
         let mut flat_trace = None;
-        for &compressed in stores {
-            let (got, taken, trace) = emulate(&model, compressed);
+        for &store in Store::for_model(&model, nth) {
+            let compressed = store != Store::Flat;
+            compact_runs += (store == Store::Compact) as usize;
+            let (got, taken, trace) = emulate(&model, store);
             let steps = trace.as_ref().map(|t| t.len() - 1);
             if !compressed {
                 flat_trace = steps;
             } else if let Err(e) = check_trace(&model, trace.as_deref(), flat_trace) {
-                failures.push(format!("{} (compressed): {e}", r.instance));
+                failures.push(format!("{} ({store:?}): {e}", r.instance));
             }
             traces += (compressed && trace.is_some()) as usize;
             if got != want {
-                failures.push(format!("{} (compressed {compressed}): {got:?}, reference {want:?}", r.instance));
+                failures.push(format!("{} ({store:?}): {got:?}, reference {want:?}", r.instance));
             }
             if compressed {
                 compressed_runs += 1;
@@ -490,6 +543,7 @@ fn kernels_on_the_host_reproduce_beem_counts_with_both_stores() {
         }
     }
     assert!(compressed_runs >= 10, "only {compressed_runs} instances ran compressed");
+    assert!(compact_runs >= 5, "only {compact_runs} instances ran with compact sets");
     assert!(all_nodes < 0.5 * unshared, "{all_nodes} inner nodes where {unshared} would share none");
     assert!(traces >= 5, "only {traces} compressed paths to deadlocks");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -533,7 +587,7 @@ fn kernels_on_the_host_agree_with_the_cpu_engine_on_the_semantic_rule_models() {
     assert!(files.len() >= 30, "semantic-rule models not found in {}", dir.display());
     let mut failures = Vec::new();
     let mut traces = 0;
-    for path in &files {
+    for (nth, path) in files.iter().enumerate() {
         let model = load_file(path).model;
         let checks = Checks { deadlock: true, ..Checks::default() };
         let options = Options { threads: 1, checks, stop_at_first: false, ..Options::default() };
@@ -541,15 +595,14 @@ fn kernels_on_the_host_agree_with_the_cpu_engine_on_the_semantic_rule_models() {
         let cpu_deadlock = cpu.violations.iter().find(|v| matches!(v.kind, ViolationKind::Deadlock));
         let cpu_trace = cpu_deadlock.and_then(|v| v.trace.as_ref()).map(|t| t.len());
         let want = Counts { states: cpu.states, transitions: cpu.transitions, deadlocks: cpu.deadlocks };
-        let stores: &[bool] = if model.state_words() >= 3 { &[false, true] } else { &[false] };
-        for &compressed in stores {
-            let (got, _, trace) = emulate(&model, compressed);
+        for &store in Store::for_model(&model, nth) {
+            let (got, _, trace) = emulate(&model, store);
             let name = path.file_name().unwrap().to_string_lossy();
             if got != want {
-                failures.push(format!("{name} (compressed {compressed}): {got:?}, CPU {want:?}"));
+                failures.push(format!("{name} ({store:?}): {got:?}, CPU {want:?}"));
             }
             if let Err(e) = check_trace(&model, trace.as_deref(), cpu_trace) {
-                failures.push(format!("{name} (compressed {compressed}): {e}"));
+                failures.push(format!("{name} ({store:?}): {e}"));
             }
             traces += trace.is_some() as usize;
         }

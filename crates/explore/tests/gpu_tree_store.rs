@@ -6,8 +6,9 @@
 
 use std::collections::HashMap;
 
-use libloading::{Library, Symbol};
+use libloading::Library;
 use warpcheck_explore::gpu::tree::{inner_nodes, tree_source, TABLE_SOURCE};
+use warpcheck_explore::gpu::{SetLayout, BUCKET};
 
 /// CUDA's intrinsics for one host thread, before tree.cu.
 const SHIM: &str = r#"
@@ -17,38 +18,92 @@ typedef unsigned long long u64;
 #define __forceinline__ inline
 static inline u64 __umul64hi(u64 a, u64 b) { return (u64)(((unsigned __int128)a * b) >> 64); }
 static inline u64 __ldcg(const u64 *p) { return *p; }
+static inline u32 __ldcg(const u32 *p) { return *p; }
+static inline unsigned short __ldcg(const unsigned short *p) { return *p; }
 static inline u64 atomicCAS(u64 *p, u64 e, u64 v) { u64 o = *p; if (o == e) *p = v; return o; }
+static inline u32 atomicCAS(u32 *p, u32 e, u32 v) { u32 o = *p; if (o == e) *p = v; return o; }
 static inline u32 atomicExch(u32 *p, u32 v) { u32 o = *p; *p = v; return o; }
 "#;
 
 const HARNESS: &str = r#"
 template <typename T> inline T wc_claim(T *counter) { return (*counter)++; }
 static WcTree tree;
-extern "C" void wc_test_init(u64 *nodes, u64 *roots, u64 capacity, u64 *fill, u32 *full, u64 fill_limit) {
-  tree.nodes.table = nodes; tree.roots.table = roots;
-  tree.nodes.capacity = tree.roots.capacity = capacity;
-  tree.nodes.fill = fill; tree.roots.fill = fill + 1;
-  tree.nodes.fill_limit = tree.roots.fill_limit = fill_limit;
+static void wc_test_set(WcSet *set, u32 *table, const u64 *layout, u64 *fill, u64 fill_limit) {
+  set->table = table; set->buckets = layout[0]; set->rem_bits = (u32)layout[1];
+  set->lo_bytes = (u32)layout[2]; set->inv = layout[3]; set->shifts = (u32)layout[4];
+  set->fill = fill; set->fill_limit = fill_limit;
+}
+// `layout`s: buckets, kept bits, bytes of a lower part, (2^64 - 1) / buckets, the most
+// shifts.
+extern "C" void wc_test_init(u32 *nodes, const u64 *node_layout, u32 *roots, const u64 *root_layout, u64 *fill,
+                             u32 *full, u64 fill_limit) {
+  wc_test_set(&tree.nodes, nodes, node_layout, fill, fill_limit);
+  wc_test_set(&tree.roots, roots, root_layout, fill + 1, fill_limit);
   tree.full = full;
 }
 // Stores a state's root as the engine does (wc_insert_root): 1 when the state is
 // new, 0 when it was there, -1 when the store is full.
 extern "C" int wc_test_root(u64 key) { return wc_put_root(&tree, key); }
+// The index of the node of children `a` and `b`, and the key at a node's index.
+extern "C" u32 wc_test_node(u32 a, u32 b) { return wc_node(&tree, a, b); }
+extern "C" u64 wc_test_node_key(u32 index) { return wc_node_key(&tree, index); }
 "#;
+
+/// A compact set's entries (`u32` words), laid out as `layout` says; zeroed by the
+/// allocator, so a large set's untouched pages cost nothing.
+struct Set {
+    words: Vec<u32>,
+    layout: SetLayout,
+}
+
+impl Set {
+    fn new(layout: SetLayout) -> Set {
+        Set { words: vec![0; (layout.buckets * layout.bucket_words()) as usize], layout }
+    }
+
+    /// The layout as the harness takes it.
+    fn layout(&self) -> [u64; 5] {
+        let l = self.layout;
+        [l.buckets, l.rem_bits as u64, l.lo_bytes as u64, l.inv(), l.shifts() as u64]
+    }
+
+    /// Entries taken in bucket `b`.
+    fn taken_in(&self, b: usize) -> usize {
+        let words = self.layout.bucket_words() as usize;
+        self.words[b * words..b * words + BUCKET as usize].iter().filter(|&&e| e != 0).count()
+    }
+
+    /// Entries taken (upper parts not 0).
+    fn taken(&self) -> usize {
+        (0..self.layout.buckets as usize).map(|b| self.taken_in(b)).sum()
+    }
+}
+
+type Fns = (
+    unsafe extern "C" fn(*const u32, *const u32, *const u32, *mut u32) -> u64,
+    unsafe extern "C" fn(u64, *mut u32, *mut u32),
+    unsafe extern "C" fn(u64) -> i32,
+    unsafe extern "C" fn(u32, u32) -> u32,
+    unsafe extern "C" fn(u32) -> u64,
+);
 
 struct Store {
     _library: Library,
-    nodes: Vec<u64>,
-    roots: Vec<u64>,
+    nodes: Set,
+    roots: Set,
     fill: Box<[u64; 2]>,
     full: Box<u32>,
-    pack: unsafe extern "C" fn(*const u32, *const u32, *const u32, *mut u32) -> u64,
-    unpack: unsafe extern "C" fn(u64, *mut u32, *mut u32),
-    put: unsafe extern "C" fn(u64) -> i32,
+    fns: Fns,
 }
 
 impl Store {
+    /// A store of `words`-word states whose sets have at least `capacity` entries.
     fn new(words: usize, capacity: usize, fill_limit: u64) -> Store {
+        let layout = SetLayout::at_least(capacity as u64);
+        Store::with_sets(words, layout, layout, fill_limit)
+    }
+
+    fn with_sets(words: usize, nodes: SetLayout, roots: SetLayout, fill_limit: u64) -> Store {
         let unit = format!(
             "{SHIM}{TABLE_SOURCE}{HARNESS}{}\
              extern \"C\" u64 wc_test_pack(const u32 *t, const u32 *p, const u32 *pidx, u32 *idx) \
@@ -64,25 +119,33 @@ impl Store {
         // buffers given to `wc_test_init` live in the returned store, on the heap, and
         // are neither moved nor freed while the library uses them.
         unsafe {
-            let pack: Symbol<unsafe extern "C" fn(*const u32, *const u32, *const u32, *mut u32) -> u64> =
-                library.get(b"wc_test_pack").unwrap();
-            let unpack: Symbol<unsafe extern "C" fn(u64, *mut u32, *mut u32)> = library.get(b"wc_test_unpack").unwrap();
-            let put: Symbol<unsafe extern "C" fn(u64) -> i32> = library.get(b"wc_test_root").unwrap();
-            let init: Symbol<unsafe extern "C" fn(*mut u64, *mut u64, u64, *mut u64, *mut u32, u64)> =
-                library.get(b"wc_test_init").unwrap();
-            let (pack, unpack, put, init) = (*pack, *unpack, *put, *init);
+            let fns: Fns = (
+                *library.get(b"wc_test_pack").unwrap(),
+                *library.get(b"wc_test_unpack").unwrap(),
+                *library.get(b"wc_test_root").unwrap(),
+                *library.get(b"wc_test_node").unwrap(),
+                *library.get(b"wc_test_node_key").unwrap(),
+            );
+            type Init = unsafe extern "C" fn(*mut u32, *const u64, *mut u32, *const u64, *mut u64, *mut u32, u64);
+            let init: Init = *library.get::<Init>(b"wc_test_init").unwrap();
             let mut store = Store {
-                nodes: vec![0; capacity],
-                roots: vec![0; capacity],
+                nodes: Set::new(nodes),
+                roots: Set::new(roots),
                 fill: Box::new([0; 2]),
                 full: Box::new(0),
-                pack,
-                unpack,
-                put,
+                fns,
                 _library: library,
             };
-            let (nodes, roots) = (store.nodes.as_mut_ptr(), store.roots.as_mut_ptr());
-            init(nodes, roots, capacity as u64, store.fill.as_mut_ptr(), &mut *store.full, fill_limit);
+            let (node_layout, root_layout) = (store.nodes.layout(), store.roots.layout());
+            init(
+                store.nodes.words.as_mut_ptr(),
+                node_layout.as_ptr(),
+                store.roots.words.as_mut_ptr(),
+                root_layout.as_ptr(),
+                store.fill.as_mut_ptr(),
+                &mut *store.full,
+                fill_limit,
+            );
             store
         }
     }
@@ -94,14 +157,14 @@ impl Store {
         // SAFETY: `t` and `p` have the store's words, `pidx` and `idx` its inner nodes;
         // the sets the library points to are `self.nodes` and `self.roots`, alive and
         // not moved.
-        let root = unsafe { (self.pack)(t.as_ptr(), p, pidx, idx.as_mut_ptr()) };
+        let root = unsafe { (self.fns.0)(t.as_ptr(), p, pidx, idx.as_mut_ptr()) };
         (root, idx)
     }
 
     fn unpack(&self, root: u64, words: usize) -> (Vec<u32>, Vec<u32>) {
         let (mut t, mut idx) = (vec![0u32; words], vec![0u32; inner_nodes(words)]);
         // SAFETY: as in `pack`.
-        unsafe { (self.unpack)(root, t.as_mut_ptr(), idx.as_mut_ptr()) };
+        unsafe { (self.fns.1)(root, t.as_mut_ptr(), idx.as_mut_ptr()) };
         (t, idx)
     }
 
@@ -109,7 +172,19 @@ impl Store {
     /// the store is full.
     fn put(&mut self, key: u64) -> i32 {
         // SAFETY: as in `pack`.
-        unsafe { (self.put)(key) }
+        unsafe { (self.fns.2)(key) }
+    }
+
+    /// The index of the node of children `a` and `b`, storing it if new.
+    fn node(&mut self, a: u32, b: u32) -> u32 {
+        // SAFETY: as in `pack`.
+        unsafe { (self.fns.3)(a, b) }
+    }
+
+    /// The key of the node at `index`.
+    fn node_key(&self, index: u32) -> u64 {
+        // SAFETY: as in `pack`.
+        unsafe { (self.fns.4)(index) }
     }
 }
 
@@ -178,10 +253,9 @@ fn packing_is_canonical_and_unpacks_to_the_state() {
         assert_eq!(new_roots, by_state.len());
         // Every entry taken is counted, a root per state, and halves are shared: fewer
         // nodes than states times their nodes.
-        let taken = |set: &[u64]| set.iter().filter(|&&e| e != 0).count();
-        assert_eq!(store.fill[1] as usize, taken(&store.roots), "{words} words");
-        assert_eq!(taken(&store.roots), by_state.len(), "{words} words");
-        let nodes = taken(&store.nodes);
+        assert_eq!(store.fill[1] as usize, store.roots.taken(), "{words} words");
+        assert_eq!(store.roots.taken(), by_state.len(), "{words} words");
+        let nodes = store.nodes.taken();
         assert_eq!(store.fill[0] as usize, nodes, "{words} words");
         assert!(nodes * 4 < by_state.len() * inner_nodes(words) * 3, "{words} words: {nodes} nodes");
     }
@@ -190,21 +264,186 @@ fn packing_is_canonical_and_unpacks_to_the_state() {
 #[test]
 fn a_full_table_is_reported_and_never_loops() {
     let words = 6;
+    // The smallest sets (8,192 entries), full past 48: four nodes a state fill the
+    // nodes' set first.
     let mut store = Store::new(words, 64, 48);
+    assert_eq!(store.nodes.layout.entries(), 8192);
     let mut rng = Rng(42);
-    let mut lost = false;
-    for _ in 0..500 {
+    let (mut lost, mut stored) = (0, 0);
+    for _ in 0..3000 {
         let t: Vec<u32> = (0..words).map(|_| rng.next() as u32).collect();
         let (root, _) = store.pack(&t, None);
-        let fresh = store.put(root);
-        assert!((-1..=1).contains(&fresh), "{fresh}");
-        lost |= fresh < 0;
+        match store.put(root) {
+            -1 => lost += 1,
+            1 => stored += 1,
+            fresh => panic!("a random state stored twice: {fresh}"),
+        }
     }
     assert_eq!(*store.full, 1, "past its fill limit a set is full");
-    assert!(lost, "with every entry taken, an insertion says the store is full");
-    // The nodes' set fills first (four nodes a state), with every entry taken and
-    // counted; a root above a lost node is lost too.
-    assert_eq!(store.nodes.iter().filter(|&&e| e != 0).count(), 64);
-    assert_eq!(store.fill[0], 64);
-    assert_eq!(store.roots.iter().filter(|&&e| e != 0).count(), store.fill[1] as usize);
+    assert!(lost > 0, "with no room left, an insertion says the store is full");
+    // Nodes fill the set until no key finds room within its reach: every entry taken
+    // is counted; a root above a lost node is lost too.
+    let taken = store.nodes.taken();
+    assert_eq!(store.fill[0] as usize, taken);
+    assert!(taken > 8192 * 9 / 10, "{taken} of 8,192 entries taken");
+    assert_eq!((store.roots.taken(), store.fill[1]), (stored, stored as u64));
+}
+
+/// The set of roots' hash (`wc_mix` in tree.cu, a bijection) undone: the root key that
+/// mixes to `p`, so that a test can choose keys by their home bucket and kept bits.
+fn unmix(mut p: u64) -> u64 {
+    fn inverse(c: u64) -> u64 {
+        let mut x = c;
+        for _ in 0..6 {
+            x = x.wrapping_mul(2u64.wrapping_sub(c.wrapping_mul(x)));
+        }
+        x
+    }
+    p ^= p >> 33;
+    p = p.wrapping_mul(inverse(0xc4ce_b9fe_1a85_ec53));
+    p ^= p >> 33;
+    p = p.wrapping_mul(inverse(0xff51_afd7_ed55_8ccd));
+    p ^ (p >> 33)
+}
+
+/// The first mixed key of bucket `home` of `n` (the least p with `p * n >> 64` home).
+fn first_of(home: u64, n: u64) -> u64 {
+    (((home as u128) << 64).div_ceil(n as u128)) as u64
+}
+
+#[test]
+fn compact_sets_tell_keys_apart_across_buckets_and_give_them_back() {
+    // A card's sets: 2^24 buckets and more (not a power of two) of 6-byte entries, 40
+    // bits of a key kept. Their pages are zeroed lazily: the test touches a few hundred
+    // buckets.
+    let layout = SetLayout::of_buckets((1 << 24) + 12345);
+    assert_eq!((layout.rem_bits, layout.entry_bytes(), layout.shifts()), (40, 6, 127));
+    let n = layout.buckets;
+    // (9 words: a library of its own, as each test's, for the harness's set is global.)
+    let mut store = Store::with_sets(9, layout, layout, u64::MAX);
+    let mut rng = Rng(7);
+    // A key at home in bucket `home`, `offset` into its range (below 2^39 < its length).
+    let key = |home: u64, offset: u64| {
+        let p = first_of(home, n) + offset;
+        assert_eq!(((p as u128 * n as u128) >> 64) as u64, home);
+        unmix(p)
+    };
+    // 33 buckets' worth of keys at home in bucket 77: the last 32 past it. And keys whose
+    // upper parts are equal (their kept bits differ in the lower part only), at home in
+    // the last bucket, so that they wrap around to bucket 0.
+    let offsets: Vec<u64> = (0..33 * BUCKET).map(|_| rng.next() >> 25).collect();
+    let mut keys: Vec<u64> = offsets.iter().map(|&o| key(77, o)).collect();
+    let last = first_of(n - 1, n) + (1 << 38);
+    let same_upper = |low: u64| unmix((last & !0x7FFF) | low);
+    keys.extend((0..40).map(|i| same_upper(i * 613)));
+    for (i, &k) in keys.iter().enumerate() {
+        assert_eq!(store.put(k), 1, "key {i} is new");
+        assert_eq!(store.put(k), 0, "key {i} is found");
+    }
+    for (i, &k) in keys.iter().enumerate() {
+        assert_eq!(store.put(k), 0, "key {i} is found again");
+    }
+    // Keys never stored, equal to stored ones in the kept bits or the upper part only.
+    let twin = first_of(77, n) + offsets[0] + (1 << 40);
+    assert!(((twin as u128 * n as u128) >> 64) as u64 > 77);
+    assert_eq!(store.put(unmix(twin)), 1);
+    assert_eq!(store.put(same_upper(7)), 1);
+    assert_eq!(*store.full, 0);
+    assert_eq!(store.roots.taken(), keys.len() + 2);
+    assert_eq!(store.fill[1] as usize, keys.len() + 2);
+    // Each bucket from 77 on is full, then the next took the rest; bucket 0 the wrapped.
+    assert!((77..110).all(|b| store.roots.taken_in(b) == BUCKET as usize));
+    assert!(store.roots.taken_in(0) >= 8, "{}", store.roots.taken_in(0));
+    // The same keys as nodes (two halves each): each node's index gives its key back,
+    // across buckets and around the end of the set.
+    for &k in &keys {
+        let index = store.node((k >> 32) as u32, k as u32);
+        assert!((index as u64) < layout.entries(), "{index}");
+        assert_eq!(store.node((k >> 32) as u32, k as u32), index);
+        assert_eq!(store.node_key(index), k, "node {index}");
+    }
+    assert_eq!(store.nodes.taken(), keys.len());
+    // Keys at the first and last mixed values of their buckets' ranges (where the key's
+    // bucket start is found from its kept bits the other way).
+    for home in [1000, n / 2 + 3, n - 2] {
+        let (lo, hi) = (first_of(home, n), first_of(home + 1, n));
+        for p in [lo, lo + 1, hi - 2, hi - 1] {
+            let k = unmix(p);
+            let index = store.node((k >> 32) as u32, k as u32);
+            assert_eq!(store.node_key(index), k, "bucket {home}: node {index}");
+        }
+    }
+    // Keys at home in bucket 500 fill its reach (127 buckets); one more is lost, and
+    // says so.
+    let mut fresh = 0;
+    loop {
+        match store.put(key(500, rng.next() >> 25)) {
+            1 => fresh += 1,
+            -1 => break,
+            other => panic!("{other}"),
+        }
+        assert!(fresh <= 127 * BUCKET, "past the set's reach");
+    }
+    assert_eq!(fresh, 127 * BUCKET);
+    assert_eq!(*store.full, 1);
+}
+
+#[test]
+fn unmixing_undoes_the_sets_hash() {
+    // tree.cu's `wc_unmix` has the multipliers' inverses written out: they are these.
+    let mut rng = Rng(99);
+    for _ in 0..1000 {
+        let k = rng.next();
+        assert_eq!(unmix(mix(k)), k);
+    }
+    let mut store = Store::new(5, 1 << 12, u64::MAX);
+    for _ in 0..2000 {
+        let (a, b) = (rng.next() as u32, rng.next() as u32);
+        let index = store.node(a, b);
+        assert_eq!(store.node_key(index), (a as u64) << 32 | b as u64);
+    }
+    // Keys at the edges of their buckets' ranges, in a set of a power of two buckets
+    // (where the top of a range is found from the kept bits the other way).
+    let n = store.nodes.layout.buckets;
+    assert!(n.is_power_of_two());
+    for home in [1, n / 2 + 3, n - 1] {
+        let (lo, hi) = (first_of(home, n), first_of(home + 1, n).wrapping_sub(1));
+        for p in [lo, lo + 1, hi - 1, hi] {
+            let k = unmix(p);
+            let index = store.node((k >> 32) as u32, k as u32);
+            assert_eq!(store.node_key(index), k, "bucket {home}: node {index}");
+        }
+    }
+}
+
+/// `wc_mix` in tree.cu.
+fn mix(mut k: u64) -> u64 {
+    k ^= k >> 33;
+    k = k.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    k ^= k >> 33;
+    k = k.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    k ^ (k >> 33)
+}
+
+#[test]
+fn a_larger_set_lets_a_key_lie_further_from_home() {
+    // 2^25 buckets keep 39 bits of a key: 8 bits of shift, 255 buckets of reach. (Its
+    // pages are zeroed lazily; the test touches 256 buckets.)
+    let roots = SetLayout::of_buckets(1 << 25);
+    assert_eq!((roots.rem_bits, roots.entry_bytes(), roots.shifts()), (39, 6, 255));
+    // (10 words: a library of its own, as each test's, for the harness's set is global.)
+    let mut store = Store::with_sets(10, SetLayout::at_least(1), roots, u64::MAX);
+    let mut rng = Rng(11);
+    let mut fresh = 0;
+    loop {
+        let p = first_of(9, roots.buckets) + (rng.next() >> 26);
+        match store.put(unmix(p)) {
+            1 => fresh += 1,
+            -1 => break,
+            other => panic!("{other}"),
+        }
+        assert!(fresh <= 255 * BUCKET, "past the set's reach");
+    }
+    assert_eq!(fresh, 255 * BUCKET);
+    assert!((9..9 + 255).all(|b| store.roots.taken_in(b) == BUCKET as usize));
 }

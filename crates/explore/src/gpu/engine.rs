@@ -13,6 +13,7 @@ use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::compact::{SetLayout, BUCKET};
 use super::host_slots::HostSlots;
 use super::plan::{pin_spill, CompressedSizing, Observed, Plan, Spill, MAX_HOST_SLOTS, REPLANS, TREE_FILL};
 use crate::{Checks, Progress, Report, Trace, Violation, ViolationKind};
@@ -281,23 +282,49 @@ pub(crate) struct TreeArgs {
     pub find_only: u32,
 }
 
-/// One set of the compressed store (`struct WcSet` in tree.cu).
+/// One of the compressed store's sets (`struct WcSet` in tree.cu, laid out as
+/// [`SetLayout`] says).
 #[repr(C)]
 #[derive(Clone, Copy, Default)]
 pub(crate) struct SetArgs {
     pub table: u64,
-    pub capacity: u64,
+    pub buckets: u64,
     pub fill: u64,
     pub fill_limit: u64,
-    /// The last `spilled` entries, in host memory mapped for the device (roots only).
+    /// The last `spilled` buckets, in host memory mapped for the device (roots only).
     pub spill: u64,
     pub spilled: u64,
+    pub inv: u64,
+    pub rem_bits: u32,
+    pub lo_bytes: u32,
+    pub shifts: u32,
+    pub unused: u32,
 }
 
-// SAFETY: `#[repr(C)]` with only `u64`, `u32` and `TreeArgs` fields (of `SetArgs`,
+impl SetArgs {
+    /// The set of `layout` at device address `table`, its fill counted at `fill`.
+    fn new(table: u64, layout: SetLayout, fill: u64) -> SetArgs {
+        SetArgs {
+            table,
+            buckets: layout.buckets,
+            fill,
+            fill_limit: (layout.entries() as f64 * TREE_FILL) as u64,
+            spill: 0,
+            spilled: 0,
+            inv: layout.inv(),
+            rem_bits: layout.rem_bits,
+            lo_bytes: layout.lo_bytes,
+            shifts: layout.shifts(),
+            unused: 0,
+        }
+    }
+}
+
+// SAFETY: `#[repr(C)]` with only `u64`, `u32` and `TreeArgs` fields (of `SetArgs`, of
 // `u64` and `u32` fields), in the order and of the types of `struct WcTable` in
-// kernel.cu and `struct WcTree` and `WcSet` in tree.cu (C pads `parts` and `find_only`
-// to 8 bytes as Rust does), so its bytes are the kernels' parameter as it is.
+// kernel.cu and `struct WcTree` and `WcSet` in tree.cu (C pads `parts` and
+// `find_only` to 8 bytes as Rust does), so its bytes are the kernels' parameter as it
+// is.
 unsafe impl DeviceRepr for TableArgs {}
 
 /// Compiles (or finds in the cache) the kernels of `model` with `invariants` for
@@ -357,10 +384,10 @@ pub struct Store {
     /// The states' words (flat store; one unused word for the compressed store).
     pub states: CudaSlice<u32>,
     pub parents: CudaSlice<u32>,
-    _table: CudaSlice<u64>,
+    _table: CudaSlice<u32>,
     /// The compressed store's set of inner nodes (see tree.cu; `_table` is its set of
     /// roots); one entry otherwise.
-    _nodes: CudaSlice<u64>,
+    _nodes: CudaSlice<u32>,
     /// The compressed store: the entries its sets hold (`[0]` nodes, `[1]` roots), and
     /// the first id of each level (64-bit, as two words each); unused otherwise.
     fill: CudaSlice<u64>,
@@ -397,7 +424,7 @@ impl Store {
         self.slots.is_some()
     }
 
-    /// The compressed store: entries of the set of roots in host memory.
+    /// The compressed store: buckets of the set of roots in host memory.
     fn spilled(&self) -> u64 {
         self.args.get().tree.roots.spilled
     }
@@ -649,18 +676,20 @@ fn explore_planned<M: CudaModel>(
     let (free, _) = ctx.mem_get_info().map_err(cuda)?;
     let budget = options.memory.unwrap_or((free as f64 * 0.9) as u64).saturating_sub(64 << 20);
     let mut spilled = 0;
-    let (capacity, entries, node_entries, host_bound) = if compressed {
+    let (mut layout, mut node_layout) = (SetLayout::at_least(1), SetLayout::at_least(1));
+    let (capacity, entries, host_bound) = if compressed {
         let nodes_per_state =
             plan.nodes_per_state.unwrap_or_else(|| super::tree::sampled_nodes_per_state(model, TREE_SAMPLE));
         let sets = CompressedSizing::for_budget(budget, nodes_per_state, host_bytes, plan.spill);
         spilled = sets.spilled;
-        (sets.capacity, sets.roots, sets.nodes, sets.host_bound)
+        (layout, node_layout) = (SetLayout::at_least(sets.roots), SetLayout::at_least(sets.nodes));
+        (sets.capacity, sets.roots, sets.host_bound)
     } else {
         let per_state = 4.0 * words as f64 + 4.0 + 8.0 / LOAD;
         // With the graph: first edge and degree, the caller's arrays and the edge room too.
         let graph_per_state = graph.map_or(0.0, |g| 12.0 + g.extra_bytes_per_state + 4.0 * g.edges_per_state);
         let capacity = ((budget as f64 / (per_state + graph_per_state)) as u64).min(u32::MAX as u64 - 4);
-        (capacity, ((capacity as f64 / LOAD) as u64).max(capacity + 1), 1, false)
+        (capacity, ((capacity as f64 / LOAD) as u64).max(capacity + 1), false)
     };
     if capacity < 2 {
         return Err(GpuError::Full { states: 0, capacity, bytes: budget }.into());
@@ -671,13 +700,16 @@ fn explore_planned<M: CudaModel>(
     let alloc = |n: usize| unsafe { stream.alloc::<u32>(n) }.map_err(cuda);
     let states = alloc(if compressed { 1 } else { capacity as usize * words })?;
     let parents = alloc(if compressed { 1 } else { capacity as usize })?;
-    let table = stream.alloc_zeros::<u64>((entries - spilled).max(1) as usize).map_err(cuda)?;
+    // The flat store's table, or the compressed store's set of roots (whole buckets).
+    let table_words = if compressed { (entries - spilled) / BUCKET * layout.bucket_words() } else { 2 * entries };
+    let table = stream.alloc_zeros::<u32>(table_words.max(2) as usize).map_err(cuda)?;
     // The roots past device memory, zeroed (fresh pages) and pinned before the search.
     let spill = match spilled {
         0 => None,
-        n => Some(pin_spill(&ctx, n)?),
+        n => Some(pin_spill(&ctx, n * layout.entry_bytes())?),
     };
-    let nodes = stream.alloc_zeros::<u64>(node_entries as usize).map_err(cuda)?;
+    let nodes =
+        stream.alloc_zeros::<u32>(if compressed { node_layout.bytes() as usize / 4 } else { 1 }).map_err(cuda)?;
     let fill = stream.alloc_zeros::<u64>(2).map_err(cuda)?;
     let levels = stream.alloc_zeros::<u32>(if compressed { 2 * LEVEL_ROOM as usize } else { 1 }).map_err(cuda)?;
     let ctl = stream.alloc_zeros::<u32>(16).map_err(cuda)?;
@@ -701,20 +733,13 @@ fn explore_planned<M: CudaModel>(
         let host = HostSlots::new(pinning, capacity)?;
         let (limit, slots_address) = (host.limit(), host.address());
         slots = Some(RefCell::new(host));
-        let set = |table: u64, entries: u64, fill: u64| SetArgs {
-            table,
-            capacity: entries,
-            fill,
-            fill_limit: (entries as f64 * TREE_FILL) as u64,
-            ..SetArgs::default()
-        };
         let fill = ptr(&fill, &stream);
         let tree = TreeArgs {
-            nodes: set(ptr(&nodes, &stream), node_entries, fill),
+            nodes: SetArgs::new(ptr(&nodes, &stream), node_layout, fill),
             roots: SetArgs {
                 spill: spill.as_ref().map_or(0, HostArray::address),
-                spilled,
-                ..set(args.table, entries, fill + 8)
+                spilled: spilled / BUCKET,
+                ..SetArgs::new(args.table, layout, fill + 8)
             },
             full: args.full,
             find_only: 0,
@@ -736,7 +761,7 @@ fn explore_planned<M: CudaModel>(
         args
     };
     let reserved = if compressed {
-        (entries - spilled + node_entries) * 8 + LEVEL_ROOM as u64 * 8
+        (entries - spilled) * layout.entry_bytes() + node_layout.bytes() + LEVEL_ROOM as u64 * 8
     } else {
         capacity * (4 * words as u64 + 4) + entries * 8
     };
@@ -856,8 +881,10 @@ fn explore_planned<M: CudaModel>(
         // share of them.
         let host_share = spilled as f64 / entries as f64;
         let device_roots = taken[1] as f64 * (1.0 - host_share);
-        gpu.bytes_per_state = 8.0 * (taken[0] as f64 + device_roots) / TREE_FILL / states as f64;
-        gpu.host_bytes_per_state = 8.0 + 8.0 * taken[1] as f64 * host_share / TREE_FILL / states as f64;
+        let root_bytes = layout.entry_bytes() as f64;
+        let node_bytes = node_layout.entry_bytes() as f64;
+        gpu.bytes_per_state = (node_bytes * taken[0] as f64 + root_bytes * device_roots) / TREE_FILL / states as f64;
+        gpu.host_bytes_per_state = 8.0 + root_bytes * taken[1] as f64 * host_share / TREE_FILL / states as f64;
         gpu.host_roots = spilled;
     } else {
         gpu.store = "flat";

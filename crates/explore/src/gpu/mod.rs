@@ -11,6 +11,7 @@
 //!   first GPU for LTL;
 //! - `host_slots`: the compressed store's index of states, in pinned host memory;
 //! - `plan`: the compressed store's plans (device and host memory, runs again);
+//!   `compact`: the layout of its compact hash sets;
 //! - [`state_graph`]: a model's state graph recorded by the engine on the device and
 //!   copied back as a CSR;
 //!
@@ -21,6 +22,7 @@
 //! `warpcheck-cuda`; the GPU graph algorithms sit beside their CPU versions
 //! (`warpcheck_scc::gpu`, `warpcheck_cycle::gpu`).
 
+mod compact;
 pub mod engine;
 mod host_slots;
 pub mod partitioned;
@@ -30,6 +32,7 @@ pub mod state_graph;
 mod transport;
 pub mod tree;
 
+pub use compact::{SetLayout, BUCKET};
 pub use engine::{device_count, explore_gpu, GpuError, GpuOptions, GpuReport, GpuStore};
 pub use warpcheck_cuda::{device_available, CudaError};
 
