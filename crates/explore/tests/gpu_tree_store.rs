@@ -447,3 +447,127 @@ fn a_larger_set_lets_a_key_lie_further_from_home() {
     assert_eq!(fresh, 255 * BUCKET);
     assert!((9..9 + 255).all(|b| store.roots.taken_in(b) == BUCKET as usize));
 }
+
+/// CUDA's intrinsics for host threads running at once: real atomics, and `__ldcg` a
+/// plain load as CUDA's is (an asm load the compiler may hoist out of a loop).
+const THREADED_SHIM: &str = r#"
+#include <thread>
+#include <vector>
+typedef unsigned int u32;
+typedef unsigned long long u64;
+#define __device__
+#define __forceinline__ inline
+static inline u64 __umul64hi(u64 a, u64 b) { return (u64)(((unsigned __int128)a * b) >> 64); }
+static inline u64 __ldcg(const u64 *p) { return *p; }
+static inline u32 __ldcg(const u32 *p) { return *p; }
+static inline unsigned short __ldcg(const unsigned short *p) { return *p; }
+template <typename T> static inline T atomicCAS(T *p, T e, T v) {
+  __atomic_compare_exchange_n(p, &e, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  return e;
+}
+static inline u32 atomicExch(u32 *p, u32 v) { return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); }
+template <typename T> inline T wc_claim(T *counter) { return __atomic_fetch_add(counter, 1, __ATOMIC_SEQ_CST); }
+"#;
+
+/// `threads` threads insert the same `n` keys as roots and as nodes at once (the odd
+/// ones in reverse order), so that they meet on entries whose lower part is not yet
+/// written: per thread, the roots it found new, and each key's node index. (The host
+/// compiler does not hoist the plain load as the device's did, so this checks the
+/// protocol, not the device's hang.)
+const RACE: &str = r#"
+static WcTree tree;
+extern "C" void wc_race(u32 *nodes, const u64 *node_layout, u32 *roots, const u64 *root_layout, u64 *fill,
+                        u32 *full, const u64 *keys, u64 n, u32 threads, u64 *fresh, u32 *index) {
+  WcSet *sets[2] = {&tree.nodes, &tree.roots};
+  u32 *tables[2] = {nodes, roots};
+  const u64 *layouts[2] = {node_layout, root_layout};
+  for (int i = 0; i < 2; i++) {
+    WcSet *set = sets[i];
+    const u64 *l = layouts[i];
+    set->table = tables[i]; set->buckets = l[0]; set->rem_bits = (u32)l[1]; set->lo_bytes = (u32)l[2];
+    set->inv = l[3]; set->shifts = (u32)l[4]; set->fill = fill + i; set->fill_limit = ~0ull;
+  }
+  tree.full = full;
+  std::vector<std::thread> pool;
+  for (u32 t = 0; t < threads; t++) {
+    pool.emplace_back([=] {
+      for (u64 j = 0; j < n; j++) {
+        u64 k = keys[t % 2 ? n - 1 - j : j];
+        fresh[t] += wc_put_root(&tree, k) == 1;
+        index[t * n + (t % 2 ? n - 1 - j : j)] = wc_node(&tree, (u32)(k >> 32), (u32)k);
+      }
+    });
+  }
+  for (auto &th : pool) th.join();
+}
+"#;
+
+#[test]
+fn threads_meeting_on_half_written_entries_agree() {
+    let unit = format!("{THREADED_SHIM}{TABLE_SOURCE}{RACE}");
+    let built = warpcheck_native::compile::build(&unit).expect("the host compiler builds the race");
+    // SAFETY: the library is the unit above; loading it runs no initialisers beyond the
+    // C++ runtime's.
+    // (Kept loaded to the end of the process: threads that never finish still use it.)
+    let library: &'static Library = Box::leak(Box::new(unsafe { Library::new(&built.path) }.unwrap()));
+    type Race = unsafe extern "C" fn(
+        *mut u32,
+        *const u64,
+        *mut u32,
+        *const u64,
+        *mut u64,
+        *mut u32,
+        *const u64,
+        u64,
+        u32,
+        *mut u64,
+        *mut u32,
+    );
+    // SAFETY: the symbol is RACE's function, with this signature.
+    let race: Race = unsafe { *library.get::<Race>(b"wc_race").unwrap() };
+    let (threads, n) = (8usize, 20_000usize);
+    let mut rng = Rng(5);
+    let keys: Vec<u64> = (0..n).map(|_| rng.next()).collect();
+    // Small sets of 8-byte entries and a card's of 6-byte ones.
+    for layout in [SetLayout::at_least(1 << 16), SetLayout::of_buckets(1 << 24)] {
+        let keys = keys.clone();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let (mut nodes, mut roots) = (Set::new(layout), Set::new(layout));
+            let (node_at, root_at) = (nodes.layout(), roots.layout());
+            let (mut fill, mut full) = ([0u64; 2], 0u32);
+            let (mut fresh, mut index) = (vec![0u64; threads], vec![0u32; threads * n]);
+            // SAFETY: every buffer outlives the call and has the room RACE writes: the
+            // sets their layouts' words, `fresh` a word per thread, `index` a word per
+            // thread and key.
+            unsafe {
+                race(
+                    nodes.words.as_mut_ptr(),
+                    node_at.as_ptr(),
+                    roots.words.as_mut_ptr(),
+                    root_at.as_ptr(),
+                    fill.as_mut_ptr(),
+                    &mut full,
+                    keys.as_ptr(),
+                    n as u64,
+                    threads as u32,
+                    fresh.as_mut_ptr(),
+                    index.as_mut_ptr(),
+                )
+            };
+            let _ = tx.send((nodes, roots, fill, full, fresh, index));
+        });
+        // A wait for a lower part that never ends would hang the threads: the test
+        // fails instead (they spin on until the process ends).
+        let (nodes, roots, fill, full, fresh, index) =
+            rx.recv_timeout(std::time::Duration::from_secs(120)).expect("the threads finish");
+        assert_eq!(full, 0);
+        // Each root is new to exactly one thread; each key has one node index, for all.
+        assert_eq!(fresh.iter().sum::<u64>(), n as u64, "{layout:?}");
+        assert_eq!((fill[1], roots.taken()), (n as u64, n), "{layout:?}");
+        assert_eq!((fill[0], nodes.taken()), (n as u64, n), "{layout:?}");
+        for t in 1..threads {
+            assert_eq!(index[t * n..(t + 1) * n], index[..n], "{layout:?}: thread {t}");
+        }
+    }
+}
