@@ -90,8 +90,11 @@ __device__ __forceinline__ u32 *wc_bucket(const WcSet *set, u64 b) {
   return b < split ? set->table + b * words : set->spill + (b - split) * words;
 }
 
-// The lower part of entry `s` of `bucket`, once its writer has written it. The loads
-// are volatile: a spin on `__ldcg` (an asm load the compiler may hoist) never ends.
+// The lower part of entry `s` of `bucket`, once its writer has written it (volatile
+// loads). NOT YET RUN ON A DEVICE: with `__ldcg` loads here (dea18fd) every compressed
+// run on an H100 hung, for a reason not established (`__ldcg` is an asm volatile load,
+// so a hoisted load is doubtful; a spinning lane and the lane that writes the entry in
+// one warp, or the warp-aggregated `wc_claim` after the write, are the next suspects).
 __device__ __forceinline__ u32 wc_lo(const u32 *bucket, u32 s, u32 lo_bytes) {
   const volatile u32 *lo = bucket + WC_BUCKET;
   u32 written = lo_bytes == 4 ? 0x80000000u : 0x8000u;
