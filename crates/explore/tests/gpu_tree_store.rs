@@ -23,6 +23,7 @@ static inline unsigned short __ldcg(const unsigned short *p) { return *p; }
 static inline u64 atomicCAS(u64 *p, u64 e, u64 v) { u64 o = *p; if (o == e) *p = v; return o; }
 static inline u32 atomicCAS(u32 *p, u32 e, u32 v) { u32 o = *p; if (o == e) *p = v; return o; }
 static inline u32 atomicExch(u32 *p, u32 v) { u32 o = *p; *p = v; return o; }
+static inline u32 atomicOr(u32 *p, u32 v) { u32 o = *p; *p = o | v; return o; }
 "#;
 
 const HARNESS: &str = r#"
@@ -466,6 +467,7 @@ template <typename T> static inline T atomicCAS(T *p, T e, T v) {
   return e;
 }
 static inline u32 atomicExch(u32 *p, u32 v) { return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); }
+static inline u32 atomicOr(u32 *p, u32 v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }
 template <typename T> inline T wc_claim(T *counter) { return __atomic_fetch_add(counter, 1, __ATOMIC_SEQ_CST); }
 "#;
 
@@ -570,4 +572,21 @@ fn threads_meeting_on_half_written_entries_agree() {
             assert_eq!(index[t * n..(t + 1) * n], index[..n], "{layout:?}: thread {t}");
         }
     }
+}
+
+#[test]
+fn an_entry_never_completed_ends_the_run_instead_of_hanging() {
+    let mut store = Store::new(3, 1 << 12, u64::MAX);
+    let key = 0x1234_5678_9abc_def0u64;
+    assert_eq!(store.put(key), 1);
+    // The entry's upper part written, its lower part taken back: as if its writer
+    // never got to it.
+    let words = store.roots.layout.bucket_words() as usize;
+    let (b, s) = (0..store.roots.layout.buckets as usize)
+        .find_map(|b| (0..BUCKET as usize).find(|&s| store.roots.words[b * words + s] != 0).map(|s| (b, s)))
+        .expect("the entry");
+    store.roots.words[b * words + BUCKET as usize + s] = 0;
+    // Looking the key up waits a bounded time, then says so in `full` (bit 2).
+    store.put(key);
+    assert_eq!(*store.full & 2, 2);
 }

@@ -1204,6 +1204,14 @@ impl<M: CudaModel> Run<'_, M> {
     /// The error for a set overflow flag (`ctl[1]`): edges (`ctl[6]`) or states.
     fn overflow(&self, ctl: &[u64]) -> GpuError {
         let states = ctl[0];
+        // Bit 2: a wait for a compressed-store entry another thread was writing ran out
+        // (tree.cu's `wc_lo`).
+        if ctl[1] & 2 != 0 {
+            return GpuError::Cuda(format!(
+                "after {states} states, the compressed GPU store waited in vain for an entry another thread \
+                 was writing (an internal error of the store; the flat store is not affected)"
+            ));
+        }
         match self.edge_bytes {
             Some(bytes) if ctl[6] != 0 => GpuError::EdgesFull { states, capacity: bytes / 4, bytes },
             // The compressed store's sets filled before its ids ran out: device memory.

@@ -262,7 +262,7 @@ __device__ __forceinline__ int wc_insert_root(const WcTable *tab, u64 root) {
   if (fresh <= 0) return fresh;
   wc_id id = wc_claim(tab->count);
   if (id >= tab->limit) {
-    atomicExch(tab->full, 1u);
+    atomicOr(tab->full, 1u);
     return -1;
   }
   tab->slots[id] = root;

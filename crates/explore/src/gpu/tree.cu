@@ -95,13 +95,18 @@ __device__ __forceinline__ u32 *wc_bucket(const WcSet *set, u64 b) {
 // run on an H100 hung, for a reason not established (`__ldcg` is an asm volatile load,
 // so a hoisted load is doubtful; a spinning lane and the lane that writes the entry in
 // one warp, or the warp-aggregated `wc_claim` after the write, are the next suspects).
-__device__ __forceinline__ u32 wc_lo(const u32 *bucket, u32 s, u32 lo_bytes) {
+// So the wait is bounded: past WC_WAIT loads it sets bit 2 of `full` (the run fails
+// with its own message) and returns 0, which matches no lower part.
+#define WC_WAIT (1u << 22)
+__device__ __forceinline__ u32 wc_lo(const u32 *bucket, u32 s, u32 lo_bytes, u32 *full) {
   const volatile u32 *lo = bucket + WC_BUCKET;
   u32 written = lo_bytes == 4 ? 0x80000000u : 0x8000u;
-  for (;;) {
+  for (u32 n = 0; n < WC_WAIT; n++) {
     u32 v = lo_bytes == 4 ? lo[s] : (u32)((const volatile unsigned short *)lo)[s];
     if (v & written) return v;
   }
+  atomicOr(full, 2u);
+  return 0;
 }
 
 // The position of `key` in `set`, storing it if absent (`*fresh` says so);
@@ -132,22 +137,22 @@ __device__ __forceinline__ u64 wc_put(const WcTree *tree, const WcSet *set, u64 
           } else {
             *(volatile unsigned short *)((unsigned short *)(bucket + WC_BUCKET) + s) = (unsigned short)lo;
           }
-          if (wc_claim(set->fill) >= set->fill_limit) atomicExch(tree->full, 1u);
+          if (wc_claim(set->fill) >= set->fill_limit) atomicOr(tree->full, 1u);
           *fresh = 1;
           return b * WC_BUCKET + s;
         }
       }
-      if (e == hi && wc_lo(bucket, s, set->lo_bytes) == lo) return b * WC_BUCKET + s;
+      if (e == hi && wc_lo(bucket, s, set->lo_bytes, tree->full) == lo) return b * WC_BUCKET + s;
     }
     if (++b == set->buckets) b = 0;
   }
-  atomicExch(tree->full, 1u);
+  atomicOr(tree->full, 1u);
   return WC_SET_LOST;
 }
 
 // The key at position `pos` of `set` (never spilled; a lost entry reads as zeros: its
 // run fails anyway).
-__device__ __forceinline__ u64 wc_key(const WcSet *set, u64 pos) {
+__device__ __forceinline__ u64 wc_key(const WcSet *set, u64 pos, u32 *full) {
   u64 b = pos / WC_BUCKET;
   if (b >= set->buckets) return 0;
   const u32 *bucket = wc_bucket<false>(set, b);
@@ -155,7 +160,7 @@ __device__ __forceinline__ u64 wc_key(const WcSet *set, u64 pos) {
   u32 hi = __ldcg(bucket + s);
   if (hi == 0) return 0;
   u32 lo_bits = set->lo_bytes * 8 - 1;
-  u64 value = ((u64)hi << lo_bits) | (wc_lo(bucket, s, set->lo_bytes) & ((1u << lo_bits) - 1));
+  u64 value = ((u64)hi << lo_bits) | (wc_lo(bucket, s, set->lo_bytes, full) & ((1u << lo_bits) - 1));
   u64 shift = value >> set->rem_bits;
   u64 mask = (1ull << set->rem_bits) - 1;
   u64 home = b + set->buckets - (shift - 1);
@@ -180,7 +185,7 @@ __device__ __forceinline__ u32 wc_node(const WcTree *tree, u32 a, u32 b) {
 // The key of the node at `index`.
 __device__ __forceinline__ u64 wc_node_key(const WcTree *tree, u32 index) {
   if (index == WC_NODE_ONES) return ~0ull;
-  return wc_key(&tree->nodes, index);
+  return wc_key(&tree->nodes, index, tree->full);
 }
 
 // Stores the root key `key` of a state: 1 when the state is new, 0 when it was there,
@@ -189,7 +194,7 @@ __device__ __forceinline__ u64 wc_node_key(const WcTree *tree, u32 index) {
 __device__ __forceinline__ int wc_put_root(const WcTree *tree, u64 key) {
   int fresh = 0;
   if (key == ~0ull || wc_put<true>(tree, &tree->roots, key, &fresh) == WC_SET_LOST) {
-    atomicExch(tree->full, 1u);
+    atomicOr(tree->full, 1u);
     return -1;
   }
   return fresh;
