@@ -272,7 +272,7 @@ static void wc_host_free() {
 static void wc_host_set(WcSet *set, u32 *table, const u64 *layout) {
   set->table = table; set->buckets = layout[0]; set->rem_bits = (u32)layout[1];
   set->lo_bytes = (u32)layout[2]; set->inv = layout[3]; set->shifts = (u32)layout[5];
-  set->fill_limit = layout[0] * WC_SLOTS(set->lo_bytes) * 9 / 10;
+  set->fill_limit = layout[0] * 32 * 9 / 10;
 }
 extern "C" void wc_host_explore(const u32 *initial, u32 initials, u64 bound, u32 capacity, u32 flags, u64 *out,
                                 const u64 *roots_at, const u64 *nodes_at) {
@@ -423,7 +423,7 @@ fn emulate(model: &impl CudaModel, store: Store) -> (Counts, u64, Option<Vec<Vec
             Store::Compact => SetLayout::of_buckets((1 << 24) + 777),
             _ => SetLayout::at_least(2 * capacity as u64 + 1),
         };
-        assert_eq!(layout.lo_bytes == 2, store == Store::Compact);
+        assert_eq!(layout.entry_bytes() == 6, store == Store::Compact);
         let l = layout;
         let at = [l.buckets, l.rem_bits as u64, l.lo_bytes as u64, l.inv(), l.bucket_words(), l.shifts() as u64];
         // SAFETY: `wc_host_explore` has this signature in DRIVER; `initial` holds

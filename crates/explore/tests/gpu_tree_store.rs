@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use libloading::Library;
 use warpcheck_explore::gpu::tree::{inner_nodes, tree_source, TABLE_SOURCE};
-use warpcheck_explore::gpu::SetLayout;
+use warpcheck_explore::gpu::{SetLayout, BUCKET};
 
 /// CUDA's intrinsics for one host thread, before tree.cu.
 const SHIM: &str = r#"
@@ -71,7 +71,7 @@ impl Set {
     /// Entries taken in bucket `b`.
     fn taken_in(&self, b: usize) -> usize {
         let words = self.layout.bucket_words() as usize;
-        self.words[b * words..b * words + self.layout.slots() as usize].iter().filter(|&&e| e != 0).count()
+        self.words[b * words..b * words + BUCKET as usize].iter().filter(|&&e| e != 0).count()
     }
 
     /// Entries taken (upper parts not 0).
@@ -265,10 +265,10 @@ fn packing_is_canonical_and_unpacks_to_the_state() {
 #[test]
 fn a_full_table_is_reported_and_never_loops() {
     let words = 6;
-    // The smallest sets (1,024 entries), full past 48: four nodes a state fill the
+    // The smallest sets (8,192 entries), full past 48: four nodes a state fill the
     // nodes' set first.
     let mut store = Store::new(words, 64, 48);
-    assert_eq!(store.nodes.layout.entries(), 1024);
+    assert_eq!(store.nodes.layout.entries(), 8192);
     let mut rng = Rng(42);
     let (mut lost, mut stored) = (0, 0);
     for _ in 0..3000 {
@@ -286,7 +286,7 @@ fn a_full_table_is_reported_and_never_loops() {
     // is counted; a root above a lost node is lost too.
     let taken = store.nodes.taken();
     assert_eq!(store.fill[0] as usize, taken);
-    assert!(taken > 1024 * 9 / 10, "{taken} of 1,024 entries taken");
+    assert!(taken > 8192 * 9 / 10, "{taken} of 8,192 entries taken");
     assert_eq!((store.roots.taken(), store.fill[1]), (stored, stored as u64));
 }
 
@@ -314,13 +314,12 @@ fn first_of(home: u64, n: u64) -> u64 {
 
 #[test]
 fn compact_sets_tell_keys_apart_across_buckets_and_give_them_back() {
-    // A card's sets: 2^24 buckets and more (not a power of two) of 5 6-byte entries, 40
+    // A card's sets: 2^24 buckets and more (not a power of two) of 6-byte entries, 40
     // bits of a key kept. Their pages are zeroed lazily: the test touches a few hundred
     // buckets.
     let layout = SetLayout::of_buckets((1 << 24) + 12345);
-    assert_eq!((layout.rem_bits, layout.lo_bytes, layout.slots(), layout.shifts()), (40, 2, 5, 127));
+    assert_eq!((layout.rem_bits, layout.entry_bytes(), layout.shifts()), (40, 6, 127));
     let n = layout.buckets;
-    let slots = layout.slots() as usize;
     // (9 words: a library of its own, as each test's, for the harness's set is global.)
     let mut store = Store::with_sets(9, layout, layout, u64::MAX);
     let mut rng = Rng(7);
@@ -332,8 +331,8 @@ fn compact_sets_tell_keys_apart_across_buckets_and_give_them_back() {
     };
     // 33 buckets' worth of keys at home in bucket 77: the last 32 past it. And keys whose
     // upper parts are equal (their kept bits differ in the lower part only), at home in
-    // the last bucket, so that they wrap around to buckets 0 to 6.
-    let offsets: Vec<u64> = (0..33 * slots).map(|_| rng.next() >> 25).collect();
+    // the last bucket, so that they wrap around to bucket 0.
+    let offsets: Vec<u64> = (0..33 * BUCKET).map(|_| rng.next() >> 25).collect();
     let mut keys: Vec<u64> = offsets.iter().map(|&o| key(77, o)).collect();
     let last = first_of(n - 1, n) + (1 << 38);
     let same_upper = |low: u64| unmix((last & !0x7FFF) | low);
@@ -353,10 +352,9 @@ fn compact_sets_tell_keys_apart_across_buckets_and_give_them_back() {
     assert_eq!(*store.full, 0);
     assert_eq!(store.roots.taken(), keys.len() + 2);
     assert_eq!(store.fill[1] as usize, keys.len() + 2);
-    // Buckets 77 to 109 are full; the last and 0 to 6 hold the wrapped, 7 one more.
-    assert!((77..110).all(|b| store.roots.taken_in(b) == slots));
-    assert!((0..7).chain([n as usize - 1]).all(|b| store.roots.taken_in(b) == slots));
-    assert_eq!(store.roots.taken_in(7), 1);
+    // Each bucket from 77 on is full, then the next took the rest; bucket 0 the wrapped.
+    assert!((77..110).all(|b| store.roots.taken_in(b) == BUCKET as usize));
+    assert!(store.roots.taken_in(0) >= 8, "{}", store.roots.taken_in(0));
     // The same keys as nodes (two halves each): each node's index gives its key back,
     // across buckets and around the end of the set.
     for &k in &keys {
@@ -385,9 +383,9 @@ fn compact_sets_tell_keys_apart_across_buckets_and_give_them_back() {
             -1 => break,
             other => panic!("{other}"),
         }
-        assert!(fresh <= 127 * slots, "past the set's reach");
+        assert!(fresh <= 127 * BUCKET, "past the set's reach");
     }
-    assert_eq!(fresh, 127 * slots);
+    assert_eq!(fresh, 127 * BUCKET);
     assert_eq!(*store.full, 1);
 }
 
@@ -433,8 +431,7 @@ fn a_larger_set_lets_a_key_lie_further_from_home() {
     // 2^25 buckets keep 39 bits of a key: 8 bits of shift, 255 buckets of reach. (Its
     // pages are zeroed lazily; the test touches 256 buckets.)
     let roots = SetLayout::of_buckets(1 << 25);
-    assert_eq!((roots.rem_bits, roots.slots(), roots.shifts()), (39, 5, 255));
-    let slots = roots.slots() as usize;
+    assert_eq!((roots.rem_bits, roots.entry_bytes(), roots.shifts()), (39, 6, 255));
     // (10 words: a library of its own, as each test's, for the harness's set is global.)
     let mut store = Store::with_sets(10, SetLayout::at_least(1), roots, u64::MAX);
     let mut rng = Rng(11);
@@ -446,18 +443,15 @@ fn a_larger_set_lets_a_key_lie_further_from_home() {
             -1 => break,
             other => panic!("{other}"),
         }
-        assert!(fresh <= 255 * slots, "past the set's reach");
+        assert!(fresh <= 255 * BUCKET, "past the set's reach");
     }
-    assert_eq!(fresh, 255 * slots);
-    assert!((9..9 + 255).all(|b| store.roots.taken_in(b) == slots));
+    assert_eq!(fresh, 255 * BUCKET);
+    assert!((9..9 + 255).all(|b| store.roots.taken_in(b) == BUCKET as usize));
 }
 
 /// CUDA's intrinsics for host threads running at once: real atomics, and `__ldcg` a
-/// plain load as CUDA's is (an asm load the compiler may hoist out of a loop). The
-/// system may preempt a thread between an entry's two writes for milliseconds: the
-/// others wait up to 2^31 loads for it (a device's threads, never preempted so, 2^22).
+/// plain load as CUDA's is (an asm load the compiler may hoist out of a loop).
 const THREADED_SHIM: &str = r#"
-#define WC_WAIT (1u << 31)
 #include <thread>
 #include <vector>
 typedef unsigned int u32;
@@ -569,7 +563,7 @@ fn threads_meeting_on_half_written_entries_agree() {
         // fails instead (they spin on until the process ends).
         let (nodes, roots, fill, full, fresh, index) =
             rx.recv_timeout(std::time::Duration::from_secs(120)).expect("the threads finish");
-        assert_eq!(full, 0, "{layout:?}");
+        assert_eq!(full, 0);
         // Each root is new to exactly one thread; each key has one node index, for all.
         assert_eq!(fresh.iter().sum::<u64>(), n as u64, "{layout:?}");
         assert_eq!((fill[1], roots.taken()), (n as u64, n), "{layout:?}");
@@ -587,14 +581,11 @@ fn an_entry_never_completed_ends_the_run_instead_of_hanging() {
     assert_eq!(store.put(key), 1);
     // The entry's upper part written, its lower part taken back: as if its writer
     // never got to it.
-    // (A small set: 4 entries a bucket, 4-byte lower parts after their upper parts.)
-    let layout = store.roots.layout;
-    assert_eq!((layout.slots(), layout.lo_bytes), (4, 4));
-    let (words, slots) = (layout.bucket_words() as usize, layout.slots() as usize);
-    let (b, s) = (0..layout.buckets as usize)
-        .find_map(|b| (0..slots).find(|&s| store.roots.words[b * words + s] != 0).map(|s| (b, s)))
+    let words = store.roots.layout.bucket_words() as usize;
+    let (b, s) = (0..store.roots.layout.buckets as usize)
+        .find_map(|b| (0..BUCKET as usize).find(|&s| store.roots.words[b * words + s] != 0).map(|s| (b, s)))
         .expect("the entry");
-    store.roots.words[b * words + slots + s] = 0;
+    store.roots.words[b * words + BUCKET as usize + s] = 0;
     // Looking the key up waits a bounded time, then says so in `full` (bit 2).
     store.put(key);
     assert_eq!(*store.full & 2, 2);

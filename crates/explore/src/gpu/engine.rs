@@ -13,7 +13,7 @@ use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::compact::SetLayout;
+use super::compact::{SetLayout, BUCKET};
 use super::host_slots::HostSlots;
 use super::plan::{pin_spill, CompressedSizing, Observed, Plan, Spill, MAX_HOST_SLOTS, REPLANS, TREE_FILL};
 use crate::{Checks, Progress, Report, Trace, Violation, ViolationKind};
@@ -701,12 +701,12 @@ fn explore_planned<M: CudaModel>(
     let states = alloc(if compressed { 1 } else { capacity as usize * words })?;
     let parents = alloc(if compressed { 1 } else { capacity as usize })?;
     // The flat store's table, or the compressed store's set of roots (whole buckets).
-    let table_words = if compressed { (entries - spilled) / layout.slots() * layout.bucket_words() } else { 2 * entries };
+    let table_words = if compressed { (entries - spilled) / BUCKET * layout.bucket_words() } else { 2 * entries };
     let table = stream.alloc_zeros::<u32>(table_words.max(2) as usize).map_err(cuda)?;
     // The roots past device memory, zeroed (fresh pages) and pinned before the search.
     let spill = match spilled {
         0 => None,
-        n => Some(pin_spill(&ctx, layout.bytes_of(n))?),
+        n => Some(pin_spill(&ctx, n * layout.entry_bytes())?),
     };
     let nodes =
         stream.alloc_zeros::<u32>(if compressed { node_layout.bytes() as usize / 4 } else { 1 }).map_err(cuda)?;
@@ -738,7 +738,7 @@ fn explore_planned<M: CudaModel>(
             nodes: SetArgs::new(ptr(&nodes, &stream), node_layout, fill),
             roots: SetArgs {
                 spill: spill.as_ref().map_or(0, HostArray::address),
-                spilled: spilled / layout.slots(),
+                spilled: spilled / BUCKET,
                 ..SetArgs::new(args.table, layout, fill + 8)
             },
             full: args.full,
@@ -761,7 +761,7 @@ fn explore_planned<M: CudaModel>(
         args
     };
     let reserved = if compressed {
-        layout.bytes_of(entries - spilled) + node_layout.bytes() + LEVEL_ROOM as u64 * 8
+        (entries - spilled) * layout.entry_bytes() + node_layout.bytes() + LEVEL_ROOM as u64 * 8
     } else {
         capacity * (4 * words as u64 + 4) + entries * 8
     };
@@ -881,8 +881,8 @@ fn explore_planned<M: CudaModel>(
         // share of them.
         let host_share = spilled as f64 / entries as f64;
         let device_roots = taken[1] as f64 * (1.0 - host_share);
-        let root_bytes = layout.entry_bytes();
-        let node_bytes = node_layout.entry_bytes();
+        let root_bytes = layout.entry_bytes() as f64;
+        let node_bytes = node_layout.entry_bytes() as f64;
         gpu.bytes_per_state = (node_bytes * taken[0] as f64 + root_bytes * device_roots) / TREE_FILL / states as f64;
         gpu.host_bytes_per_state = 8.0 + root_bytes * taken[1] as f64 * host_share / TREE_FILL / states as f64;
         gpu.host_roots = spilled;

@@ -32,7 +32,7 @@ pub mod state_graph;
 mod transport;
 pub mod tree;
 
-pub use compact::{SetLayout, BUCKET_BYTES};
+pub use compact::{SetLayout, BUCKET};
 pub use engine::{device_count, explore_gpu, GpuError, GpuOptions, GpuReport, GpuStore};
 pub use warpcheck_cuda::{device_available, CudaError};
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use warpcheck_cuda::driver::CudaContext;
 use warpcheck_cuda::HostArray;
 
-use super::compact::{entry_bytes, SetLayout};
+use super::compact::{entry_bytes, SetLayout, BUCKET};
 use super::engine::{GpuError, LEVEL_ROOM};
 
 /// The share of their entries the compressed store's sets may fill (past it the run
@@ -18,7 +18,7 @@ pub(crate) const TREE_FILL: f64 = 0.9;
 /// indices are 32 bits, two of them reserved (`WC_NODE_ONES`, `WC_NODE_LOST` in
 /// tree.cu). The set of roots has no such bound: a state's id is 64-bit and names its
 /// root key.
-const TREE_MAX_ENTRIES: u64 = 0xFFFF_FFF0;
+const TREE_MAX_ENTRIES: u64 = 0xFFFF_FFE0;
 /// The most states of the compressed store: the root keys' reserved address range in
 /// host memory (8 bytes each, 128 GiB).
 pub(crate) const MAX_HOST_SLOTS: u64 = 1 << 34;
@@ -130,25 +130,20 @@ impl CompressedSizing {
             let entries = (states as f64 * nodes_per_state / TREE_FILL).ceil() as u64;
             SetLayout::at_least(entries).entries().min(TREE_MAX_ENTRIES)
         };
-        // The most states (at most `most`) whose sets and `extra` bytes each fit `bytes`
-        // of memory: the sets' bytes grow with the states (in whole buckets; a set of
-        // 2^24 buckets or more holds 6-byte entries, a smaller one 8-byte entries).
+        // States for `bytes` of memory at `extra` bytes each beside their entries (at
+        // most `most`), with the entries' sizes that sets of their sizes have: 6 bytes
+        // first, 8 where a set is too small for that (a smaller plan only keeps it so).
         let states_for = |bytes: u64, extra: f64, most: f64| {
-            let cost = |states: u64| {
-                let sets = SetLayout::at_least(roots_for(states)).bytes() + SetLayout::at_least(planned_nodes(states)).bytes();
-                extra * states as f64 + sets as f64
-            };
-            // A state's root entry alone takes more than 6 bytes.
-            let (mut fit, mut over) = (0u64, (bytes as f64 / (extra + 6.0 / TREE_FILL)).min(most) as u64 + 1);
-            while fit + 1 < over {
-                let mid = fit + (over - fit) / 2;
-                if cost(mid) <= bytes as f64 {
-                    fit = mid;
-                } else {
-                    over = mid;
+            let (mut root, mut node) = (6, 6);
+            loop {
+                let per_state = extra + (root as f64 + node as f64 * nodes_per_state) / TREE_FILL;
+                let states = (bytes as f64 / per_state).min(most) as u64;
+                let sizes = (entry_bytes(roots_for(states)), entry_bytes(planned_nodes(states)));
+                if sizes == (root, node) {
+                    return states;
                 }
+                (root, node) = (sizes.0.max(root), sizes.1.max(node));
             }
-            fit
         };
         let capacity = states_for(budget, 0.0, f64::MAX);
         let host_bound = host_ids < capacity;
@@ -158,13 +153,12 @@ impl CompressedSizing {
         // The set of nodes takes the rest of the budget: room for more nodes than
         // planned, should the sample share less.
         let alone = CompressedSizing { nodes: nodes_within(budget.saturating_sub(alone.device_root_bytes())), ..alone };
-        let whole = |entries: u64| SetLayout::at_least(roots).whole(entries);
-        let root_bytes = |entries: u64| SetLayout::at_least(roots).bytes_of(entries);
+        let whole = |entries: u64| entries / BUCKET * BUCKET;
         match spill {
             Spill::Never => alone,
             Spill::Share(share) => {
                 let spilled = whole((roots as f64 * share.clamp(0.0, 1.0)) as u64);
-                let capacity = capacity.min(host_bytes.saturating_sub(root_bytes(spilled)) / 8);
+                let capacity = capacity.min(host_bytes.saturating_sub(spilled * entry_bytes(roots)) / 8);
                 CompressedSizing { capacity, host_bound: host_bound || capacity < alone.capacity, spilled, ..alone }
             }
             Spill::Host => {
@@ -176,8 +170,7 @@ impl CompressedSizing {
                 }
                 let nodes = planned_nodes(capacity);
                 let roots = roots_for(capacity);
-                let node_bytes = SetLayout::at_least(nodes).bytes_of(nodes);
-                let on_device = (budget.saturating_sub(node_bytes) as f64 / entry_bytes(roots)) as u64;
+                let on_device = budget.saturating_sub(nodes * entry_bytes(nodes)) / entry_bytes(roots);
                 let spilled = roots - whole(on_device.min(roots));
                 CompressedSizing { capacity, host_bound: true, roots, spilled, nodes }
             }
@@ -186,27 +179,27 @@ impl CompressedSizing {
 
     /// Bytes of the set of roots on the device.
     pub fn device_root_bytes(&self) -> u64 {
-        SetLayout::at_least(self.roots).bytes_of(self.roots - self.spilled)
+        (self.roots - self.spilled) * entry_bytes(self.roots)
     }
 
     /// Bytes of the set of roots in host memory.
     #[cfg(test)]
     pub fn host_root_bytes(&self) -> u64 {
-        SetLayout::at_least(self.roots).bytes_of(self.spilled)
+        self.spilled * entry_bytes(self.roots)
     }
 
     /// Bytes of the set of nodes.
     #[cfg(test)]
     pub fn node_bytes(&self) -> u64 {
-        SetLayout::at_least(self.nodes).bytes_of(self.nodes)
+        self.nodes * entry_bytes(self.nodes)
     }
 }
 
 /// Entries of the largest set of nodes that `bytes` hold (whole buckets, at most
 /// [`TREE_MAX_ENTRIES`]).
 fn nodes_within(bytes: u64) -> u64 {
-    let compact = SetLayout::at_most(bytes / 32 * 5);
-    let layout = if compact.lo_bytes == 2 { compact } else { SetLayout::at_most(bytes / 32 * 4) };
+    let compact = SetLayout::at_most(bytes / 6);
+    let layout = if compact.entry_bytes() == 6 { compact } else { SetLayout::at_most(bytes / 8) };
     layout.entries().min(TREE_MAX_ENTRIES)
 }
 
@@ -238,8 +231,8 @@ mod tests {
         assert_eq!(s.nodes, TREE_MAX_ENTRIES, "{s:?}");
         assert!(s.device_root_bytes() + s.node_bytes() + room <= 78 << 30, "{s:?}");
         // A card's sets have compact (6-byte) entries; small ones 8-byte entries.
-        assert_eq!((entry_bytes(s.roots), entry_bytes(s.nodes)), (6.4, 6.4), "{s:?}");
-        assert_eq!(entry_bytes(CompressedSizing::for_budget(256 << 20, 0.1, NO_HOST_BOUND, Spill::Never).roots), 8.0);
+        assert_eq!((entry_bytes(s.roots), entry_bytes(s.nodes)), (6, 6), "{s:?}");
+        assert_eq!(entry_bytes(CompressedSizing::for_budget(1 << 30, 0.1, NO_HOST_BOUND, Spill::Never).roots), 8);
         // Host memory for the indices binds.
         let s = CompressedSizing::for_budget(78 << 30, 0.1, 8_000_000, Spill::Never);
         assert_eq!((s.capacity, s.host_bound), (1_000_000, true));
@@ -292,7 +285,7 @@ mod tests {
         assert!(s.nodes as f64 >= s.capacity as f64 * 0.15 / TREE_FILL, "{s:?}");
         assert!((s.roots as f64 * TREE_FILL) as u64 >= s.capacity, "{s:?}");
         // Host: a root key per state and the spilled roots (within rounding to buckets).
-        assert!(s.capacity * 8 + s.host_root_bytes() <= host + 4 * 32, "{s:?}");
+        assert!(s.capacity * 8 + s.host_root_bytes() <= host + 16 * BUCKET, "{s:?}");
         assert!(s.capacity * 8 + s.host_root_bytes() > host - (host >> 10), "host memory used up: {s:?}");
         // Little host memory: nothing to gain, the device alone.
         let small = CompressedSizing::for_budget(budget, 0.15, 16 << 30, Spill::Host);
@@ -301,6 +294,6 @@ mod tests {
         let alone = CompressedSizing::for_budget(budget, 0.15, NO_HOST_BOUND, Spill::Never);
         let half = CompressedSizing::for_budget(budget, 0.15, NO_HOST_BOUND, Spill::Share(0.5));
         assert_eq!((half.capacity, half.roots, half.nodes), (alone.capacity, alone.roots, alone.nodes));
-        assert_eq!(half.spilled, alone.roots / 2 / 5 * 5);
+        assert_eq!(half.spilled, alone.roots / 2 / BUCKET * BUCKET);
     }
 }

@@ -6,17 +6,16 @@
 // more than 2^32 entries.
 //
 // Both sets are compact (quotienting, as Cleary's tables): a key is mixed by a
-// bijection into p; its home is bucket `p * buckets >> 64`, and an entry keeps only the
-// low `rem_bits` bits of p (distinct for the p of one bucket: a bucket's range of p is
-// shorter than 2^rem_bits) and, above them, 1 + the number of buckets it lies past its
-// home (at most `shifts` - 1): from its position the key comes back (`wc_key`). An
-// entry is a 32-bit upper part (never 0 in use: it holds that shift) and a lower part
-// of `lo_bytes` (2 or 4) whose top bit says it is written. A bucket is one 32-byte
-// sector of device memory (WC_BUCKET_WORDS): its `slots` upper parts, then their lower
-// parts, so that one read of memory serves a bucket and an entry's two parts come
-// together: 5 entries of 6 bytes where rem_bits + 7 <= 47 (2^24 buckets and more), else
-// 4 of 8. The bits left above rem_bits bound the shift (`shifts`: 127 to 1,023). A key
-// is sought from a slot of its home bucket given by its low bits, through the bucket
+// bijection into p; its home is bucket `p * buckets >> 64` of WC_BUCKET entries, and an
+// entry keeps only the low `rem_bits` bits of p (distinct for the p of one bucket: a
+// bucket's range of p is shorter than 2^rem_bits) and, above them, 1 + the number of
+// buckets it lies past its home (at most `shifts` - 1): from its position the key
+// comes back (`wc_key`). An entry is a 32-bit upper part (never 0 in use: it holds
+// that shift) and a lower part of `lo_bytes` (2 or 4) whose top bit says it is
+// written; a bucket is its WC_BUCKET upper parts, then its lower parts. So an entry
+// takes 6 bytes where rem_bits + 7 <= 47 (2^24 buckets and more), else 8; the bits
+// left above rem_bits bound the shift (`shifts`: 127 to 1,023). A key is
+// sought from a slot of its home bucket given by its low bits, through the bucket
 // (wrapping), then the next buckets.
 //
 // An entry is written once (its upper part by a compare-and-swap, then its lower
@@ -39,13 +38,11 @@ __device__ __forceinline__ T wc_claim(T *counter);
 #define WC_NODE_LOST 0xFFFFFFFFu
 
 #define WC_SET_LOST 0xFFFFFFFFFFFFFFFFull
-#define WC_BUCKET_WORDS 8
-// Entries of a bucket whose lower parts take `lo_bytes`.
-#define WC_SLOTS(lo_bytes) ((lo_bytes) == 2 ? 5u : 4u)
+#define WC_BUCKET 32
 
 struct WcSet {
   u32 *table;     // buckets 0 .. buckets - spilled
-  u64 buckets;    // (the set of nodes: at most WC_NODE_ONES / WC_SLOTS(lo_bytes))
+  u64 buckets;    // (the set of nodes: at most WC_NODE_ONES / WC_BUCKET)
   u64 *fill;      // entries taken
   u64 fill_limit;
   u32 *spill;     // buckets buckets - spilled .. buckets, in host memory
@@ -87,30 +84,26 @@ __device__ __forceinline__ u64 wc_unmix(u64 k) {
 // SPILL, of a set that may keep buckets in host memory (the set of roots).
 template <bool SPILL>
 __device__ __forceinline__ u32 *wc_bucket(const WcSet *set, u64 b) {
-  if (!SPILL) return set->table + b * WC_BUCKET_WORDS;
+  u64 words = WC_BUCKET + WC_BUCKET * set->lo_bytes / 4;
+  if (!SPILL) return set->table + b * words;
   u64 split = set->buckets - set->spilled;
-  return b < split ? set->table + b * WC_BUCKET_WORDS : set->spill + (b - split) * WC_BUCKET_WORDS;
+  return b < split ? set->table + b * words : set->spill + (b - split) * words;
 }
 
-// The lower part of entry `s` of `bucket` as it is now (a volatile load: a wait reads
-// it again). Its words follow the bucket's WC_SLOTS(lo_bytes) upper parts.
-__device__ __forceinline__ u32 wc_lo_now(const u32 *bucket, u32 s, u32 lo_bytes) {
-  if (lo_bytes == 4) return ((const volatile u32 *)bucket)[WC_SLOTS(4) + s];
-  return ((const volatile unsigned short *)(bucket + WC_SLOTS(2)))[s];
-}
-
-// The lower part of entry `s` of `bucket` (`seen`: as last loaded), once its writer
-// has written it. The wait is bounded: past WC_WAIT loads it sets bit 2 of `full`
-// (the run fails with its own message) and returns 0, which matches no lower part.
-// (A host test whose threads the system may preempt for milliseconds waits longer.)
-#ifndef WC_WAIT
+// The lower part of entry `s` of `bucket`, once its writer has written it (volatile
+// loads). NOT YET RUN ON A DEVICE: with `__ldcg` loads here (dea18fd) every compressed
+// run on an H100 hung, for a reason not established (`__ldcg` is an asm volatile load,
+// so a hoisted load is doubtful; a spinning lane and the lane that writes the entry in
+// one warp, or the warp-aggregated `wc_claim` after the write, are the next suspects).
+// So the wait is bounded: past WC_WAIT loads it sets bit 2 of `full` (the run fails
+// with its own message) and returns 0, which matches no lower part.
 #define WC_WAIT (1u << 22)
-#endif
-__device__ __forceinline__ u32 wc_lo(const u32 *bucket, u32 s, u32 lo_bytes, u32 seen, u32 *full) {
+__device__ __forceinline__ u32 wc_lo(const u32 *bucket, u32 s, u32 lo_bytes, u32 *full) {
+  const volatile u32 *lo = bucket + WC_BUCKET;
   u32 written = lo_bytes == 4 ? 0x80000000u : 0x8000u;
   for (u32 n = 0; n < WC_WAIT; n++) {
-    if (seen & written) return seen;
-    seen = wc_lo_now(bucket, s, lo_bytes);
+    u32 v = lo_bytes == 4 ? lo[s] : (u32)((const volatile unsigned short *)lo)[s];
+    if (v & written) return v;
   }
   atomicOr(full, 2u);
   return 0;
@@ -126,34 +119,30 @@ __device__ __forceinline__ u64 wc_put(const WcTree *tree, const WcSet *set, u64 
   u64 b = __umul64hi(p, set->buckets);
   u64 rem = p & ((1ull << set->rem_bits) - 1);
   u32 lo_bits = set->lo_bytes * 8 - 1;
-  u32 slots = WC_SLOTS(set->lo_bytes);
-  // The first slot tried: the low 32 bits of p scaled to the bucket's slots.
-  u32 start = (u32)(((p & 0xFFFFFFFFull) * slots) >> 32);
+  u32 start = (u32)rem & (WC_BUCKET - 1);
   for (u32 shift = 1; shift <= set->shifts && shift <= set->buckets; shift++) {
     u64 value = ((u64)shift << set->rem_bits) | rem;
     u32 hi = (u32)(value >> lo_bits);
     u32 lo = ((u32)value & ((1u << lo_bits) - 1)) | (1u << lo_bits);
     u32 *bucket = wc_bucket<SPILL>(set, b);
-    for (u32 i = 0; i < slots; i++) {
-      u32 s = start + i < slots ? start + i : start + i - slots;
-      // Both parts at once: one sector, one read of memory.
+    for (u32 i = 0; i < WC_BUCKET; i++) {
+      u32 s = (start + i) & (WC_BUCKET - 1);
       u32 e = __ldcg(bucket + s);
-      u32 seen = wc_lo_now(bucket, s, set->lo_bytes);
       if (e == 0) {
         if (tree->find_only) return WC_SET_LOST;
         e = atomicCAS(bucket + s, 0u, hi);
         if (e == 0) {
           if (set->lo_bytes == 4) {
-            atomicExch(bucket + slots + s, lo);
+            atomicExch(bucket + WC_BUCKET + s, lo);
           } else {
-            *(volatile unsigned short *)((unsigned short *)(bucket + slots) + s) = (unsigned short)lo;
+            *(volatile unsigned short *)((unsigned short *)(bucket + WC_BUCKET) + s) = (unsigned short)lo;
           }
           if (wc_claim(set->fill) >= set->fill_limit) atomicOr(tree->full, 1u);
           *fresh = 1;
-          return b * slots + s;
+          return b * WC_BUCKET + s;
         }
       }
-      if (e == hi && wc_lo(bucket, s, set->lo_bytes, seen, tree->full) == lo) return b * slots + s;
+      if (e == hi && wc_lo(bucket, s, set->lo_bytes, tree->full) == lo) return b * WC_BUCKET + s;
     }
     if (++b == set->buckets) b = 0;
   }
@@ -164,17 +153,14 @@ __device__ __forceinline__ u64 wc_put(const WcTree *tree, const WcSet *set, u64 
 // The key at position `pos` of `set` (never spilled; a lost entry reads as zeros: its
 // run fails anyway).
 __device__ __forceinline__ u64 wc_key(const WcSet *set, u64 pos, u32 *full) {
-  u32 slots = WC_SLOTS(set->lo_bytes);
-  u64 b = slots == 5 ? pos / 5 : pos / 4;
+  u64 b = pos / WC_BUCKET;
   if (b >= set->buckets) return 0;
   const u32 *bucket = wc_bucket<false>(set, b);
-  u32 s = (u32)(pos - b * slots);
-  // Both parts at once: one sector, one read of memory.
+  u32 s = (u32)(pos % WC_BUCKET);
   u32 hi = __ldcg(bucket + s);
-  u32 seen = wc_lo_now(bucket, s, set->lo_bytes);
   if (hi == 0) return 0;
   u32 lo_bits = set->lo_bytes * 8 - 1;
-  u64 value = ((u64)hi << lo_bits) | (wc_lo(bucket, s, set->lo_bytes, seen, full) & ((1u << lo_bits) - 1));
+  u64 value = ((u64)hi << lo_bits) | (wc_lo(bucket, s, set->lo_bytes, full) & ((1u << lo_bits) - 1));
   u64 shift = value >> set->rem_bits;
   u64 mask = (1ull << set->rem_bits) - 1;
   u64 home = b + set->buckets - (shift - 1);
