@@ -450,8 +450,11 @@ fn a_larger_set_lets_a_key_lie_further_from_home() {
 }
 
 /// CUDA's intrinsics for host threads running at once: real atomics, and `__ldcg` a
-/// plain load as CUDA's is (an asm load the compiler may hoist out of a loop).
+/// plain load as CUDA's is (an asm load the compiler may hoist out of a loop). The
+/// system may preempt a thread between an entry's two writes for milliseconds: the
+/// others wait up to 2^31 loads for it (a device's threads, never preempted so, 2^22).
 const THREADED_SHIM: &str = r#"
+#define WC_WAIT (1u << 31)
 #include <thread>
 #include <vector>
 typedef unsigned int u32;
@@ -563,7 +566,7 @@ fn threads_meeting_on_half_written_entries_agree() {
         // fails instead (they spin on until the process ends).
         let (nodes, roots, fill, full, fresh, index) =
             rx.recv_timeout(std::time::Duration::from_secs(120)).expect("the threads finish");
-        assert_eq!(full, 0);
+        assert_eq!(full, 0, "{layout:?}");
         // Each root is new to exactly one thread; each key has one node index, for all.
         assert_eq!(fresh.iter().sum::<u64>(), n as u64, "{layout:?}");
         assert_eq!((fill[1], roots.taken()), (n as u64, n), "{layout:?}");

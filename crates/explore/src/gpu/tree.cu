@@ -91,13 +91,16 @@ __device__ __forceinline__ u32 *wc_bucket(const WcSet *set, u64 b) {
 }
 
 // The lower part of entry `s` of `bucket`, once its writer has written it (volatile
-// loads). NOT YET RUN ON A DEVICE: with `__ldcg` loads here (dea18fd) every compressed
-// run on an H100 hung, for a reason not established (`__ldcg` is an asm volatile load,
-// so a hoisted load is doubtful; a spinning lane and the lane that writes the entry in
-// one warp, or the warp-aggregated `wc_claim` after the write, are the next suspects).
-// So the wait is bounded: past WC_WAIT loads it sets bit 2 of `full` (the run fails
-// with its own message) and returns 0, which matches no lower part.
+// loads, re-read in the loop). Measured on the H100: this wait, reached only after a
+// matching upper part, never ran out; an earlier one spinning on `__ldcg` loads hung
+// every run, and a variant that also read the lower part before the swap left threads
+// waiting in vain (neither cause established). So the wait is bounded: past WC_WAIT
+// loads it sets bit 2 of `full` (the run fails with its own message) and returns 0,
+// which matches no lower part. (A host test whose threads the system may preempt for
+// milliseconds waits longer.)
+#ifndef WC_WAIT
 #define WC_WAIT (1u << 22)
+#endif
 __device__ __forceinline__ u32 wc_lo(const u32 *bucket, u32 s, u32 lo_bytes, u32 *full) {
   const volatile u32 *lo = bucket + WC_BUCKET;
   u32 written = lo_bytes == 4 ? 0x80000000u : 0x8000u;
