@@ -322,3 +322,32 @@ fn a_seeded_nested_dfs_finds_the_cycle_the_model_order_misses() {
         validate_lasso(&model, lasso).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
     }
 }
+
+/// The semi-external search with 128 KiB of memory: a 64 KiB successor buffer and at
+/// most 16 KiB of each search stack in memory, the rest of it on disk. The reference
+/// verdicts and valid lassos on the property files of instances up to 200,000 states;
+/// on many of them the stacks did move frames to disk.
+#[test]
+fn semi_external_stacks_on_disk_give_the_reference_verdicts() {
+    let beem = beem_dir();
+    let sizes: HashMap<String, u64> = references(&beem).into_iter().map(|r| (r.instance, r.states)).collect();
+    let rows: Vec<LtlReference> =
+        ltl_references(&beem).into_iter().filter(|r| sizes.get(r.instance()).is_some_and(|&s| s <= 200_000)).collect();
+    let on_disk = std::sync::atomic::AtomicUsize::new(0);
+    let options = Options { algorithm: Algorithm::SemiExternal, memory: Some(128 << 10), ..Options::default() };
+    let failures = failures_of(&rows, |r| {
+        let model = load_product(&property_path(&beem, &r.property_file));
+        let outcome = check(&model, &options).map_err(|e| format!("{}: {e}", r.property_file))?;
+        let (_, holds) = report(&model, &r.property_file, Algorithm::SemiExternal, &outcome, false)?;
+        if holds != r.holds {
+            return Err(format!("{}: holds {holds}, reference ({}) {}", r.property_file, r.source, r.holds));
+        }
+        let disk = outcome.disk.as_ref().expect("the semi-external search's disk use");
+        on_disk.fetch_add((disk.stack_disk_bytes > 0) as usize, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    });
+    assert!(failures.is_empty(), "{} of {} property files fail:\n{}", failures.len(), rows.len(), failures.join("\n"));
+    let on_disk = on_disk.into_inner();
+    eprintln!("{} property files, {on_disk} with stack frames on disk", rows.len());
+    assert!(rows.len() >= 100 && on_disk >= rows.len() / 4, "{} files, {on_disk} with frames on disk", rows.len());
+}

@@ -42,6 +42,10 @@ impl Mphf {
     }
 }
 
+/// The fewest hashes of a shard (16 MiB of them): with 2^16, the construction failed on
+/// a product of about 100,000 states split in two.
+const MIN_SHARD: usize = 1 << 20;
+
 /// The perfect hash of the states of a file.
 pub struct PerfectHash {
     mphf: Mphf,
@@ -52,7 +56,8 @@ pub struct PerfectHash {
 
 impl PerfectHash {
     /// The hash of the states in `records` (distinct), built on the current rayon pool
-    /// with shards of at most `shard_keys` hashes in memory (16 bytes each).
+    /// with shards of at most `shard_keys` hashes in memory (16 bytes each; at least
+    /// [`MIN_SHARD`]).
     pub fn build(records: &Records, shard_keys: usize) -> Result<PerfectHash, LtlError> {
         let n = records.len() as usize;
         let record = records.words() * 4;
@@ -64,11 +69,13 @@ impl PerfectHash {
         let keys = &map[..n * record];
         let mut params = PtrHashParams::default();
         let chunks = keys.par_chunks(record.max(1));
-        let mphf = if n <= shard_keys.max(1 << 16) {
+        // Shards of fewer keys than MIN_SHARD fail too often.
+        let shard_keys = shard_keys.max(MIN_SHARD);
+        let mphf = if n <= shard_keys {
             Mphf::Whole(PtrHash::new_from_par_iter(n, chunks, params))
         } else {
             params.sharding = Sharding::Memory;
-            params.keys_per_shard = shard_keys.max(1 << 16);
+            params.keys_per_shard = shard_keys;
             Mphf::Sharded(PtrHash::new_from_par_iter(n, chunks, params))
         };
         // A construction that failed leaves no pilots (and must not be queried).
@@ -114,11 +121,12 @@ mod tests {
     use super::*;
     use warpcheck_explore::disk::RecordWriter;
 
-    /// Sets of 1 to 3,000 states of 1 to 5 words: every state gets its own index.
+    /// Sets of 1 to 3,000 states of 1 to 5 words, and one of 3,500,000 built in four
+    /// shards: every state gets its own index.
     #[test]
     fn every_state_of_a_set_gets_its_own_index() {
         let dir = tempfile::tempdir().unwrap();
-        for (n, words) in [(1, 1), (2, 3), (3, 1), (17, 2), (64, 5), (1000, 1), (3000, 4)] {
+        for (n, words) in [(1, 1), (2, 3), (3, 1), (17, 2), (64, 5), (1000, 1), (3000, 4), (3_500_000, 1)] {
             let mut w = RecordWriter::create(dir.path().join(format!("{n}")), words).unwrap();
             let states: Vec<Vec<u32>> =
                 (0..n as u32).map(|i| (0..words as u32).map(|k| i.wrapping_mul(2654435761) ^ k).collect()).collect();
