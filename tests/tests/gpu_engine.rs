@@ -8,8 +8,8 @@
 //! `WARPCHECK_MIN_STATES` and `WARPCHECK_MAX_STATES` bound the instances explored
 //! (default: all of them); `WARPCHECK_TEST_GPUS=N` and `WARPCHECK_TEST_PARTITIONS=N`
 //! run every test on the partitioned engine (N GPUs; N partitions, also on one GPU);
-//! `WARPCHECK_TEST_GPU_STORE=compressed` on the compressed store (models of 3 words or
-//! more; the others on the flat one); `WARPCHECK_GPU_TABLE=FILE` writes the
+//! `WARPCHECK_TEST_GPU_STORE=compressed` on the compressed store;
+//! `WARPCHECK_GPU_TABLE=FILE` writes the
 //! per-instance results table (markdown).
 
 use std::io::Write;
@@ -44,16 +44,6 @@ fn gpu_options() -> GpuOptions<'static> {
     }
 }
 
-/// [`gpu_options`] for `model`: the flat store where the compressed one cannot hold
-/// its states (fewer than 3 words).
-fn gpu_options_for(model: &impl warpcheck_model::Model) -> GpuOptions<'static> {
-    let options = gpu_options();
-    if options.store == GpuStore::Compressed && model.state_words() < 3 {
-        return GpuOptions { store: GpuStore::Flat, ..options };
-    }
-    options
-}
-
 fn min_states() -> u64 {
     std::env::var("WARPCHECK_MIN_STATES").ok().and_then(|v| v.parse().ok()).unwrap_or(0)
 }
@@ -74,7 +64,7 @@ fn gpu_engine_matches_the_reference_on_every_instance() {
     let compile_failures = parallel_failures(&rows, |r| {
         let mut dve = load_file(&r.model_path(&beem));
         dve.model.overflow = r.overflow();
-        let options = gpu_options_for(&dve.model);
+        let options = gpu_options();
         let partitioned = options.gpus > 1 || options.partitions > 1;
         let words = warpcheck_model::Model::state_words(&dve.model).max(1);
         let source = |g: &warpcheck_model::cuda::CudaSource, t: &warpcheck_explore::gpu::engine::Tuning| {
@@ -95,7 +85,7 @@ fn gpu_engine_matches_the_reference_on_every_instance() {
     for r in &rows {
         let mut dve = load_file(&r.model_path(&beem));
         dve.model.overflow = r.overflow();
-        let options = GpuOptions { stop_at_first: false, ..gpu_options_for(&dve.model) };
+        let options = GpuOptions { stop_at_first: false, ..gpu_options() };
         let line = match explore_gpu(&dve.model, &options) {
             Ok(g) => {
                 let rep = &g.report;
@@ -174,7 +164,7 @@ fn check_goal(beem: &Path, goal: &ReachGoal, threads: usize, memory: Option<u64>
         },
     )
     .map_err(|e| e.to_string())?;
-    let options = GpuOptions { checks, stop_at_first: false, memory, ..gpu_options_for(&dve.model) };
+    let options = GpuOptions { checks, stop_at_first: false, memory, ..gpu_options() };
     let gpu = explore_gpu(&dve.model, &options).map_err(|e| format!("{}: {e}", goal.instance))?.report;
     let summary = |r: &warpcheck_explore::Report| {
         r.violations.iter().map(|v| (v.kind.category(), v.count, v.trace.as_ref().map(|t| t.len()))).collect::<Vec<_>>()
@@ -219,7 +209,7 @@ fn gpu_engine_agrees_with_the_cpu_engine_on_the_semantic_rule_models() {
                 &Options { threads: 2, checks: checks.clone(), stop_at_first, ..Options::default() },
             )
             .unwrap();
-            let options = GpuOptions { checks, stop_at_first, ..gpu_options_for(&dve.model) };
+            let options = GpuOptions { checks, stop_at_first, ..gpu_options() };
             let gpu = explore_gpu(&dve.model, &options).unwrap().report;
             let summary = |r: &warpcheck_explore::Report| {
                 let v: Vec<_> = r

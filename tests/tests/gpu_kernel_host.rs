@@ -394,12 +394,11 @@ enum Store {
 
 impl Store {
     /// The stores a model is run with: the flat one, and the compressed one (every other
-    /// model with a card's compact sets) where states have 3 words or more.
-    fn for_model(model: &impl CudaModel, nth: usize) -> &'static [Store] {
-        match (model.state_words() >= 3, nth % 2) {
-            (false, _) => &[Store::Flat],
-            (true, 0) => &[Store::Flat, Store::Compressed],
-            (true, _) => &[Store::Flat, Store::Compact],
+    /// model with a card's compact sets).
+    fn for_model(nth: usize) -> &'static [Store] {
+        match nth % 2 {
+            0 => &[Store::Flat, Store::Compressed],
+            _ => &[Store::Flat, Store::Compact],
         }
     }
 }
@@ -498,21 +497,22 @@ fn initial_states(model: &impl CudaModel, words: usize) -> (Vec<u32>, u32) {
     (initial, n)
 }
 
-/// BEEM instances up to 60,000 states, in both stores where the states have 3 words or
-/// more: BEEM's counts, and paths to the first deadlock of the length the flat store's
-/// parents give, each step a step of the model.
+/// BEEM instances up to 60,000 states, in both stores (the compressed one on models of
+/// 1 and 2 words too, whose root key is the state): BEEM's counts, and paths to the
+/// first deadlock of the length the flat store's parents give, each step a step of the
+/// model.
 #[test]
 fn kernels_on_the_host_reproduce_beem_counts_with_both_stores() {
     let beem = beem_dir();
     let rows = divine_references_up_to(&beem, 60_000);
-    let (mut compressed_runs, mut compact_runs, mut traces) = (0, 0, 0);
+    let (mut compressed_runs, mut compact_runs, mut traces, mut narrow) = (0, 0, 0, 0);
     let (mut all_nodes, mut unshared) = (0.0, 0.0);
     let mut failures = Vec::new();
     for (nth, r) in rows.iter().step_by(3).enumerate() {
         let model = load_file(&r.model_path(&beem)).model;
         let want = Counts { states: r.states, transitions: r.transitions, deadlocks: r.deadlocks.unwrap_or(0) };
         let mut flat_trace = None;
-        for &store in Store::for_model(&model, nth) {
+        for &store in Store::for_model(nth) {
             let compressed = store != Store::Flat;
             compact_runs += (store == Store::Compact) as usize;
             let (got, taken, trace) = emulate(&model, store);
@@ -528,6 +528,7 @@ fn kernels_on_the_host_reproduce_beem_counts_with_both_stores() {
             }
             if compressed {
                 compressed_runs += 1;
+                narrow += (model.state_words() < 3) as usize;
                 // The sets hold a root per state and each distinct half once, which is
                 // what the sample that sizes the store counts (here the whole space).
                 let halves = sampled_nodes_per_state(&model, usize::MAX) * got.states as f64;
@@ -538,12 +539,14 @@ fn kernels_on_the_host_reproduce_beem_counts_with_both_stores() {
                     r.instance
                 );
                 // Without sharing, every state would take all its inner nodes.
-                (all_nodes, unshared) = (all_nodes + nodes, unshared + roots * (model.state_words() - 2) as f64);
+                (all_nodes, unshared) =
+                    (all_nodes + nodes, unshared + roots * model.state_words().saturating_sub(2) as f64);
             }
         }
     }
     assert!(compressed_runs >= 10, "only {compressed_runs} instances ran compressed");
     assert!(compact_runs >= 5, "only {compact_runs} instances ran with compact sets");
+    assert!(narrow >= 3, "only {narrow} instances of 1 or 2 words ran compressed");
     assert!(all_nodes < 0.5 * unshared, "{all_nodes} inner nodes where {unshared} would share none");
     assert!(traces >= 5, "only {traces} compressed paths to deadlocks");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -595,7 +598,7 @@ fn kernels_on_the_host_agree_with_the_cpu_engine_on_the_semantic_rule_models() {
         let cpu_deadlock = cpu.violations.iter().find(|v| matches!(v.kind, ViolationKind::Deadlock));
         let cpu_trace = cpu_deadlock.and_then(|v| v.trace.as_ref()).map(|t| t.len());
         let want = Counts { states: cpu.states, transitions: cpu.transitions, deadlocks: cpu.deadlocks };
-        for &store in Store::for_model(&model, nth) {
+        for &store in Store::for_model(nth) {
             let (got, _, trace) = emulate(&model, store);
             let name = path.file_name().unwrap().to_string_lossy();
             if got != want {

@@ -66,8 +66,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
     pub partitions: Option<u32>,
     /// The GPU's state store (one GPU): `flat` (whole states, fastest), `compressed`
-    /// (tree-compressed states of 3 words or more: far fewer bytes per state on wide
-    /// states; past device memory, part of it in host memory, slower), `auto` (flat,
+    /// (tree-compressed states: far fewer bytes per state on wide states, slower; past
+    /// device memory, part of it in host memory, slower still), `auto` (flat,
     /// and when it fills, the search again compressed).
     #[arg(long, value_enum, default_value_t = GpuStoreArg::Auto)]
     pub gpu_store: GpuStoreArg,

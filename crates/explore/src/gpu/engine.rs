@@ -450,7 +450,7 @@ pub fn explore_gpu<M: CudaModel>(model: &M, options: &GpuOptions<'_>) -> Result<
         false => explore(model, options, None).map(|(report, _)| report),
     };
     match first {
-        Err(GpuError::Full { states, .. }) if options.store == GpuStore::Auto && model.state_words() >= 3 => {
+        Err(GpuError::Full { states, .. }) if options.store == GpuStore::Auto => {
             let compressed =
                 GpuOptions { store: GpuStore::Compressed, gpus: 1, partitions: 0, ..options.clone_settings() };
             let (mut report, _) = explore(model, &compressed, None)?;
@@ -626,12 +626,6 @@ fn explore_planned<M: CudaModel>(
     let compressed = options.store == GpuStore::Compressed;
     if compressed && graph.is_some() {
         return Err(GpuError::Options("the compressed GPU store does not record state graphs".into()).into());
-    }
-    if compressed && words < 3 {
-        return Err(GpuError::Options(format!(
-            "the compressed GPU store holds states of 3 words or more; this model's have {words}"
-        ))
-        .into());
     }
     let count = device_count()?;
     if options.device >= count as usize {

@@ -258,7 +258,7 @@ __device__ __forceinline__ u32 wc_insert_hashed(const WcTable *tab, const u32 *t
 // Inserts the state of root key `root` unless the store holds it already, under the
 // next id: 1 when it is new, 0 when it was there, -1 when the store is full.
 __device__ __forceinline__ int wc_insert_root(const WcTable *tab, u64 root) {
-  int fresh = wc_put_root(&tab->tree, root);
+  int fresh = wc_put_root(&tab->tree, root, WC_TREE_INNER > 0);
   if (fresh <= 0) return fresh;
   wc_id id = wc_claim(tab->count);
   if (id >= tab->limit) {
@@ -435,7 +435,7 @@ WC_EMIT_FN void wc_emit(WcSink *k, const u32 *t) {
 #if defined(WC_GRAPH) && !defined(WC_PARTITIONED)
   wc_record(k, wc_insert(k->tab, t, k->parent));
 #elif defined(WC_TREE)
-  u32 idx[WC_TREE_INNER];
+  u32 idx[WC_TREE_ROOM];
   u64 root = wc_tree_pack(&k->tab->tree, t, k->pw, k->pidx, idx);
   if (k->found) {
     // Looked up only (the table's find_only): a half not stored means no stored state.
@@ -521,7 +521,7 @@ __device__ __forceinline__ void wc_visit(WcSink *k, const WcTable *tab, u64 id, 
                                          u32 flags, WcTally *n) {
   u32 s[WC_WORDS];
 #ifdef WC_TREE
-  u32 idx[WC_TREE_INNER];
+  u32 idx[WC_TREE_ROOM];
   wc_unpack(tab, id, s, idx);
   k->pw = s;
   k->pidx = idx;
@@ -700,7 +700,7 @@ extern "C" __global__ void wc_seed(WcTable tab, const u32 *initial) {
   if (wc_owner(wc_hash(s), tab.parts) != tab.own) return;
 #endif
 #ifdef WC_TREE
-  u32 idx[WC_TREE_INNER];
+  u32 idx[WC_TREE_ROOM];
   wc_insert_root(&tab, wc_tree_pack(&tab.tree, s, 0, 0, idx));
 #else
   wc_insert(&tab, s, WC_BUSY);
@@ -719,7 +719,7 @@ extern "C" __global__ void wc_find_parent(WcTable tab, wc_id lo, wc_id hi, u64 t
   k.found = found;
   for (u64 id = lo + (u64)blockIdx.x * blockDim.x + threadIdx.x; id < hi; id += (u64)gridDim.x * blockDim.x) {
     u32 s[WC_WORDS];
-    u32 idx[WC_TREE_INNER];
+    u32 idx[WC_TREE_ROOM];
     wc_unpack(&tab, id, s, idx);
     k.parent = id;
     k.pw = s;
@@ -734,7 +734,7 @@ extern "C" __global__ void wc_find_parent(WcTable tab, wc_id lo, wc_id hi, u64 t
 extern "C" __global__ void wc_unpack_ids(WcTable tab, const wc_id *ids, u32 n, u32 *out) {
   u32 i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  u32 idx[WC_TREE_INNER];
+  u32 idx[WC_TREE_ROOM];
   wc_unpack(&tab, ids[i], out + (u64)i * WC_WORDS, idx);
 }
 #endif

@@ -24,8 +24,8 @@
 // counted; past its set's `fill_limit` the store sets `full` and the run fails, as it
 // does for a key with no room within `shifts` buckets, so a state or node is never
 // lost silently. The one node key of all ones (two raw words of all ones) is stored
-// nowhere: it has the fixed index WC_NODE_ONES (a root key is never all ones: its
-// right half is a node index).
+// nowhere: it has the fixed index WC_NODE_ONES (a root key with inner nodes below is
+// never all ones: its right half is a node index).
 //
 // Past device memory, the set of roots may keep its last `spilled` buckets in host
 // memory mapped for the device (`spill`), read and written over the bus. The set of
@@ -192,11 +192,12 @@ __device__ __forceinline__ u64 wc_node_key(const WcTree *tree, u32 index) {
 }
 
 // Stores the root key `key` of a state: 1 when the state is new, 0 when it was there,
-// -1 when the store is full. (Only a set that lost a node can make a root key of all
-// ones.)
-__device__ __forceinline__ int wc_put_root(const WcTree *tree, u64 key) {
+// -1 when the store is full. With inner nodes (`nodes_lost`), a root key of all ones
+// comes only from a set that lost a node (its index is all ones): the store is full;
+// a 2-word state of all ones is stored as any other.
+__device__ __forceinline__ int wc_put_root(const WcTree *tree, u64 key, bool nodes_lost) {
   int fresh = 0;
-  if (key == ~0ull || wc_put<true>(tree, &tree->roots, key, &fresh) == WC_SET_LOST) {
+  if ((nodes_lost && key == ~0ull) || wc_put<true>(tree, &tree->roots, key, &fresh) == WC_SET_LOST) {
     atomicOr(tree->full, 1u);
     return -1;
   }

@@ -2,7 +2,8 @@
 //! tree.cu): a state of `W >= 3` words is the leaves of a balanced binary tree whose
 //! inner nodes are pairs (a raw word for a leaf, a table index for a node) stored once
 //! each in one hash table, so states sharing halves share their nodes (Laarman, van de
-//! Pol and Weber's tree compression, as the CPU's `warpcheck_store::TreeStore`). This
+//! Pol and Weber's tree compression, as the CPU's `warpcheck_store::TreeStore`). A
+//! state of 2 words is its root key, of 1 word that word and 0: no inner nodes. This
 //! module writes the straight-line C that packs a state into its root key, storing the
 //! nodes above changed words only, and unpacks a root key into the state.
 
@@ -56,11 +57,13 @@ pub fn sampled_nodes_per_state<M: Model>(model: &M, sample: usize) -> f64 {
     halves.len() as f64 / seen.len().max(1) as f64
 }
 
-/// A child of a node: word `i` of the state, or inner node `i` (postorder).
+/// A child of a node: word `i` of the state, inner node `i` (postorder), or (the
+/// root's right child of a 1-word state) the constant 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Child {
     Word(usize),
     Node(usize),
+    Zero,
 }
 
 /// An inner node: its children and the words `lo..hi` under it.
@@ -85,8 +88,10 @@ fn shape(words: usize) -> (Vec<Node>, (Child, Child)) {
         nodes.push(Node { left, right, lo, hi });
         Child::Node(nodes.len() - 1)
     }
-    assert!(words >= 3, "the tree store holds states of 3 words or more");
     let mut nodes = Vec::new();
+    if words <= 1 {
+        return (nodes, (Child::Word(0), Child::Zero));
+    }
     let mid = words / 2;
     let root = (build(0, mid, &mut nodes), build(mid, words, &mut nodes));
     (nodes, root)
@@ -94,13 +99,14 @@ fn shape(words: usize) -> (Vec<Node>, (Child, Child)) {
 
 /// The number of inner nodes below the root of a `words`-word state.
 pub fn inner_nodes(words: usize) -> usize {
-    words - 2
+    words.saturating_sub(2)
 }
 
 fn value(c: Child) -> String {
     match c {
         Child::Word(w) => format!("t[{w}]"),
         Child::Node(n) => format!("idx[{n}]"),
+        Child::Zero => "0u".into(),
     }
 }
 
@@ -108,7 +114,8 @@ fn value(c: Child) -> String {
 /// tree.cu's `wc_node` and `wc_node_key` (which it must follow).
 pub fn tree_source(words: usize) -> String {
     let (nodes, (left, right)) = shape(words);
-    let mut s = format!("#define WC_TREE_INNER {}\n", nodes.len());
+    // (WC_TREE_ROOM: the room of an array of the indices, never empty.)
+    let mut s = format!("#define WC_TREE_INNER {}\n#define WC_TREE_ROOM {}\n", nodes.len(), nodes.len().max(1));
     s += "// Packs state t into its root key and its inner nodes' indices `idx`. With `p` (the\n\
           // parent's words) and `pidx` (its indices), only the nodes above words that differ\n\
           // from the parent's are stored again; without (null), all are.\n\
@@ -129,7 +136,10 @@ pub fn tree_source(words: usize) -> String {
     s += &format!("  return ((u64){} << 32) | {};\n}}\n", value(left), value(right));
     s += "// Unpacks root key `root` into the state t and its inner nodes' indices `idx`.\n\
           __device__ __forceinline__ void wc_tree_unpack(const WcTree *tree, u64 root, u32 *t, u32 *idx) {\n";
-    s += &format!("  {} = (u32)(root >> 32);\n  {} = (u32)root;\n", value(left), value(right));
+    s += &format!("  {} = (u32)(root >> 32);\n", value(left));
+    if right != Child::Zero {
+        s += &format!("  {} = (u32)root;\n", value(right));
+    }
     for (i, &Node { left: l, right: r, .. }) in nodes.iter().enumerate().rev() {
         s += &format!(
             "  {{ u64 e = wc_node_key(tree, idx[{i}]); {} = (u32)(e >> 32); {} = (u32)e; }}\n",
@@ -147,7 +157,7 @@ mod tests {
 
     #[test]
     fn every_word_is_a_leaf_once_and_children_come_first() {
-        for words in 3..70 {
+        for words in 1..70 {
             let (nodes, (l, r)) = shape(words);
             assert_eq!(nodes.len(), inner_nodes(words));
             let mut leaves = vec![0; words];
@@ -161,6 +171,7 @@ mod tests {
                             assert!(n < i, "postorder");
                             used[n] += 1;
                         }
+                        Child::Zero => panic!("{words}: a constant below the root"),
                     }
                 }
             }
@@ -168,12 +179,18 @@ mod tests {
                 match c {
                     Child::Word(w) => leaves[w] += 1,
                     Child::Node(n) => used[n] += 1,
+                    Child::Zero => assert_eq!(words, 1),
                 }
             }
             assert!(leaves.iter().all(|&n| n == 1), "{words}: {leaves:?}");
             assert!(used.iter().all(|&n| n == 1), "{words}: {used:?}");
-            // A root key is never all ones: one of its halves is a node index.
-            assert!(matches!(r, Child::Node(_)));
+            // With 3 words or more a root key is never all ones: its right half is a
+            // node index. With 2, the two words; with 1, the word and 0.
+            match words {
+                1 => assert_eq!((l, r), (Child::Word(0), Child::Zero)),
+                2 => assert_eq!((l, r), (Child::Word(0), Child::Word(1))),
+                _ => assert!(matches!(r, Child::Node(_))),
+            }
         }
     }
 }
