@@ -616,3 +616,24 @@ fn ltl_progress_lines_for_logs() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The semi-external search reports its enumeration on disk (levels), then its nested
+/// search (the depth of its stack), 1 million product states.
+#[test]
+fn semi_external_progress_lines_for_logs() {
+    let property = "process LTL_property { state q0, q1; init q0; accept q1; trans q0 -> q0 {}, \
+                    q0 -> q1 { guard a < 0; }, q1 -> q1 {}; }\nsystem async property LTL_property;";
+    let (dir, model) = grid_model("semi-external-progress", 1000, property);
+    let files = dir.join("files");
+    std::fs::create_dir_all(&files).unwrap();
+    let args = ["check", &model, "--json", "--progress-every", "0", "--algorithm", "semi-external"];
+    let out = warpcheck(&[&args[..], &["--disk", files.to_str().unwrap()]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!((report["states"].as_u64(), report["verdict"].as_str()), (Some(1_000_000), Some("holds")));
+    let lines: Vec<String> = text(&out.stderr).lines().map(str::to_string).collect();
+    assert!(lines.iter().all(|l| l.contains(" s: ") && l.contains(" states, ")), "{lines:?}");
+    let first_depth = lines.iter().position(|l| l.contains(", depth ")).expect("a line of the nested search");
+    assert!(lines[..first_depth].iter().any(|l| l.contains(", level ")), "the enumeration first: {lines:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}

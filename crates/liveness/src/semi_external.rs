@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use warpcheck_explore::disk::{buffer_for, explore_on_disk, DiskError, DiskOptions};
-use warpcheck_explore::Lasso;
+use warpcheck_explore::{Lasso, Throttle};
 use warpcheck_model::interface::{Model, Successors as _};
 
 use crate::{LtlError, Options, Outcome};
@@ -47,13 +47,15 @@ pub struct DiskUse {
 
 /// Checks the property of `model` semi-externally: the disk search's files in
 /// `options.dir`, its buffer half of `options.memory`, each search stack at most a
-/// quarter of the buffer in memory (the rest on disk there); `options.max_states` and
-/// `options.progress` apply to the disk search.
+/// quarter of the buffer in memory (the rest on disk there); `options.max_states`
+/// applies to the disk search, `options.progress` to both searches (the nested one
+/// reports the states it visited, the successors it tried and its depth).
 pub fn check_semi_external<M: Model>(model: &M, options: &Options) -> Result<Outcome, LtlError> {
     if model.property().is_none() {
         return Err(LtlError::NoProperty);
     }
     let start = Instant::now();
+    let throttle = options.progress.clone().map(Throttle::new);
     let buffer = buffer_for(options.memory);
     let dir = options.dir.clone().unwrap_or_else(std::env::temp_dir);
     let disk_options =
@@ -62,6 +64,7 @@ pub fn check_semi_external<M: Model>(model: &M, options: &Options) -> Result<Out
     let hash = PerfectHash::build(&explored.visited, buffer / 16)?;
     let graph_seconds = start.elapsed().as_secs_f64();
     let mut search = Search::new(model, hash, buffer / 4, explored.dir.path());
+    search.progress = throttle;
     let cycle = search.run(&model.initial_state()).map_err(|e| LtlError::Disk(DiskError::io(&dir, e)))?;
     let lasso = cycle.map(|(stem, cycle)| Lasso::build(model, &stem, &cycle));
     let stack_disk_bytes = search.blue.peak_disk_bytes + search.red.peak_disk_bytes;
@@ -103,6 +106,11 @@ struct Search<'m, M: Model> {
     dir: PathBuf,
     /// A successor on its way from a stack's successors onto the stack.
     scratch: Vec<u32>,
+    /// Where the blue search reports the states it visited and the successors it
+    /// tried.
+    progress: Option<Throttle>,
+    visited: u64,
+    tried: u64,
 }
 
 impl<'m, M: Model> Search<'m, M> {
@@ -113,7 +121,8 @@ impl<'m, M: Model> Search<'m, M> {
         let words = model.state_words();
         let (blue, red) = (Stack::new(words, stack_bytes), Stack::new(words, stack_bytes));
         let (generator, dir) = (model.successors(), dir.to_owned());
-        Search { model, generator, hash, colours, words, blue, red, dir, scratch: Vec::new() }
+        let (scratch, progress) = (Vec::new(), None);
+        Search { model, generator, hash, colours, words, blue, red, dir, scratch, progress, visited: 0, tried: 0 }
     }
 
     fn colour(&self, i: u64) -> u64 {
@@ -151,6 +160,7 @@ impl<'m, M: Model> Search<'m, M> {
             if top.next < top.end {
                 let (j, s_index) = (top.next, top.index);
                 top.next += 1;
+                self.tried += 1;
                 let (t, t_index) = self.blue.successor(j);
                 match self.colour(t_index) {
                     CYAN => {
@@ -162,6 +172,10 @@ impl<'m, M: Model> Search<'m, M> {
                     WHITE => {
                         self.paint(t_index, CYAN);
                         self.push_successor(j, t_index, false)?;
+                        self.visited += 1;
+                        if let Some(p) = self.progress.as_ref().filter(|_| self.visited.is_multiple_of(4096)) {
+                            p.report(self.visited, self.tried, self.blue.depth().min(u32::MAX as usize) as u32, true);
+                        }
                     }
                     _ => {}
                 }

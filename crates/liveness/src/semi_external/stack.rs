@@ -59,7 +59,6 @@ impl Stack {
     }
 
     /// Frames on the stack, on disk and in memory.
-    #[cfg(test)]
     pub fn depth(&self) -> usize {
         self.on_disk + self.frames.len()
     }
