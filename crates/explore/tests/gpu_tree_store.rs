@@ -10,16 +10,19 @@ use libloading::Library;
 use warpcheck_explore::gpu::tree::{inner_nodes, tree_source, TABLE_SOURCE};
 use warpcheck_explore::gpu::{SetLayout, BUCKET};
 
-/// CUDA's intrinsics for one host thread, before tree.cu.
-const SHIM: &str = r#"
+/// CUDA's types, qualifiers and loads on the host, before tree.cu (`__ldcg` a plain
+/// load, as CUDA's is an asm load the compiler may hoist out of a loop).
+const INTRINSICS: &str = r#"
 typedef unsigned int u32;
 typedef unsigned long long u64;
 #define __device__
 #define __forceinline__ inline
 static inline u64 __umul64hi(u64 a, u64 b) { return (u64)(((unsigned __int128)a * b) >> 64); }
-static inline u64 __ldcg(const u64 *p) { return *p; }
 static inline u32 __ldcg(const u32 *p) { return *p; }
-static inline unsigned short __ldcg(const unsigned short *p) { return *p; }
+"#;
+
+/// CUDA's atomics for one host thread, after [`INTRINSICS`].
+const SHIM: &str = r#"
 static inline u64 atomicCAS(u64 *p, u64 e, u64 v) { u64 o = *p; if (o == e) *p = v; return o; }
 static inline u32 atomicCAS(u32 *p, u32 e, u32 v) { u32 o = *p; if (o == e) *p = v; return o; }
 static inline u32 atomicExch(u32 *p, u32 v) { u32 o = *p; *p = v; return o; }
@@ -103,7 +106,7 @@ impl Store {
 
     fn with_sets(words: usize, nodes: SetLayout, roots: SetLayout, fill_limit: u64) -> Store {
         let unit = format!(
-            "{SHIM}{TABLE_SOURCE}{HARNESS}{}\
+            "{INTRINSICS}{SHIM}{TABLE_SOURCE}{HARNESS}{}\
              extern \"C\" u64 wc_test_pack(const u32 *t, const u32 *p, const u32 *pidx, u32 *idx) \
              {{ return wc_tree_pack(&tree, t, p, pidx, idx); }}\n\
              extern \"C\" void wc_test_unpack(u64 root, u32 *t, u32 *idx) {{ wc_tree_unpack(&tree, root, t, idx); }}\n\
@@ -456,22 +459,13 @@ fn a_larger_set_lets_a_key_lie_further_from_home() {
     assert!((9..9 + 255).all(|b| store.roots.taken_in(b) == BUCKET as usize));
 }
 
-/// CUDA's intrinsics for host threads running at once: real atomics, and `__ldcg` a
-/// plain load as CUDA's is (an asm load the compiler may hoist out of a loop). The
-/// system may preempt a thread between an entry's two writes for milliseconds: the
-/// others wait up to 2^31 loads for it (a device's threads, never preempted so, 2^22).
+/// CUDA's atomics for host threads running at once, after [`INTRINSICS`]. The system
+/// may preempt a thread between an entry's two writes for milliseconds: the others
+/// wait up to 2^31 loads for it (a device's threads, never preempted so, 2^22).
 const THREADED_SHIM: &str = r#"
 #define WC_WAIT (1u << 31)
 #include <thread>
 #include <vector>
-typedef unsigned int u32;
-typedef unsigned long long u64;
-#define __device__
-#define __forceinline__ inline
-static inline u64 __umul64hi(u64 a, u64 b) { return (u64)(((unsigned __int128)a * b) >> 64); }
-static inline u64 __ldcg(const u64 *p) { return *p; }
-static inline u32 __ldcg(const u32 *p) { return *p; }
-static inline unsigned short __ldcg(const unsigned short *p) { return *p; }
 template <typename T> static inline T atomicCAS(T *p, T e, T v) {
   __atomic_compare_exchange_n(p, &e, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
   return e;
@@ -483,9 +477,8 @@ template <typename T> inline T wc_claim(T *counter) { return __atomic_fetch_add(
 
 /// `threads` threads insert the same `n` keys as roots and as nodes at once (the odd
 /// ones in reverse order), so that they meet on entries whose lower part is not yet
-/// written: per thread, the roots it found new, and each key's node index. (The host
-/// compiler does not hoist the plain load as the device's did, so this checks the
-/// protocol, not the device's hang.)
+/// written: per thread, the roots it found new, and each key's node index. (It checks
+/// the protocol; it did not reproduce the hang an earlier version had on the device.)
 const RACE: &str = r#"
 static WcTree tree;
 extern "C" void wc_race(u32 *nodes, const u64 *node_layout, u32 *roots, const u64 *root_layout, u64 *fill,
@@ -516,7 +509,7 @@ extern "C" void wc_race(u32 *nodes, const u64 *node_layout, u32 *roots, const u6
 
 #[test]
 fn threads_meeting_on_half_written_entries_agree() {
-    let unit = format!("{THREADED_SHIM}{TABLE_SOURCE}{RACE}");
+    let unit = format!("{INTRINSICS}{THREADED_SHIM}{TABLE_SOURCE}{RACE}");
     let built = warpcheck_native::compile::build(&unit).expect("the host compiler builds the race");
     // SAFETY: the library is the unit above; loading it runs no initialisers beyond the
     // C++ runtime's.

@@ -57,15 +57,18 @@ pub fn check_semi_external<M: Model>(model: &M, options: &Options) -> Result<Out
     let start = Instant::now();
     let throttle = options.progress.clone().map(Throttle::new);
     let buffer = buffer_for(options.memory);
-    let dir = options.dir.clone().unwrap_or_else(std::env::temp_dir);
-    let disk_options =
-        DiskOptions { dir: dir.clone(), buffer, max_states: options.max_states, progress: options.progress.clone() };
+    let disk_options = DiskOptions {
+        dir: options.dir.clone().unwrap_or_else(std::env::temp_dir),
+        buffer,
+        max_states: options.max_states,
+        progress: options.progress.clone(),
+    };
     let explored = explore_on_disk(model, &disk_options).map_err(LtlError::Disk)?;
     let hash = PerfectHash::build(&explored.visited, buffer / 16)?;
     let graph_seconds = start.elapsed().as_secs_f64();
-    let mut search = Search::new(model, hash, buffer / 4, explored.dir.path());
-    search.progress = throttle;
-    let cycle = search.run(&model.initial_state()).map_err(|e| LtlError::Disk(DiskError::io(&dir, e)))?;
+    let dir = explored.dir.path();
+    let mut search = Search::new(model, hash, buffer / 4, dir, throttle);
+    let cycle = search.run(&model.initial_state()).map_err(|e| LtlError::Disk(DiskError::io(dir, e)))?;
     let lasso = cycle.map(|(stem, cycle)| Lasso::build(model, &stem, &cycle));
     let stack_disk_bytes = search.blue.peak_disk_bytes + search.red.peak_disk_bytes;
     let disk = DiskUse {
@@ -115,13 +118,12 @@ struct Search<'m, M: Model> {
 
 impl<'m, M: Model> Search<'m, M> {
     /// A search with at most about `stack_bytes` of each stack in memory, the rest in
-    /// files in `dir`.
-    fn new(model: &'m M, hash: PerfectHash, stack_bytes: usize, dir: &Path) -> Self {
+    /// files in `dir`, reporting to `progress`.
+    fn new(model: &'m M, hash: PerfectHash, stack_bytes: usize, dir: &Path, progress: Option<Throttle>) -> Self {
         let colours = vec![0u64; (hash.states() as usize).div_ceil(32)];
         let words = model.state_words();
         let (blue, red) = (Stack::new(words, stack_bytes), Stack::new(words, stack_bytes));
-        let (generator, dir) = (model.successors(), dir.to_owned());
-        let (scratch, progress) = (Vec::new(), None);
+        let (generator, dir, scratch) = (model.successors(), dir.to_owned(), Vec::new());
         Search { model, generator, hash, colours, words, blue, red, dir, scratch, progress, visited: 0, tried: 0 }
     }
 

@@ -192,12 +192,12 @@ __device__ __forceinline__ u64 wc_node_key(const WcTree *tree, u32 index) {
 }
 
 // Stores the root key `key` of a state: 1 when the state is new, 0 when it was there,
-// -1 when the store is full. With inner nodes (`nodes_lost`), a root key of all ones
+// -1 when the store is full. With inner nodes (`has_nodes`), a root key of all ones
 // comes only from a set that lost a node (its index is all ones): the store is full;
 // a 2-word state of all ones is stored as any other.
-__device__ __forceinline__ int wc_put_root(const WcTree *tree, u64 key, bool nodes_lost) {
+__device__ __forceinline__ int wc_put_root(const WcTree *tree, u64 key, bool has_nodes) {
   int fresh = 0;
-  if ((nodes_lost && key == ~0ull) || wc_put<true>(tree, &tree->roots, key, &fresh) == WC_SET_LOST) {
+  if ((has_nodes && key == ~0ull) || wc_put<true>(tree, &tree->roots, key, &fresh) == WC_SET_LOST) {
     atomicOr(tree->full, 1u);
     return -1;
   }

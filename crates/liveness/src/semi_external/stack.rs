@@ -169,8 +169,8 @@ impl Stack {
 
     /// Brings the last chunk on disk back into memory (which holds no frame).
     fn reload(&mut self) -> io::Result<()> {
+        let bytes = self.read_chunk(self.chunks.len() - 1)?;
         let (offset, n) = self.chunks.pop().expect("a chunk on disk");
-        let bytes = self.read_chunk(offset)?;
         self.file.as_mut().expect("a file").set_len(offset)?;
         self.on_disk -= n;
         for frame in Chunk::new(&bytes, self.words) {
@@ -186,10 +186,11 @@ impl Stack {
         Ok(())
     }
 
-    /// The bytes of the chunk at `offset` (to the next chunk or the end of the file).
-    fn read_chunk(&self, offset: u64) -> io::Result<Vec<u8>> {
+    /// The bytes of chunk `i` (to the next chunk or the end of the file).
+    fn read_chunk(&self, i: usize) -> io::Result<Vec<u8>> {
         let mut file = self.file.as_ref().expect("a file");
-        let end = match self.chunks.iter().find(|&&(o, _)| o > offset) {
+        let offset = self.chunks[i].0;
+        let end = match self.chunks.get(i + 1) {
             Some(&(next, _)) => next,
             None => file.seek(SeekFrom::End(0))?,
         };
@@ -204,9 +205,9 @@ impl Stack {
     pub fn frames_from(&self, from: usize) -> io::Result<Vec<(u64, Vec<u32>)>> {
         let mut all = Vec::new();
         let mut depth = 0;
-        for &(offset, n) in &self.chunks {
+        for (i, &(_, n)) in self.chunks.iter().enumerate() {
             if depth + n > from {
-                let bytes = self.read_chunk(offset)?;
+                let bytes = self.read_chunk(i)?;
                 for (k, frame) in Chunk::new(&bytes, self.words).enumerate() {
                     if depth + k >= from {
                         all.push((frame.index, frame.state));
