@@ -3,7 +3,8 @@
 //! prints the time: `cargo run -p warpcheck-liveness --example gen_cuda -- model.dve [--compile]`;
 //! `--resources` prints ptxas's report of each kernel's registers and stack frame.
 //! With `--ltl`, the source of an LTL check (graph recording, OWCTY and MAP kernels);
-//! with `--graph`, that of a state-graph exploration (graph recording alone).
+//! with `--graph`, that of a state-graph exploration (graph recording alone); with
+//! `--compressed`, that of an exploration with the compressed store.
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let path = args.first().expect("usage: gen_cuda MODEL.dve [--compile]");
@@ -13,6 +14,9 @@ fn main() {
     let tuning = warpcheck_explore::gpu::engine::Tuning::from_env();
     let cuda = if args.iter().any(|a| a == "--ltl") {
         warpcheck_liveness::gpu::cuda_source(&generated, &tuning)
+    } else if args.iter().any(|a| a == "--compressed") {
+        let words = warpcheck_model::Model::state_words(&dve.model).max(1);
+        warpcheck_explore::gpu::engine::compressed_source(&generated, &tuning, words)
     } else if args.iter().any(|a| a == "--graph") {
         warpcheck_explore::gpu::state_graph::cuda_source(&generated, &tuning)
     } else {
