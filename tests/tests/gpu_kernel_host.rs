@@ -24,6 +24,7 @@ typedef unsigned long long u64;
 #define __device__
 #define __global__
 #define __forceinline__ inline
+#define __constant__
 #define __noinline__ __attribute__((noinline))
 #define WC_TABLE(name)
 struct WcDim { u32 x, y, z; };

@@ -17,8 +17,10 @@ typedef unsigned int u32;
 typedef unsigned long long u64;
 #define __device__
 #define __forceinline__ inline
+#define __constant__
 static inline u64 __umul64hi(u64 a, u64 b) { return (u64)(((unsigned __int128)a * b) >> 64); }
 static inline u32 __ldcg(const u32 *p) { return *p; }
+static inline unsigned short __ldcg(const unsigned short *p) { return *p; }
 "#;
 
 /// CUDA's atomics for one host thread, after [`INTRINSICS`].

@@ -28,7 +28,10 @@ fn main() {
             Err(e) => println!("{path}: {e}"),
         }
     } else if args.iter().any(|a| a == "--compile") {
-        std::env::set_var("WARPCHECK_CACHE", "/nonexistent/warpcheck-no-cache");
+        // Uncached (a true compile time), unless WARPCHECK_CACHE names where the cubin goes.
+        if std::env::var_os("WARPCHECK_CACHE").is_none() {
+            std::env::set_var("WARPCHECK_CACHE", "/nonexistent/warpcheck-no-cache");
+        }
         match warpcheck_cuda::nvrtc::compile(&cuda, 90, &[]) {
             Ok(c) => println!("{path}: {} bytes of cubin in {:.2} s", c.cubin.len(), c.seconds),
             Err(e) => println!("{path}: {e}"),

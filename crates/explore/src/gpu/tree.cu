@@ -160,10 +160,15 @@ __device__ __forceinline__ u64 wc_key(const WcSet *set, u64 pos, u32 *full) {
   if (b >= set->buckets) return 0;
   const u32 *bucket = wc_bucket<false>(set, b);
   u32 s = (u32)(pos % WC_BUCKET);
+  // Both parts read at once (an entry named by a position is complete but for a writer
+  // still finishing it in this launch: then its lower part is waited for).
   u32 hi = __ldcg(bucket + s);
+  u32 lo = set->lo_bytes == 4 ? __ldcg(bucket + WC_BUCKET + s)
+                              : (u32)__ldcg((const unsigned short *)(bucket + WC_BUCKET) + s);
   if (hi == 0) return 0;
   u32 lo_bits = set->lo_bytes * 8 - 1;
-  u64 value = ((u64)hi << lo_bits) | (wc_lo(bucket, s, set->lo_bytes, full) & ((1u << lo_bits) - 1));
+  if (!(lo >> lo_bits)) lo = wc_lo(bucket, s, set->lo_bytes, full);
+  u64 value = ((u64)hi << lo_bits) | (lo & ((1u << lo_bits) - 1));
   u64 shift = value >> set->rem_bits;
   u64 mask = (1ull << set->rem_bits) - 1;
   u64 home = b + set->buckets - (shift - 1);

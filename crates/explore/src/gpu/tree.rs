@@ -4,7 +4,7 @@
 //! each in one hash table, so states sharing halves share their nodes (Laarman, van de
 //! Pol and Weber's tree compression, as the CPU's `warpcheck_store::TreeStore`). A
 //! state of 2 words is its root key, of 1 word that word and 0: no inner nodes. This
-//! module writes the straight-line C that packs a state into its root key, storing the
+//! module writes the C that packs a state into its root key, storing the
 //! nodes above changed words only, and unpacks a root key into the state.
 
 use std::collections::VecDeque;
@@ -110,29 +110,47 @@ fn value(c: Child) -> String {
     }
 }
 
+/// The code of a child in `wc_tree_kids`: a word's index, or `words` + a node's.
+fn code(c: Child, words: usize) -> usize {
+    match c {
+        Child::Word(w) => w,
+        Child::Node(n) => words + n,
+        Child::Zero => unreachable!("only the root of a 1-word state has a constant child"),
+    }
+}
+
 /// C source of `wc_tree_pack` and `wc_tree_unpack` for `words`-word states, over
-/// tree.cu's `wc_node` and `wc_node_key` (which it must follow).
+/// tree.cu's `wc_node` and `wc_node_key` (which it must follow). The inner nodes are
+/// visited by one loop over a table of their children (`wc_tree_kids`, in constant
+/// memory: every lane reads the same entry), so the kernel holds one copy of the
+/// lookup, not one per node: unrolled, the lookups of a wide state made the expansion
+/// kernel several times larger.
 pub fn tree_source(words: usize) -> String {
     let (nodes, (left, right)) = shape(words);
     // (WC_TREE_ROOM: the room of an array of the indices, never empty.)
     let mut s = format!("#define WC_TREE_INNER {}\n#define WC_TREE_ROOM {}\n", nodes.len(), nodes.len().max(1));
+    let kids: Vec<String> =
+        nodes.iter().flat_map(|n| [code(n.left, words), code(n.right, words)]).map(|c| c.to_string()).collect();
+    let kids = if kids.is_empty() { "0, 0".to_string() } else { kids.join(", ") };
+    s += &format!(
+        "// The inner nodes' children in postorder, left and right: below {words} a word of the\n\
+         // state, from {words} on the node (code - {words}).\n\
+         __constant__ unsigned short wc_tree_kids[2 * WC_TREE_ROOM] = {{{kids}}};\n\
+         __device__ __forceinline__ u32 wc_tree_child(u32 code, const u32 *t, const u32 *idx) {{\n  \
+         return code < {words} ? t[code] : idx[code - {words}];\n}}\n"
+    );
     s += "// Packs state t into its root key and its inner nodes' indices `idx`. With `p` (the\n\
-          // parent's words) and `pidx` (its indices), only the nodes above words that differ\n\
-          // from the parent's are stored again; without (null), all are.\n\
+          // parent's words) and `pidx` (its indices), a node whose children are the parent's\n\
+          // keeps the parent's index (equal keys have one index); without (null), all are\n\
+          // stored.\n\
           __device__ __forceinline__ u64 wc_tree_pack(const WcTree *tree, const u32 *t, const u32 *p, \
-          const u32 *pidx, u32 *idx) {\n  int full = p == 0;\n";
-    for w in 0..words {
-        s += &format!("  int d{w} = full || t[{w}] != p[{w}];\n");
-    }
-    for (i, &Node { left: l, right: r, lo, hi }) in nodes.iter().enumerate() {
-        let changed: Vec<String> = (lo..hi).map(|w| format!("d{w}")).collect();
-        s += &format!(
-            "  idx[{i}] = ({}) ? wc_node(tree, {}, {}) : pidx[{i}];\n",
-            changed.join(" | "),
-            value(l),
-            value(r)
-        );
-    }
+          const u32 *pidx, u32 *idx) {\n\
+          #pragma unroll 1\n  \
+          for (int i = 0; i < WC_TREE_INNER; i++) {\n    \
+          u32 kl = wc_tree_kids[2 * i], kr = wc_tree_kids[2 * i + 1];\n    \
+          u32 a = wc_tree_child(kl, t, idx), b = wc_tree_child(kr, t, idx);\n    \
+          int same = p && a == wc_tree_child(kl, p, pidx) && b == wc_tree_child(kr, p, pidx);\n    \
+          idx[i] = same ? pidx[i] : wc_node(tree, a, b);\n  }\n";
     s += &format!("  return ((u64){} << 32) | {};\n}}\n", value(left), value(right));
     s += "// Unpacks root key `root` into the state t and its inner nodes' indices `idx`.\n\
           __device__ __forceinline__ void wc_tree_unpack(const WcTree *tree, u64 root, u32 *t, u32 *idx) {\n";
@@ -140,14 +158,14 @@ pub fn tree_source(words: usize) -> String {
     if right != Child::Zero {
         s += &format!("  {} = (u32)root;\n", value(right));
     }
-    for (i, &Node { left: l, right: r, .. }) in nodes.iter().enumerate().rev() {
-        s += &format!(
-            "  {{ u64 e = wc_node_key(tree, idx[{i}]); {} = (u32)(e >> 32); {} = (u32)e; }}\n",
-            value(l),
-            value(r)
-        );
-    }
-    s += "}\n";
+    s += &format!(
+        "#pragma unroll 1\n  \
+         for (int i = WC_TREE_INNER - 1; i >= 0; i--) {{\n    \
+         u64 e = wc_node_key(tree, idx[i]);\n    \
+         u32 kl = wc_tree_kids[2 * i], kr = wc_tree_kids[2 * i + 1];\n    \
+         if (kl < {words}) t[kl] = (u32)(e >> 32); else idx[kl - {words}] = (u32)(e >> 32);\n    \
+         if (kr < {words}) t[kr] = (u32)e; else idx[kr - {words}] = (u32)e;\n  }}\n}}\n"
+    );
     s
 }
 
