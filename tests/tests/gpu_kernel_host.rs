@@ -8,8 +8,8 @@
 use libloading::{Library, Symbol};
 use warpcheck_conformance::*;
 use warpcheck_explore::gpu::engine::{compressed_source, cuda_source, graph_source, GraphSpec, Tuning, CHECK_DEADLOCK};
+use warpcheck_explore::gpu::leaf_order::{self, TreeSample};
 use warpcheck_explore::gpu::partitioned::partitioned_source;
-use warpcheck_explore::gpu::tree::sampled_nodes_per_state;
 use warpcheck_explore::gpu::SetLayout;
 use warpcheck_explore::{explore_parallel, Checks, Options, ViolationKind};
 use warpcheck_model::cuda::{host::host_tables, CudaModel};
@@ -411,8 +411,11 @@ fn emulate(model: &impl CudaModel, store: Store) -> (Counts, u64, Option<Vec<Vec
     let compressed = store != Store::Flat;
     let generated = model.cuda_source(&[]).expect("generated code");
     let words = model.state_words().max(1);
-    let kernels =
-        if compressed { compressed_source(&generated, &Tuning::from_env(), words) } else { cuda_source(&generated) };
+    let kernels = if compressed {
+        compressed_source(&generated, &Tuning::from_env(), &leaf_order::for_model(model))
+    } else {
+        cuda_source(&generated)
+    };
     let library = load(&generated, &kernels, DRIVER);
     let (initial, initials) = initial_states(model, words);
     let mut capacity = 1024u32;
@@ -532,7 +535,8 @@ fn kernels_on_the_host_reproduce_beem_counts_with_both_stores() {
                 narrow += (model.state_words() < 3) as usize;
                 // The sets hold a root per state and each distinct half once, which is
                 // what the sample that sizes the store counts (here the whole space).
-                let halves = sampled_nodes_per_state(&model, usize::MAX) * got.states as f64;
+                let whole = TreeSample::of(&model, usize::MAX);
+                let halves = whole.nodes_per_state(&leaf_order::for_model(&model)) * got.states as f64;
                 let (roots, nodes) = (got.states as f64, taken as f64 - got.states as f64);
                 assert!(
                     nodes <= halves + 0.5 && nodes >= 0.9 * halves,

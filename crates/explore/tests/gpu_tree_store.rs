@@ -114,7 +114,8 @@ impl Store {
              extern \"C\" void wc_test_unpack(u64 root, u32 *t, u32 *idx) {{ wc_tree_unpack(&tree, root, t, idx); }}\n\
              // A state's root stored as the engine stores it (wc_insert_root).\n\
              extern \"C\" int wc_test_root(u64 key) {{ return wc_put_root(&tree, key, WC_TREE_INNER > 0); }}\n",
-            tree_source(words)
+            // The words at the leaves in reverse: packing must not depend on the order.
+            tree_source(&(0..words).rev().collect::<Vec<_>>())
         );
         let built = warpcheck_native::compile::build(&unit).expect("the host compiler builds the store");
         // SAFETY: the library is the unit above: loading it runs no initialisers beyond

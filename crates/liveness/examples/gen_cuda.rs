@@ -15,8 +15,8 @@ fn main() {
     let cuda = if args.iter().any(|a| a == "--ltl") {
         warpcheck_liveness::gpu::cuda_source(&generated, &tuning)
     } else if args.iter().any(|a| a == "--compressed") {
-        let words = warpcheck_model::Model::state_words(&dve.model).max(1);
-        warpcheck_explore::gpu::engine::compressed_source(&generated, &tuning, words)
+        let order = warpcheck_explore::gpu::leaf_order::for_model(&dve.model);
+        warpcheck_explore::gpu::engine::compressed_source(&generated, &tuning, &order)
     } else if args.iter().any(|a| a == "--graph") {
         warpcheck_explore::gpu::state_graph::cuda_source(&generated, &tuning)
     } else {

@@ -15,6 +15,7 @@ use std::time::Instant;
 
 use super::compact::{SetLayout, BUCKET};
 use super::host_slots::HostSlots;
+use super::leaf_order::{TreeSample, TREE_SAMPLE};
 use super::plan::{pin_spill, CompressedSizing, Observed, Plan, Spill, MAX_HOST_SLOTS, REPLANS, TREE_FILL};
 use crate::{Checks, Progress, Report, Trace, Violation, ViolationKind};
 use warpcheck_cuda::cudarc;
@@ -35,9 +36,6 @@ use warpcheck_model::{EvalError, LabelId, Successors};
 const MAX_GRAPH_SUCCESSORS: u64 = 1 << 16;
 /// Target load of the hash table: it has `1/LOAD` entries per state the store holds.
 pub(crate) const LOAD: f64 = 0.75;
-/// The states of the breadth-first sample on the CPU whose inner nodes per state the
-/// compressed store's first plan is sized for ([`super::tree::sampled_nodes_per_state`]).
-const TREE_SAMPLE: usize = 100_000;
 /// The compressed store's room for levels (their first ids, which counterexamples are
 /// rebuilt from): a run of more levels still explores, without counterexamples.
 pub(crate) const LEVEL_ROOM: u32 = 1 << 22;
@@ -368,13 +366,13 @@ pub fn cuda_source(generated: &CudaSource) -> String {
     store_source(generated, None)
 }
 
-/// The CUDA source for a model over the flat store, or with `tree` (the state's
-/// words) over the compressed one.
-fn store_source(generated: &CudaSource, tree: Option<usize>) -> String {
+/// The CUDA source for a model over the flat store, or with `tree` (the tree's leaf
+/// order) over the compressed one.
+fn store_source(generated: &CudaSource, tree: Option<&[usize]>) -> String {
     let kernel = include_str!("kernel.cu");
     let mut store = super::tree::TABLE_SOURCE.to_string();
-    if let Some(words) = tree {
-        store = format!("#define WC_TREE\n{store}{}", super::tree::tree_source(words));
+    if let Some(order) = tree {
+        store = format!("#define WC_TREE\n{store}{}", super::tree::tree_source(order));
     }
     kernel.replacen("// @@TREE@@", &store, 1).replacen("// @@MODEL@@", &generated.source, 1)
 }
@@ -645,8 +643,14 @@ fn explore_planned<M: CudaModel>(
     let pinning = compressed.then(|| HostSlots::start(&ctx, host_ids, tuning.host_slots as usize));
     let (major, minor) = ctx.compute_capability().map_err(cuda)?;
     let compile_start = Instant::now();
-    let mut source =
-        if compressed { compressed_source(&generated, tuning, words) } else { tuned_source(&generated, tuning) };
+    // The compressed store's sample of states: its tree's leaf order and the inner nodes
+    // per state its first plan is sized for.
+    let sample = compressed.then(|| TreeSample::of(model, TREE_SAMPLE));
+    let order = sample.as_ref().map(TreeSample::leaf_order);
+    let mut source = match &order {
+        Some(order) => compressed_source(&generated, tuning, order),
+        None => tuned_source(&generated, tuning),
+    };
     if let Some(spec) = graph {
         source = graph_source(&source, &generated, spec);
     }
@@ -672,8 +676,8 @@ fn explore_planned<M: CudaModel>(
     let mut spilled = 0;
     let (mut layout, mut node_layout) = (SetLayout::at_least(1), SetLayout::at_least(1));
     let (capacity, entries, host_bound) = if compressed {
-        let nodes_per_state =
-            plan.nodes_per_state.unwrap_or_else(|| super::tree::sampled_nodes_per_state(model, TREE_SAMPLE));
+        let (sample, order) = (sample.as_ref().expect("sampled"), order.as_ref().expect("ordered"));
+        let nodes_per_state = plan.nodes_per_state.unwrap_or_else(|| sample.nodes_per_state(order));
         let sets = CompressedSizing::for_budget(budget, nodes_per_state, host_bytes, plan.spill);
         spilled = sets.spilled;
         (layout, node_layout) = (SetLayout::at_least(sets.roots), SetLayout::at_least(sets.nodes));
@@ -891,11 +895,12 @@ fn explore_planned<M: CudaModel>(
     Ok((gpu, session))
 }
 
-/// The CUDA source over the compressed store for states of `words` words (the
-/// source's `WC_WORDS`), with the `tuning`'s choices.
-pub fn compressed_source(generated: &CudaSource, tuning: &Tuning, words: usize) -> String {
+/// The CUDA source over the compressed store for states of `order.len()` words (the
+/// source's `WC_WORDS`) with word `order[leaf]` at each leaf of the tree
+/// ([`super::leaf_order`]), with the `tuning`'s choices.
+pub fn compressed_source(generated: &CudaSource, tuning: &Tuning, order: &[usize]) -> String {
     let defines = if tuning.inline_emit { "#define WC_EMIT_FN __device__ __forceinline__\n" } else { "" };
-    format!("{defines}{}", store_source(generated, Some(words)))
+    format!("{defines}{}", store_source(generated, Some(order)))
 }
 
 /// The source of a graph-recording exploration: `WC_GRAPH`, the successor bound

@@ -7,55 +7,9 @@
 //! module writes the C that packs a state into its root key, storing the
 //! nodes above changed words only, and unpacks a root key into the state.
 
-use std::collections::VecDeque;
-
-use rustc_hash::FxHashSet as HashSet;
-use warpcheck_model::{Model, Successors};
-
 /// The node table's CUDA source (tree.cu): `struct WcTree`, `wc_put`, `wc_node` and
 /// `wc_node_key`; it declares `wc_claim`, which its includer defines.
 pub const TABLE_SOURCE: &str = include_str!("tree.cu");
-
-/// Inner nodes per state the compressed store takes on the first `sample` states of
-/// `model` in breadth-first order (distinct halves by size and content, which is how
-/// the table shares them, or fewer where halves of different sizes coincide): what the
-/// store's table is sized for. Sharing grows with the states, so on the whole state
-/// space the ratio is usually lower.
-pub fn sampled_nodes_per_state<M: Model>(model: &M, sample: usize) -> f64 {
-    let words = model.state_words().max(1);
-    if words < 3 {
-        return 0.0;
-    }
-    let (nodes, _) = shape(words);
-    let mut seen: HashSet<Vec<u32>> = HashSet::default();
-    let mut halves: HashSet<(usize, Vec<u32>)> = HashSet::default();
-    let mut queue: VecDeque<Vec<u32>> = VecDeque::new();
-    let mut successors = model.successors();
-    for mut state in model.initial_states() {
-        state.resize(words, 0);
-        if seen.insert(state.clone()) {
-            queue.push_back(state);
-        }
-    }
-    while let Some(state) = queue.pop_front() {
-        for n in &nodes {
-            halves.insert((n.hi - n.lo, state[n.lo..n.hi].to_vec()));
-        }
-        if seen.len() >= sample {
-            continue;
-        }
-        successors.successors(&state, |_, next| {
-            if let Ok(next) = next {
-                let mut next = next.to_vec();
-                next.resize(words, 0);
-                if seen.len() < sample && seen.insert(next.clone()) {
-                    queue.push_back(next);
-                }
-            }
-        });
-    }
-    halves.len() as f64 / seen.len().max(1) as f64
-}
 
 /// A child of a node: word `i` of the state, inner node `i` (postorder), or (the
 /// root's right child of a 1-word state) the constant 0.
@@ -102,35 +56,45 @@ pub fn inner_nodes(words: usize) -> usize {
     words.saturating_sub(2)
 }
 
-fn value(c: Child) -> String {
+/// The leaf positions `lo..hi` under each inner node of a `words`-word state, in
+/// postorder.
+pub(crate) fn inner_ranges(words: usize) -> Vec<(usize, usize)> {
+    shape(words).0.iter().map(|n| (n.lo, n.hi)).collect()
+}
+
+/// The C value of the root's child `c`, with the words at the leaves in `order`.
+fn value(c: Child, order: &[usize]) -> String {
     match c {
-        Child::Word(w) => format!("t[{w}]"),
+        Child::Word(leaf) => format!("t[{}]", order[leaf]),
         Child::Node(n) => format!("idx[{n}]"),
         Child::Zero => "0u".into(),
     }
 }
 
-/// The code of a child in `wc_tree_kids`: a word's index, or `words` + a node's.
-fn code(c: Child, words: usize) -> usize {
+/// The code of a child in `wc_tree_kids`: a word's index (the word at the leaf, by
+/// `order`), or the number of words plus a node's.
+fn code(c: Child, order: &[usize]) -> usize {
     match c {
-        Child::Word(w) => w,
-        Child::Node(n) => words + n,
+        Child::Word(leaf) => order[leaf],
+        Child::Node(n) => order.len() + n,
         Child::Zero => unreachable!("only the root of a 1-word state has a constant child"),
     }
 }
 
-/// C source of `wc_tree_pack` and `wc_tree_unpack` for `words`-word states, over
-/// tree.cu's `wc_node` and `wc_node_key` (which it must follow). The inner nodes are
+/// C source of `wc_tree_pack` and `wc_tree_unpack` for states of `order.len()` words
+/// with word `order[leaf]` at each leaf (see `leaf_order`), over tree.cu's `wc_node`
+/// and `wc_node_key` (which it must follow). The inner nodes are
 /// visited by one loop over a table of their children (`wc_tree_kids`, in constant
 /// memory: every lane reads the same entry), so the kernel holds one copy of the
 /// lookup, not one per node: unrolled, the lookups of a wide state made the expansion
 /// kernel several times larger.
-pub fn tree_source(words: usize) -> String {
+pub fn tree_source(order: &[usize]) -> String {
+    let words = order.len();
     let (nodes, (left, right)) = shape(words);
     // (WC_TREE_ROOM: the room of an array of the indices, never empty.)
     let mut s = format!("#define WC_TREE_INNER {}\n#define WC_TREE_ROOM {}\n", nodes.len(), nodes.len().max(1));
     let kids: Vec<String> =
-        nodes.iter().flat_map(|n| [code(n.left, words), code(n.right, words)]).map(|c| c.to_string()).collect();
+        nodes.iter().flat_map(|n| [code(n.left, order), code(n.right, order)]).map(|c| c.to_string()).collect();
     let kids = if kids.is_empty() { "0, 0".to_string() } else { kids.join(", ") };
     s += &format!(
         "// The inner nodes' children in postorder, left and right: below {words} a word of the\n\
@@ -151,12 +115,12 @@ pub fn tree_source(words: usize) -> String {
           u32 a = wc_tree_child(kl, t, idx), b = wc_tree_child(kr, t, idx);\n    \
           int same = p && a == wc_tree_child(kl, p, pidx) && b == wc_tree_child(kr, p, pidx);\n    \
           idx[i] = same ? pidx[i] : wc_node(tree, a, b);\n  }\n";
-    s += &format!("  return ((u64){} << 32) | {};\n}}\n", value(left), value(right));
+    s += &format!("  return ((u64){} << 32) | {};\n}}\n", value(left, order), value(right, order));
     s += "// Unpacks root key `root` into the state t and its inner nodes' indices `idx`.\n\
           __device__ __forceinline__ void wc_tree_unpack(const WcTree *tree, u64 root, u32 *t, u32 *idx) {\n";
-    s += &format!("  {} = (u32)(root >> 32);\n", value(left));
+    s += &format!("  {} = (u32)(root >> 32);\n", value(left, order));
     if right != Child::Zero {
-        s += &format!("  {} = (u32)root;\n", value(right));
+        s += &format!("  {} = (u32)root;\n", value(right, order));
     }
     s += &format!(
         "#pragma unroll 1\n  \
