@@ -66,7 +66,7 @@ fn gpu_engine_matches_the_reference_on_every_instance() {
         dve.model.overflow = r.overflow();
         let options = gpu_options();
         let partitioned = options.gpus > 1 || options.partitions > 1;
-        let order = warpcheck_explore::gpu::leaf_order::for_model(&dve.model);
+        let order = warpcheck_explore::leaf_order::for_model(&dve.model);
         let source = |g: &warpcheck_model::cuda::CudaSource, t: &warpcheck_explore::gpu::engine::Tuning| {
             if partitioned {
                 warpcheck_explore::gpu::partitioned::partitioned_source(g, t)
@@ -254,7 +254,7 @@ fn both_engines_kernels_compile_with_nvrtc() {
         let family = instance.split('.').next().expect("a name");
         let model = load_file(&beem.join(family).join(format!("{instance}.dve"))).model;
         let generated = model.cuda_source(&[]).unwrap_or_else(|e| panic!("{instance}: {e}"));
-        let order = warpcheck_explore::gpu::leaf_order::for_model(&model);
+        let order = warpcheck_explore::leaf_order::for_model(&model);
         let sources = [
             tuned_source(&generated, &tuning),
             partitioned_source(&generated, &tuning),

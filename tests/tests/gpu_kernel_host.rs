@@ -8,9 +8,9 @@
 use libloading::{Library, Symbol};
 use warpcheck_conformance::*;
 use warpcheck_explore::gpu::engine::{compressed_source, cuda_source, graph_source, GraphSpec, Tuning, CHECK_DEADLOCK};
-use warpcheck_explore::gpu::leaf_order::{self, TreeSample};
 use warpcheck_explore::gpu::partitioned::partitioned_source;
 use warpcheck_explore::gpu::SetLayout;
+use warpcheck_explore::leaf_order::{self, TreeSample};
 use warpcheck_explore::{explore_parallel, Checks, Options, ViolationKind};
 use warpcheck_model::cuda::{host::host_tables, CudaModel};
 use warpcheck_model::Successors;

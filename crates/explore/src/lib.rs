@@ -19,6 +19,7 @@ pub mod disk;
 pub mod gpu;
 pub mod graph;
 pub mod graph_parallel;
+pub mod leaf_order;
 pub mod parallel;
 pub mod store;
 pub mod trace;

@@ -15,7 +15,7 @@ fn main() {
     let cuda = if args.iter().any(|a| a == "--ltl") {
         warpcheck_liveness::gpu::cuda_source(&generated, &tuning)
     } else if args.iter().any(|a| a == "--compressed") {
-        let order = warpcheck_explore::gpu::leaf_order::for_model(&dve.model);
+        let order = warpcheck_explore::leaf_order::for_model(&dve.model);
         warpcheck_explore::gpu::engine::compressed_source(&generated, &tuning, &order)
     } else if args.iter().any(|a| a == "--graph") {
         warpcheck_explore::gpu::state_graph::cuda_source(&generated, &tuning)

@@ -191,8 +191,9 @@ impl<'m, M: Model> Search<'m, M> {
         stack_limit: u64,
     ) -> Result<Search<'m, M>, LtlError> {
         let mut log2 = plan.first_log2();
+        let order = warpcheck_explore::leaf_order::for_model(model);
         let (store, initial, created) = loop {
-            let store = TreeStore::new(model.state_words(), log2);
+            let store = TreeStore::with_order(order.clone(), log2);
             match store.insert_fresh(&model.initial_state()) {
                 Ok((root, _, created)) => break (store, root, created),
                 Err(full) => log2 = plan.next(log2).ok_or(LtlError::TableFull(full))?,

@@ -46,16 +46,16 @@ struct NodeShape {
     words: u32,
 }
 
-/// The fixed tree shape of `k`-word states, nodes in postorder (root last), and for
-/// each word the node directly above it.
-fn shape(words: usize) -> (Vec<NodeShape>, Vec<usize>) {
-    fn build(start: usize, end: usize, nodes: &mut Vec<NodeShape>) -> (Child, usize) {
+/// The fixed tree shape of `order.len()`-word states with word `order[leaf]` at each
+/// leaf, nodes in postorder (root last), and for each word the node directly above it.
+fn shape(order: &[usize]) -> (Vec<NodeShape>, Vec<usize>) {
+    fn build(order: &[usize], start: usize, end: usize, nodes: &mut Vec<NodeShape>) -> (Child, usize) {
         if end - start == 1 {
-            return (Child::Word(start), 0);
+            return (Child::Word(order[start]), 0);
         }
         let mid = start + (end - start) / 2;
-        let (left, lh) = build(start, mid, nodes);
-        let (right, rh) = build(mid, end, nodes);
+        let (left, lh) = build(order, start, mid, nodes);
+        let (right, rh) = build(order, mid, end, nodes);
         let height = match (left, right) {
             (Child::Word(_), Child::Word(_)) => 0,
             _ => lh.max(rh) + 1,
@@ -63,12 +63,13 @@ fn shape(words: usize) -> (Vec<NodeShape>, Vec<usize>) {
         nodes.push(NodeShape { left, right, parent: None, height, words: (end - start) as u32 });
         (Child::Node(nodes.len() - 1), height)
     }
+    let words = order.len();
     let mut nodes = Vec::new();
     match words {
         0 => nodes.push(NodeShape { left: Child::Zero, right: Child::Zero, parent: None, height: 0, words: 0 }),
         1 => nodes.push(NodeShape { left: Child::Word(0), right: Child::Zero, parent: None, height: 0, words: 1 }),
         k => {
-            build(0, k, &mut nodes);
+            build(order, 0, k, &mut nodes);
         }
     }
     let mut above = vec![0; words];
@@ -113,6 +114,8 @@ pub struct TreeStore {
     /// For each word, the node directly above it.
     above: Vec<usize>,
     words: usize,
+    /// The word at each leaf of the tree.
+    order: Vec<usize>,
 }
 
 #[inline]
@@ -121,12 +124,28 @@ fn pair(left: u32, right: u32) -> u64 {
 }
 
 impl TreeStore {
-    /// A store for `words`-word states with a table of `2^log2_capacity` entries.
+    /// A store for `words`-word states with a table of `2^log2_capacity` entries, the
+    /// words at the tree's leaves in their own order.
     pub fn new(words: usize, log2_capacity: u32) -> Self {
+        Self::with_order((0..words).collect(), log2_capacity)
+    }
+
+    /// A store for states of `order.len()` words with word `order[leaf]` at each leaf
+    /// of the tree (a permutation of the words: which words meet under a node decides
+    /// how much the nodes are shared; see `warpcheck_explore::leaf_order`).
+    pub fn with_order(order: Vec<usize>, log2_capacity: u32) -> Self {
+        let mut sorted = order.clone();
+        sorted.sort_unstable();
+        assert!(sorted.iter().enumerate().all(|(i, &w)| i == w), "a leaf order is a permutation of the words");
         let table = NodeTable::new(log2_capacity);
         let roots = ZeroedSlice::new(table.capacity().div_ceil(64) as usize);
-        let (shape, above) = shape(words);
-        TreeStore { table, roots, shape, above, words }
+        let (shape, above) = shape(&order);
+        TreeStore { table, roots, shape, above, words: order.len(), order }
+    }
+
+    /// The word at each leaf of the tree.
+    pub fn order(&self) -> &[usize] {
+        &self.order
     }
 
     /// Bytes reserved by the table and the root bitmap.
@@ -300,10 +319,11 @@ mod tests {
 
     #[test]
     fn shapes_are_balanced_postorder() {
-        assert_eq!(shape(1).0.len(), 1);
-        assert_eq!(shape(2).0.len(), 1);
-        assert_eq!(shape(5).0.len(), 4);
-        let (nodes, above) = shape(49);
+        let identity = |n: usize| (0..n).collect::<Vec<_>>();
+        assert_eq!(shape(&identity(1)).0.len(), 1);
+        assert_eq!(shape(&identity(2)).0.len(), 1);
+        assert_eq!(shape(&identity(5)).0.len(), 4);
+        let (nodes, above) = shape(&identity(49));
         assert_eq!(nodes.len(), 48);
         assert!(above
             .iter()
@@ -313,10 +333,17 @@ mod tests {
         assert!(nodes.iter().enumerate().all(|(i, n)| n.parent.is_none_or(|p| p > i)), "postorder");
     }
 
+    /// The words of a `words`-word state in a scrambled order (odd positions first, in
+    /// reverse, then the even ones).
+    fn scrambled(words: usize) -> Vec<usize> {
+        (0..words).rev().filter(|w| w % 2 == 1).chain((0..words).filter(|w| w % 2 == 0)).collect()
+    }
+
     #[test]
     fn round_trips_and_detects_duplicates() {
-        for words in [1usize, 2, 3, 5, 8, 13] {
-            let store = TreeStore::new(words, 16);
+        for (words, scramble) in [1usize, 2, 3, 5, 8, 13].into_iter().flat_map(|w| [(w, false), (w, true)]) {
+            let order = if scramble { scrambled(words) } else { (0..words).collect() };
+            let store = TreeStore::with_order(order, 16);
             let mut cursor = store.cursor();
             let init: Vec<u32> = (0..words as u32).collect();
             let (root, new, _) = store.insert_fresh(&init).unwrap();
@@ -370,8 +397,9 @@ mod tests {
     #[test]
     fn batch_insert_agrees_with_single_inserts() {
         for words in [1usize, 2, 3, 7] {
+            // Stores with different leaf orders agree on which states are new.
             let single = TreeStore::new(words, 14);
-            let batched = TreeStore::new(words, 14);
+            let batched = TreeStore::with_order(scrambled(words), 14);
             let init: Vec<u32> = (0..words as u32).map(|w| w * 3).collect();
             let (a, _, _) = single.insert_fresh(&init).unwrap();
             let (b, _, _) = batched.insert_fresh(&init).unwrap();

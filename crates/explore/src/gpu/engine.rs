@@ -15,8 +15,8 @@ use std::time::Instant;
 
 use super::compact::{SetLayout, BUCKET};
 use super::host_slots::HostSlots;
-use super::leaf_order::{TreeSample, TREE_SAMPLE};
 use super::plan::{pin_spill, CompressedSizing, Observed, Plan, Spill, MAX_HOST_SLOTS, REPLANS, TREE_FILL};
+use crate::leaf_order::{TreeSample, TREE_SAMPLE};
 use crate::{Checks, Progress, Report, Trace, Violation, ViolationKind};
 use warpcheck_cuda::cudarc;
 use warpcheck_cuda::cudarc::nvrtc::Ptx;
@@ -897,7 +897,7 @@ fn explore_planned<M: CudaModel>(
 
 /// The CUDA source over the compressed store for states of `order.len()` words (the
 /// source's `WC_WORDS`) with word `order[leaf]` at each leaf of the tree
-/// ([`super::leaf_order`]), with the `tuning`'s choices.
+/// ([`crate::leaf_order`]), with the `tuning`'s choices.
 pub fn compressed_source(generated: &CudaSource, tuning: &Tuning, order: &[usize]) -> String {
     let defines = if tuning.inline_emit { "#define WC_EMIT_FN __device__ __forceinline__\n" } else { "" };
     format!("{defines}{}", store_source(generated, Some(order)))

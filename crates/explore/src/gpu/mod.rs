@@ -25,7 +25,6 @@
 mod compact;
 pub mod engine;
 mod host_slots;
-pub mod leaf_order;
 pub mod partitioned;
 pub mod partitioned_graph;
 mod plan;

@@ -73,7 +73,7 @@ impl TreeStore {
     /// threads; the new store is independent of this one, which may be dropped after.
     /// Fails only if the new table has no room for them all.
     pub fn grown(&self, log2_capacity: u32, threads: usize) -> Result<Grown, TableFull> {
-        let new = TreeStore::new(self.words, log2_capacity);
+        let new = TreeStore::with_order(self.order.clone(), log2_capacity);
         let capacity = self.table.capacity() as usize;
         let job = Move {
             old: self,
@@ -256,9 +256,11 @@ fn halves(value: u64, left: Child, right: Child) -> [(u32, Child); 2] {
 mod tests {
     use super::*;
 
-    /// Inserts `count` pseudo-random states of `words` words, some sharing subtrees.
-    fn filled(words: usize, log2: u32, count: u32) -> (TreeStore, Vec<(Vec<u32>, u32)>) {
-        let store = TreeStore::new(words, log2);
+    /// Inserts `count` pseudo-random states of `words` words, some sharing subtrees,
+    /// into a store with the words at its leaves in reverse when `reversed`.
+    fn filled_with(words: usize, log2: u32, count: u32, reversed: bool) -> (TreeStore, Vec<(Vec<u32>, u32)>) {
+        let order = if reversed { (0..words).rev().collect() } else { (0..words).collect() };
+        let store = TreeStore::with_order(order, log2);
         let mut states = Vec::new();
         let mut x = 0x2545_f491_4f6c_dd1du64;
         for _ in 0..count {
@@ -278,11 +280,15 @@ mod tests {
         (store, states)
     }
 
+    fn filled(words: usize, log2: u32, count: u32) -> (TreeStore, Vec<(Vec<u32>, u32)>) {
+        filled_with(words, log2, count, false)
+    }
+
     #[test]
     fn growth_moves_every_state_and_nothing_else() {
         for words in [1usize, 2, 3, 5, 8, 13] {
-            for threads in [1, 3] {
-                let (old, states) = filled(words, 14, 3000);
+            for (threads, reversed) in [(1, false), (3, false), (2, true)] {
+                let (old, states) = filled_with(words, 14, 3000, reversed);
                 // A half-done insertion: nodes of no state, which are not moved.
                 let stray = pair(u32::MAX - 3, u32::MAX - 4);
                 old.table.find_or_insert(stray).unwrap();

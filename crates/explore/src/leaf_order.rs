@@ -1,5 +1,6 @@
-//! Which word of a state each leaf of the compressed store's tree holds. The tree's
-//! shape is fixed by the number of words (`tree::shape`), but how much its nodes are
+//! Which word of a state each leaf of a tree-compressed store holds (the CPU engine's
+//! `TreeStore`, the GPU's compressed store). The tree's shape is fixed by the number
+//! of words (balanced, the left half the smaller), but how much its nodes are
 //! shared depends on which words meet under a node: words that change together (a
 //! process's program counter and its variables, a channel's length and contents) are
 //! best kept under one node, so that the nodes above unrelated words take few values.
@@ -17,7 +18,7 @@ use std::collections::VecDeque;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use warpcheck_model::{Model, Successors};
 
-use super::tree::{inner_nodes, inner_ranges};
+use crate::gpu::tree::{inner_nodes, inner_ranges};
 
 /// States sampled to size the compressed store and choose its leaf order.
 pub const TREE_SAMPLE: usize = 100_000;
@@ -27,10 +28,11 @@ const ORDER_SAMPLE: usize = 20_000;
 /// [`ORDER_SAMPLE`] states).
 const ORDER_BUDGET: usize = 1_500;
 
-/// The leaf order the GPU engine takes for `model`: [`TreeSample::leaf_order`] on its
-/// sample of [`TREE_SAMPLE`] states.
+/// The leaf order of `model`'s stores: [`TreeSample::leaf_order`] on its first
+/// [`ORDER_SAMPLE`] states (the search reads no more, so a larger sample, as the GPU
+/// engine's of [`TREE_SAMPLE`], gives the same order).
 pub fn for_model<M: Model>(model: &M) -> Vec<usize> {
-    TreeSample::of(model, TREE_SAMPLE).leaf_order()
+    TreeSample::of(model, ORDER_SAMPLE).leaf_order()
 }
 
 /// The first states of a model in breadth-first order, each padded to its words.
