@@ -4,8 +4,9 @@
 //! shared depends on which words meet under a node: words that change together (a
 //! process's program counter and its variables, a channel's length and contents) are
 //! best kept under one node, so that the nodes above unrelated words take few values.
-//! Measured on BEEM's bakery.7 (first 3 million states): 1.01 inner nodes per state in
-//! the words' own order, 0.05 in the order found here; leader_filters.7: 0.31 and 0.03.
+//! On BEEM's bakery.7 the GPU store keeps 1.01 inner nodes per state in the words' own
+//! order, 0.045 in the order found here; leader_filters.7: 0.25 and 0.029
+//! (`benches/results/gpu-compressed-h100.md`).
 //!
 //! The order is found on a breadth-first sample of the model's states by local search:
 //! swaps of two leaves, kept when they lower the number of distinct nodes the sample
@@ -70,15 +71,6 @@ impl TreeSample {
             states.push(state);
         }
         TreeSample { words, states }
-    }
-
-    /// States sampled.
-    pub fn len(&self) -> usize {
-        self.states.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.states.is_empty()
     }
 
     /// Inner nodes per state the store takes on the sample with its leaves in `order`

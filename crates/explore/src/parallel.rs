@@ -304,7 +304,7 @@ pub fn explore_parallel<M: Model>(model: &M, options: &Options<'_>) -> Result<Re
 /// A store of the plan's first size holding the initial state (or of the first size
 /// that can hold it), with the state's id and the entries it took; its tree's leaf
 /// order is the model's ([`crate::leaf_order::for_model`]).
-pub(crate) fn store_initial<M: Model>(model: &M, plan: TablePlan) -> Result<(TreeStore, u32, u64), TableFull> {
+pub fn store_initial<M: Model>(model: &M, plan: TablePlan) -> Result<(TreeStore, u32, u64), TableFull> {
     let mut log2 = plan.first_log2();
     let order = crate::leaf_order::for_model(model);
     loop {

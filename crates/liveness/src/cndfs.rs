@@ -190,20 +190,13 @@ impl<'m, M: Model> Search<'m, M> {
         workers: usize,
         stack_limit: u64,
     ) -> Result<Search<'m, M>, LtlError> {
-        let mut log2 = plan.first_log2();
-        let order = warpcheck_explore::leaf_order::for_model(model);
-        let (store, initial, created) = loop {
-            let store = TreeStore::with_order(order.clone(), log2);
-            match store.insert_fresh(&model.initial_state()) {
-                Ok((root, _, created)) => break (store, root, created),
-                Err(full) => log2 = plan.next(log2).ok_or(LtlError::TableFull(full))?,
-            }
-        };
+        let (store, initial, created) =
+            warpcheck_explore::parallel::store_initial(model, plan).map_err(LtlError::TableFull)?;
         Ok(Search {
             model,
             plan,
             workers,
-            load_limit: AtomicU64::new(plan.load_limit(log2)),
+            load_limit: AtomicU64::new(plan.load_limit(store.log2_capacity())),
             stored: Mutex::new(Arc::new(Stored::new(store))),
             initial,
             stop: AtomicBool::new(false),
