@@ -15,7 +15,8 @@
 # speed-up is measured on). No run starts after BUDGET seconds, and problems already in
 # OUT/results.txt are skipped, so a second call goes on where the first stopped; with
 # SKIP_FIRST=1 the first backend only names the reference (it does not run).
-# Lines: "backend domain problem optimum exit seconds search_seconds cost states".
+# Lines: "backend domain problem optimum exit seconds search_seconds cost states
+# setup_seconds" (setup_seconds: the search's part before its first expansion).
 # Usage: benches/scripts/plan-gpu.sh BIN PLANNING_DIR OUT SECONDS BUDGET BACKEND...
 set -u
 B=$1 PD=$2 O=$3 T=$4 BUDGET=$5
@@ -66,9 +67,9 @@ for P in "$@"; do
 import json, sys
 try:
     r = json.load(open(sys.argv[1]))
-    print(round(r['search_seconds'], 3), r['cost'], r['states'])
+    print(round(r['search_seconds'], 3), r['cost'], r['states'], round(r['setup_seconds'], 3))
 except Exception:
-    print('None None None')" "$log")
+    print('None None None None')" "$log")
     echo "$P $D $PR $OPT $rc $(python3 -c "print(round($t1 - $t0, 2))") $fields" >> "$O/results.txt"
   done < "$O/jobs.txt"
 done

@@ -223,7 +223,10 @@ fn plan_keys() {
     let plan = [&plan[..], &["facts", "actions", "numeric", "numeric_scale"]].concat();
     let domain = "examples/plan/delivery-domain.pddl";
     let r = report(&["plan", domain, "examples/plan/delivery-problem.pddl", "--json"], 0);
-    assert_eq!(keys(&r), set(&[&plan, &["search", "heuristic", "backend", "device", "seconds", "search_seconds"]]));
+    assert_eq!(
+        keys(&r),
+        set(&[&plan, &["search", "heuristic", "backend", "device", "seconds", "search_seconds", "setup_seconds"]])
+    );
 }
 
 #[test]

@@ -38,6 +38,10 @@ fn example_has_its_optimal_plan() {
         assert_eq!(h["heuristic"].as_str(), Some(heuristic));
         assert!(h["expanded"].as_u64() >= r["expanded"].as_u64(), "{heuristic} expands no fewer than LM-cut");
         assert!(h["expanded"].as_u64() <= blind["expanded"].as_u64(), "{heuristic} expands no more than blind");
+        // The setting up is a part of the search; the blind search has none.
+        let (setup, search) = (h["setup_seconds"].as_f64().unwrap(), h["search_seconds"].as_f64().unwrap());
+        assert!(setup <= search && setup <= h["seconds"].as_f64().unwrap(), "{heuristic}: {setup} {search}");
+        assert_eq!(setup == 0.0, heuristic == "blind", "{heuristic}: {setup}");
     }
     // The larger of the two is no weaker than either.
     let expanded = |heuristic: &str| {

@@ -16,7 +16,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use hashbrown::HashTable;
 use rayon::prelude::*;
@@ -57,6 +57,9 @@ pub struct SearchOutcome {
     pub generated: u64,
     /// Distinct states stored.
     pub stored: usize,
+    /// Time spent before the first expansion: the heuristic's tables built and, on a
+    /// GPU, the device opened, its kernels compiled and its memory allocated.
+    pub setup: Duration,
 }
 
 /// A search that ran out of room.
@@ -366,6 +369,8 @@ impl Successors {
 
 /// Finds an optimal plan of `task`.
 pub fn search(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, SearchError> {
+    let started = Instant::now();
+    let setup = |outcome: SearchOutcome, built: Instant| SearchOutcome { setup: built - started, ..outcome };
     match options.heuristic {
         Heuristic::Blind if task.unit_cost() => breadth_first(task, options),
         Heuristic::Blind if in_parallel(options) => {
@@ -379,29 +384,35 @@ pub fn search(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, Sea
         }),
         Heuristic::Pdb => {
             let pdbs = crate::pdb::Pdbs::build(task);
+            let built = Instant::now();
             let parallel = in_parallel(options);
-            astar(task, options, |store, ids, out| {
+            let outcome = astar(task, options, |store, ids, out| {
                 if parallel && ids.len() > 1 {
                     ids.par_iter().map(|&id| pdbs.value(store.state(id))).collect_into_vec(out);
                 } else {
                     out.clear();
                     out.extend(ids.iter().map(|&id| pdbs.value(store.state(id))));
                 }
-            })
+            });
+            outcome.map(|o| setup(o, built))
         }
         Heuristic::Max => {
             let pdbs = crate::pdb::Pdbs::build(task);
             let evaluators = evaluators(task, Heuristic::LmCut, options);
+            let built = Instant::now();
             let mut lmcut = Vec::new();
-            astar(task, options, |store, ids, out| {
+            let outcome = astar(task, options, |store, ids, out| {
                 evaluate_in_parallel(&evaluators, store, ids, &mut lmcut);
                 out.clear();
                 out.extend(ids.iter().zip(&lmcut).map(|(&id, &l)| Some(pdbs.value(store.state(id))?.max(l?))));
-            })
+            });
+            outcome.map(|o| setup(o, built))
         }
         kind => {
             let evaluators = evaluators(task, kind, options);
-            astar(task, options, |store, ids, out| evaluate_in_parallel(&evaluators, store, ids, out))
+            let built = Instant::now();
+            let outcome = astar(task, options, |store, ids, out| evaluate_in_parallel(&evaluators, store, ids, out));
+            outcome.map(|o| setup(o, built))
         }
     }
 }
@@ -425,7 +436,7 @@ fn start(task: &Task, options: &SearchOptions) -> Result<(Store, usize), SearchE
 
 fn breadth_first(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, SearchError> {
     let (mut store, limit) = start(task, options)?;
-    let mut out = SearchOutcome { plan: None, cost: None, expanded: 0, generated: 0, stored: 0 };
+    let mut out = SearchOutcome { plan: None, cost: None, expanded: 0, generated: 0, stored: 0, setup: Duration::ZERO };
     if task.goal.holds(&task.init) {
         out.plan = Some(vec![]);
         out.cost = Some(0);
@@ -481,7 +492,7 @@ fn astar(
     mut evaluate: impl FnMut(&Store, &[u32], &mut Vec<Option<u64>>),
 ) -> Result<SearchOutcome, SearchError> {
     let (mut store, limit) = start(task, options)?;
-    let mut out = SearchOutcome { plan: None, cost: None, expanded: 0, generated: 0, stored: 0 };
+    let mut out = SearchOutcome { plan: None, cost: None, expanded: 0, generated: 0, stored: 0, setup: Duration::ZERO };
     // Per state: its heuristic value (`None`: a dead end, or not evaluated yet) and the
     // g it was expanded with.
     let mut h: Vec<Option<u64>> = Vec::new();

@@ -24,7 +24,7 @@ mod host;
 
 pub use device::cuda_source;
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::pdb::Pdbs;
 use crate::search::{SearchError, SearchOutcome};
@@ -155,10 +155,19 @@ pub struct GpuSearchOptions {
 
 /// An optimal plan of `task` by uniform-cost search on a CUDA device.
 pub fn uniform_cost_gpu(task: &Task, options: &GpuSearchOptions) -> Result<SearchOutcome, GpuSearchError> {
+    let started = Instant::now();
     let costs = costs(task)?;
-    let pdb = options.astar.then(|| Pdbs::build(task).flatten());
-    let mut kernels = device::DeviceKernels::new(task, &costs, pdb.as_deref(), COMPACT, options)?;
-    Ok(drive(task, &mut kernels, options.deadline, None)?.0)
+    // The pattern databases are built on another thread while this one opens the
+    // device and compiles the kernels (each about a second on hard tasks).
+    let (pdb, compiled) = std::thread::scope(|s| {
+        let pdb = s.spawn(|| options.astar.then(|| Pdbs::build(task).flatten()));
+        let compiled = device::Compiled::new(task, options);
+        (pdb.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), compiled)
+    });
+    let mut kernels = device::DeviceKernels::new(compiled?, task, &costs, pdb.as_deref(), COMPACT, options)?;
+    let setup = started.elapsed();
+    let outcome = drive(task, &mut kernels, options.deadline, None)?.0;
+    Ok(SearchOutcome { setup, ..outcome })
 }
 
 /// The host emulation's settings ([`uniform_cost_emulated`]).
@@ -257,7 +266,10 @@ fn drive(
         ctl[T] = threshold(ctl[FAR_MIN], width);
         if ctl[FAR_MIN] == NONE || !rebuild(kernels, &mut ctl, width, &mut rebuilds)? {
             let stored = ctl[STORED] as usize;
-            return Ok((SearchOutcome { plan: None, cost: None, expanded: 0, generated: 0, stored }, rebuilds));
+            return Ok((
+                SearchOutcome { plan: None, cost: None, expanded: 0, generated: 0, stored, setup: Duration::ZERO },
+                rebuilds,
+            ));
         }
     }
     schedule(&mut ctl);
@@ -315,7 +327,10 @@ fn drive(
     }
     let stored = ctl[STORED] as usize;
     let Some(goal) = goal else {
-        return Ok((SearchOutcome { plan: None, cost: None, expanded, generated, stored }, rebuilds));
+        return Ok((
+            SearchOutcome { plan: None, cost: None, expanded, generated, stored, setup: Duration::ZERO },
+            rebuilds,
+        ));
     };
     let plan = plan_to(task, kernels, goal, stored)?;
     let cost = plan.iter().map(|&a| task.actions[a].cost).sum::<u64>();
@@ -325,7 +340,10 @@ fn drive(
             ctl[M]
         )));
     }
-    Ok((SearchOutcome { plan: Some(plan), cost: Some(cost), expanded, generated, stored }, rebuilds))
+    Ok((
+        SearchOutcome { plan: Some(plan), cost: Some(cost), expanded, generated, stored, setup: Duration::ZERO },
+        rebuilds,
+    ))
 }
 
 /// Rebuilds the open list from the store below the threshold `ctl[T]`; says whether it

@@ -84,14 +84,17 @@ pub(super) struct DeviceKernels {
     bytes: u64,
 }
 
-impl DeviceKernels {
-    pub(super) fn new(
-        task: &Task,
-        costs: &[u32],
-        pdb: Option<&[u32]>,
-        compact: u32,
-        options: &GpuSearchOptions,
-    ) -> Result<DeviceKernels, GpuSearchError> {
+/// The device opened and the search's kernels compiled and loaded: what does not
+/// depend on the heuristic's tables, so that the host builds those meanwhile.
+pub(super) struct Compiled {
+    device: Device,
+    module: Module,
+    tables: Vec<CudaSlice<u32>>,
+    launch: Launch,
+}
+
+impl Compiled {
+    pub(super) fn new(task: &Task, options: &GpuSearchOptions) -> Result<Compiled, GpuSearchError> {
         let generated = kernel_source(task)?;
         let device = Device::open(options.device).map_err(cuda)?;
         let launch = Launch::from_env();
@@ -103,6 +106,21 @@ impl DeviceKernels {
         for t in &generated.tables {
             tables.push(module.bind_table(&stream, &t.name, &t.data).map_err(cuda)?);
         }
+        Ok(Compiled { device, module, tables, launch })
+    }
+}
+
+impl DeviceKernels {
+    pub(super) fn new(
+        compiled: Compiled,
+        task: &Task,
+        costs: &[u32],
+        pdb: Option<&[u32]>,
+        compact: u32,
+        options: &GpuSearchOptions,
+    ) -> Result<DeviceKernels, GpuSearchError> {
+        let Compiled { device, module, tables, launch } = compiled;
+        let stream = device.stream().clone();
         let words = task.words.max(1);
         let free = device.free_memory().map_err(cuda)?;
         let budget = options.memory.unwrap_or(free / 10 * 9).min(free).saturating_sub(RESERVE);
