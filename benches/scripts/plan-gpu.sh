@@ -16,7 +16,8 @@
 # OUT/results.txt are skipped, so a second call goes on where the first stopped; with
 # SKIP_FIRST=1 the first backend only names the reference (it does not run).
 # Lines: "backend domain problem optimum exit seconds search_seconds cost states
-# setup_seconds" (setup_seconds: the search's part before its first expansion).
+# setup_seconds heuristic_seconds" (the search's part before its first expansion, and
+# the heuristic's tables).
 # Usage: benches/scripts/plan-gpu.sh BIN PLANNING_DIR OUT SECONDS BUDGET BACKEND...
 set -u
 B=$1 PD=$2 O=$3 T=$4 BUDGET=$5
@@ -67,9 +68,9 @@ for P in "$@"; do
 import json, sys
 try:
     r = json.load(open(sys.argv[1]))
-    print(round(r['search_seconds'], 3), r['cost'], r['states'], round(r['setup_seconds'], 3))
+    print(round(r['search_seconds'], 3), r['cost'], r['states'], round(r['setup_seconds'], 3), round(r['heuristic_seconds'], 3))
 except Exception:
-    print('None None None None')" "$log")
+    print('None None None None None')" "$log")
     echo "$P $D $PR $OPT $rc $(python3 -c "print(round($t1 - $t0, 2))") $fields" >> "$O/results.txt"
   done < "$O/jobs.txt"
 done

@@ -225,7 +225,19 @@ fn plan_keys() {
     let r = report(&["plan", domain, "examples/plan/delivery-problem.pddl", "--json"], 0);
     assert_eq!(
         keys(&r),
-        set(&[&plan, &["search", "heuristic", "backend", "device", "seconds", "search_seconds", "setup_seconds"]])
+        set(&[
+            &plan,
+            &[
+                "search",
+                "heuristic",
+                "backend",
+                "device",
+                "seconds",
+                "search_seconds",
+                "setup_seconds",
+                "heuristic_seconds"
+            ]
+        ])
     );
 }
 

@@ -160,14 +160,18 @@ pub fn uniform_cost_gpu(task: &Task, options: &GpuSearchOptions) -> Result<Searc
     // The pattern databases are built on another thread while this one opens the
     // device and compiles the kernels (each about a second on hard tasks).
     let (pdb, compiled) = std::thread::scope(|s| {
-        let pdb = s.spawn(|| options.astar.then(|| Pdbs::build(task).flatten()));
+        let pdb = s.spawn(|| {
+            let built = Instant::now();
+            options.astar.then(|| (Pdbs::build(task).flatten(), built.elapsed()))
+        });
         let compiled = device::Compiled::new(task, options);
         (pdb.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)), compiled)
     });
+    let (pdb, heuristic) = pdb.map_or((None, Duration::ZERO), |(p, t)| (Some(p), t));
     let mut kernels = device::DeviceKernels::new(compiled?, task, &costs, pdb.as_deref(), COMPACT, options)?;
     let setup = started.elapsed();
     let outcome = drive(task, &mut kernels, options.deadline, None)?.0;
-    Ok(SearchOutcome { setup, ..outcome })
+    Ok(SearchOutcome { setup, heuristic, ..outcome })
 }
 
 /// The host emulation's settings ([`uniform_cost_emulated`]).
@@ -267,7 +271,15 @@ fn drive(
         if ctl[FAR_MIN] == NONE || !rebuild(kernels, &mut ctl, width, &mut rebuilds)? {
             let stored = ctl[STORED] as usize;
             return Ok((
-                SearchOutcome { plan: None, cost: None, expanded: 0, generated: 0, stored, setup: Duration::ZERO },
+                SearchOutcome {
+                    plan: None,
+                    cost: None,
+                    expanded: 0,
+                    generated: 0,
+                    stored,
+                    setup: Duration::ZERO,
+                    heuristic: Duration::ZERO,
+                },
                 rebuilds,
             ));
         }
@@ -328,7 +340,15 @@ fn drive(
     let stored = ctl[STORED] as usize;
     let Some(goal) = goal else {
         return Ok((
-            SearchOutcome { plan: None, cost: None, expanded, generated, stored, setup: Duration::ZERO },
+            SearchOutcome {
+                plan: None,
+                cost: None,
+                expanded,
+                generated,
+                stored,
+                setup: Duration::ZERO,
+                heuristic: Duration::ZERO,
+            },
             rebuilds,
         ));
     };
@@ -341,7 +361,15 @@ fn drive(
         )));
     }
     Ok((
-        SearchOutcome { plan: Some(plan), cost: Some(cost), expanded, generated, stored, setup: Duration::ZERO },
+        SearchOutcome {
+            plan: Some(plan),
+            cost: Some(cost),
+            expanded,
+            generated,
+            stored,
+            setup: Duration::ZERO,
+            heuristic: Duration::ZERO,
+        },
         rebuilds,
     ))
 }

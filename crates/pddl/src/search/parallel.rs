@@ -104,7 +104,15 @@ pub(super) fn breadth_first(
     mut store: Store,
     limit: usize,
 ) -> Result<SearchOutcome, SearchError> {
-    let mut out = SearchOutcome { plan: None, cost: None, expanded: 0, generated: 0, stored: 0, setup: Duration::ZERO };
+    let mut out = SearchOutcome {
+        plan: None,
+        cost: None,
+        expanded: 0,
+        generated: 0,
+        stored: 0,
+        setup: Duration::ZERO,
+        heuristic: Duration::ZERO,
+    };
     let successors = Successors::new(task);
     let chunk = chunk_size();
     let mut first = 0usize;
@@ -163,7 +171,15 @@ pub(super) fn uniform_cost(
     mut store: Store,
     limit: usize,
 ) -> Result<SearchOutcome, SearchError> {
-    let mut out = SearchOutcome { plan: None, cost: None, expanded: 0, generated: 0, stored: 0, setup: Duration::ZERO };
+    let mut out = SearchOutcome {
+        plan: None,
+        cost: None,
+        expanded: 0,
+        generated: 0,
+        stored: 0,
+        setup: Duration::ZERO,
+        heuristic: Duration::ZERO,
+    };
     let successors = Successors::new(task);
     let chunk = chunk_size();
     // Per state: the g it was expanded with.
