@@ -404,10 +404,9 @@ fn search_gpu_breadth_first(task: &Task, args: &PlanArgs) -> Result<SearchOutcom
     Ok(SearchOutcome {
         cost: plan.as_ref().map(|p: &Vec<usize>| p.len() as u64),
         plan,
-        expanded: 0,
         generated: report.transitions,
         stored: report.states as usize,
         setup,
-        heuristic: std::time::Duration::ZERO,
+        ..SearchOutcome::default()
     })
 }

@@ -44,8 +44,8 @@ pub struct SearchOptions {
 }
 
 /// A finished search: an optimal plan, or none when the reachable states are
-/// exhausted without reaching the goal.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// exhausted without reaching the goal (the default: nothing found yet).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SearchOutcome {
     /// Action indices of an optimal plan; `None` when the task is unsolvable.
     pub plan: Option<Vec<usize>>,
@@ -443,15 +443,7 @@ fn start(task: &Task, options: &SearchOptions) -> Result<(Store, usize), SearchE
 
 fn breadth_first(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, SearchError> {
     let (mut store, limit) = start(task, options)?;
-    let mut out = SearchOutcome {
-        plan: None,
-        cost: None,
-        expanded: 0,
-        generated: 0,
-        stored: 0,
-        setup: Duration::ZERO,
-        heuristic: Duration::ZERO,
-    };
+    let mut out = SearchOutcome::default();
     if task.goal.holds(&task.init) {
         out.plan = Some(vec![]);
         out.cost = Some(0);
@@ -507,15 +499,7 @@ fn astar(
     mut evaluate: impl FnMut(&Store, &[u32], &mut Vec<Option<u64>>),
 ) -> Result<SearchOutcome, SearchError> {
     let (mut store, limit) = start(task, options)?;
-    let mut out = SearchOutcome {
-        plan: None,
-        cost: None,
-        expanded: 0,
-        generated: 0,
-        stored: 0,
-        setup: Duration::ZERO,
-        heuristic: Duration::ZERO,
-    };
+    let mut out = SearchOutcome::default();
     // Per state: its heuristic value (`None`: a dead end, or not evaluated yet) and the
     // g it was expanded with.
     let mut h: Vec<Option<u64>> = Vec::new();

@@ -270,18 +270,7 @@ fn drive(
         ctl[T] = threshold(ctl[FAR_MIN], width);
         if ctl[FAR_MIN] == NONE || !rebuild(kernels, &mut ctl, width, &mut rebuilds)? {
             let stored = ctl[STORED] as usize;
-            return Ok((
-                SearchOutcome {
-                    plan: None,
-                    cost: None,
-                    expanded: 0,
-                    generated: 0,
-                    stored,
-                    setup: Duration::ZERO,
-                    heuristic: Duration::ZERO,
-                },
-                rebuilds,
-            ));
+            return Ok((SearchOutcome { stored, ..SearchOutcome::default() }, rebuilds));
         }
     }
     schedule(&mut ctl);
@@ -339,18 +328,7 @@ fn drive(
     }
     let stored = ctl[STORED] as usize;
     let Some(goal) = goal else {
-        return Ok((
-            SearchOutcome {
-                plan: None,
-                cost: None,
-                expanded,
-                generated,
-                stored,
-                setup: Duration::ZERO,
-                heuristic: Duration::ZERO,
-            },
-            rebuilds,
-        ));
+        return Ok((SearchOutcome { expanded, generated, stored, ..SearchOutcome::default() }, rebuilds));
     };
     let plan = plan_to(task, kernels, goal, stored)?;
     let cost = plan.iter().map(|&a| task.actions[a].cost).sum::<u64>();
@@ -361,15 +339,7 @@ fn drive(
         )));
     }
     Ok((
-        SearchOutcome {
-            plan: Some(plan),
-            cost: Some(cost),
-            expanded,
-            generated,
-            stored,
-            setup: Duration::ZERO,
-            heuristic: Duration::ZERO,
-        },
+        SearchOutcome { plan: Some(plan), cost: Some(cost), expanded, generated, stored, ..SearchOutcome::default() },
         rebuilds,
     ))
 }

@@ -17,7 +17,7 @@
 //!   sequential search might have reached a goal of the same cost first.
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use rayon::prelude::*;
 
@@ -104,15 +104,7 @@ pub(super) fn breadth_first(
     mut store: Store,
     limit: usize,
 ) -> Result<SearchOutcome, SearchError> {
-    let mut out = SearchOutcome {
-        plan: None,
-        cost: None,
-        expanded: 0,
-        generated: 0,
-        stored: 0,
-        setup: Duration::ZERO,
-        heuristic: Duration::ZERO,
-    };
+    let mut out = SearchOutcome::default();
     let successors = Successors::new(task);
     let chunk = chunk_size();
     let mut first = 0usize;
@@ -171,15 +163,7 @@ pub(super) fn uniform_cost(
     mut store: Store,
     limit: usize,
 ) -> Result<SearchOutcome, SearchError> {
-    let mut out = SearchOutcome {
-        plan: None,
-        cost: None,
-        expanded: 0,
-        generated: 0,
-        stored: 0,
-        setup: Duration::ZERO,
-        heuristic: Duration::ZERO,
-    };
+    let mut out = SearchOutcome::default();
     let successors = Successors::new(task);
     let chunk = chunk_size();
     // Per state: the g it was expanded with.
