@@ -372,13 +372,9 @@ impl Successors {
 
 /// Finds an optimal plan of `task`.
 pub fn search(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, SearchError> {
-    let started = Instant::now();
-    let setup = |outcome: SearchOutcome, built: Instant| SearchOutcome {
-        setup: built - started,
-        heuristic: built - started,
-        ..outcome
-    };
-    match options.heuristic {
+    // The heuristic's tables, built before the first expansion: the search's setting up.
+    let mut tables = Duration::ZERO;
+    let outcome = match options.heuristic {
         Heuristic::Blind if task.unit_cost() => breadth_first(task, options),
         Heuristic::Blind if in_parallel(options) => {
             let (store, limit) = start(task, options)?;
@@ -390,38 +386,41 @@ pub fn search(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, Sea
             out.resize(ids.len(), Some(0));
         }),
         Heuristic::Pdb => {
-            let pdbs = crate::pdb::Pdbs::build(task);
-            let built = Instant::now();
+            let pdbs = timed(&mut tables, || crate::pdb::Pdbs::build(task));
             let parallel = in_parallel(options);
-            let outcome = astar(task, options, |store, ids, out| {
+            astar(task, options, |store, ids, out| {
                 if parallel && ids.len() > 1 {
                     ids.par_iter().map(|&id| pdbs.value(store.state(id))).collect_into_vec(out);
                 } else {
                     out.clear();
                     out.extend(ids.iter().map(|&id| pdbs.value(store.state(id))));
                 }
-            });
-            outcome.map(|o| setup(o, built))
+            })
         }
         Heuristic::Max => {
-            let pdbs = crate::pdb::Pdbs::build(task);
-            let evaluators = evaluators(task, Heuristic::LmCut, options);
-            let built = Instant::now();
+            let (pdbs, evaluators) =
+                timed(&mut tables, || (crate::pdb::Pdbs::build(task), evaluators(task, Heuristic::LmCut, options)));
             let mut lmcut = Vec::new();
-            let outcome = astar(task, options, |store, ids, out| {
+            astar(task, options, |store, ids, out| {
                 evaluate_in_parallel(&evaluators, store, ids, &mut lmcut);
                 out.clear();
                 out.extend(ids.iter().zip(&lmcut).map(|(&id, &l)| Some(pdbs.value(store.state(id))?.max(l?))));
-            });
-            outcome.map(|o| setup(o, built))
+            })
         }
         kind => {
-            let evaluators = evaluators(task, kind, options);
-            let built = Instant::now();
-            let outcome = astar(task, options, |store, ids, out| evaluate_in_parallel(&evaluators, store, ids, out));
-            outcome.map(|o| setup(o, built))
+            let evaluators = timed(&mut tables, || evaluators(task, kind, options));
+            astar(task, options, |store, ids, out| evaluate_in_parallel(&evaluators, store, ids, out))
         }
-    }
+    };
+    outcome.map(|o| SearchOutcome { setup: tables, heuristic: tables, ..o })
+}
+
+/// `build()`, its time added to `spent`.
+fn timed<T>(spent: &mut Duration, build: impl FnOnce() -> T) -> T {
+    let started = Instant::now();
+    let built = build();
+    *spent += started.elapsed();
+    built
 }
 
 fn limit_error(limit: usize, expanded: u64) -> SearchError {

@@ -158,7 +158,7 @@ pub fn uniform_cost_gpu(task: &Task, options: &GpuSearchOptions) -> Result<Searc
     let started = Instant::now();
     let costs = costs(task)?;
     // The pattern databases are built on another thread while this one opens the
-    // device and compiles the kernels (each about a second on hard tasks).
+    // device and compiles the kernels (each can take seconds).
     let (pdb, compiled) = std::thread::scope(|s| {
         let pdb = s.spawn(|| {
             let built = Instant::now();
