@@ -26,6 +26,7 @@
 
 use std::collections::BTreeMap;
 
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use strength_reduce::StrengthReducedUsize;
 
@@ -134,22 +135,17 @@ impl Pdbs {
         }
         let touching = touching(task);
         let ctx = Context { task, vars: &vars, var_of: &var_of, touching: &touching };
-        let mut patterns: Vec<Pattern> = Vec::new();
         let all: Vec<u32> = task.goal.positive.iter().chain(&task.goal.negative).copied().collect();
-        // Builds the table of a new pattern (true then); keeps it unless every entry is
-        // 0 (it would cost time at every state and add nothing).
+        // The patterns first (each new and not empty), then their tables, on all threads
+        // of the pool; a table of zeros only is dropped (it would cost time at every
+        // state and add nothing).
         let mut built: Vec<Vec<Variable>> = Vec::new();
-        let mut add = |facts: Vec<u32>, patterns: &mut Vec<Pattern>| {
+        let mut add = |facts: Vec<u32>| {
             let pattern = ctx.group(&facts);
             if pattern.is_empty() || built.contains(&pattern) {
                 return false;
             }
-            built.push(pattern.clone());
-            let ops = ctx.project(&pattern).expect("a selected pattern projects");
-            let table = distances(task, &pattern, &ops);
-            if table.iter().any(|&t| t != 0) {
-                patterns.push(Pattern { table, vars: pattern });
-            }
+            built.push(pattern);
             true
         };
         // Wide patterns: as many goal facts as fit, then the facts they depend on.
@@ -157,7 +153,7 @@ impl Pdbs {
         for _ in 0..MAX_WIDE {
             let facts = ctx.select(&goals, false, MAX_SIZE, WORK);
             goals.retain(|g| !facts.contains(g));
-            if !add(facts, &mut patterns) || goals.is_empty() {
+            if !add(facts) || goals.is_empty() {
                 break;
             }
         }
@@ -169,9 +165,19 @@ impl Pdbs {
                 if single == MAX_SINGLE {
                     break;
                 }
-                single += usize::from(add(ctx.select(&[g], whole, SINGLE_SIZE, SINGLE_WORK), &mut patterns));
+                single += usize::from(add(ctx.select(&[g], whole, SINGLE_SIZE, SINGLE_WORK)));
             }
         }
+        let tables: Vec<Vec<u32>> = built
+            .par_iter()
+            .map(|pattern| distances(task, pattern, &ctx.project(pattern).expect("a selected pattern projects")))
+            .collect();
+        let patterns: Vec<Pattern> = built
+            .into_iter()
+            .zip(tables)
+            .filter(|(_, table)| table.iter().any(|&t| t != 0))
+            .map(|(vars, table)| Pattern { table, vars })
+            .collect();
         let additive = additive_sets(&touching, &patterns);
         Pdbs { patterns, additive }
     }

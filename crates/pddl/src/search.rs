@@ -9,8 +9,9 @@
 //! sequential but for blind search, which expands chunks of states on all threads
 //! (module `parallel`: breadth-first with the same store, counters and plan as on one;
 //! uniform-cost by buckets of equal `g`, the same cost); A* expands a batch of states
-//! of the least f at a time and computes their new states' heuristic values on several
-//! threads ([`SearchOptions::threads`]; the pattern databases too). A
+//! of the least f at a time, generating and looking up their successors and computing
+//! the new states' heuristic values on several threads ([`SearchOptions::threads`]; the
+//! pattern databases' tables too). A
 //! bound on stored states ends the search with [`SearchError::StateLimit`], never by
 //! dropping states.
 
@@ -19,7 +20,6 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use hashbrown::HashTable;
-use rayon::prelude::*;
 
 use crate::heuristic::{Evaluator, Heuristic};
 use crate::task::{State, Task};
@@ -381,35 +381,19 @@ pub fn search(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, Sea
             parallel::uniform_cost(task, options, store, limit)
         }
         // Uniform-cost search is A* with h = 0.
-        Heuristic::Blind => astar(task, options, |_, ids, out| {
-            out.clear();
-            out.resize(ids.len(), Some(0));
-        }),
+        Heuristic::Blind => astar(task, options, CHEAP, &|_| Some(0)),
         Heuristic::Pdb => {
             let pdbs = timed(&mut tables, || crate::pdb::Pdbs::build(task));
-            let parallel = in_parallel(options);
-            astar(task, options, |store, ids, out| {
-                if parallel && ids.len() > 1 {
-                    ids.par_iter().map(|&id| pdbs.value(store.state(id))).collect_into_vec(out);
-                } else {
-                    out.clear();
-                    out.extend(ids.iter().map(|&id| pdbs.value(store.state(id))));
-                }
-            })
+            astar(task, options, CHEAP, &|s| pdbs.value(s))
         }
         Heuristic::Max => {
             let (pdbs, evaluators) =
                 timed(&mut tables, || (crate::pdb::Pdbs::build(task), evaluators(task, Heuristic::LmCut, options)));
-            let mut lmcut = Vec::new();
-            astar(task, options, |store, ids, out| {
-                evaluate_in_parallel(&evaluators, store, ids, &mut lmcut);
-                out.clear();
-                out.extend(ids.iter().zip(&lmcut).map(|(&id, &l)| Some(pdbs.value(store.state(id))?.max(l?))));
-            })
+            astar(task, options, COSTLY, &|s| Some(pdbs.value(s)?.max(value_on_this_thread(&evaluators, s)?)))
         }
         kind => {
             let evaluators = timed(&mut tables, || evaluators(task, kind, options));
-            astar(task, options, |store, ids, out| evaluate_in_parallel(&evaluators, store, ids, out))
+            astar(task, options, COSTLY, &|s| value_on_this_thread(&evaluators, s))
         }
     };
     outcome.map(|o| SearchOutcome { setup: tables, heuristic: tables, ..o })
@@ -487,32 +471,35 @@ fn breadth_first(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, 
 /// never expanded.
 ///
 /// On several threads ([`in_parallel`]) it expands a batch at a time: up to
-/// [`BATCH_PER_THREAD`] states per thread of the least f (all of them before any of
-/// their successors), and the new states of the whole batch are evaluated together,
-/// spread over the threads; so its counts (not its cost) depend on the threads. Any state of the least f may be expanded next, so the cost
-/// stays optimal; ties within the last f-layer are broken more broadly than one at a
-/// time (more expansions there, `expanded` counts them all).
+/// `per_thread` states per thread of the least f (all of them before any of
+/// their successors), the threads generating their successors, looking them up and
+/// evaluating the new ones (`parallel::expand_batch`), one thread then storing them in
+/// order; so its counts (not its cost) depend on the threads. Any state of the least f
+/// may be expanded next, so the cost stays optimal; ties within the last f-layer are
+/// broken more broadly than one at a time (more expansions there, `expanded` counts
+/// them all).
 fn astar(
     task: &Task,
     options: &SearchOptions,
-    mut evaluate: impl FnMut(&Store, &[u32], &mut Vec<Option<u64>>),
+    per_thread: usize,
+    value: parallel::Value,
 ) -> Result<SearchOutcome, SearchError> {
     let (mut store, limit) = start(task, options)?;
     let mut out = SearchOutcome::default();
     // Per state: its heuristic value (`None`: a dead end, or not evaluated yet) and the
     // g it was expanded with.
-    let mut h: Vec<Option<u64>> = Vec::new();
-    evaluate(&store, &[0], &mut h);
+    let mut h: Vec<Option<u64>> = vec![value(store.state(0))];
     let mut expanded_at: Vec<u64> = vec![u64::MAX];
     let successors = Successors::new(task);
-    let batch_size = if in_parallel(options) { BATCH_PER_THREAD * options.threads } else { 1 };
+    let parallel = in_parallel(options);
+    let batch_size = if parallel { batch_per_thread(per_thread) * options.threads } else { 1 };
     // f, then -g: the deepest first among equal f.
     let mut open: BTreeMap<(u64, std::cmp::Reverse<u64>), Vec<u32>> = BTreeMap::new();
     if let Some(h0) = h[0] {
         open.insert((h0, std::cmp::Reverse(0)), vec![0]);
     }
     let (mut applicable, mut state, mut next): (Vec<u32>, State, State) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut batch, mut fresh, mut values) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut batch, mut fresh, mut values, mut parents) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     loop {
         // The batch: states of the least f, deepest first, each with the g it is taken at.
         batch.clear();
@@ -544,7 +531,54 @@ fn astar(
         }
         let Some(least) = least else { break };
         fresh.clear();
-        for &(id, g) in &batch {
+        values.clear();
+        // A batch too small to share (a narrow f-layer) is expanded here.
+        let spread = parallel && batch.len() >= (batch_size / SPREAD_SHARE).max(2);
+        if spread {
+            if options.deadline.is_some_and(|d| Instant::now() > d) {
+                return Err(SearchError::TimeLimit { expanded: out.expanded });
+            }
+            parents.clear();
+            parents.extend(batch.iter().map(|&(id, _)| id));
+            for c in parallel::expand_batch(task, &successors, &store, &parents, least) {
+                if let Some((_, e)) = c.out_of_range {
+                    return Err(e);
+                }
+                out.expanded += c.generated.len() as u64;
+                out.generated += c.generated.iter().map(|&n| u64::from(n)).sum::<u64>();
+                for k in 0..c.parent.len() {
+                    let words = &c.words[k * task.words..(k + 1) * task.words];
+                    let (id, a, g2) = (c.parent[k], c.action[k], c.g[k]);
+                    let (s, new) = store
+                        .insert_hashed(words, c.hash[k], id, a, g2)
+                        .map_err(|_| limit_error(limit, out.expanded))?;
+                    let s = s as usize;
+                    // As below: a goal reached at the least f ends the search.
+                    if (new || g2 < store.g[s]) && c.goal[k] {
+                        (store.g[s], store.parent[s], store.action[s]) = (g2, id, a);
+                        out.plan = Some(store.plan(s as u32));
+                        out.cost = Some(g2);
+                        out.stored = store.len();
+                        return Ok(out);
+                    }
+                    if new {
+                        // Evaluated with the others of this batch, below.
+                        h.push(None);
+                        expanded_at.push(u64::MAX);
+                        fresh.push(s as u32);
+                        continue;
+                    } else if g2 < store.g[s] {
+                        (store.g[s], store.parent[s], store.action[s]) = (g2, id, a);
+                    } else {
+                        continue;
+                    }
+                    if let Some(hs) = h[s] {
+                        open.entry((g2.saturating_add(hs), std::cmp::Reverse(g2))).or_default().push(s as u32);
+                    }
+                }
+            }
+        }
+        for &(id, g) in batch.iter().filter(|_| !spread) {
             state.clear();
             state.extend_from_slice(store.state(id));
             out.expanded += 1;
@@ -584,7 +618,11 @@ fn astar(
                 }
             }
         }
-        evaluate(&store, &fresh, &mut values);
+        if spread {
+            parallel::evaluate(&store, &fresh, value, &mut values);
+        } else {
+            values.extend(fresh.iter().map(|&s| value(store.state(s))));
+        }
         for (&s, &value) in fresh.iter().zip(&values) {
             h[s as usize] = value;
             if let Some(hs) = value {
@@ -598,34 +636,35 @@ fn astar(
     Ok(out)
 }
 
-/// States per thread that parallel A* expands before evaluating their new successors
-/// together: several heuristic evaluations for each thread, and few enough that the
-/// search still dives into a plateau of equal f almost as the one-thread search does
-/// (at 64 states on two threads, openstacks-adl p11 expanded half as many again).
-const BATCH_PER_THREAD: usize = 4;
+/// States per thread that parallel A* expands before storing their successors: enough
+/// work per thread to outweigh a batch's fork and join, few enough that the search
+/// still dives into a plateau of equal f almost as the one-thread search does. A
+/// cheap heuristic (blind, pattern databases) needs more states per thread than a
+/// costly one (h_max, LM-cut), whose evaluations are most of the work: on two threads,
+/// openstacks-adl p11 with LM-cut expanded 82,000 states in batches of 4 per thread and
+/// 122,000 in batches of 32. `WARPCHECK_ASTAR_BATCH` overrides both for experiments.
+fn batch_per_thread(default: usize) -> usize {
+    std::env::var("WARPCHECK_ASTAR_BATCH").ok().and_then(|v| v.parse().ok()).unwrap_or(default).max(1)
+}
 
-/// The heuristic values of the stored states `ids` into `out`, with one evaluator per
-/// thread of the current rayon pool (`evaluators[i]` for pool thread `i`) when there
-/// are several and several states.
+/// Batch states per thread with a cheap heuristic, and with a costly one.
+const CHEAP: usize = 32;
+const COSTLY: usize = 4;
+
+/// A batch smaller than this share of the full one is expanded on one thread.
+const SPREAD_SHARE: usize = 8;
+
 /// One evaluator of `kind` (h_max or LM-cut) per thread of the search.
 fn evaluators(task: &Task, kind: Heuristic, options: &SearchOptions) -> Vec<Mutex<Evaluator>> {
     let evaluator = Evaluator::new(task, kind);
     (0..options.threads.max(1)).map(|_| Mutex::new(evaluator.clone())).collect()
 }
 
-fn evaluate_in_parallel(evaluators: &[Mutex<Evaluator>], store: &Store, ids: &[u32], out: &mut Vec<Option<u64>>) {
-    if evaluators.len() < 2 || ids.len() < 2 {
-        let mut e = evaluators[0].lock().expect("an evaluator");
-        out.clear();
-        out.extend(ids.iter().map(|&id| e.value(store.state(id))));
-        return;
-    }
-    ids.par_iter()
-        .map(|&id| {
-            let i = rayon::current_thread_index().unwrap_or(0) % evaluators.len();
-            evaluators[i].lock().expect("an evaluator").value(store.state(id))
-        })
-        .collect_into_vec(out);
+/// The value of `state` by the evaluator of the current pool thread (the first off the
+/// pool); each pool thread has its own, so the locks are never contended.
+fn value_on_this_thread(evaluators: &[Mutex<Evaluator>], state: &[u32]) -> Option<u64> {
+    let i = rayon::current_thread_index().unwrap_or(0) % evaluators.len();
+    evaluators[i].lock().expect("an evaluator").value(state)
 }
 
 /// The number of states at each breadth-first depth of the whole reachable state

@@ -1,4 +1,4 @@
-//! Blind search on all threads of the current rayon pool. A chunk of stored states is
+//! Search on all threads of the current rayon pool. A chunk of stored states is
 //! expanded in parallel: each worker finds the applicable actions, applies them,
 //! hashes the successors and drops those stored, when the chunk began, with a `g` no
 //! larger; one thread then stores the candidates in generation order (a state stored
@@ -15,6 +15,9 @@
 //!   plan may be another optimal one, and the counters count whole chunks. A numeric
 //!   value out of range in a chunk ends the search with its error, where the
 //!   sequential search might have reached a goal of the same cost first.
+//! - [`expand_batch`] and [`evaluate`]: A*'s batch of states of the least f (see
+//!   `search::astar`, which stores the candidates), the goal tested for the successors
+//!   at that f; then the new states' heuristic values.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -32,20 +35,22 @@ const PIECES_PER_THREAD: usize = 8;
 
 /// The successors of a piece of parents that may be new, in generation order.
 #[derive(Default)]
-struct Candidates {
+pub(super) struct Candidates {
     /// Per parent of the piece: its successors (stored ones included).
-    generated: Vec<u32>,
+    pub(super) generated: Vec<u32>,
     /// Per candidate: its parent, its action, its index among the parent's successors,
     /// whether it satisfies the goal (when asked), its hash and its words.
-    parent: Vec<u32>,
-    action: Vec<u32>,
-    index: Vec<u32>,
-    goal: Vec<bool>,
-    hash: Vec<u64>,
-    words: Vec<u32>,
+    pub(super) parent: Vec<u32>,
+    pub(super) action: Vec<u32>,
+    pub(super) index: Vec<u32>,
+    pub(super) goal: Vec<bool>,
+    pub(super) hash: Vec<u64>,
+    pub(super) words: Vec<u32>,
+    /// A*'s candidates only (empty otherwise): the g they are reached at.
+    pub(super) g: Vec<u64>,
     /// A successor's numeric fluent out of range: the parent whose expansion met it
     /// (the piece stops there, its earlier successors kept) and the error.
-    out_of_range: Option<(u32, SearchError)>,
+    pub(super) out_of_range: Option<(u32, SearchError)>,
 }
 
 /// Which candidates are tested against the goal when generated.
@@ -54,7 +59,12 @@ enum Goals {
     All,
     /// Those reached by a zero-cost action (they join the bucket being expanded).
     ZeroCost,
+    /// Those reached at a g of at most this (A*'s least f).
+    UpTo(u64),
 }
+
+/// A heuristic's value of a state, on any thread (`None`: a dead end).
+pub(super) type Value<'a> = &'a (dyn Fn(&[u32]) -> Option<u64> + Sync);
 
 /// The candidates of the stored states `parents`.
 fn expand(task: &Task, successors: &Successors, store: &Store, parents: &[u32], goals: Goals) -> Candidates {
@@ -72,13 +82,22 @@ fn expand(task: &Task, successors: &Successors, store: &Store, parents: &[u32], 
                 return c;
             }
             let hash = super::hash_state(&next);
-            if store.find(&next, hash).is_some_and(|known| store.g[known as usize] <= g.saturating_add(action.cost)) {
+            let g2 = g.saturating_add(action.cost);
+            if store.find(&next, hash).is_some_and(|known| store.g[known as usize] <= g2) {
                 continue;
             }
             c.parent.push(id);
             c.action.push(a);
             c.index.push(k as u32);
-            c.goal.push((goals == Goals::All || action.cost == 0) && task.goal.holds(&next));
+            let tested = match goals {
+                Goals::All => true,
+                Goals::ZeroCost => action.cost == 0,
+                Goals::UpTo(bound) => g2 <= bound,
+            };
+            c.goal.push(tested && task.goal.holds(&next));
+            if let Goals::UpTo(_) = goals {
+                c.g.push(g2);
+            }
             c.hash.push(hash);
             c.words.extend_from_slice(&next);
         }
@@ -145,6 +164,25 @@ pub(super) fn breadth_first(
     }
     out.stored = store.len();
     Ok(out)
+}
+
+/// A*'s batch on the pool: the candidates of `parents` (stored states of g `store.g`,
+/// the least f `least`) in order, with their g; the goal tested for those reached at a
+/// g of at most `least`. Two pieces per thread balance the work.
+pub(super) fn expand_batch(
+    task: &Task,
+    successors: &Successors,
+    store: &Store,
+    parents: &[u32],
+    least: u64,
+) -> Vec<Candidates> {
+    let piece = parents.len().div_ceil(2 * rayon::current_num_threads()).max(1);
+    parents.par_chunks(piece).map(|p| expand(task, successors, store, p, Goals::UpTo(least))).collect()
+}
+
+/// The heuristic values of the stored states `ids` into `out`, on the pool.
+pub(super) fn evaluate(store: &Store, ids: &[u32], value: Value, out: &mut Vec<Option<u64>>) {
+    ids.par_iter().map(|&id| value(store.state(id))).collect_into_vec(out);
 }
 
 /// The outcome with the plan to `goal`, of cost `g`.
