@@ -484,28 +484,20 @@ fn astar(
     per_thread: usize,
     value: parallel::Value,
 ) -> Result<SearchOutcome, SearchError> {
-    let (mut store, limit) = start(task, options)?;
+    let (store, limit) = start(task, options)?;
     let mut out = SearchOutcome::default();
-    // Per state: its heuristic value (`None`: a dead end, or not evaluated yet) and the
-    // g it was expanded with.
-    let mut h: Vec<Option<u64>> = vec![value(store.state(0))];
-    let mut expanded_at: Vec<u64> = vec![u64::MAX];
+    let mut a = Open::new(store, value);
     let successors = Successors::new(task);
     let parallel = in_parallel(options);
     let batch_size = if parallel { batch_per_thread(per_thread) * options.threads } else { 1 };
-    // f, then -g: the deepest first among equal f.
-    let mut open: BTreeMap<(u64, std::cmp::Reverse<u64>), Vec<u32>> = BTreeMap::new();
-    if let Some(h0) = h[0] {
-        open.insert((h0, std::cmp::Reverse(0)), vec![0]);
-    }
     let (mut applicable, mut state, mut next): (Vec<u32>, State, State) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut batch, mut fresh, mut values, mut parents) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut batch, mut values, mut parents) = (Vec::new(), Vec::new(), Vec::new());
     loop {
         // The batch: states of the least f, deepest first, each with the g it is taken at.
         batch.clear();
         let mut least = None;
         while batch.len() < batch_size {
-            let Some(mut entry) = open.first_entry() else { break };
+            let Some(mut entry) = a.open.first_entry() else { break };
             let (f, std::cmp::Reverse(g)) = *entry.key();
             if least.is_some_and(|least| f > least) {
                 break;
@@ -515,22 +507,19 @@ fn astar(
                 continue;
             };
             let i = id as usize;
-            if store.g[i] != g || expanded_at[i] == g {
+            if a.store.g[i] != g || a.expanded_at[i] == g {
                 continue; // a stale entry, or expanded with this g already
             }
-            expanded_at[i] = g;
-            if task.goal.holds(store.state(id)) {
-                out.plan = Some(store.plan(id));
-                out.cost = Some(g);
-                out.stored = store.len();
-                return Ok(out);
+            a.expanded_at[i] = g;
+            if task.goal.holds(a.store.state(id)) {
+                return Ok(parallel::found(&a.store, id, g, out));
             }
             // The least f of a valid entry (stale ones may sit below it).
             least = Some(f);
             batch.push((id, g));
         }
         let Some(least) = least else { break };
-        fresh.clear();
+        a.fresh.clear();
         values.clear();
         // A batch too small to share (a narrow f-layer) is expanded here.
         let spread = parallel && batch.len() >= (batch_size / SPREAD_SHARE).max(2);
@@ -540,100 +529,110 @@ fn astar(
             }
             parents.clear();
             parents.extend(batch.iter().map(|&(id, _)| id));
-            for c in parallel::expand_batch(task, &successors, &store, &parents, least) {
-                if let Some((_, e)) = c.out_of_range {
-                    return Err(e);
-                }
-                out.expanded += c.generated.len() as u64;
-                out.generated += c.generated.iter().map(|&n| u64::from(n)).sum::<u64>();
+            for c in parallel::expand_batch(task, &successors, &a.store, &parents, least) {
+                c.tally(&mut out)?;
                 for k in 0..c.parent.len() {
-                    let words = &c.words[k * task.words..(k + 1) * task.words];
-                    let (id, a, g2) = (c.parent[k], c.action[k], c.g[k]);
-                    let (s, new) = store
-                        .insert_hashed(words, c.hash[k], id, a, g2)
-                        .map_err(|_| limit_error(limit, out.expanded))?;
-                    let s = s as usize;
-                    // As below: a goal reached at the least f ends the search.
-                    if (new || g2 < store.g[s]) && c.goal[k] {
-                        (store.g[s], store.parent[s], store.action[s]) = (g2, id, a);
-                        out.plan = Some(store.plan(s as u32));
-                        out.cost = Some(g2);
-                        out.stored = store.len();
-                        return Ok(out);
-                    }
-                    if new {
-                        // Evaluated with the others of this batch, below.
-                        h.push(None);
-                        expanded_at.push(u64::MAX);
-                        fresh.push(s as u32);
-                        continue;
-                    } else if g2 < store.g[s] {
-                        (store.g[s], store.parent[s], store.action[s]) = (g2, id, a);
-                    } else {
-                        continue;
-                    }
-                    if let Some(hs) = h[s] {
-                        open.entry((g2.saturating_add(hs), std::cmp::Reverse(g2))).or_default().push(s as u32);
+                    let (words, g2) = (c.state(k, task.words), c.g[k]);
+                    let reached = a.reach(words, c.hash[k], c.parent[k], c.action[k], g2, || c.goal[k]);
+                    if let Some(goal) = reached.map_err(|_| limit_error(limit, out.expanded))? {
+                        return Ok(parallel::found(&a.store, goal, g2, out));
                     }
                 }
             }
         }
         for &(id, g) in batch.iter().filter(|_| !spread) {
             state.clear();
-            state.extend_from_slice(store.state(id));
+            state.extend_from_slice(a.store.state(id));
             out.expanded += 1;
             check_time(options, out.expanded)?;
             successors.applicable(task, &state, &mut applicable);
-            for &a in &applicable {
-                let action = &task.actions[a as usize];
-                action.apply(&state, &mut next).map_err(|e| SearchError::out_of_range(task, a, e))?;
+            for &act in &applicable {
+                let action = &task.actions[act as usize];
+                action.apply(&state, &mut next).map_err(|e| SearchError::out_of_range(task, act, e))?;
                 out.generated += 1;
                 let g2 = g.saturating_add(action.cost);
-                let (s, new) = store.insert(&next, id, a, g2).map_err(|_| limit_error(limit, out.expanded))?;
-                let s = s as usize;
-                // A goal reached at the least f: no plan costs less (every open state
-                // has an f of at least that, and f never overestimates).
-                if (new || g2 < store.g[s]) && g2 <= least && task.goal.holds(&next) {
-                    (store.g[s], store.parent[s], store.action[s]) = (g2, id, a);
-                    out.plan = Some(store.plan(s as u32));
-                    out.cost = Some(g2);
-                    out.stored = store.len();
-                    return Ok(out);
-                }
-                if new {
-                    // Evaluated with the others of this batch, below.
-                    h.push(None);
-                    expanded_at.push(u64::MAX);
-                    fresh.push(s as u32);
-                    continue;
-                } else if g2 < store.g[s] {
-                    store.g[s] = g2;
-                    store.parent[s] = id;
-                    store.action[s] = a;
-                } else {
-                    continue;
-                }
-                if let Some(hs) = h[s] {
-                    open.entry((g2.saturating_add(hs), std::cmp::Reverse(g2))).or_default().push(s as u32);
+                let goal = || g2 <= least && task.goal.holds(&next);
+                let reached = a.reach(&next, hash_state(&next), id, act, g2, goal);
+                if let Some(goal) = reached.map_err(|_| limit_error(limit, out.expanded))? {
+                    return Ok(parallel::found(&a.store, goal, g2, out));
                 }
             }
         }
         if spread {
-            parallel::evaluate(&store, &fresh, value, &mut values);
+            parallel::evaluate(&a.store, &a.fresh, value, &mut values);
         } else {
-            values.extend(fresh.iter().map(|&s| value(store.state(s))));
+            values.extend(a.fresh.iter().map(|&s| value(a.store.state(s))));
         }
-        for (&s, &value) in fresh.iter().zip(&values) {
-            h[s as usize] = value;
+        a.open_fresh(&values);
+    }
+    out.stored = a.store.len();
+    Ok(out)
+}
+
+/// A*'s store and open list: per state its heuristic value (`None`: a dead end, or not
+/// evaluated yet) and the g it was expanded with; the open list by f, then -g (the
+/// deepest first among equal f); the states new in the current batch.
+struct Open {
+    store: Store,
+    h: Vec<Option<u64>>,
+    expanded_at: Vec<u64>,
+    open: BTreeMap<(u64, std::cmp::Reverse<u64>), Vec<u32>>,
+    fresh: Vec<u32>,
+}
+
+impl Open {
+    /// The search from the store's initial state (id 0), of heuristic value `value`.
+    fn new(store: Store, value: parallel::Value) -> Open {
+        let h = vec![value(store.state(0))];
+        let open = h[0].map(|h0| ((h0, std::cmp::Reverse(0)), vec![0])).into_iter().collect();
+        Open { store, h, expanded_at: vec![u64::MAX], open, fresh: Vec::new() }
+    }
+
+    /// Successor `next` (of hash `hash`) of `parent` by `action`, reached at `g2`: stored
+    /// if new (and evaluated with the batch's others, [`Open::open_fresh`]), opened again
+    /// if reached more cheaply. `Some(id)` when `goal()` (asked only then) says it is a
+    /// goal reached at the least f: no plan costs less (every open state has an f of at
+    /// least that, and f never overestimates). `Err` when the store is full.
+    fn reach(
+        &mut self,
+        next: &[u32],
+        hash: u64,
+        parent: u32,
+        action: u32,
+        g2: u64,
+        goal: impl FnOnce() -> bool,
+    ) -> Result<Option<u32>, ()> {
+        let (s, new) = self.store.insert_hashed(next, hash, parent, action, g2)?;
+        let i = s as usize;
+        let cheaper = !new && g2 < self.store.g[i];
+        if (new || cheaper) && goal() {
+            (self.store.g[i], self.store.parent[i], self.store.action[i]) = (g2, parent, action);
+            return Ok(Some(s));
+        }
+        if new {
+            self.h.push(None);
+            self.expanded_at.push(u64::MAX);
+            self.fresh.push(s);
+        } else if cheaper {
+            (self.store.g[i], self.store.parent[i], self.store.action[i]) = (g2, parent, action);
+            if let Some(hs) = self.h[i] {
+                self.open.entry((g2.saturating_add(hs), std::cmp::Reverse(g2))).or_default().push(s);
+            }
+        }
+        Ok(None)
+    }
+
+    /// The batch's new states opened with their heuristic values `values`.
+    fn open_fresh(&mut self, values: &[Option<u64>]) {
+        for (&s, &value) in self.fresh.iter().zip(values) {
+            self.h[s as usize] = value;
             if let Some(hs) = value {
                 // Its g may have been lowered since it was found, within the batch.
-                let g2 = store.g[s as usize];
-                open.entry((g2.saturating_add(hs), std::cmp::Reverse(g2))).or_default().push(s);
+                let g2 = self.store.g[s as usize];
+                self.open.entry((g2.saturating_add(hs), std::cmp::Reverse(g2))).or_default().push(s);
             }
         }
     }
-    out.stored = store.len();
-    Ok(out)
 }
 
 /// States per thread that parallel A* expands before storing their successors: enough

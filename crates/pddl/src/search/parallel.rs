@@ -53,6 +53,24 @@ pub(super) struct Candidates {
     pub(super) out_of_range: Option<(u32, SearchError)>,
 }
 
+impl Candidates {
+    /// Candidate `k`'s words (`words` per state).
+    pub(super) fn state(&self, k: usize, words: usize) -> &[u32] {
+        &self.words[k * words..(k + 1) * words]
+    }
+
+    /// Counts the piece's expansions and successors into `out`; its value out of range,
+    /// if any, as the error.
+    pub(super) fn tally(&self, out: &mut SearchOutcome) -> Result<(), SearchError> {
+        if let Some((_, e)) = &self.out_of_range {
+            return Err(e.clone());
+        }
+        out.expanded += self.generated.len() as u64;
+        out.generated += self.generated.iter().map(|&n| u64::from(n)).sum::<u64>();
+        Ok(())
+    }
+}
+
 /// Which candidates are tested against the goal when generated.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Goals {
@@ -139,7 +157,7 @@ pub(super) fn breadth_first(
                 check_time(options, out.expanded)?;
                 let g = store.g[id as usize] + 1;
                 while k < c.parent.len() && c.parent[k] == id {
-                    let words = &c.words[k * task.words..(k + 1) * task.words];
+                    let words = c.state(k, task.words);
                     let (s, new) = store
                         .insert_hashed(words, c.hash[k], id, c.action[k], g)
                         .map_err(|_| limit_error(limit, out.expanded))?;
@@ -186,7 +204,7 @@ pub(super) fn evaluate(store: &Store, ids: &[u32], value: Value, out: &mut Vec<O
 }
 
 /// The outcome with the plan to `goal`, of cost `g`.
-fn found(store: &Store, goal: u32, g: u64, mut out: SearchOutcome) -> SearchOutcome {
+pub(super) fn found(store: &Store, goal: u32, g: u64, mut out: SearchOutcome) -> SearchOutcome {
     out.plan = Some(store.plan(goal));
     out.cost = Some(g);
     out.stored = store.len();
@@ -228,13 +246,9 @@ pub(super) fn uniform_cost(
                 return Err(SearchError::TimeLimit { expanded: out.expanded });
             }
             for c in expand_all(task, &successors, &store, &parents, Goals::ZeroCost) {
-                if let Some((_, e)) = c.out_of_range {
-                    return Err(e);
-                }
-                out.expanded += c.generated.len() as u64;
-                out.generated += c.generated.iter().map(|&n| u64::from(n)).sum::<u64>();
+                c.tally(&mut out)?;
                 for k in 0..c.parent.len() {
-                    let words = &c.words[k * task.words..(k + 1) * task.words];
+                    let words = c.state(k, task.words);
                     let (parent, action) = (c.parent[k], c.action[k]);
                     let g2 = g.saturating_add(task.actions[action as usize].cost);
                     let (s, new) = store
