@@ -471,17 +471,18 @@ fn breadth_first(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, 
 /// never expanded.
 ///
 /// On several threads ([`in_parallel`]) it expands a batch at a time: up to
-/// `per_thread` states per thread of the least f (all of them before any of
-/// their successors), the threads generating their successors, looking them up and
-/// evaluating the new ones (`parallel::expand_batch`), one thread then storing them in
-/// order; so its counts (not its cost) depend on the threads. Any state of the least f
+/// `sharing.per_thread` states per thread of the least f (all of them before any of
+/// their successors); with a cheap heuristic the threads generate their successors and
+/// look them up (`parallel::expand_batch`), one thread storing them in order; then the
+/// threads compute the new states' values. So its counts (not its cost) depend on the
+/// threads. Any state of the least f
 /// may be expanded next, so the cost stays optimal; ties within the last f-layer are
 /// broken more broadly than one at a time (more expansions there, `expanded` counts
 /// them all).
 fn astar(
     task: &Task,
     options: &SearchOptions,
-    per_thread: usize,
+    sharing: Sharing,
     value: parallel::Value,
 ) -> Result<SearchOutcome, SearchError> {
     let (store, limit) = start(task, options)?;
@@ -489,7 +490,7 @@ fn astar(
     let mut a = Open::new(store, value);
     let successors = Successors::new(task);
     let parallel = in_parallel(options);
-    let batch_size = if parallel { batch_per_thread(per_thread) * options.threads } else { 1 };
+    let batch_size = if parallel { batch_per_thread(sharing.per_thread) * options.threads } else { 1 };
     let (mut applicable, mut state, mut next): (Vec<u32>, State, State) = (Vec::new(), Vec::new(), Vec::new());
     let (mut batch, mut values, mut parents) = (Vec::new(), Vec::new(), Vec::new());
     loop {
@@ -522,7 +523,7 @@ fn astar(
         a.fresh.clear();
         values.clear();
         // A batch too small to share (a narrow f-layer) is expanded here.
-        let spread = parallel && batch.len() >= (batch_size / SPREAD_SHARE).max(2);
+        let spread = parallel && sharing.expansions && batch.len() >= (batch_size / SPREAD_SHARE).max(2);
         if spread {
             if options.deadline.is_some_and(|d| Instant::now() > d) {
                 return Err(SearchError::TimeLimit { expanded: out.expanded });
@@ -558,7 +559,7 @@ fn astar(
                 }
             }
         }
-        if spread {
+        if parallel && (spread || !sharing.expansions) && a.fresh.len() > 1 {
             parallel::evaluate(&a.store, &a.fresh, value, &mut values);
         } else {
             values.extend(a.fresh.iter().map(|&s| value(a.store.state(s))));
@@ -635,20 +636,32 @@ impl Open {
     }
 }
 
-/// States per thread that parallel A* expands before storing their successors: enough
-/// work per thread to outweigh a batch's fork and join, few enough that the search
-/// still dives into a plateau of equal f almost as the one-thread search does. A
-/// cheap heuristic (blind, pattern databases) needs more states per thread than a
-/// costly one (h_max, LM-cut), whose evaluations are most of the work: on two threads,
-/// openstacks-adl p11 with LM-cut expanded 82,000 states in batches of 4 per thread and
-/// 122,000 in batches of 32. `WARPCHECK_ASTAR_BATCH` overrides both for experiments.
+/// How parallel A* shares its work, by the cost of its heuristic: `per_thread`, the
+/// states per thread of a batch (enough work per thread to outweigh its fork and join,
+/// few enough that the search still dives into a plateau of equal f almost as the
+/// one-thread search does); `expansions`, whether the threads expand the batch (else
+/// they only compute its new states' values).
+#[derive(Clone, Copy)]
+struct Sharing {
+    per_thread: usize,
+    expansions: bool,
+}
+
+/// Blind search and pattern databases: a state's value costs a few lookups, so the
+/// expansions are what is worth sharing.
+const CHEAP: Sharing = Sharing { per_thread: 32, expansions: true };
+
+/// h_max and LM-cut: the evaluations are most of the work, and larger batches widen
+/// the plateaus (on two threads, openstacks-adl p11 with LM-cut expanded 82,000 states
+/// in batches of 4 per thread and 122,000 in batches of 32). Sharing the expansions as
+/// well made LM-cut slower on 16 threads (elevators p13 0.41 s against 0.20 s,
+/// `planning-astar-parallel-h100.md`).
+const COSTLY: Sharing = Sharing { per_thread: 4, expansions: false };
+
+/// `default`, or `WARPCHECK_ASTAR_BATCH` (for experiments).
 fn batch_per_thread(default: usize) -> usize {
     std::env::var("WARPCHECK_ASTAR_BATCH").ok().and_then(|v| v.parse().ok()).unwrap_or(default).max(1)
 }
-
-/// Batch states per thread with a cheap heuristic, and with a costly one.
-const CHEAP: usize = 32;
-const COSTLY: usize = 4;
 
 /// A batch smaller than this share of the full one is expanded on one thread.
 const SPREAD_SHARE: usize = 8;
