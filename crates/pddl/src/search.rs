@@ -475,10 +475,9 @@ fn breadth_first(task: &Task, options: &SearchOptions) -> Result<SearchOutcome, 
 /// their successors); with a cheap heuristic the threads generate their successors and
 /// look them up (`parallel::expand_batch`), one thread storing them in order; then the
 /// threads compute the new states' values. So its counts (not its cost) depend on the
-/// threads. Any state of the least f
-/// may be expanded next, so the cost stays optimal; ties within the last f-layer are
-/// broken more broadly than one at a time (more expansions there, `expanded` counts
-/// them all).
+/// threads. Any state of the least f may be expanded next, so the cost stays optimal;
+/// ties within the last f-layer are broken more broadly than one at a time (more
+/// expansions there, `expanded` counts them all).
 fn astar(
     task: &Task,
     options: &SearchOptions,
@@ -540,22 +539,23 @@ fn astar(
                     }
                 }
             }
-        }
-        for &(id, g) in batch.iter().filter(|_| !spread) {
-            state.clear();
-            state.extend_from_slice(a.store.state(id));
-            out.expanded += 1;
-            check_time(options, out.expanded)?;
-            successors.applicable(task, &state, &mut applicable);
-            for &act in &applicable {
-                let action = &task.actions[act as usize];
-                action.apply(&state, &mut next).map_err(|e| SearchError::out_of_range(task, act, e))?;
-                out.generated += 1;
-                let g2 = g.saturating_add(action.cost);
-                let goal = || g2 <= least && task.goal.holds(&next);
-                let reached = a.reach(&next, hash_state(&next), id, act, g2, goal);
-                if let Some(goal) = reached.map_err(|_| limit_error(limit, out.expanded))? {
-                    return Ok(parallel::found(&a.store, goal, g2, out));
+        } else {
+            for &(id, g) in &batch {
+                state.clear();
+                state.extend_from_slice(a.store.state(id));
+                out.expanded += 1;
+                check_time(options, out.expanded)?;
+                successors.applicable(task, &state, &mut applicable);
+                for &act in &applicable {
+                    let action = &task.actions[act as usize];
+                    action.apply(&state, &mut next).map_err(|e| SearchError::out_of_range(task, act, e))?;
+                    out.generated += 1;
+                    let g2 = g.saturating_add(action.cost);
+                    let goal = || g2 <= least && task.goal.holds(&next);
+                    let reached = a.reach(&next, hash_state(&next), id, act, g2, goal);
+                    if let Some(goal) = reached.map_err(|_| limit_error(limit, out.expanded))? {
+                        return Ok(parallel::found(&a.store, goal, g2, out));
+                    }
                 }
             }
         }
