@@ -18,46 +18,32 @@
 //! patterns are combined as the canonical heuristic: the largest sum over sets of
 //! patterns that no action touches two of (such sums stay admissible).
 //!
-//! Patterns are chosen greedily: goal facts first, then the facts that the actions
-//! changing a pattern fact are conditioned on, while the table and the work of
-//! computing it stay within a budget. Up to [`MAX_PATTERNS`]: wide ones from all the
-//! goal facts (those that do not fit start the next); narrow ones from one goal fact
-//! each, growing fact by fact, and again growing by whole variables.
+//! The patterns are found by hill climbing ([`climb`], as iPDB): from one pattern per
+//! variable of the goal, extensions by one variable at a time, each step keeping the one
+//! that raises the value on the most states of a random sample.
 
 mod climb;
 mod project;
 mod table;
 
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
 
-use crate::invariant::{variables, Variable};
+use crate::invariant::Variable;
 use crate::task::{Formula, Task};
-use project::{touching, Context};
+use project::{Context, Grouping};
 use table::distances;
 
 /// A table value: no abstract path to the goal.
 pub const DEAD: u32 = u32::MAX;
 
-/// The most entries of a pattern's table grown from all the goal facts (`4 << 22`
-/// bytes), and of one grown from a single goal fact.
-const MAX_SIZE: usize = 1 << 22;
-const SINGLE_SIZE: usize = 1 << 16;
-/// The most patterns grown from all the goal facts (those left out by the ones before),
-/// and the most grown from a single goal fact each.
-const MAX_WIDE: usize = 2;
-const MAX_SINGLE: usize = 8;
-/// The most patterns (the GPU's `WC_PDB_MAX`).
-pub const MAX_PATTERNS: usize = MAX_WIDE + 2 * MAX_SINGLE;
-/// The most operator checks (abstract states times abstract operators) a wide table may
-/// cost to compute, and a single goal's.
-const WORK: u64 = 60_000_000;
-const SINGLE_WORK: u64 = 10_000_000;
+/// The most entries of a first pattern's table (the goal's variables packed together
+/// when there are many).
+const START_SIZE: usize = 1 << 16;
+/// The most patterns (the GPU's `WC_PDB_MAX`; masks of them fit a `u32`).
+pub const MAX_PATTERNS: usize = 18;
 /// The most conditional effects of one action that may touch a pattern (each
 /// operator has up to `2^this` outcomes).
 const MAX_TOUCHING: usize = 4;
-/// The most variables tried in a row that do not fit before a pattern is complete.
-const MAX_MISSES: usize = 8;
 
 /// One pattern and its table: `table[i]` is the cheapest abstract cost to the goal
 /// (saturated below [`DEAD`]) of the states whose variables' values are the digits of
@@ -91,73 +77,38 @@ impl Pdbs {
             // the empty pattern, every state a dead end.
             return Pdbs { patterns: vec![Pattern { vars: Vec::new(), table: vec![DEAD] }], additive: vec![1] };
         }
-        let vars = variables(task);
-        let mut var_of = vec![0u32; task.facts.len()];
-        for (i, v) in vars.iter().enumerate() {
-            for &f in &v.facts {
-                var_of[f as usize] = i as u32;
-            }
-        }
-        let touching = touching(task);
-        let ctx = Context { task, vars: &vars, var_of: &var_of, touching: &touching };
-        let all: Vec<u32> = task.goal.positive.iter().chain(&task.goal.negative).copied().collect();
-        // The patterns first (each new and not empty), then their tables, on all threads
-        // of the pool; a table of zeros only is dropped (it would cost time at every
-        // state and add nothing).
-        let mut built: Vec<Vec<Variable>> = Vec::new();
-        let mut add = |facts: Vec<u32>| {
+        let grouping = Grouping::new(task);
+        let ctx = grouping.context(task);
+        let goals: Vec<u32> = task.goal.positive.iter().chain(&task.goal.negative).copied().collect();
+        // Each pattern once, and only those that project (see `Context::project`).
+        let mut built: Vec<(Vec<Variable>, Vec<_>)> = Vec::new();
+        for facts in goal_patterns(&ctx, &goals) {
             let pattern = ctx.group(&facts);
-            if pattern.is_empty() || built.contains(&pattern) {
-                return false;
+            if pattern.is_empty() || built.iter().any(|(p, _)| *p == pattern) {
+                continue;
             }
-            built.push(pattern);
-            true
-        };
-        // Wide patterns: as many goal facts as fit, then the facts they depend on.
-        let mut goals = all.clone();
-        for _ in 0..MAX_WIDE {
-            let facts = ctx.select(&goals, false, MAX_SIZE, WORK);
-            goals.retain(|g| !facts.contains(g));
-            if !add(facts) || goals.is_empty() {
-                break;
+            if let Some(ops) = ctx.project(&pattern) {
+                built.push((pattern, ops));
             }
         }
-        // Narrow ones: a goal fact and what it depends on, deeper (at most one for each
-        // goal, in the goal's order).
-        for whole in [false, true] {
-            let mut single = 0;
-            for &g in all.iter().filter(|_| all.len() > 1) {
-                if single == MAX_SINGLE {
-                    break;
-                }
-                single += usize::from(add(ctx.select(&[g], whole, SINGLE_SIZE, SINGLE_WORK)));
-            }
-        }
-        let tables: Vec<Vec<u32>> = built
-            .par_iter()
-            .map(|pattern| distances(task, pattern, &ctx.project(pattern).expect("a selected pattern projects")))
-            .collect();
-        let patterns: Vec<Pattern> = built
-            .into_iter()
-            .zip(tables)
-            .filter(|(_, table)| table.iter().any(|&t| t != 0))
-            .map(|(vars, table)| Pattern { table, vars })
-            .collect();
-        let additive = additive_sets(&touching, &patterns);
+        let patterns: Vec<Pattern> =
+            built.into_par_iter().map(|(vars, ops)| Pattern { table: distances(task, &vars, &ops), vars }).collect();
+        // A table of zeros only (a goal variable that only free actions change) adds
+        // nothing after the climb and would cost time at every state.
+        let mut patterns = climb::climb(&ctx, patterns);
+        patterns.retain(|p| p.table.iter().any(|&t| t != 0));
+        let touched: Vec<Vec<u32>> = patterns.iter().map(|p| touched_by(ctx.touching, &p.vars)).collect();
+        let additive = additive_sets(&touched.iter().map(Vec::as_slice).collect::<Vec<_>>());
         Pdbs { patterns, additive }
     }
 
     /// The value of `state`; `None` for a dead end.
     pub fn value(&self, state: &[u32]) -> Option<u64> {
-        let mut values = [0u64; MAX_PATTERNS];
+        let mut values = [0u32; MAX_PATTERNS];
         for (v, p) in values.iter_mut().zip(&self.patterns) {
-            match p.table[p.index(state)] {
-                DEAD => return None,
-                t => *v = u64::from(t),
-            }
+            *v = p.table[p.index(state)];
         }
-        let sum = |mask: u32| (0..self.patterns.len()).filter(|&j| mask >> j & 1 == 1).map(|j| values[j]).sum::<u64>();
-        Some(self.additive.iter().map(|&m| sum(m)).max().unwrap_or(0))
+        canonical(&values[..self.patterns.len()], &self.additive)
     }
 
     /// The patterns as the GPU search reads them: `[patterns, sets, then each pattern's
@@ -184,33 +135,88 @@ impl Pdbs {
     }
 }
 
-/// The maximal sets of patterns that no action touches two of (the maximal cliques of
-/// the graph of additive pairs).
-fn additive_sets(touching: &[Vec<u32>], patterns: &[Pattern]) -> Vec<u32> {
-    let n = patterns.len();
-    let mut by_action: FxHashMap<u32, u32> = FxHashMap::default();
-    for (j, p) in patterns.iter().enumerate() {
-        for &f in p.vars.iter().flat_map(|v| &v.facts) {
-            for &a in &touching[f as usize] {
-                *by_action.entry(a).or_default() |= 1 << j;
-            }
+/// The facts of the climb's first patterns: the variables of the goal's facts, each in
+/// a pattern of its own, or when there are more than half [`MAX_PATTERNS`], runs of them
+/// in the goal's order packed into that many (a run split where its table would pass
+/// [`START_SIZE`] entries, the patterns past [`MAX_PATTERNS`] left out).
+fn goal_patterns(ctx: &Context, goals: &[u32]) -> Vec<Vec<u32>> {
+    let mut vars: Vec<u32> = Vec::new();
+    for &g in goals {
+        if !vars.contains(&ctx.var_of[g as usize]) {
+            vars.push(ctx.var_of[g as usize]);
         }
     }
-    // additive[i]: the patterns that add up with pattern i.
-    let mut additive = vec![(1u32 << n) - 1; n];
-    for m in by_action.into_values().filter(|m| m.count_ones() > 1) {
-        for (i, a) in additive.iter_mut().enumerate() {
-            if m >> i & 1 == 1 {
-                *a &= !m;
+    let per = vars.len().div_ceil(MAX_PATTERNS / 2).max(1);
+    let mut out: Vec<Vec<u32>> = Vec::new();
+    for run in vars.chunks(per) {
+        let (mut facts, mut size) = (Vec::new(), 1usize);
+        for &v in run {
+            let var = &ctx.vars[v as usize];
+            if !facts.is_empty() && size.saturating_mul(var.radix()) > START_SIZE {
+                out.push(std::mem::take(&mut facts));
+                size = 1;
+            }
+            facts.extend(&var.facts);
+            size = size.saturating_mul(var.radix());
+        }
+        out.push(facts);
+    }
+    out.truncate(MAX_PATTERNS);
+    out
+}
+
+/// The actions that change a fact of `vars`, sorted.
+fn touched_by(touching: &[Vec<u32>], vars: &[Variable]) -> Vec<u32> {
+    let mut actions: Vec<u32> =
+        vars.iter().flat_map(|v| &v.facts).flat_map(|&f| touching[f as usize].iter().copied()).collect();
+    actions.sort_unstable();
+    actions.dedup();
+    actions
+}
+
+/// Whether two sorted lists have no element in common.
+fn disjoint(a: &[u32], b: &[u32]) -> bool {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => return false,
+        }
+    }
+    true
+}
+
+/// The maximal sets of patterns that no action touches two of (the maximal cliques of
+/// the graph of additive pairs), from the actions touching each pattern
+/// ([`touched_by`]).
+fn additive_sets(touched: &[&[u32]]) -> Vec<u32> {
+    let n = touched.len();
+    // additive[i]: the patterns that add up with pattern i (itself included).
+    let mut additive = vec![0u32; n];
+    for i in 0..n {
+        for j in 0..n {
+            if i == j || disjoint(touched[i], touched[j]) {
+                additive[i] |= 1 << j;
             }
         }
     }
     let mut cliques = Vec::new();
-    maximal_cliques(&additive, 0, (1u32 << n) - 1, 0, &mut cliques);
+    maximal_cliques(&additive, 0, (1u64 << n).wrapping_sub(1) as u32, 0, &mut cliques);
     if cliques.is_empty() {
         cliques.push(0);
     }
     cliques
+}
+
+/// The canonical heuristic's value from the patterns' values (`None` when one is
+/// [`DEAD`]): the largest sum over the additive sets.
+fn canonical(values: &[u32], sets: &[u32]) -> Option<u64> {
+    if values.contains(&DEAD) {
+        return None;
+    }
+    let sum = |mask: u32| (0..values.len()).filter(|&j| mask >> j & 1 == 1).map(|j| u64::from(values[j])).sum::<u64>();
+    Some(sets.iter().map(|&m| sum(m)).max().unwrap_or(0))
 }
 
 /// Bron-Kerbosch: the maximal cliques that extend `clique` by vertices of `candidates`

@@ -1,10 +1,10 @@
-//! Projecting the task onto a pattern: the task's facts grouped into variables, a
-//! pattern grown from goal facts ([`Context::select`]), and the actions projected onto
-//! a pattern's variables as abstract operators ([`Context::project`]).
+//! Projecting the task onto a pattern: the task's facts grouped into variables
+//! ([`Grouping`]), a pattern's variables from its facts ([`Context::group`]), and the
+//! actions projected onto them as abstract operators ([`Context::project`]).
 
 use rustc_hash::FxHashMap;
 
-use super::{MAX_MISSES, MAX_TOUCHING};
+use super::MAX_TOUCHING;
 use crate::invariant::Variable;
 use crate::task::{Condition, Formula, Task};
 
@@ -62,6 +62,31 @@ pub(super) fn touching(task: &Task) -> Vec<Vec<u32>> {
     by_fact
 }
 
+/// What [`Context`] borrows: the task's variables, each fact's variable, and for each
+/// fact the actions that change it.
+pub(super) struct Grouping {
+    vars: Vec<Variable>,
+    var_of: Vec<u32>,
+    touching: Vec<Vec<u32>>,
+}
+
+impl Grouping {
+    pub(super) fn new(task: &Task) -> Grouping {
+        let vars = crate::invariant::variables(task);
+        let mut var_of = vec![0u32; task.facts.len()];
+        for (i, v) in vars.iter().enumerate() {
+            for &f in &v.facts {
+                var_of[f as usize] = i as u32;
+            }
+        }
+        Grouping { vars, var_of, touching: touching(task) }
+    }
+
+    pub(super) fn context<'a>(&'a self, task: &'a Task) -> Context<'a> {
+        Context { task, vars: &self.vars, var_of: &self.var_of, touching: &self.touching }
+    }
+}
+
 /// The task with its variables, for choosing and projecting patterns.
 pub(super) struct Context<'a> {
     pub(super) task: &'a Task,
@@ -114,58 +139,6 @@ pub(super) fn constrain(c: &Condition, slot: &FxHashMap<u32, (u32, u32)>, pre: &
 }
 
 impl Context<'_> {
-    /// The facts of a pattern grown from the facts `goals` (see the module
-    /// documentation); empty when not even one fits.
-    pub(super) fn select(&self, goals: &[u32], whole: bool, max_size: usize, work: u64) -> Vec<u32> {
-        let mut facts: Vec<u32> = Vec::new();
-        let mut queue: Vec<u32> = goals.to_vec();
-        let mut seen = vec![false; self.task.facts.len()];
-        for &g in goals {
-            seen[g as usize] = true;
-        }
-        let (mut next, mut misses) = (0, 0);
-        while next < queue.len() && misses < MAX_MISSES {
-            let f = queue[next];
-            next += 1;
-            let mut tried = facts.clone();
-            if whole {
-                let var = &self.vars[self.var_of[f as usize] as usize];
-                tried.extend(var.facts.iter().filter(|g| !facts.contains(g)));
-            } else {
-                tried.push(f);
-            }
-            if tried.len() == facts.len() {
-                continue;
-            }
-            let pattern = self.group(&tried);
-            let size = pattern.iter().fold(1usize, |n, v| n.saturating_mul(v.radix()));
-            let fits = size <= max_size
-                && self
-                    .project(&pattern)
-                    .is_some_and(|ops| (ops.len() as u64).max(1).saturating_mul(size as u64) <= work);
-            if !fits {
-                misses += 1;
-                continue;
-            }
-            let added = tried[facts.len()..].to_vec();
-            (facts, misses) = (tried, 0);
-            // The facts that the actions changing the new ones are conditioned on.
-            for &a in added.iter().flat_map(|&f| &self.touching[f as usize]) {
-                let a = &self.task.actions[a as usize];
-                let conditions = std::iter::once(&a.precondition).chain(a.conditional.iter().map(|c| &c.condition));
-                for c in conditions {
-                    for &p in c.positive.iter().chain(&c.negative) {
-                        if !seen[p as usize] && !self.touching[p as usize].is_empty() {
-                            seen[p as usize] = true;
-                            queue.push(p);
-                        }
-                    }
-                }
-            }
-        }
-        facts
-    }
-
     /// The pattern's variables for `facts`: those of one invariant group together (in
     /// the group's order, the groups in the order of their first fact), exact when the
     /// whole of an exact group.

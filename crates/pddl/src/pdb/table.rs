@@ -154,10 +154,9 @@ fn each_combination(
 
 #[cfg(test)]
 mod tests {
-    use super::super::project::{touching, Context};
+    use super::super::project::Grouping;
     use super::super::Pdbs;
     use super::*;
-    use crate::invariant::variables;
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
 
@@ -251,16 +250,10 @@ mod tests {
           (:metric minimize (total-cost)))";
         let dom = crate::parse_domain(d).unwrap();
         let task = crate::ground(&dom, &crate::parse_problem(p, &dom).unwrap()).unwrap();
-        let vars = variables(&task);
+        let grouping = Grouping::new(&task);
+        let ctx = grouping.context(&task);
+        let vars = ctx.vars;
         assert!(vars.iter().any(|v| v.facts.len() > 2), "a package's group");
-        let mut var_of = vec![0u32; task.facts.len()];
-        for (i, v) in vars.iter().enumerate() {
-            for &f in &v.facts {
-                var_of[f as usize] = i as u32;
-            }
-        }
-        let touching = touching(&task);
-        let ctx = Context { task: &task, vars: &vars, var_of: &var_of, touching: &touching };
         // Every pattern of up to three variables.
         let n = vars.len() as u32;
         let mut checked = 0;

@@ -223,8 +223,8 @@ WC_FN u32 wc_ucs_heuristic(const WcUcs *u, const u32 *t) {
   u64 best = 0;
   for (u32 i = 0; i < sets; i++) {
     u64 sum = 0;
-    for (u32 j = 0; j < n && j < WC_PDB_MAX; j++)
-      if ((q[i] >> j) & 1u) sum += v[j];
+    // The set's patterns, one bit each (a set names none past `n`).
+    for (u32 m = q[i]; m; m &= m - 1u) sum += v[WC_PLAN_CTZ(m)];
     if (sum > best) best = sum;
   }
   return best >= WC_NONE ? WC_NONE - 1 : (u32)best;
