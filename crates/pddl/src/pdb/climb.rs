@@ -53,6 +53,7 @@ pub(super) fn climb(ctx: &Context, mut patterns: Vec<Pattern>) -> Vec<Pattern> {
     }
     let task = ctx.task;
     let successors = Successors::new(task);
+    let mut walker = Walker { task, successors: &successors, tests: 0, lists: Vec::new(), applicable: Vec::new() };
     let mut rng = fastrand::Rng::with_seed(0x5eed_1b0b);
     let mut touched: Vec<Vec<u32>> = patterns.iter().map(|p| touched_by(ctx.touching, &p.vars)).collect();
     let mut tried: FxHashMap<Vec<u32>, Extension> = FxHashMap::default();
@@ -62,7 +63,7 @@ pub(super) fn climb(ctx: &Context, mut patterns: Vec<Pattern>) -> Vec<Pattern> {
         let sets = additive_sets(&refs);
         let value = |s: &[u32]| canonical(&patterns.iter().map(|p| p.table[p.index(s)]).collect::<Vec<_>>(), &sets);
         let dead = |s: &[u32]| patterns.iter().any(|p| p.table[p.index(s)] == DEAD);
-        let Some(samples) = sample(task, &successors, &value, &dead, &mut rng) else { break };
+        let Some(samples) = walker.sample(&value, &dead, &mut rng) else { break };
         let sampled = Sampled::new(&patterns, &sets, &samples);
         let mut without: Vec<Option<Vec<u64>>> = vec![None; patterns.len()];
         // The extensions of every pattern, each set of facts once, the first pattern
@@ -264,45 +265,114 @@ fn improvement(
     up.saturating_sub(down)
 }
 
-/// [`SAMPLES`] states at the ends of random walks from the initial state, none a dead
-/// end by `value`; `None` when the initial state is one or has no successor.
-fn sample(
-    task: &Task,
-    successors: &Successors,
-    value: &dyn Fn(&[u32]) -> Option<u64>,
-    dead: &dyn Fn(&[u32]) -> bool,
-    rng: &mut fastrand::Rng,
-) -> Option<Vec<State>> {
-    let h = value(&task.init)?;
-    let mean_cost = task.actions.iter().map(|a| a.cost as f64).sum::<f64>() / task.actions.len().max(1) as f64;
-    // Steps of a plan, as the collection estimates them; walks of about twice that.
-    let depth = ((h as f64 / mean_cost.max(1.0)).ceil() as usize).max(1);
-    let (mut applicable, mut next) = (Vec::new(), Vec::new());
-    let mut samples = Vec::with_capacity(SAMPLES);
-    while samples.len() < SAMPLES {
-        let length = (0..4 * depth).filter(|_| rng.bool()).count();
-        let mut state = task.init.clone();
-        let mut restarts = 0;
-        for _ in 0..length {
-            successors.applicable(task, &state, &mut applicable);
-            let moved = !applicable.is_empty() && {
-                let a = applicable[rng.usize(..applicable.len())];
-                task.actions[a as usize].apply(&state, &mut next).is_ok() && !dead(&next)
-            };
-            if moved {
-                std::mem::swap(&mut state, &mut next);
-            } else {
-                // A dead end: start again from the initial state.
-                restarts += 1;
-                if restarts > 4 * length + 100 {
-                    return None;
+/// Random walks over the task's states, each step a uniformly random applicable action:
+/// drawn among the actions that [`Successors`] tries in the state until one applies
+/// (each applicable action is one of those, once), so that a step tests a few
+/// preconditions instead of all (scanalyzer p30: 207,360 actions); after [`TRIES`]
+/// misses, all of them. The tests count against [`CLIMB_TESTS`].
+struct Walker<'a> {
+    task: &'a Task,
+    successors: &'a Successors,
+    /// Precondition tests so far.
+    tests: u64,
+    /// The lists tried in a state (a true fact's, or `u32::MAX` for the actions without
+    /// positive precondition), each with the end of its range in the concatenation.
+    lists: Vec<(usize, u32)>,
+    applicable: Vec<u32>,
+}
+
+/// Draws before testing all the actions tried in a state.
+const TRIES: usize = 32;
+/// The most precondition tests of the climb's random walks.
+const CLIMB_TESTS: u64 = 100_000_000;
+
+impl Walker<'_> {
+    fn list(&self, key: u32) -> &[u32] {
+        match key {
+            u32::MAX => &self.successors.always,
+            f => &self.successors.by_fact[f as usize],
+        }
+    }
+
+    /// A uniformly random action applicable in `state`, if there is one.
+    fn step(&mut self, state: &[u32], rng: &mut fastrand::Rng) -> Option<u32> {
+        self.lists.clear();
+        let mut total = 0;
+        for (w, &word) in state[..self.task.fact_words()].iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let f = (w * 32) as u32 + bits.trailing_zeros();
+                bits &= bits - 1;
+                if let Some(n) = self.successors.by_fact.get(f as usize).map(Vec::len).filter(|&n| n > 0) {
+                    total += n;
+                    self.lists.push((total, f));
                 }
-                state.clone_from(&task.init);
             }
         }
-        samples.push(state);
+        if !self.successors.always.is_empty() {
+            total += self.successors.always.len();
+            self.lists.push((total, u32::MAX));
+        }
+        if total == 0 {
+            return None;
+        }
+        for _ in 0..TRIES {
+            let r = rng.usize(..total);
+            let (end, key) = self.lists[self.lists.partition_point(|&(end, _)| end <= r)];
+            let list = self.list(key);
+            let a = list[r + list.len() - end];
+            self.tests += 1;
+            if self.task.actions[a as usize].precondition.holds(state) {
+                return Some(a);
+            }
+        }
+        self.tests += total as u64;
+        self.successors.applicable(self.task, state, &mut self.applicable);
+        (!self.applicable.is_empty()).then(|| self.applicable[rng.usize(..self.applicable.len())])
     }
-    Some(samples)
+
+    /// [`SAMPLES`] states at the ends of walks from the initial state, none a dead end
+    /// by `value`; `None` when the initial state is one, when walks keep meeting dead
+    /// ends, or past [`CLIMB_TESTS`].
+    fn sample(
+        &mut self,
+        value: &dyn Fn(&[u32]) -> Option<u64>,
+        dead: &dyn Fn(&[u32]) -> bool,
+        rng: &mut fastrand::Rng,
+    ) -> Option<Vec<State>> {
+        let task = self.task;
+        let h = value(&task.init)?;
+        let mean_cost = task.actions.iter().map(|a| a.cost as f64).sum::<f64>() / task.actions.len().max(1) as f64;
+        // Steps of a plan, as the collection estimates them; walks of about twice that.
+        let depth = ((h as f64 / mean_cost.max(1.0)).ceil() as usize).max(1);
+        let mut next = Vec::new();
+        let mut samples = Vec::with_capacity(SAMPLES);
+        while samples.len() < SAMPLES {
+            let length = (0..4 * depth).filter(|_| rng.bool()).count();
+            let mut state = task.init.clone();
+            let mut restarts = 0;
+            for _ in 0..length {
+                let moved = self
+                    .step(&state, rng)
+                    .is_some_and(|a| task.actions[a as usize].apply(&state, &mut next).is_ok() && !dead(&next));
+                if moved {
+                    std::mem::swap(&mut state, &mut next);
+                } else {
+                    // A dead end: start again from the initial state.
+                    restarts += 1;
+                    if restarts > 4 * length + 100 {
+                        return None;
+                    }
+                    state.clone_from(&task.init);
+                }
+                if self.tests > CLIMB_TESTS {
+                    return None;
+                }
+            }
+            samples.push(state);
+        }
+        Some(samples)
+    }
 }
 
 #[cfg(test)]
@@ -357,7 +427,10 @@ mod tests {
         let sets = additive_sets(&refs);
         let dead = |s: &[u32]| patterns.iter().any(|p| p.table[p.index(s)] == DEAD);
         let value = |s: &[u32]| canonical(&patterns.iter().map(|p| p.table[p.index(s)]).collect::<Vec<_>>(), &sets);
-        let samples = sample(&task, &Successors::new(&task), &value, &dead, &mut fastrand::Rng::with_seed(7)).unwrap();
+        let successors = Successors::new(&task);
+        let mut walker =
+            Walker { task: &task, successors: &successors, tests: 0, lists: Vec::new(), applicable: Vec::new() };
+        let samples = walker.sample(&value, &dead, &mut fastrand::Rng::with_seed(7)).unwrap();
         let sampled = Sampled::new(&patterns, &sets, &samples);
         let (mut checked, mut raised, mut lowered) = (0, 0, 0);
         for p in &patterns {
@@ -405,5 +478,36 @@ mod tests {
             }
         }
         assert!(checked >= 20 && raised >= 5 && lowered >= 5, "{checked} checked, {raised} raise, {lowered} lower");
+    }
+
+    /// A step draws every applicable action, and only those, about equally often.
+    #[test]
+    fn a_walk_steps_by_a_uniformly_random_applicable_action() {
+        let task = delivery();
+        let successors = Successors::new(&task);
+        let mut walker =
+            Walker { task: &task, successors: &successors, tests: 0, lists: Vec::new(), applicable: Vec::new() };
+        let mut rng = fastrand::Rng::with_seed(3);
+        let mut state = task.init.clone();
+        let mut next = Vec::new();
+        for depth in 0..4 {
+            let mut expected = Vec::new();
+            successors.applicable(&task, &state, &mut expected);
+            assert!(expected.len() >= 3, "{} actions at depth {depth}", expected.len());
+            let mut counts = vec![0usize; task.actions.len()];
+            let draws = 2000 * expected.len();
+            for _ in 0..draws {
+                counts[walker.step(&state, &mut rng).unwrap() as usize] += 1;
+            }
+            for (a, &n) in counts.iter().enumerate() {
+                if expected.contains(&(a as u32)) {
+                    assert!(n.abs_diff(2000) < 250, "{} drawn {n} times of {draws}", task.actions[a].name);
+                } else {
+                    assert_eq!(n, 0, "{} is not applicable", task.actions[a].name);
+                }
+            }
+            task.actions[expected[depth % expected.len()] as usize].apply(&state, &mut next).unwrap();
+            std::mem::swap(&mut state, &mut next);
+        }
     }
 }
