@@ -1,8 +1,8 @@
 //! Parallel A* (`SearchOptions::threads` > 1: a batch of states of the least f expanded
 //! at once, with pattern databases on the pool's threads, and their new states
-//! evaluated together there) against the
-//! blind uniform-cost search on random tasks with action costs, zero included, and with
-//! numeric fluents: the same optimal cost, and a plan that reaches the goal at it.
+//! evaluated together there) against the blind uniform-cost search on random tasks
+//! with action costs, zero included, and with numeric fluents: the same optimal cost,
+//! and a plan that reaches the goal at it.
 //! Batches of 2 states per thread (`WARPCHECK_ASTAR_BATCH`), so that the small tasks'
 //! narrow f-layers are still shared among the threads.
 

@@ -19,7 +19,7 @@ use rustc_hash::FxHashMap;
 
 use super::project::Context;
 use super::table::distances;
-use super::{additive_sets, canonical, disjoint, touched_by, Pattern, DEAD, MAX_PATTERNS};
+use super::{additive_sets, canonical, disjoint, index, touched_by, Pattern, DEAD, MAX_PATTERNS};
 use crate::invariant::Variable;
 use crate::search::Successors;
 use crate::task::{State, Task};
@@ -61,8 +61,8 @@ pub(super) fn climb(ctx: &Context, mut patterns: Vec<Pattern>) -> Vec<Pattern> {
     loop {
         let refs: Vec<&[u32]> = touched.iter().map(Vec::as_slice).collect();
         let sets = additive_sets(&refs);
-        let value = |s: &[u32]| canonical(&patterns.iter().map(|p| p.table[p.index(s)]).collect::<Vec<_>>(), &sets);
-        let dead = |s: &[u32]| patterns.iter().any(|p| p.table[p.index(s)] == DEAD);
+        let value = |s: &[u32]| canonical(&patterns.iter().map(|p| p.value(s)).collect::<Vec<_>>(), &sets);
+        let dead = |s: &[u32]| patterns.iter().any(|p| p.value(s) == DEAD);
         let Some(samples) = walker.sample(&value, &dead, &mut rng) else { break };
         let sampled = Sampled::new(&patterns, &sets, &samples);
         let mut without: Vec<Option<Vec<u64>>> = vec![None; patterns.len()];
@@ -71,33 +71,32 @@ pub(super) fn climb(ctx: &Context, mut patterns: Vec<Pattern>) -> Vec<Pattern> {
         let size: usize = patterns.iter().map(|p| p.table.len()).sum();
         let mut offers: Vec<(usize, Vec<u32>)> = Vec::new();
         for (j, p) in patterns.iter().enumerate() {
-            for key in extensions(ctx, &p.vars) {
+            for key in extensions(ctx, &p.vars, &touched[j]) {
                 if !offers.iter().any(|(_, k)| *k == key) {
                     offers.push((j, key));
                 }
             }
         }
         // Build the tables not tried before, in order, within the budget.
-        let mut new: Vec<(Vec<u32>, Vec<Variable>, u64)> = Vec::new();
+        let mut new: Vec<(Vec<u32>, Vec<Variable>, Option<u64>)> = Vec::new();
         for (_, key) in &offers {
             if tried.contains_key(key) || new.iter().any(|(k, ..)| k == key) {
                 continue;
             }
             let vars = ctx.group(key);
             let cost = fits(ctx, &vars);
-            let charge = cost.unwrap_or(0);
-            let entries_of = cost.map_or(0, |_| radix_product(&vars));
+            let (charge, entries_of) = cost.map_or((0, 0), |c| (c, radix_product(&vars)));
             if work + charge > CLIMB_WORK || entries + entries_of > CLIMB_ENTRIES {
                 break;
             }
             (work, entries) = (work + charge, entries + entries_of);
-            new.push((key.clone(), vars, charge));
+            new.push((key.clone(), vars, cost));
         }
         let exhausted = new.len() < offers.iter().filter(|(_, k)| !tried.contains_key(k)).count();
         let built: Vec<Extension> = new
             .par_iter()
-            .map(|(_, vars, charge)| {
-                let table = (*charge > 0).then(|| {
+            .map(|(_, vars, cost)| {
+                let table = cost.map(|_| {
                     let ops = ctx.project(vars).expect("an extension that fits projects");
                     distances(task, vars, &ops)
                 });
@@ -143,13 +142,13 @@ pub(super) fn climb(ctx: &Context, mut patterns: Vec<Pattern>) -> Vec<Pattern> {
     patterns
 }
 
-/// The facts of each extension of the pattern `vars` by one variable it depends on
-/// (sorted), in the order of the variables.
-fn extensions(ctx: &Context, vars: &[Variable]) -> Vec<Vec<u32>> {
+/// The facts of each extension of the pattern `vars` (changed by the actions `touched`)
+/// by one variable it depends on (sorted), in the order of the variables.
+fn extensions(ctx: &Context, vars: &[Variable], touched: &[u32]) -> Vec<Vec<u32>> {
     let facts: Vec<u32> = vars.iter().flat_map(|v| v.facts.iter().copied()).collect();
     let mut relevant = vec![false; ctx.vars.len()];
     let mut mark = |f: u32| relevant[ctx.var_of[f as usize] as usize] = true;
-    for &a in &touched_by(ctx.touching, vars) {
+    for &a in touched {
         let a = &ctx.task.actions[a as usize];
         let conditions = std::iter::once(&a.precondition).chain(a.conditional.iter().map(|c| &c.condition));
         for c in conditions {
@@ -199,8 +198,7 @@ struct Sampled {
 
 impl Sampled {
     fn new(patterns: &[Pattern], sets: &[u32], samples: &[State]) -> Sampled {
-        let values: Vec<Vec<u32>> =
-            samples.iter().map(|s| patterns.iter().map(|p| p.table[p.index(s)]).collect()).collect();
+        let values: Vec<Vec<u32>> = samples.iter().map(|s| patterns.iter().map(|p| p.value(s)).collect()).collect();
         let sums: Vec<Vec<u64>> = values.iter().map(|v| sets.iter().map(|&m| masked_sum(v, m)).collect()).collect();
         let best = sums.iter().map(|s| s.iter().copied().max().unwrap_or(0)).collect();
         Sampled { values, sums, best }
@@ -238,7 +236,6 @@ fn improvement(
     table: &[u32],
     replaced: Option<(usize, &[u64])>,
 ) -> usize {
-    let index = |s: &[u32]| ext.vars.iter().fold(0, |i, v| i * v.radix() + v.value(s));
     // A set with the extension is it and part of a set without it (of the patterns
     // additive with it, the one replaced not among them), so the value with it is the
     // larger of its value plus the most such a part adds and the value without.
@@ -248,7 +245,7 @@ fn improvement(
     for (i, s) in samples.iter().enumerate() {
         let (before, values) = (sampled.best[i], &sampled.values[i]);
         let without = replaced.map_or(before, |(_, w)| w[i]);
-        let t = match table[index(s)] {
+        let t = match table[index(&ext.vars, s)] {
             DEAD => u64::MAX,
             t => u64::from(t),
         };
@@ -425,8 +422,8 @@ mod tests {
         let touched: Vec<Vec<u32>> = patterns.iter().map(|p| touched_by(ctx.touching, &p.vars)).collect();
         let refs: Vec<&[u32]> = touched.iter().map(Vec::as_slice).collect();
         let sets = additive_sets(&refs);
-        let dead = |s: &[u32]| patterns.iter().any(|p| p.table[p.index(s)] == DEAD);
-        let value = |s: &[u32]| canonical(&patterns.iter().map(|p| p.table[p.index(s)]).collect::<Vec<_>>(), &sets);
+        let dead = |s: &[u32]| patterns.iter().any(|p| p.value(s) == DEAD);
+        let value = |s: &[u32]| canonical(&patterns.iter().map(|p| p.value(s)).collect::<Vec<_>>(), &sets);
         let successors = Successors::new(&task);
         let mut walker =
             Walker { task: &task, successors: &successors, tests: 0, lists: Vec::new(), applicable: Vec::new() };
@@ -434,7 +431,7 @@ mod tests {
         let sampled = Sampled::new(&patterns, &sets, &samples);
         let (mut checked, mut raised, mut lowered) = (0, 0, 0);
         for p in &patterns {
-            for key in extensions(&ctx, &p.vars) {
+            for key in extensions(&ctx, &p.vars, &touched_by(ctx.touching, &p.vars)) {
                 let vars = ctx.group(&key);
                 let Some(_) = fits(&ctx, &vars) else { continue };
                 let ext = Extension { touched: touched_by(ctx.touching, &vars), table: None, vars };
@@ -449,7 +446,7 @@ mod tests {
                     let (mut up, mut down) = (0usize, 0usize);
                     for (s, values) in samples.iter().zip(&sampled.values) {
                         let mut values = values.clone();
-                        let t = table[ext.vars.iter().fold(0, |i, v| i * v.radix() + v.value(s))];
+                        let t = table[index(&ext.vars, s)];
                         match replaced {
                             Some(j) => values[j] = t,
                             None => values.push(t),

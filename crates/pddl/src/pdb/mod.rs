@@ -57,8 +57,18 @@ pub struct Pattern {
 impl Pattern {
     /// The table index of `state`.
     pub fn index(&self, state: &[u32]) -> usize {
-        self.vars.iter().fold(0, |i, v| i * v.radix() + v.value(state))
+        index(&self.vars, state)
     }
+
+    /// The table's value of `state`.
+    pub fn value(&self, state: &[u32]) -> u32 {
+        self.table[self.index(state)]
+    }
+}
+
+/// The index of `state` in the table of the pattern `vars`.
+fn index(vars: &[Variable], state: &[u32]) -> usize {
+    vars.iter().fold(0, |i, v| i * v.radix() + v.value(state))
 }
 
 /// The patterns of a task and the sets of them whose values add up.
@@ -106,7 +116,7 @@ impl Pdbs {
     pub fn value(&self, state: &[u32]) -> Option<u64> {
         let mut values = [0u32; MAX_PATTERNS];
         for (v, p) in values.iter_mut().zip(&self.patterns) {
-            *v = p.table[p.index(state)];
+            *v = p.value(state);
         }
         canonical(&values[..self.patterns.len()], &self.additive)
     }

@@ -223,8 +223,8 @@ WC_FN u32 wc_ucs_heuristic(const WcUcs *u, const u32 *t) {
   u64 best = 0;
   for (u32 i = 0; i < sets; i++) {
     u64 sum = 0;
-    // The set's patterns, one bit each (a set names none past `n`).
-    for (u32 m = q[i]; m; m &= m - 1u) sum += v[WC_PLAN_CTZ(m)];
+    // The set's patterns, one bit each (pdb.rs names none past `n`).
+    for (u32 m = q[i] & ((1u << WC_PDB_MAX) - 1u); m; m &= m - 1u) sum += v[WC_PLAN_CTZ(m)];
     if (sum > best) best = sum;
   }
   return best >= WC_NONE ? WC_NONE - 1 : (u32)best;
